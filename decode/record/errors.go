@@ -1,0 +1,82 @@
+package record
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel causes of bad data. Every Error unwraps to one of them.
+var (
+	ErrTruncated   = errors.New("truncated")
+	ErrLength      = errors.New("length exceeds remaining bytes")
+	ErrBadUTF8     = errors.New("invalid UTF-8")
+	ErrTrailing    = errors.New("trailing bytes after message")
+	ErrUnknownType = errors.New("unknown message type")
+	ErrCRC         = errors.New("CRC mismatch")
+	ErrFormat      = errors.New("malformed data")
+	ErrNotFound    = errors.New("not found")
+	ErrUnsupported = errors.New("unsupported")
+)
+
+// Error is bad input data: where it is and what is wrong with it.
+type Error struct {
+	File   string // path of the file, "" when decoding a bare buffer
+	Offset int64  // byte offset in the file (or in the buffer when File is ""), -1 if unknown
+	Topic  string // topic of the message being decoded, if any
+	Field  string // field path, e.g. "placements[12].position.x", or record field
+	Err    error  // a sentinel above, possibly wrapped with detail
+	Detail string // extra human detail
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		b.WriteString(": ")
+	}
+	if e.Offset >= 0 {
+		fmt.Fprintf(&b, "offset %d: ", e.Offset)
+	}
+	if e.Topic != "" {
+		fmt.Fprintf(&b, "topic %s: ", e.Topic)
+	}
+	if e.Field != "" {
+		fmt.Fprintf(&b, "field %s: ", e.Field)
+	}
+	if e.Err != nil {
+		b.WriteString(e.Err.Error())
+	}
+	if e.Detail != "" {
+		b.WriteString(": ")
+		b.WriteString(e.Detail)
+	}
+	return b.String()
+}
+
+// Unwrap returns the sentinel cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// WithFile returns err annotated with the file path (and, when a buffer
+// offset is known, rebased to base, the offset of the buffer in the file) and
+// topic. Errors that are not *Error are wrapped in one.
+func WithFile(err error, file string, base int64, topic string) error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		c := *e
+		if c.File == "" {
+			c.File = file
+			if c.Offset >= 0 && base >= 0 {
+				c.Offset += base
+			}
+		}
+		if c.Topic == "" {
+			c.Topic = topic
+		}
+		return &c
+	}
+	return &Error{File: file, Offset: base, Topic: topic, Err: err}
+}

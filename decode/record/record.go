@@ -1,0 +1,130 @@
+package record
+
+// Schema is a message definition as a recording stores it.
+type Schema struct {
+	// ID is the container's schema id (MCAP schema id, 0 where the format has none).
+	ID uint16
+	// Name is the type name as stored: "pkg/Type" (ROS1) or "pkg/msg/Type" (ROS2).
+	Name string
+	// Encoding is the schema encoding in MCAP terms: "ros1msg", "ros2msg",
+	// "ros2idl", "jsonschema" or "" when the file carries no definition.
+	Encoding string
+	// Data is the definition text (for ROS1, the genmsg full text with its
+	// MSG: bundle of dependencies).
+	Data []byte
+	// MD5 is the ROS1 MD5 sum from the connection header; empty otherwise.
+	MD5 string
+}
+
+// Channel is one stream of messages: a bag connection, an MCAP channel or a
+// rosbag2 topic.
+type Channel struct {
+	// ID is the container's id (bag connection id, MCAP channel id, db3 topic id).
+	ID uint32
+	// Topic is the ROS topic name.
+	Topic string
+	// MessageEncoding is "ros1", "cdr" or "json".
+	MessageEncoding string
+	// Schema describes the messages; never nil (Name may still be empty for json).
+	Schema *Schema
+	// Metadata carries container-specific key/values: callerid, latching,
+	// offered_qos_profiles, the remaining connection header fields.
+	Metadata map[string]string
+}
+
+// Message is one recorded message. Data may be a view into a buffer the
+// reader reuses: it is valid until the next call to Next. A consumer that
+// keeps it copies it.
+type Message struct {
+	Channel *Channel
+	// LogTime and PublishTime are nanoseconds since the Unix epoch (UTC).
+	// Formats without a publish time set it equal to LogTime.
+	LogTime     int64
+	PublishTime int64
+	// Sequence is the message's position in its file, counted from 0 in log
+	// time order as read (MCAP sequence where the file provides one).
+	Sequence uint64
+	// Source is the path of the file the message came from.
+	Source string
+	// Offset is the byte offset of the message record in its file, or -1.
+	Offset int64
+	Data   []byte
+}
+
+// Iterator yields messages. Next returns io.EOF at the end and on every later
+// call. Close releases the iterator's resources and is idempotent.
+type Iterator interface {
+	Next() (*Message, error)
+	Close() error
+}
+
+// Filter selects messages. The zero Filter selects everything.
+type Filter struct {
+	// Topic reports whether a topic is wanted; nil means every topic.
+	Topic func(topic string) bool
+	// Start and End bound the log time, inclusive start and exclusive end, in
+	// ns since the epoch; 0 means unbounded.
+	Start, End int64
+}
+
+// Match reports whether a message on topic at logTime passes the filter.
+func (f Filter) Match(topic string, logTime int64) bool {
+	if f.Topic != nil && !f.Topic(topic) {
+		return false
+	}
+	if f.Start != 0 && logTime < f.Start {
+		return false
+	}
+	if f.End != 0 && logTime >= f.End {
+		return false
+	}
+	return true
+}
+
+// TopicSummary counts one topic of a file.
+type TopicSummary struct {
+	Topic        string  `json:"topic"`
+	Type         string  `json:"type"`
+	Encoding     string  `json:"encoding"`
+	MD5          string  `json:"md5,omitempty"`
+	MessageCount uint64  `json:"message_count"`
+	FrequencyHz  float64 `json:"frequency_hz"`
+}
+
+// Summary is what `baglab info` reports for one file. Readers fill it from
+// the index or summary section when the file has one.
+type Summary struct {
+	Path         string         `json:"path"`
+	Format       string         `json:"format"` // "bag", "mcap", "db3"
+	StartNs      int64          `json:"start_ns"`
+	EndNs        int64          `json:"end_ns"`
+	DurationNs   int64          `json:"duration_ns"`
+	MessageCount uint64         `json:"message_count"`
+	Compression  string         `json:"compression"` // "none", "lz4", "bz2", "zstd", or several joined by ","
+	Topics       []TopicSummary `json:"topics"`
+	// Channels lists every channel (several connections may share a topic).
+	Channels []*Channel `json:"-"`
+}
+
+// Reader is an open recording.
+type Reader interface {
+	// Summary describes the file, from its index when it has one.
+	Summary() (*Summary, error)
+	// Channels lists the file's channels.
+	Channels() ([]*Channel, error)
+	// Messages iterates the selected messages in log time order.
+	Messages(f Filter) (Iterator, error)
+	// Close releases the file; idempotent.
+	Close() error
+}
+
+// Writer writes a recording. Channels are registered before their first
+// message; Close finishes the file (index, summary) and is idempotent.
+type Writer interface {
+	// AddChannel registers a channel and returns the id to use in messages
+	// written later (the writer may renumber).
+	AddChannel(c *Channel) (uint32, error)
+	// WriteMessage writes m on the channel with id channelID.
+	WriteMessage(channelID uint32, m *Message) error
+	Close() error
+}
