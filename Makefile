@@ -1,0 +1,69 @@
+# baglab — the Makefile targets are the CI steps.
+#   make demo   generate a sample study and run baglab on it
+#   make test   install test peers if missing, then run every test
+#   make lint   gofmt, go vet, staticcheck
+#   make fuzz   run each fuzz target for FUZZTIME
+#   make bench  run the go benchmarks
+SHELL       := /bin/bash
+GO          ?= go
+BIN         := bin/baglab
+DEMO        := demo
+FUZZTIME    ?= 20s
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+PY          := /usr/bin/python3
+NODE_DIR    := testdata/node
+APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic python3-numpy \
+               ros-std-msgs ros-geometry-msgs ros-sensor-msgs chromium
+VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+
+.PHONY: all build test test-go deps deps-apt deps-npm lint fuzz bench demo clean
+
+all: build
+
+build:
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/baglab
+
+## deps: the independent peers the tests compare against (Debian ROS1, npm MCAP/CDR/DuckDB, chromium)
+deps: deps-apt deps-npm
+
+deps-apt:
+	@if ! $(PY) -c 'import rosbag, genpy, genmsg, numpy' >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1; then \
+	  echo "installing Debian test peers: $(APT_PKGS)"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(APT_PKGS) >/dev/null; \
+	fi
+
+deps-npm:
+	@if [ -f $(NODE_DIR)/package.json ] && [ ! -d $(NODE_DIR)/node_modules ]; then \
+	  echo "installing npm test peers in $(NODE_DIR)"; \
+	  npm ci --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error; \
+	fi
+
+test: deps build
+	$(GO) test -count=1 -timeout 25m ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for t in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "fuzz $$pkg $$t ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+demo: build
+	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	$(GO) run ./testdata/gen -o $(DEMO)/data
+	./$(BIN) info $(DEMO)/data/study.bag
+	./$(BIN) cat $(DEMO)/data/study.bag --limit 3
+	./$(BIN) msg show interactive_world_msgs/Placement
+
+clean:
+	rm -rf bin $(DEMO)
