@@ -1,0 +1,23 @@
+// Package mcapfile reads and writes MCAP recordings (https://mcap.dev) as
+// baglab records, on top of github.com/foxglove/mcap/go/mcap.
+//
+// Reading frames records itself from an io.ReaderAt so that every length is
+// checked against the bytes that remain, and uses the library's record
+// parsers for the record bodies. A file whose summary section carries a
+// complete index (chunk indexes, channels, schemas) is read through the index
+// in log time order, with chunks decompressed ahead by a small worker pool;
+// any other file is read linearly in file order.
+//
+// Channels keep the MCAP encodings as stored: profile ros1 gives schema
+// encoding "ros1msg" and message encoding "ros1" (the MD5 comes from the
+// channel metadata "md5sum"), profile ros2 gives "ros2msg" (or "ros2idl") and
+// "cdr", and JSON channels give "jsonschema" and "json". Message.Sequence is
+// the MCAP message's own sequence field as the writer set it (rosbag2 often
+// writes 0); the order of a message in the file is the order the iterator
+// yields it.
+//
+// Writing goes through the library's writer (chunked, zstd, lz4 or none, with
+// message indexes, chunk indexes, statistics and summary offsets). Recover
+// rebuilds a damaged file from the intact records it still holds, and Check
+// lists what is wrong with a file for `baglab doctor`.
+package mcapfile

@@ -1,0 +1,407 @@
+package mcapfile
+
+import (
+	"errors"
+	"io"
+	"maps"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+
+	"github.com/baglab/baglab/decode/record"
+	"github.com/foxglove/mcap/go/mcap"
+)
+
+// Option configures a Reader.
+type Option func(*options)
+
+type options struct {
+	workers   int
+	noIndex   bool
+	verifyCRC bool
+}
+
+func defaultOptions() options {
+	return options{workers: min(runtime.GOMAXPROCS(0), 4), verifyCRC: true}
+}
+
+// WithWorkers sets how many chunks are decompressed ahead in parallel during
+// indexed reads (default min(GOMAXPROCS, 4); 1 decompresses inline).
+func WithWorkers(n int) Option {
+	return func(o *options) { o.workers = max(n, 1) }
+}
+
+// WithoutIndex makes the reader ignore the summary section and read linearly.
+func WithoutIndex() Option {
+	return func(o *options) { o.noIndex = true }
+}
+
+// WithVerifyCRC sets whether chunk CRCs are checked on read (default true).
+func WithVerifyCRC(verify bool) Option {
+	return func(o *options) { o.verifyCRC = verify }
+}
+
+// Reader is an open MCAP file. It implements record.Reader. Its methods may
+// be called from one goroutine at a time; iterators it returns are
+// independent of each other.
+type Reader struct {
+	file   string
+	ra     io.ReaderAt
+	size   int64
+	closer io.Closer
+	opts   options
+	header *mcap.Header
+
+	ix      *index // the summary, when it indexes the messages
+	ixNote  string // why messages are not read through the index
+	summary *index // the summary section as read, even when not usable
+
+	mu       sync.Mutex
+	schemas  map[schemaKey]*record.Schema
+	channels map[uint16]*record.Channel
+	scanned  *scanResult
+	closed   bool
+}
+
+type schemaKey struct {
+	id  uint16
+	md5 string
+}
+
+// Open opens the MCAP file at path.
+func Open(path string, opts ...Option) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r, err := NewReader(f, st.Size(), path, opts...)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads the MCAP file held by ra, size bytes long; path names it
+// in errors and messages. ra must stay open while the reader is in use.
+func NewReader(ra io.ReaderAt, size int64, path string, opts ...Option) (*Reader, error) {
+	r := &Reader{
+		file:     path,
+		ra:       ra,
+		size:     size,
+		opts:     defaultOptions(),
+		schemas:  map[schemaKey]*record.Schema{},
+		channels: map[uint16]*record.Channel{},
+	}
+	for _, o := range opts {
+		o(&r.opts)
+	}
+	if err := checkMagic(ra, path, size); err != nil {
+		return nil, err
+	}
+	fr, err := readFrame(ra, path, magicLen, size)
+	if err != nil {
+		return nil, err
+	}
+	if fr.op != mcap.OpHeader {
+		return nil, errorf(path, magicLen, "header", record.ErrFormat, "first record is %s, want header", fr.op)
+	}
+	body, err := readBody(ra, path, fr, nil)
+	if err != nil {
+		return nil, err
+	}
+	if r.header, err = safeParse(path, magicLen, "header", mcap.ParseHeader, body); err != nil {
+		return nil, err
+	}
+	ix, err := readIndex(ra, path, size)
+	switch {
+	case err != nil:
+		r.ixNote = "summary unreadable: " + err.Error()
+	case ix == nil:
+		r.ixNote = "no summary section"
+	default:
+		r.summary = ix
+		if ok, why := ix.usable(); !ok {
+			r.ixNote = why
+		} else if r.opts.noIndex {
+			r.ixNote = "index ignored on request"
+		} else {
+			r.ix = ix
+		}
+	}
+	return r, nil
+}
+
+// Path returns the file path given to Open or NewReader.
+func (r *Reader) Path() string { return r.file }
+
+// Profile returns the MCAP header's profile ("ros1", "ros2", "" ...).
+func (r *Reader) Profile() string { return r.header.Profile }
+
+// Library returns the MCAP header's library string.
+func (r *Reader) Library() string { return r.header.Library }
+
+// Indexed reports whether messages are read through the summary index, and
+// when not, why.
+func (r *Reader) Indexed() (bool, string) { return r.ix != nil, r.ixNote }
+
+// Close releases the file; it is idempotent.
+func (r *Reader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+var errClosed = errors.New("mcapfile: reader is closed")
+
+// channel returns the record.Channel for an MCAP channel, reusing the one
+// already made for the same id and content so that every message of a
+// channel shares one pointer.
+func (r *Reader) channel(c *mcap.Channel, s *mcap.Schema) *record.Channel {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if old := r.channels[c.ID]; old != nil && old.Topic == c.Topic && old.MessageEncoding == c.MessageEncoding &&
+		uint16(old.Schema.ID) == c.SchemaID && maps.Equal(old.Metadata, c.Metadata) {
+		return old
+	}
+	md5 := c.Metadata["md5sum"]
+	key := schemaKey{id: c.SchemaID, md5: md5}
+	rs := r.schemas[key]
+	if rs == nil || (s != nil && (rs.Name != s.Name || rs.Encoding != s.Encoding || string(rs.Data) != string(s.Data))) {
+		rs = &record.Schema{ID: c.SchemaID, MD5: md5}
+		if s != nil {
+			rs.Name, rs.Encoding, rs.Data = s.Name, s.Encoding, s.Data
+		}
+		r.schemas[key] = rs
+	}
+	ch := &record.Channel{
+		ID:              uint32(c.ID),
+		Topic:           c.Topic,
+		MessageEncoding: c.MessageEncoding,
+		Schema:          rs,
+		Metadata:        maps.Clone(c.Metadata),
+	}
+	if ch.Metadata == nil {
+		ch.Metadata = map[string]string{}
+	}
+	r.channels[c.ID] = ch
+	return ch
+}
+
+// Channels lists the file's channels in id order: from the summary when it
+// indexes the file, else from a scan of the whole file.
+func (r *Reader) Channels() ([]*record.Channel, error) {
+	if r.ix != nil {
+		out := make([]*record.Channel, 0, len(r.ix.channels))
+		for _, id := range r.ix.channelIDs {
+			c := r.ix.channels[id]
+			out = append(out, r.channel(c, r.ix.schemas[c.SchemaID]))
+		}
+		sortChannels(out)
+		return out, nil
+	}
+	sr, err := r.scan()
+	if err != nil {
+		return nil, err
+	}
+	return sr.channels, nil
+}
+
+func sortChannels(cs []*record.Channel) {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].ID < cs[j].ID })
+}
+
+// Summary describes the file. With a usable index it comes from the summary
+// section alone (statistics, or message index records when the statistics
+// lack per-channel counts); otherwise the whole file is scanned once.
+// FrequencyHz is the topic's message count over the file's duration.
+func (r *Reader) Summary() (*record.Summary, error) {
+	if r.ix != nil {
+		per, total, start, end, ok, err := r.ix.counts(r.ra, r.file)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			chs, _ := r.Channels()
+			return r.makeSummary(chs, per, total, start, end, r.ix.compression()), nil
+		}
+	}
+	sr, err := r.scan()
+	if err != nil {
+		return nil, err
+	}
+	return r.makeSummary(sr.channels, sr.counts, sr.total, sr.start, sr.end, joinCompressions(sr.compressions)), nil
+}
+
+func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, total, start, end uint64, compression string) *record.Summary {
+	s := &record.Summary{
+		Path:         r.file,
+		Format:       "mcap",
+		MessageCount: total,
+		Compression:  compression,
+		Channels:     chs,
+		Topics:       []record.TopicSummary{},
+	}
+	if total > 0 {
+		s.StartNs, s.EndNs = int64(start), int64(end)
+		s.DurationNs = s.EndNs - s.StartNs
+	}
+	byTopic := map[string]int{}
+	for _, c := range chs {
+		n := per[uint16(c.ID)]
+		if i, ok := byTopic[c.Topic]; ok {
+			s.Topics[i].MessageCount += n
+			continue
+		}
+		byTopic[c.Topic] = len(s.Topics)
+		s.Topics = append(s.Topics, record.TopicSummary{
+			Topic:        c.Topic,
+			Type:         c.Schema.Name,
+			Encoding:     c.MessageEncoding,
+			MD5:          c.Schema.MD5,
+			MessageCount: n,
+		})
+	}
+	for i := range s.Topics {
+		if s.DurationNs > 0 && s.Topics[i].MessageCount > 1 {
+			s.Topics[i].FrequencyHz = float64(s.Topics[i].MessageCount) / (float64(s.DurationNs) / 1e9)
+		}
+	}
+	sort.Slice(s.Topics, func(i, j int) bool { return s.Topics[i].Topic < s.Topics[j].Topic })
+	return s
+}
+
+// Messages iterates the messages f selects. With a usable index they come
+// in log time order (equal times in file order); otherwise in file order.
+func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
+	r.mu.Lock()
+	closed := r.closed
+	r.mu.Unlock()
+	if closed {
+		return nil, errClosed
+	}
+	if r.ix != nil {
+		return newIndexedIter(r, f), nil
+	}
+	return newLinearIter(r, f), nil
+}
+
+// Attachment describes one attachment record.
+type Attachment struct {
+	Name       string
+	MediaType  string
+	LogTime    uint64
+	CreateTime uint64
+	Size       uint64 // bytes of data
+	Offset     int64  // offset of the attachment record
+	dataOffset int64
+}
+
+// Metadata is one metadata record.
+type Metadata struct {
+	Name     string
+	Metadata map[string]string
+	Offset   int64 // offset of the metadata record
+}
+
+// Attachments lists the file's attachments in file order, from the
+// attachment index when the summary has a complete one, else from a scan.
+func (r *Reader) Attachments() ([]Attachment, error) {
+	if ix := r.summary; ix != nil && indexComplete(ix.stats != nil, int(statCount(ix.stats, true)), len(ix.attachments)) {
+		out := []Attachment{}
+		for _, a := range ix.attachments {
+			fr, err := readFrame(r.ra, r.file, int64(a.Offset), int64(ix.footer.SummaryStart))
+			if err != nil {
+				return nil, err
+			}
+			if fr.op != mcap.OpAttachment || uint64(fr.end()-fr.offset) != a.Length {
+				return nil, errorf(r.file, int64(a.Offset), "attachment_index", record.ErrFormat, "index entry %q does not point at an attachment of length %d", a.Name, a.Length)
+			}
+			at, err := parseAttachmentHead(r.ra, r.file, fr)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, at)
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+		return out, nil
+	}
+	sr, err := r.scan()
+	if err != nil {
+		return nil, err
+	}
+	return sr.attachments, nil
+}
+
+// indexComplete reports whether an index of n entries can be trusted to list
+// every record: the statistics count them, or (without statistics) the index
+// is not empty.
+func indexComplete(haveStats bool, statsCount, n int) bool {
+	if haveStats {
+		return statsCount == n
+	}
+	return n > 0
+}
+
+// statCount is the attachment (or metadata) count of the statistics.
+func statCount(st *mcap.Statistics, attachments bool) uint32 {
+	switch {
+	case st == nil:
+		return 0
+	case attachments:
+		return st.AttachmentCount
+	}
+	return st.MetadataCount
+}
+
+// AttachmentData returns a reader of the attachment's bytes.
+func (r *Reader) AttachmentData(a Attachment) *io.SectionReader {
+	return io.NewSectionReader(r.ra, a.dataOffset, int64(a.Size))
+}
+
+// Metadata lists the file's metadata records in file order, from the
+// metadata index when the summary has a complete one, else from a scan.
+func (r *Reader) Metadata() ([]Metadata, error) {
+	if ix := r.summary; ix != nil && indexComplete(ix.stats != nil, int(statCount(ix.stats, false)), len(ix.metadata)) {
+		out := []Metadata{}
+		for _, m := range ix.metadata {
+			fr, err := readFrame(r.ra, r.file, int64(m.Offset), int64(ix.footer.SummaryStart))
+			if err != nil {
+				return nil, err
+			}
+			if fr.op != mcap.OpMetadata || uint64(fr.end()-fr.offset) != m.Length {
+				return nil, errorf(r.file, int64(m.Offset), "metadata_index", record.ErrFormat, "index entry %q does not point at a metadata record of length %d", m.Name, m.Length)
+			}
+			body, err := readBody(r.ra, r.file, fr, nil)
+			if err != nil {
+				return nil, err
+			}
+			md, err := safeParse(r.file, fr.offset, "metadata", mcap.ParseMetadata, body)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Metadata{Name: md.Name, Metadata: md.Metadata, Offset: fr.offset})
+		}
+		sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+		return out, nil
+	}
+	sr, err := r.scan()
+	if err != nil {
+		return nil, err
+	}
+	return sr.metadata, nil
+}
