@@ -1,6 +1,3 @@
-// Package sink defines the push interface through which compiled codecs hand
-// decoded fields to a consumer (JSON writer, value tree builder, Arrow
-// builders) in schema order, without an intermediate map.
 package sink
 
 import "github.com/baglab/baglab/decode/msgdef"

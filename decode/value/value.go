@@ -1,6 +1,3 @@
-// Package value is the generic decoded-message tree: a compact Struct with
-// access by field path ("placements[3].position.x"), built from a codec
-// through the Builder sink and accepted by the encoders.
 package value
 
 import "github.com/baglab/baglab/decode/msgdef"

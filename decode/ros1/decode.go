@@ -1,0 +1,347 @@
+package ros1
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/sink"
+)
+
+var le = binary.LittleEndian
+
+// Decode decodes one message from data into s. On success s has seen
+// BeginMessage, the fields in schema order and EndMessage, and every byte of
+// data was used. On failure it returns a *record.Error (Offset: the byte
+// offset in data where the failing field starts; Field: its full path; Err:
+// record.ErrTruncated, ErrLength, ErrBadUTF8 or ErrTrailing); s has then
+// seen part of the message and no EndMessage.
+func (d *Decoder) Decode(data []byte, s sink.Sink) error {
+	s.BeginMessage(d.t)
+	p, e := d.root.decode(data, 0, s)
+	if e != nil {
+		return e.record()
+	}
+	if p != len(data) {
+		return &record.Error{Offset: int64(p), Err: record.ErrTrailing,
+			Detail: fmt.Sprintf("%d of %d bytes left after %s", len(data)-p, len(data), d.t.Name)}
+	}
+	s.EndMessage()
+	return nil
+}
+
+// decode runs the plan on b from offset p and returns the offset after the
+// message.
+func (pl *plan) decode(b []byte, p int, s sink.Sink) (int, *decErr) {
+	ops := pl.ops
+	for i := range ops {
+		o := &ops[i]
+		if o.run > len(b)-p {
+			return p, pl.truncatedRun(b, p, i)
+		}
+		switch o.code {
+		case opBool:
+			s.Bool(o.f, b[p] != 0)
+			p++
+		case opInt8:
+			s.Int(o.f, int64(int8(b[p])))
+			p++
+		case opUint8:
+			s.Uint(o.f, uint64(b[p]))
+			p++
+		case opInt16:
+			s.Int(o.f, int64(int16(le.Uint16(b[p:]))))
+			p += 2
+		case opUint16:
+			s.Uint(o.f, uint64(le.Uint16(b[p:])))
+			p += 2
+		case opInt32:
+			s.Int(o.f, int64(int32(le.Uint32(b[p:]))))
+			p += 4
+		case opUint32:
+			s.Uint(o.f, uint64(le.Uint32(b[p:])))
+			p += 4
+		case opInt64:
+			s.Int(o.f, int64(le.Uint64(b[p:])))
+			p += 8
+		case opUint64:
+			s.Uint(o.f, le.Uint64(b[p:]))
+			p += 8
+		case opFloat32:
+			s.Float(o.f, float64(math.Float32frombits(le.Uint32(b[p:]))))
+			p += 4
+		case opFloat64:
+			s.Float(o.f, math.Float64frombits(le.Uint64(b[p:])))
+			p += 8
+		case opTime:
+			putTime(s, o.f, b[p:])
+			p += 8
+		case opBegin:
+			s.BeginStruct(o.f)
+		case opEnd:
+			s.EndStruct()
+		case opFixedArr:
+			s.BeginArray(o.f, o.n)
+			p = putPrims(b, p, o.n, o.f, s)
+			s.EndArray()
+		case opFixedBlob:
+			s.Bytes(o.f, b[p:p+o.size:p+o.size])
+			p += o.size
+		case opString:
+			v, err := readString(b, p)
+			if err != nil {
+				return p, err.at(o.path)
+			}
+			s.String(o.f, v)
+			p += 4 + len(v)
+		case opFixedStrings:
+			s.BeginArray(o.f, o.n)
+			var err *decErr
+			if p, err = putStrings(b, p, o.n, o.f, s); err != nil {
+				return p, err.at(o.path)
+			}
+			s.EndArray()
+		case opFixedStructs:
+			s.BeginArray(o.f, o.n)
+			var err *decErr
+			if p, err = putStructs(b, p, o.n, o, s); err != nil {
+				return p, err.at(o.path)
+			}
+			s.EndArray()
+		case opSeqBlob:
+			n, err := readCount(b, p, 1, o.n)
+			if err != nil {
+				return p, err.at(o.path)
+			}
+			p += 4
+			s.Bytes(o.f, b[p:p+n:p+n])
+			p += n
+		case opSeqArr:
+			n, err := readCount(b, p, o.elem.Size(), o.n)
+			if err != nil {
+				return p, err.at(o.path)
+			}
+			s.BeginArray(o.f, n)
+			p = putPrims(b, p+4, n, o.f, s)
+			s.EndArray()
+		case opSeqStrings:
+			n, err := readCount(b, p, 4, o.n)
+			if err != nil {
+				return p, err.at(o.path)
+			}
+			s.BeginArray(o.f, n)
+			if p, err = putStrings(b, p+4, n, o.f, s); err != nil {
+				return p, err.at(o.path)
+			}
+			s.EndArray()
+		case opSeqStructs:
+			n, err := readCount(b, p, o.sub.min, o.n)
+			if err != nil {
+				return p, err.at(o.path)
+			}
+			s.BeginArray(o.f, n)
+			if p, err = putStructs(b, p+4, n, o, s); err != nil {
+				return p, err.at(o.path)
+			}
+			s.EndArray()
+		}
+	}
+	return p, nil
+}
+
+func putTime(s sink.Sink, f *msgdef.Field, b []byte) {
+	if f.Kind == msgdef.Duration {
+		s.Time(f, int64(int32(le.Uint32(b))), int64(int32(le.Uint32(b[4:]))))
+		return
+	}
+	s.Time(f, int64(le.Uint32(b)), int64(le.Uint32(b[4:])))
+}
+
+// putPrims delivers n fixed-size primitives of f.Kind starting at p, whose
+// bytes the caller has checked, and returns the offset after them.
+func putPrims(b []byte, p, n int, f *msgdef.Field, s sink.Sink) int {
+	size := f.Kind.Size()
+	b = b[p : p+n*size]
+	switch f.Kind {
+	case msgdef.Bool:
+		for _, c := range b {
+			s.Bool(f, c != 0)
+		}
+	case msgdef.Int8:
+		for _, c := range b {
+			s.Int(f, int64(int8(c)))
+		}
+	case msgdef.Uint8:
+		for _, c := range b {
+			s.Uint(f, uint64(c))
+		}
+	case msgdef.Int16:
+		for i := 0; i+2 <= len(b); i += 2 {
+			s.Int(f, int64(int16(le.Uint16(b[i:]))))
+		}
+	case msgdef.Uint16:
+		for i := 0; i+2 <= len(b); i += 2 {
+			s.Uint(f, uint64(le.Uint16(b[i:])))
+		}
+	case msgdef.Int32:
+		for i := 0; i+4 <= len(b); i += 4 {
+			s.Int(f, int64(int32(le.Uint32(b[i:]))))
+		}
+	case msgdef.Uint32:
+		for i := 0; i+4 <= len(b); i += 4 {
+			s.Uint(f, uint64(le.Uint32(b[i:])))
+		}
+	case msgdef.Int64:
+		for i := 0; i+8 <= len(b); i += 8 {
+			s.Int(f, int64(le.Uint64(b[i:])))
+		}
+	case msgdef.Uint64:
+		for i := 0; i+8 <= len(b); i += 8 {
+			s.Uint(f, le.Uint64(b[i:]))
+		}
+	case msgdef.Float32:
+		for i := 0; i+4 <= len(b); i += 4 {
+			s.Float(f, float64(math.Float32frombits(le.Uint32(b[i:]))))
+		}
+	case msgdef.Float64:
+		for i := 0; i+8 <= len(b); i += 8 {
+			s.Float(f, math.Float64frombits(le.Uint64(b[i:])))
+		}
+	case msgdef.Time, msgdef.Duration:
+		for i := 0; i+8 <= len(b); i += 8 {
+			putTime(s, f, b[i:])
+		}
+	}
+	return p + len(b)
+}
+
+func putStrings(b []byte, p, n int, f *msgdef.Field, s sink.Sink) (int, *decErr) {
+	for i := 0; i < n; i++ {
+		v, err := readString(b, p)
+		if err != nil {
+			return p, err.index(i)
+		}
+		s.String(f, v)
+		p += 4 + len(v)
+	}
+	return p, nil
+}
+
+func putStructs(b []byte, p, n int, o *op, s sink.Sink) (int, *decErr) {
+	var err *decErr
+	for i := 0; i < n; i++ {
+		s.BeginStruct(o.f)
+		if p, err = o.sub.decode(b, p, s); err != nil {
+			return p, err.index(i)
+		}
+		s.EndStruct()
+	}
+	return p, nil
+}
+
+// readString reads a length-prefixed UTF-8 string at p and returns a view
+// of its bytes.
+func readString(b []byte, p int) ([]byte, *decErr) {
+	if len(b)-p < 4 {
+		return nil, &decErr{off: p, err: record.ErrTruncated, detail: "string length"}
+	}
+	n := le.Uint32(b[p:])
+	if uint64(n) > uint64(len(b)-p-4) {
+		return nil, &decErr{off: p, err: record.ErrLength,
+			detail: fmt.Sprintf("string of %d bytes, %d left", n, len(b)-p-4)}
+	}
+	v := b[p+4 : p+4+int(n) : p+4+int(n)]
+	if !utf8.Valid(v) {
+		return nil, &decErr{off: p, err: record.ErrBadUTF8}
+	}
+	return v, nil
+}
+
+// readCount reads the uint32 element count of a sequence at p and checks
+// that count elements of at least elemMin bytes fit in what remains (empty
+// elements count as one byte, so a count never exceeds the bytes left) and
+// that the count respects bound (0 = none).
+func readCount(b []byte, p, elemMin, bound int) (int, *decErr) {
+	if len(b)-p < 4 {
+		return 0, &decErr{off: p, err: record.ErrTruncated, detail: "array length"}
+	}
+	n := uint64(le.Uint32(b[p:]))
+	rest := uint64(len(b) - p - 4)
+	if elemMin < 1 {
+		elemMin = 1
+	}
+	if n > rest/uint64(elemMin) {
+		return 0, &decErr{off: p, err: record.ErrLength,
+			detail: fmt.Sprintf("%d elements of at least %d bytes, %d bytes left", n, elemMin, rest)}
+	}
+	if bound > 0 && n > uint64(bound) {
+		return 0, &decErr{off: p, err: record.ErrLength,
+			detail: fmt.Sprintf("%d elements, bound %d", n, bound)}
+	}
+	return int(n), nil
+}
+
+// truncatedRun reports a run of fixed-size ops starting at ops[i] that does
+// not fit: the error names the first field of the run that is cut.
+func (pl *plan) truncatedRun(b []byte, p, i int) *decErr {
+	rest := len(b) - p
+	for j := i; j < len(pl.ops); j++ {
+		o := &pl.ops[j]
+		if o.size > rest {
+			return (&decErr{off: p, err: record.ErrTruncated,
+				detail: fmt.Sprintf("%s needs %d bytes, %d left", o.f.TypeName, o.size, rest)}).at(o.path)
+		}
+		rest -= o.size
+		p += o.size
+	}
+	return &decErr{off: p, err: record.ErrTruncated} // unreachable: the run did not fit
+}
+
+// decErr is a decoding error on its way up the plan tree. The field path is
+// collected innermost first while unwinding, so the success path never
+// builds it.
+type decErr struct {
+	off    int
+	err    error
+	detail string
+	path   []pathSeg
+}
+
+// pathSeg is a dotted field path or, when name is "", an array index.
+type pathSeg struct {
+	name string
+	idx  int
+}
+
+func (e *decErr) at(path string) *decErr {
+	e.path = append(e.path, pathSeg{name: path})
+	return e
+}
+
+func (e *decErr) index(i int) *decErr {
+	e.path = append(e.path, pathSeg{idx: i})
+	return e
+}
+
+func (e *decErr) record() *record.Error {
+	var sb strings.Builder
+	for i := len(e.path) - 1; i >= 0; i-- {
+		sg := e.path[i]
+		if sg.name == "" {
+			sb.WriteByte('[')
+			sb.WriteString(strconv.Itoa(sg.idx))
+			sb.WriteByte(']')
+			continue
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('.')
+		}
+		sb.WriteString(sg.name)
+	}
+	return &record.Error{Offset: int64(e.off), Field: sb.String(), Err: e.err, Detail: e.detail}
+}
