@@ -167,6 +167,7 @@ type reader struct {
 	pos  int // absolute offset in data
 	be   bool
 	opts uint16 // header options field
+	cnt  int    // offset of the last count read, for errCount
 }
 
 func newReader(data []byte) (reader, error) {
@@ -256,6 +257,7 @@ func (r *reader) count() (int, error) {
 		return 0, r.errTruncated(4)
 	}
 	n := r.u32()
+	r.cnt = r.pos
 	r.pos += 4
 	return int(n), nil
 }
@@ -263,7 +265,7 @@ func (r *reader) count() (int, error) {
 // errCount reports a count that cannot fit in the remaining bytes; the offset
 // is that of the count itself.
 func (r *reader) errCount(n, elemMin int) error {
-	return &record.Error{Offset: int64(r.pos - 4), Err: record.ErrLength,
+	return &record.Error{Offset: int64(r.cnt), Err: record.ErrLength,
 		Detail: fmt.Sprintf("count %d needs at least %d bytes per element, %d left", n, elemMin, max(r.left(), 0))}
 }
 

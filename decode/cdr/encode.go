@@ -4,308 +4,249 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/value"
 )
 
-// Encode serializes v as a CDR message, header included, little-endian
-// (CDR_LE) unless bigEndian. See AppendEncode.
+// Encode serializes v as a CDR message, encapsulation header included,
+// little-endian (CDR_LE) unless bigEndian. See AppendEncode.
 func Encode(v *value.Struct, bigEndian bool) ([]byte, error) {
 	return AppendEncode(nil, v, bigEndian)
 }
 
 // AppendEncode appends the CDR serialization of v (encapsulation header
-// included) to buf and returns the extended buffer. Values must have the
-// Go types value.Struct documents for their field kinds; fixed arrays must
-// have exactly their length, and bounded strings and sequences must respect
-// their bound (record.ErrLength otherwise). Integers out of range of their
-// field, strings that are not UTF-8 and values of the wrong type are
-// record.ErrFormat. Errors are *record.Error with Offset -1 and the field
-// path. No padding is written after the message.
+// included, no trailing padding) to buf. Values must have the Go types
+// value.Struct documents and fit their fields, fixed arrays must have their
+// length and bounded sequences and strings must respect their bound
+// (string<=N counts bytes, wstring<=N UTF-16 units); otherwise the error is
+// a *value.PathError naming the field, as from ros1.Encode. On error buf is
+// returned unchanged in length.
 func AppendEncode(buf []byte, v *value.Struct, bigEndian bool) ([]byte, error) {
-	if v == nil || v.Type == nil {
-		return buf, &record.Error{Offset: -1, Err: record.ErrFormat, Detail: "nil message"}
-	}
-	w := writer{buf: buf, base: len(buf) + headerSize, be: bigEndian}
+	e := encoder{buf: buf, base: len(buf) + headerSize, be: bigEndian}
 	if bigEndian {
-		w.buf = append(w.buf, 0, reprCDRBE, 0, 0)
+		e.buf = append(e.buf, 0, reprCDRBE, 0, 0)
 	} else {
-		w.buf = append(w.buf, 0, reprCDRLE, 0, 0)
+		e.buf = append(e.buf, 0, reprCDRLE, 0, 0)
 	}
-	if err := w.structBody(v, v.Type); err != nil {
+	if err := v.Emit(&e); err != nil {
 		return buf, err
 	}
-	return w.buf, nil
+	if e.overBound {
+		return buf, boundError(v)
+	}
+	return e.buf, nil
 }
 
-type writer struct {
-	buf  []byte
-	base int // index in buf where alignment counts from (end of the header)
-	be   bool
+// encoder is a sink that writes CDR. value.Struct.Emit has checked Go types,
+// ranges, UTF-8 and array lengths before each call; the encoder checks
+// string bounds itself.
+type encoder struct {
+	buf       []byte
+	base      int // index in buf that alignment counts from (end of the header)
+	be        bool
+	overBound bool // a string exceeded its bound; boundError finds which
 }
 
-func (w *writer) align(n int) {
-	for pad := -(len(w.buf) - w.base) & (n - 1); pad > 0; pad-- {
-		w.buf = append(w.buf, 0)
+func (e *encoder) align(n int) {
+	for pad := -(len(e.buf) - e.base) & (n - 1); pad > 0; pad-- {
+		e.buf = append(e.buf, 0)
 	}
 }
 
-func (w *writer) u16(v uint16) {
-	w.align(2)
-	if w.be {
-		w.buf = binary.BigEndian.AppendUint16(w.buf, v)
+func (e *encoder) u16(v uint16) {
+	e.align(2)
+	if e.be {
+		e.buf = binary.BigEndian.AppendUint16(e.buf, v)
 	} else {
-		w.buf = binary.LittleEndian.AppendUint16(w.buf, v)
+		e.buf = binary.LittleEndian.AppendUint16(e.buf, v)
 	}
 }
 
-func (w *writer) u32(v uint32) {
-	w.align(4)
-	if w.be {
-		w.buf = binary.BigEndian.AppendUint32(w.buf, v)
+func (e *encoder) u32(v uint32) {
+	e.align(4)
+	if e.be {
+		e.buf = binary.BigEndian.AppendUint32(e.buf, v)
 	} else {
-		w.buf = binary.LittleEndian.AppendUint32(w.buf, v)
+		e.buf = binary.LittleEndian.AppendUint32(e.buf, v)
 	}
 }
 
-func (w *writer) u64(v uint64) {
-	w.align(8)
-	if w.be {
-		w.buf = binary.BigEndian.AppendUint64(w.buf, v)
+func (e *encoder) u64(v uint64) {
+	e.align(8)
+	if e.be {
+		e.buf = binary.BigEndian.AppendUint64(e.buf, v)
 	} else {
-		w.buf = binary.LittleEndian.AppendUint64(w.buf, v)
+		e.buf = binary.LittleEndian.AppendUint64(e.buf, v)
 	}
 }
 
-func encErr(sentinel error, format string, args ...any) error {
-	return &record.Error{Offset: -1, Err: sentinel, Detail: fmt.Sprintf(format, args...)}
-}
-
-func (w *writer) structBody(v *value.Struct, t *msgdef.Type) error {
-	if v.Type != t {
-		return encErr(record.ErrFormat, "value of type %s where %s is expected", typeName(v.Type), t.Name)
-	}
-	if len(v.Fields) != len(t.Fields) {
-		return encErr(record.ErrFormat, "%s value has %d fields, type has %d", t.Name, len(v.Fields), len(t.Fields))
-	}
-	if len(t.Fields) == 0 {
-		w.buf = append(w.buf, 0) // structure_needs_at_least_one_member
-		return nil
-	}
-	for i := range t.Fields {
-		if err := w.field(&t.Fields[i], v.Fields[i]); err != nil {
-			return inField(err, t.Fields[i].Name)
-		}
-	}
-	return nil
-}
-
-func typeName(t *msgdef.Type) string {
-	if t == nil {
-		return "<nil>"
-	}
-	return t.Name
-}
-
-func (w *writer) field(f *msgdef.Field, v any) error {
-	if f.Array == msgdef.Scalar {
-		return w.elem(f, v)
-	}
-	var n int
-	if f.IsBlob() {
-		b, ok := v.([]byte)
-		if !ok {
-			return encErr(record.ErrFormat, "%T for a byte array, want []byte", v)
-		}
-		n = len(b)
-		if err := w.arrayLen(f, n); err != nil {
-			return err
-		}
-		w.buf = append(w.buf, b...)
-		return nil
-	}
-	a, ok := v.([]any)
-	if !ok {
-		return encErr(record.ErrFormat, "%T for an array, want []any", v)
-	}
-	if err := w.arrayLen(f, len(a)); err != nil {
-		return err
-	}
-	for i, e := range a {
-		if err := w.elem(f, e); err != nil {
-			return atIndex(err, i)
-		}
-	}
-	return nil
-}
-
-// arrayLen checks an array's length against its definition and writes the
-// count of a sequence.
-func (w *writer) arrayLen(f *msgdef.Field, n int) error {
-	switch {
-	case f.Array == msgdef.Fixed && n != f.Len:
-		return encErr(record.ErrLength, "%d elements for fixed array of %d", n, f.Len)
-	case f.Array == msgdef.Sequence && f.Len > 0 && n > f.Len:
-		return encErr(record.ErrLength, "%d elements exceed bound %d", n, f.Len)
-	case n > math.MaxUint32:
-		return encErr(record.ErrLength, "%d elements", n)
-	}
-	if f.Array == msgdef.Sequence {
-		w.u32(uint32(n))
-	}
-	return nil
-}
-
-// elem writes one scalar value or array element of field f.
-func (w *writer) elem(f *msgdef.Field, v any) error {
-	switch f.Kind {
-	case msgdef.Bool:
-		b, ok := v.(bool)
-		if !ok {
-			return wrongType(f, v)
-		}
-		if b {
-			w.buf = append(w.buf, 1)
-		} else {
-			w.buf = append(w.buf, 0)
-		}
-	case msgdef.Int8, msgdef.Int16, msgdef.Int32, msgdef.Int64:
-		x, ok := v.(int64)
-		if !ok {
-			return wrongType(f, v)
-		}
-		bits := uint(f.Kind.Size() * 8)
-		if bits < 64 && (x < -1<<(bits-1) || x >= 1<<(bits-1)) {
-			return encErr(record.ErrFormat, "%d out of range for %s", x, f.Kind)
-		}
-		w.uint(f.Kind, uint64(x))
-	case msgdef.Uint8, msgdef.Uint16, msgdef.Uint32, msgdef.Uint64:
-		x, ok := v.(uint64)
-		if !ok {
-			return wrongType(f, v)
-		}
-		bits := uint(f.Kind.Size() * 8)
-		if bits < 64 && x >= 1<<bits {
-			return encErr(record.ErrFormat, "%d out of range for %s", x, f.Kind)
-		}
-		w.uint(f.Kind, x)
-	case msgdef.Float32:
-		x, ok := v.(float64)
-		if !ok {
-			return wrongType(f, v)
-		}
-		w.u32(math.Float32bits(float32(x)))
-	case msgdef.Float64:
-		x, ok := v.(float64)
-		if !ok {
-			return wrongType(f, v)
-		}
-		w.u64(math.Float64bits(x))
-	case msgdef.String:
-		s, ok := v.(string)
-		if !ok {
-			return wrongType(f, v)
-		}
-		return w.str(f, s)
-	case msgdef.WString:
-		s, ok := v.(string)
-		if !ok {
-			return wrongType(f, v)
-		}
-		return w.wstr(f, s)
-	case msgdef.Time:
-		t, ok := v.(value.Time)
-		if !ok {
-			return wrongType(f, v)
-		}
-		if t.Sec < 0 || t.Sec > math.MaxUint32 || t.Nsec < 0 || t.Nsec > math.MaxUint32 {
-			return encErr(record.ErrFormat, "time %d.%09d out of range", t.Sec, t.Nsec)
-		}
-		w.u32(uint32(t.Sec))
-		w.u32(uint32(t.Nsec))
-	case msgdef.Duration:
-		d, ok := v.(value.Duration)
-		if !ok {
-			return wrongType(f, v)
-		}
-		if d.Sec != int64(int32(d.Sec)) || d.Nsec != int64(int32(d.Nsec)) {
-			return encErr(record.ErrFormat, "duration %d s %d ns out of range", d.Sec, d.Nsec)
-		}
-		w.u32(uint32(int32(d.Sec)))
-		w.u32(uint32(int32(d.Nsec)))
-	case msgdef.Struct:
-		s, ok := v.(*value.Struct)
-		if !ok || s == nil {
-			return wrongType(f, v)
-		}
-		return w.structBody(s, f.Msg)
-	default:
-		return encErr(record.ErrUnsupported, "kind %s", f.Kind)
-	}
-	return nil
-}
-
-func wrongType(f *msgdef.Field, v any) error {
-	return encErr(record.ErrFormat, "%T for a %s value", v, f.Kind)
-}
-
-// uint writes the low bytes of x as an integer of kind k.
-func (w *writer) uint(k msgdef.Kind, x uint64) {
+// int writes the low bytes of x as an integer of kind k.
+func (e *encoder) putInt(k msgdef.Kind, x uint64) {
 	switch k.Size() {
 	case 1:
-		w.buf = append(w.buf, byte(x))
+		e.buf = append(e.buf, byte(x))
 	case 2:
-		w.u16(uint16(x))
+		e.u16(uint16(x))
 	case 4:
-		w.u32(uint32(x))
+		e.u32(uint32(x))
 	default:
-		w.u64(x)
+		e.u64(x)
 	}
 }
 
-func (w *writer) str(f *msgdef.Field, s string) error {
-	if f.StringBound > 0 && len(s) > f.StringBound {
-		return encErr(record.ErrLength, "string of %d bytes exceeds bound %d", len(s), f.StringBound)
+// BeginMessage writes the member of an empty message.
+func (e *encoder) BeginMessage(t *msgdef.Type) {
+	if len(t.Fields) == 0 {
+		e.buf = append(e.buf, 0) // structure_needs_at_least_one_member
 	}
-	if !utf8.ValidString(s) {
-		return encErr(record.ErrBadUTF8, "string %q", s)
-	}
-	if len(s) >= math.MaxUint32 {
-		return encErr(record.ErrLength, "string of %d bytes", len(s))
-	}
-	w.u32(uint32(len(s) + 1))
-	w.buf = append(w.buf, s...)
-	w.buf = append(w.buf, 0)
-	return nil
 }
 
-func (w *writer) wstr(f *msgdef.Field, s string) error {
-	if !utf8.ValidString(s) {
-		return encErr(record.ErrBadUTF8, "wstring %q", s)
+// EndMessage does nothing.
+func (e *encoder) EndMessage() {}
+
+// BeginStruct writes the member of an empty nested message.
+func (e *encoder) BeginStruct(f *msgdef.Field) {
+	if len(f.Msg.Fields) == 0 {
+		e.buf = append(e.buf, 0)
 	}
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
+}
+
+// EndStruct does nothing.
+func (e *encoder) EndStruct() {}
+
+// BeginArray writes a sequence's count.
+func (e *encoder) BeginArray(f *msgdef.Field, n int) {
+	if f.Array == msgdef.Sequence {
+		e.u32(uint32(n))
 	}
+}
+
+// EndArray does nothing.
+func (e *encoder) EndArray() {}
+
+// Bool writes 1 or 0.
+func (e *encoder) Bool(_ *msgdef.Field, v bool) {
+	if v {
+		e.buf = append(e.buf, 1)
+	} else {
+		e.buf = append(e.buf, 0)
+	}
+}
+
+// Int writes a signed integer of f's width.
+func (e *encoder) Int(f *msgdef.Field, v int64) { e.putInt(f.Kind, uint64(v)) }
+
+// Uint writes an unsigned integer of f's width.
+func (e *encoder) Uint(f *msgdef.Field, v uint64) { e.putInt(f.Kind, v) }
+
+// Float writes a float32 or float64.
+func (e *encoder) Float(f *msgdef.Field, v float64) {
+	if f.Kind == msgdef.Float32 {
+		e.u32(math.Float32bits(float32(v)))
+	} else {
+		e.u64(math.Float64bits(v))
+	}
+}
+
+// String writes a string (count with NUL, bytes, NUL) or a wstring (count of
+// UTF-16 units, units).
+func (e *encoder) String(f *msgdef.Field, v []byte) {
+	if f.Kind == msgdef.WString {
+		e.wstring(f, v)
+		return
+	}
+	if f.StringBound > 0 && len(v) > f.StringBound {
+		e.overBound = true
+	}
+	e.u32(uint32(len(v) + 1))
+	e.buf = append(e.buf, v...)
+	e.buf = append(e.buf, 0)
+}
+
+func (e *encoder) wstring(f *msgdef.Field, v []byte) {
+	n := utf16Len(v)
 	if f.StringBound > 0 && n > f.StringBound {
-		return encErr(record.ErrLength, "wstring of %d UTF-16 units exceeds bound %d", n, f.StringBound)
+		e.overBound = true
 	}
-	if n > math.MaxUint32 {
-		return encErr(record.ErrLength, "wstring of %d UTF-16 units", n)
-	}
-	w.u32(uint32(n))
-	for _, r := range s {
+	e.u32(uint32(n))
+	for len(v) > 0 {
+		r, size := utf8.DecodeRune(v)
+		v = v[size:]
 		if r >= 0x10000 {
 			r1, r2 := utf16.EncodeRune(r)
-			w.u16(uint16(r1))
-			w.u16(uint16(r2))
+			e.u16(uint16(r1))
+			e.u16(uint16(r2))
 		} else {
-			w.u16(uint16(r))
+			e.u16(uint16(r))
 		}
 	}
-	return nil
+}
+
+func utf16Len(v []byte) int {
+	n := 0
+	for len(v) > 0 {
+		r, size := utf8.DecodeRune(v)
+		v = v[size:]
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// Bytes writes a blob, with its count when it is a sequence.
+func (e *encoder) Bytes(f *msgdef.Field, v []byte) {
+	if f.Array == msgdef.Sequence {
+		e.u32(uint32(len(v)))
+	}
+	e.buf = append(e.buf, v...)
+}
+
+// Time writes a ROS1 time or duration as two 4-byte words.
+func (e *encoder) Time(_ *msgdef.Field, sec, nsec int64) {
+	e.u32(uint32(sec))
+	e.u32(uint32(nsec))
+}
+
+// boundError finds the first string of v longer than its bound. It runs only
+// after the encoder saw one, so the success path keeps no field path.
+func boundError(v *value.Struct) error {
+	path, n, bound := firstOverBound(v)
+	return &value.PathError{Path: path, Err: fmt.Errorf("%w: string of length %d exceeds bound %d",
+		value.ErrLength, n, bound)}
+}
+
+func firstOverBound(v *value.Struct) (path string, n, bound int) {
+	for i := range v.Type.Fields {
+		f := &v.Type.Fields[i]
+		check := func(x any) (string, int, int) {
+			switch x := x.(type) {
+			case string:
+				n := len(x)
+				if f.Kind == msgdef.WString {
+					n = utf16Len([]byte(x))
+				}
+				if f.StringBound > 0 && n > f.StringBound {
+					return "", n, f.StringBound
+				}
+			case *value.Struct:
+				if p, n, b := firstOverBound(x); p != "" {
+					return "." + p, n, b
+				}
+			}
+			return "", 0, 0
+		}
+		if a, ok := v.Fields[i].([]any); ok {
+			for j, x := range a {
+				if p, n, b := check(x); b > 0 {
+					return f.Name + "[" + strconv.Itoa(j) + "]" + p, n, b
+				}
+			}
+		} else if p, n, b := check(v.Fields[i]); b > 0 {
+			return f.Name + p, n, b
+		}
+	}
+	return "", 0, 0
 }

@@ -22,6 +22,9 @@ import (
 type treeSink struct {
 	stack []frame
 	root  map[string]any
+	// blobArrays renders blobs as arrays of numbers instead of base64 (the
+	// convention of the rosbag2 .foxglove-npm.json files).
+	blobArrays bool
 }
 
 type frame struct {
@@ -67,6 +70,14 @@ func (s *treeSink) Uint(f *msgdef.Field, v uint64)   { s.put(f, jsonUint(f.Kind,
 func (s *treeSink) Float(f *msgdef.Field, v float64) { s.put(f, jsonFloat(v)) }
 func (s *treeSink) String(f *msgdef.Field, v []byte) { s.put(f, string(v)) }
 func (s *treeSink) Bytes(f *msgdef.Field, v []byte) {
+	if s.blobArrays {
+		a := []any{}
+		for _, b := range v {
+			a = append(a, float64(b))
+		}
+		s.put(f, a)
+		return
+	}
 	s.put(f, base64.StdEncoding.EncodeToString(v))
 }
 func (s *treeSink) Time(f *msgdef.Field, sec, nsec int64) {

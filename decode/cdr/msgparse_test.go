@@ -17,7 +17,7 @@ func parseBundle(name, text string) (*msgdef.Type, error) {
 	var cur strings.Builder
 	for _, line := range strings.Split(text, "\n") {
 		switch {
-		case strings.HasPrefix(line, "====="):
+		case strings.HasPrefix(line, "==="):
 			sections[len(sections)-1].text = cur.String()
 			cur.Reset()
 		case strings.HasPrefix(line, "MSG: "):
