@@ -35,7 +35,7 @@ func conformanceInputs(t testing.TB) []string {
 // expected is one conformance JSON: records with named fields.
 type expected struct {
 	Records []struct {
-		Type   string              `json:"type"`
+		Type   string               `json:"type"`
 		Fields [][2]json.RawMessage `json:"fields"`
 	} `json:"records"`
 }
@@ -225,6 +225,16 @@ func TestConformance(t *testing.T) {
 			}
 			if got := readAll(t, r, record.Filter{}); !equalMsgs(got, want) {
 				t.Errorf("messages\n got %v\nwant %v", got, want)
+			}
+
+			probs, err := Check(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range probs {
+				if p.Severity == SeverityError {
+					t.Errorf("Check: %v", p)
+				}
 			}
 
 			for _, rd := range []*Reader{r, lin} {

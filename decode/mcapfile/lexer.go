@@ -14,10 +14,10 @@ import (
 // Layout constants of the MCAP format.
 const (
 	magicLen        = 8
-	recordHeaderLen = 1 + 8              // opcode, uint64 length
-	footerBodyLen   = 8 + 8 + 4          // summary start, summary offset start, summary CRC
+	recordHeaderLen = 1 + 8     // opcode, uint64 length
+	footerBodyLen   = 8 + 8 + 4 // summary start, summary offset start, summary CRC
 	footerRecordLen = recordHeaderLen + footerBodyLen
-	messageHeadLen  = 2 + 4 + 8 + 8      // channel id, sequence, log time, publish time
+	messageHeadLen  = 2 + 4 + 8 + 8 // channel id, sequence, log time, publish time
 	tailLen         = footerRecordLen + magicLen
 )
 

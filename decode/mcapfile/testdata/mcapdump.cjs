@@ -1,0 +1,64 @@
+// mcapdump: read an MCAP file with the npm @mcap/core reader (an independent
+// implementation) and print its content as JSON on stdout.
+// usage: node mcapdump.cjs NODE_DIR FILE
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const { createRequire } = require("module");
+const req = createRequire(path.join(path.resolve(process.argv[2]), "package.json"));
+const { McapIndexedReader, McapStreamReader } = req("@mcap/core");
+const zstd = req("@foxglove/wasm-zstd");
+const lz4 = req("@foxglove/wasm-lz4");
+
+const hex = (u8) => Buffer.from(u8).toString("hex");
+
+async function main() {
+  await zstd.isLoaded;
+  await lz4.isLoaded;
+  const decompressHandlers = {
+    zstd: (buf, size) => zstd.decompress(buf, Number(size)),
+    lz4: (buf, size) => lz4(buf, Number(size)),
+  };
+  const bytes = fs.readFileSync(process.argv[3]);
+  const readable = {
+    size: async () => BigInt(bytes.length),
+    read: async (offset, size) => bytes.subarray(Number(offset), Number(offset + size)),
+  };
+  const out = { messages: [], schemas: [], channels: [], attachments: [], metadata: [] };
+  const r = await McapIndexedReader.Initialize({ readable, decompressHandlers });
+  out.header = r.header;
+  out.statistics = r.statistics
+    ? {
+        messageCount: r.statistics.messageCount.toString(),
+        channelCount: r.statistics.channelCount,
+        chunkCount: r.statistics.chunkCount,
+        attachmentCount: r.statistics.attachmentCount,
+        metadataCount: r.statistics.metadataCount,
+        start: r.statistics.messageStartTime.toString(),
+        end: r.statistics.messageEndTime.toString(),
+        channelMessageCounts: Object.fromEntries([...r.statistics.channelMessageCounts].map(([k, v]) => [k, v.toString()])),
+      }
+    : null;
+  out.compressions = [...new Set(r.chunkIndexes.map((c) => c.compression))].sort();
+  out.messageIndexChannels = r.chunkIndexes.reduce((n, c) => n + c.messageIndexOffsets.size, 0);
+  for (const s of r.schemasById.values()) out.schemas.push({ id: s.id, name: s.name, encoding: s.encoding, data: hex(s.data) });
+  for (const c of r.channelsById.values())
+    out.channels.push({ id: c.id, schemaId: c.schemaId, topic: c.topic, messageEncoding: c.messageEncoding, metadata: Object.fromEntries(c.metadata) });
+  for await (const m of r.readMessages())
+    out.messages.push({ channelId: m.channelId, sequence: m.sequence, logTime: m.logTime.toString(), publishTime: m.publishTime.toString(), data: hex(m.data) });
+  for await (const a of r.readAttachments())
+    out.attachments.push({ name: a.name, mediaType: a.mediaType, logTime: a.logTime.toString(), createTime: a.createTime.toString(), data: hex(a.data) });
+  for await (const m of r.readMetadata()) out.metadata.push({ name: m.name, metadata: Object.fromEntries(m.metadata) });
+  // A streaming pass validates every CRC (chunks, data section, summary).
+  const sr = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+  sr.append(bytes);
+  let n = 0;
+  for (let rec; (rec = sr.nextRecord()); ) if (rec.type === "Message") n++;
+  if (!sr.done()) throw new Error("stream reader did not reach the end");
+  out.streamMessageCount = n;
+  process.stdout.write(JSON.stringify(out));
+}
+main().catch((e) => {
+  process.stderr.write(String(e && e.stack ? e.stack : e) + "\n");
+  process.exit(1);
+});
