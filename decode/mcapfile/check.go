@@ -393,17 +393,19 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		c.add(int64(footer.SummaryStart), SeverityWarning, "no statistics record")
 		return
 	}
+	// Statistics that disagree with the data are warnings: every message is
+	// still readable.
 	off := int64(footer.SummaryStart)
 	if st.MessageCount != c.total {
-		c.add(off, SeverityError, "statistics count %d messages, the file holds %d", st.MessageCount, c.total)
+		c.add(off, SeverityWarning, "statistics count %d messages, the file holds %d", st.MessageCount, c.total)
 	}
 	if c.total > 0 && (st.MessageStartTime != c.start || st.MessageEndTime != c.end) {
-		c.add(off, SeverityError, "statistics say messages span [%d, %d], they span [%d, %d]", st.MessageStartTime, st.MessageEndTime, c.start, c.end)
+		c.add(off, SeverityWarning, "statistics say messages span [%d, %d], they span [%d, %d]", st.MessageStartTime, st.MessageEndTime, c.start, c.end)
 	}
 	if len(st.ChannelMessageCounts) > 0 {
 		for id, n := range c.counts {
 			if st.ChannelMessageCounts[id] != n {
-				c.add(off, SeverityError, "statistics count %d messages on channel %d, the file holds %d", st.ChannelMessageCounts[id], id, n)
+				c.add(off, SeverityWarning, "statistics count %d messages on channel %d, the file holds %d", st.ChannelMessageCounts[id], id, n)
 			}
 		}
 	}
@@ -419,7 +421,7 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 	}
 	for _, k := range checks {
 		if k.stat != k.real {
-			c.add(off, SeverityError, "statistics count %d %s, the file holds %d", k.stat, k.what, k.real)
+			c.add(off, SeverityWarning, "statistics count %d %s, the file holds %d", k.stat, k.what, k.real)
 		}
 	}
 }

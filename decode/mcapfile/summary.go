@@ -204,7 +204,9 @@ func (ix *index) usable() (bool, string) {
 		if int(ix.stats.ChunkCount) != len(ix.chunks) {
 			return false, fmt.Sprintf("statistics count %d chunks, the index lists %d", ix.stats.ChunkCount, len(ix.chunks))
 		}
-		if int(ix.stats.ChannelCount) != len(ix.channels) {
+		// rosbag2 counts only the channels that have messages, so the
+		// summary may list more channels than the statistics count.
+		if int(ix.stats.ChannelCount) > len(ix.channels) {
 			return false, fmt.Sprintf("statistics count %d channels, the summary lists %d", ix.stats.ChannelCount, len(ix.channels))
 		}
 	}
@@ -264,7 +266,8 @@ func (ix *index) counts(ra io.ReaderAt, file string) (perChannel map[uint16]uint
 			sum += n
 		}
 		if sum == st.MessageCount {
-			return st.ChannelMessageCounts, st.MessageCount, st.MessageStartTime, st.MessageEndTime, true, nil
+			start, end := ix.chunkTimes(st.MessageStartTime, st.MessageEndTime)
+			return st.ChannelMessageCounts, st.MessageCount, start, end, true, nil
 		}
 	}
 	perChannel = map[uint16]uint64{}
@@ -305,7 +308,22 @@ func (ix *index) counts(ra io.ReaderAt, file string) (perChannel map[uint16]uint
 		if total != ix.stats.MessageCount {
 			return nil, 0, 0, 0, false, nil
 		}
-		start, end = ix.stats.MessageStartTime, ix.stats.MessageEndTime
 	}
 	return perChannel, total, start, end, true, nil
+}
+
+// chunkTimes returns the log time span of the chunk indexes, or start and
+// end when there are no chunks. Chunk indexes are preferred to the
+// statistics: some writers (mcap-go before 1.x fixes, used by rosbag2) store
+// a wrong statistics start time when the first message has log time 0.
+func (ix *index) chunkTimes(start, end uint64) (uint64, uint64) {
+	for i, c := range ix.chunks {
+		if i == 0 || c.MessageStartTime < start {
+			start = c.MessageStartTime
+		}
+		if i == 0 || c.MessageEndTime > end {
+			end = c.MessageEndTime
+		}
+	}
+	return start, end
 }
