@@ -74,11 +74,7 @@ func (b *Builder) EndArray() {
 	}
 	top := b.stack[len(b.stack)-1]
 	b.stack = b.stack[:len(b.stack)-1]
-	arr := top.arr
-	if arr == nil {
-		arr = []any{}
-	}
-	b.put(arr)
+	b.put(top.arr)
 }
 
 // Bool stores a bool.
@@ -147,6 +143,9 @@ func (b *Builder) newStruct(t *msgdef.Type) *Struct {
 
 // anySlice returns a zeroed []any of length and capacity n.
 func (b *Builder) anySlice(n int) []any {
+	if n == 0 {
+		return []any{}
+	}
 	if n > anySlab/8 {
 		return make([]any, n)
 	}
