@@ -1,0 +1,18 @@
+// Package analysis computes the statistics of `baglab analyze` from decoded
+// messages: placements and learned placement models (interactive_world_msgs),
+// grasp success rates (rail_manipulation_msgs, rail_pick_and_place_msgs),
+// fact intervals (toaster_msgs), topological maps (lama_msgs) and query
+// service events (remap_msgs).
+//
+// Every analysis is a mergeable accumulator (Analyzer): Add feeds one
+// decoded message, Merge folds in the partial result of another accumulator
+// of the same kind (another file, another worker), and Result computes the
+// statistics. Merging is exact: accumulators keep observations or integer
+// counts, and Result sorts them canonically before any floating-point work,
+// so any split of the input and any merge order give bit-identical numbers.
+//
+// Analyses read fields by name from value trees (decode/value), so the
+// several upstream layouts of a type (rail_manipulation_msgs/Grasp with and
+// without grasp_id) need no special cases. Plotting and report rendering
+// live in the subpackages plot and report.
+package analysis

@@ -1,0 +1,206 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+)
+
+// ThetaMode selects how the learner treats the rotation.
+type ThetaMode uint8
+
+const (
+	// ThetaLinear treats the rotation as an ordinary number, as the original
+	// learner does (a cluster around ±pi is split in two).
+	ThetaLinear ThetaMode = iota
+	// ThetaCircular is a documented deviation from the original: each
+	// group's rotations are re-expressed as the shortest angle from the
+	// group's circular mean (so the cut moves to the antipode of the mean
+	// direction), rank distances use that unwrapped angle, and the model
+	// rotation is wrapped back into (-pi, pi].
+	ThetaCircular
+)
+
+func (m ThetaMode) String() string {
+	if m == ThetaCircular {
+		return "circular"
+	}
+	return "linear"
+}
+
+// LearnOptions configures the placement model learner.
+type LearnOptions struct {
+	// Seed is Weka's random seed; 0 means Weka's default, 100.
+	Seed int32
+	// PruneFraction prunes groups with fewer than
+	// floor(PruneFraction x total placements) placements; 0 means 0.05 (as
+	// interactive_world_parser), a negative value disables pruning.
+	PruneFraction float64
+	// Theta selects linear (original) or circular rotation handling.
+	Theta ThetaMode
+	// Disable skips learning (statistics only).
+	Disable bool
+}
+
+func (o LearnOptions) seed() int32 {
+	if o.Seed == 0 {
+		return 100
+	}
+	return o.Seed
+}
+
+func (o LearnOptions) pruneFraction() float64 {
+	if o.PruneFraction == 0 {
+		return 0.05
+	}
+	return o.PruneFraction
+}
+
+// ClusterStat describes one EM cluster of a group.
+type ClusterStat struct {
+	Index int `json:"index"`
+	// N is the number of placements whose most likely cluster this is.
+	N     int `json:"n"`
+	Prior Num `json:"prior"`
+	// Rank is rank_m (lower is better); +Inf for clusters with fewer than
+	// two members.
+	Rank       Num `json:"rank"`
+	MeanX      Num `json:"mean_x"`
+	MeanY      Num `json:"mean_y"`
+	MeanTheta  Num `json:"mean_theta"`
+	SigmaX     Num `json:"sigma_x"`
+	SigmaY     Num `json:"sigma_y"`
+	SigmaTheta Num `json:"sigma_theta"`
+}
+
+// Position is a geometry_msgs/Point.
+type Position struct {
+	X Num `json:"x"`
+	Y Num `json:"y"`
+	Z Num `json:"z"`
+}
+
+// ModelPlacement is the placement of a model: position and rotation.
+type ModelPlacement struct {
+	Position Position `json:"position"`
+	Rotation Num      `json:"rotation"`
+}
+
+// LearnedModel is the interactive_world_msgs/Model learned for one group.
+type LearnedModel struct {
+	GroupKey
+	N int `json:"n"`
+	// Pruned: the group has fewer than PruneLimit placements.
+	Pruned bool `json:"pruned"`
+	// Skipped: the group has at most one placement.
+	Skipped bool `json:"skipped"`
+	// Clusters is the number of EM clusters.
+	Clusters int `json:"clusters"`
+	// HasPlacement is false when no cluster has two members (or learning
+	// failed): no placement, decision value +Inf.
+	HasPlacement  bool           `json:"has_placement"`
+	Placement     ModelPlacement `json:"placement"`
+	DecisionValue Num            `json:"decision_value"`
+	SigmaX        Num            `json:"sigma_x"`
+	SigmaY        Num            `json:"sigma_y"`
+	SigmaZ        Num            `json:"sigma_z"`
+	SigmaTheta    Num            `json:"sigma_theta"`
+	// LogLikelihood is EM's mean log-likelihood of the group.
+	LogLikelihood Num           `json:"log_likelihood"`
+	ClusterStats  []ClusterStat `json:"cluster_stats,omitempty"`
+	// Assignments is each placement's cluster, in the group's canonical
+	// order (the order of PlacementsResult points).
+	Assignments []int  `json:"-"`
+	Error       string `json:"error,omitempty"`
+}
+
+// learnGroup runs the jinteractiveworld EMModel on one group's points
+// (already in canonical order) and fills m.
+func learnGroup(m *LearnedModel, pts []point, o LearnOptions) {
+	m.DecisionValue = Num(math.Inf(1))
+	rows := make([][]float64, len(pts))
+	offset := 0.0
+	if o.Theta == ThetaCircular {
+		th := make([]float64, len(pts))
+		for i, p := range pts {
+			th[i] = p.Theta
+		}
+		offset = computeCircular(th).Mean
+	}
+	for i, p := range pts {
+		th := p.Theta
+		if o.Theta == ThetaCircular {
+			th = wrapAngle(th - offset)
+		}
+		rows[i] = []float64{p.X, p.Y, th}
+	}
+	e, err := fitEM(rows, o.seed())
+	if err != nil {
+		m.Error = err.Error()
+		return
+	}
+	m.Clusters = e.k
+	m.LogLikelihood = Num(e.loglik)
+	members := make([][]int, e.k)
+	m.Assignments = make([]int, len(rows))
+	for i, r := range rows {
+		c, err := e.assign(r)
+		if err != nil {
+			m.Error = fmt.Sprintf("assigning placement %d: %v", i, err)
+			m.Assignments = nil
+			return
+		}
+		m.Assignments[i] = c
+		members[c] = append(members[c], i)
+	}
+	n := float64(len(rows))
+	best := -1
+	for c := 0; c < e.k; c++ {
+		rank := clusterRank(rows, members[c], n)
+		theta := e.mean[c][2]
+		if o.Theta == ThetaCircular {
+			theta = wrapAngle(theta + offset)
+		}
+		m.ClusterStats = append(m.ClusterStats, ClusterStat{
+			Index: c, N: len(members[c]), Prior: Num(e.priors[c]), Rank: Num(rank),
+			MeanX: Num(e.mean[c][0]), MeanY: Num(e.mean[c][1]), MeanTheta: Num(theta),
+			SigmaX: Num(e.sd[c][0]), SigmaY: Num(e.sd[c][1]), SigmaTheta: Num(e.sd[c][2]),
+		})
+		if rank < float64(m.DecisionValue) {
+			m.DecisionValue = Num(rank)
+			best = c
+		}
+	}
+	if best < 0 {
+		return
+	}
+	cs := m.ClusterStats[best]
+	m.HasPlacement = true
+	m.Placement = ModelPlacement{Position: Position{X: cs.MeanX, Y: cs.MeanY}, Rotation: cs.MeanTheta}
+	m.SigmaX, m.SigmaY, m.SigmaTheta = cs.SigmaX, cs.SigmaY, cs.SigmaTheta
+}
+
+// clusterRank is EMModel's density: the mean Euclidean distance over
+// ordered pairs of members divided by the cluster's share of the group,
+// NaN-free +Inf for clusters with fewer than two members (where Java
+// computes 0/0 and never picks them).
+func clusterRank(rows [][]float64, idx []int, n float64) float64 {
+	nm := len(idx)
+	if nm < 2 {
+		return math.Inf(1)
+	}
+	dist := 0.0
+	for _, i := range idx {
+		for _, j := range idx {
+			if i == j {
+				continue
+			}
+			s := 0.0
+			for k := range rows[i] {
+				d := rows[i][k] - rows[j][k]
+				s += math.Pow(d, 2)
+			}
+			dist += math.Sqrt(s)
+		}
+	}
+	return dist / float64(nm*(nm-1)) * 1.0 / (float64(nm) / n)
+}

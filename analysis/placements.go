@@ -1,0 +1,458 @@
+package analysis
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/baglab/baglab/decode/value"
+)
+
+// Type names read by the placements analysis.
+const (
+	typePlacement  = "interactive_world_msgs/Placement"
+	typeModel      = "interactive_world_msgs/Model"
+	typeTaskModels = "interactive_world_msgs/TaskModels"
+)
+
+// GroupKey identifies a placement group.
+type GroupKey struct {
+	Item             string `json:"item"`
+	Room             string `json:"room"`
+	Surface          string `json:"surface"`
+	ReferenceFrameID string `json:"reference_frame_id"`
+}
+
+func (k GroupKey) String() string {
+	return fmt.Sprintf("%s in %s on %s wrt %s", k.Item, k.Room, k.Surface, k.ReferenceFrameID)
+}
+
+func compareKeys(a, b GroupKey) int {
+	return cmp.Or(cmp.Compare(a.Item, b.Item), cmp.Compare(a.Room, b.Room),
+		cmp.Compare(a.Surface, b.Surface), cmp.Compare(a.ReferenceFrameID, b.ReferenceFrameID))
+}
+
+// point is one observed placement.
+type point struct {
+	X, Y, Z, Theta float64
+	LogTime        int64
+	Topic          string
+	Seq            int // position of the placement within its message
+}
+
+func comparePoints(a, b point) int {
+	return cmp.Or(cmp.Compare(a.LogTime, b.LogTime), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Seq, b.Seq),
+		cmp.Compare(a.X, b.X), cmp.Compare(a.Y, b.Y), cmp.Compare(a.Z, b.Z), cmp.Compare(a.Theta, b.Theta))
+}
+
+// groupRefs keeps the Item, Room and Surface values of a group's earliest
+// placement, for writing models a robot can load.
+type groupRefs struct {
+	first                point
+	item, room, surface *value.Struct
+}
+
+// recordedModel is a Model found in the input.
+type recordedModel struct {
+	Key     GroupKey
+	LogTime int64
+	Topic   string
+	Seq     int
+	X, Y, Z, Theta, Decision, SX, SY, SZ, STheta float64
+}
+
+// Placements accumulates interactive_world_msgs/Placement observations and
+// the Model/TaskModels messages of the input.
+type Placements struct {
+	opts     LearnOptions
+	points   map[GroupKey][]point
+	refs     map[GroupKey]*groupRefs
+	recorded []recordedModel
+}
+
+// NewPlacements returns an empty placements accumulator.
+func NewPlacements(o LearnOptions) *Placements {
+	return &Placements{opts: o, points: map[GroupKey][]point{}, refs: map[GroupKey]*groupRefs{}}
+}
+
+// Kind implements Analyzer.
+func (p *Placements) Kind() string { return "placements" }
+
+// Wants implements Analyzer: interactive_world_msgs types (Placement,
+// PlacementSet, TaskTrainingData, Model, TaskModels and the services and
+// actions that carry them).
+func (p *Placements) Wants(typ string) bool {
+	return packageOf(canonicalType(typ)) == "interactive_world_msgs"
+}
+
+// Add implements Analyzer. Placements are taken wherever they occur except
+// inside a Model (a model's placement is not an observation).
+func (p *Placements) Add(m *Message) error {
+	if m.Value == nil {
+		return nil
+	}
+	seq := 0
+	walk(m.Value, func(n *node) bool {
+		switch n.Type {
+		case typeModel:
+			p.addRecorded(n.S, m, seq)
+			seq++
+			return false
+		case typePlacement:
+			key := GroupKey{
+				Item:             getString(n.S, "item.name"),
+				Room:             getString(n.S, "room.name"),
+				Surface:          getString(n.S, "surface.name"),
+				ReferenceFrameID: getString(n.S, "reference_frame_id"),
+			}
+			x, _ := getFloat(n.S, "position.x")
+			y, _ := getFloat(n.S, "position.y")
+			z, _ := getFloat(n.S, "position.z")
+			th, _ := getFloat(n.S, "rotation")
+			pt := point{X: x, Y: y, Z: z, Theta: th, LogTime: m.LogTime, Topic: m.Topic, Seq: seq}
+			seq++
+			p.points[key] = append(p.points[key], pt)
+			r := p.refs[key]
+			if r == nil || comparePoints(pt, r.first) < 0 {
+				p.refs[key] = &groupRefs{first: pt, item: getStruct(n.S, "item"),
+					room: getStruct(n.S, "room"), surface: getStruct(n.S, "surface")}
+			}
+			return false
+		}
+		return true
+	})
+	return nil
+}
+
+func (p *Placements) addRecorded(s *value.Struct, m *Message, seq int) {
+	pl := getStruct(s, "placement")
+	r := recordedModel{
+		Key: GroupKey{Item: getString(pl, "item.name"), Room: getString(pl, "room.name"),
+			Surface: getString(pl, "surface.name"), ReferenceFrameID: getString(pl, "reference_frame_id")},
+		LogTime: m.LogTime, Topic: m.Topic, Seq: seq,
+	}
+	r.X, _ = getFloat(pl, "position.x")
+	r.Y, _ = getFloat(pl, "position.y")
+	r.Z, _ = getFloat(pl, "position.z")
+	r.Theta, _ = getFloat(pl, "rotation")
+	r.Decision, _ = getFloat(s, "decision_value")
+	r.SX, _ = getFloat(s, "sigma_x")
+	r.SY, _ = getFloat(s, "sigma_y")
+	r.SZ, _ = getFloat(s, "sigma_z")
+	r.STheta, _ = getFloat(s, "sigma_theta")
+	p.recorded = append(p.recorded, r)
+}
+
+// Merge implements Analyzer.
+func (p *Placements) Merge(other Analyzer) error {
+	o, ok := other.(*Placements)
+	if !ok {
+		return mergeKindError(p.Kind(), other)
+	}
+	for k, pts := range o.points {
+		p.points[k] = append(p.points[k], pts...)
+	}
+	for k, r := range o.refs {
+		if cur := p.refs[k]; cur == nil || comparePoints(r.first, cur.first) < 0 {
+			p.refs[k] = r
+		}
+	}
+	p.recorded = append(p.recorded, o.recorded...)
+	return nil
+}
+
+// PlacementGroup holds the statistics of one group.
+type PlacementGroup struct {
+	GroupKey
+	N int `json:"n"`
+	MeanX Num `json:"mean_x"`
+	MeanY Num `json:"mean_y"`
+	MeanZ Num `json:"mean_z"`
+	// SD* are population standard deviations, SDSample* sample ones (NaN
+	// for a single placement).
+	SDX       Num `json:"sd_x"`
+	SDY       Num `json:"sd_y"`
+	SDZ       Num `json:"sd_z"`
+	SDSampleX Num `json:"sd_sample_x"`
+	SDSampleY Num `json:"sd_sample_y"`
+	SDSampleZ Num `json:"sd_sample_z"`
+	// Rotation statistics are circular (radians).
+	RotationMean            Num `json:"rotation_circular_mean"`
+	RotationSD              Num `json:"rotation_circular_sd"`
+	RotationResultantLength Num `json:"rotation_resultant_length"`
+	MinX                    Num `json:"min_x"`
+	MaxX                    Num `json:"max_x"`
+	MinY                    Num `json:"min_y"`
+	MaxY                    Num `json:"max_y"`
+	MinZ                    Num `json:"min_z"`
+	MaxZ                    Num `json:"max_z"`
+	// Spread is sqrt(sd_x^2 + sd_y^2), the RMS distance of the placements
+	// from their mean in the plane of the frame.
+	Spread Num `json:"spread"`
+}
+
+// FrameRank ranks one reference frame of an item: frames with a smaller
+// spread explain the item's placements better.
+type FrameRank struct {
+	GroupKey
+	N      int `json:"n"`
+	Spread Num `json:"spread"`
+	Rank   int `json:"rank"`
+}
+
+// RecordedModel is a Model found in the input, compared with the model
+// learned for the same group.
+type RecordedModel struct {
+	GroupKey
+	Topic         string         `json:"topic"`
+	LogTimeNs     int64          `json:"log_time_ns"`
+	Placement     ModelPlacement `json:"placement"`
+	DecisionValue Num            `json:"decision_value"`
+	SigmaX        Num            `json:"sigma_x"`
+	SigmaY        Num            `json:"sigma_y"`
+	SigmaZ        Num            `json:"sigma_z"`
+	SigmaTheta    Num            `json:"sigma_theta"`
+	// Learned tells whether a model with a placement was learned for the
+	// group; the Delta fields are learned minus recorded.
+	Learned         bool `json:"learned"`
+	DeltaX          Num  `json:"delta_x"`
+	DeltaY          Num  `json:"delta_y"`
+	DeltaRotation   Num  `json:"delta_rotation"`
+	DeltaDecision   Num  `json:"delta_decision_value"`
+	DeltaSigmaX     Num  `json:"delta_sigma_x"`
+	DeltaSigmaY     Num  `json:"delta_sigma_y"`
+	DeltaSigmaTheta Num  `json:"delta_sigma_theta"`
+}
+
+// PlacementPoint is one placement of a group, in canonical order.
+type PlacementPoint struct {
+	X, Y, Z, Rotation float64
+	LogTime           int64
+	Topic             string
+}
+
+// PlacementsResult is the result of the placements analysis.
+type PlacementsResult struct {
+	KindName string `json:"kind"`
+	// Placements counts every observed placement (all frames).
+	Placements int `json:"placements"`
+	// PruneTotal is the placement count the 5% rule is taken of: the
+	// placements expressed in their own surface's frame (one per placement
+	// event in interactive_world_parser), or all placements when there are
+	// none; PruneLimit = floor(fraction x PruneTotal).
+	PruneTotal int              `json:"prune_total"`
+	PruneLimit int              `json:"prune_limit"`
+	Theta      string           `json:"theta"`
+	Groups     []PlacementGroup `json:"groups"`
+	Frames     []FrameRank      `json:"frame_ranking"`
+	Models     []LearnedModel   `json:"models"`
+	Recorded   []RecordedModel  `json:"recorded_models"`
+	// Points holds each group's placements (same order as Groups).
+	Points [][]PlacementPoint `json:"-"`
+	refs   []*groupRefs
+}
+
+// Kind implements Result.
+func (r *PlacementsResult) Kind() string { return "placements" }
+
+// Result implements Analyzer.
+func (p *Placements) Result() (Result, error) {
+	res := &PlacementsResult{KindName: "placements", Theta: p.opts.Theta.String(),
+		Groups: []PlacementGroup{}, Frames: []FrameRank{}, Models: []LearnedModel{}, Recorded: []RecordedModel{}}
+	keys := make([]GroupKey, 0, len(p.points))
+	surfaceFrame := 0
+	for k, pts := range p.points {
+		keys = append(keys, k)
+		res.Placements += len(pts)
+		if k.ReferenceFrameID == k.Surface {
+			surfaceFrame += len(pts)
+		}
+	}
+	slices.SortFunc(keys, compareKeys)
+	res.PruneTotal = surfaceFrame
+	if surfaceFrame == 0 {
+		res.PruneTotal = res.Placements
+	}
+	if f := p.opts.pruneFraction(); f > 0 {
+		res.PruneLimit = int(float64(res.PruneTotal) * f)
+	}
+	learned := map[GroupKey]*LearnedModel{}
+	for _, k := range keys {
+		pts := slices.Clone(p.points[k])
+		slices.SortFunc(pts, comparePoints)
+		g := groupStats(k, pts)
+		res.Groups = append(res.Groups, g)
+		pp := make([]PlacementPoint, len(pts))
+		for i, q := range pts {
+			pp[i] = PlacementPoint{X: q.X, Y: q.Y, Z: q.Z, Rotation: q.Theta, LogTime: q.LogTime, Topic: q.Topic}
+		}
+		res.Points = append(res.Points, pp)
+		res.refs = append(res.refs, p.refs[k])
+		if p.opts.Disable {
+			continue
+		}
+		m := LearnedModel{GroupKey: k, N: len(pts), DecisionValue: Num(math.Inf(1))}
+		switch {
+		case len(pts) < res.PruneLimit:
+			m.Pruned = true
+		case len(pts) <= 1:
+			m.Skipped = true
+		default:
+			learnGroup(&m, pts, p.opts)
+		}
+		res.Models = append(res.Models, m)
+		learned[k] = &res.Models[len(res.Models)-1]
+	}
+	res.Frames = rankFrames(res.Groups)
+	res.Recorded = p.compareRecorded(learned)
+	return res, nil
+}
+
+func groupStats(k GroupKey, pts []point) PlacementGroup {
+	xs := make([]float64, len(pts))
+	ys := make([]float64, len(pts))
+	zs := make([]float64, len(pts))
+	ts := make([]float64, len(pts))
+	for i, q := range pts {
+		xs[i], ys[i], zs[i], ts[i] = q.X, q.Y, q.Z, q.Theta
+	}
+	mx, my, mz := computeMoments(xs), computeMoments(ys), computeMoments(zs)
+	c := computeCircular(ts)
+	return PlacementGroup{
+		GroupKey: k, N: len(pts),
+		MeanX: Num(mx.Mean), MeanY: Num(my.Mean), MeanZ: Num(mz.Mean),
+		SDX: Num(mx.SD), SDY: Num(my.SD), SDZ: Num(mz.SD),
+		SDSampleX: Num(mx.SDSample), SDSampleY: Num(my.SDSample), SDSampleZ: Num(mz.SDSample),
+		RotationMean: Num(c.Mean), RotationSD: Num(c.SD), RotationResultantLength: Num(c.R),
+		MinX: Num(mx.Min), MaxX: Num(mx.Max), MinY: Num(my.Min), MaxY: Num(my.Max), MinZ: Num(mz.Min), MaxZ: Num(mz.Max),
+		Spread: Num(math.Sqrt(mx.SD*mx.SD + my.SD*my.SD)),
+	}
+}
+
+// rankFrames ranks, for each item, its groups with at least two placements
+// by spread (ties by key order).
+func rankFrames(groups []PlacementGroup) []FrameRank {
+	out := []FrameRank{}
+	byItem := map[string][]FrameRank{}
+	for _, g := range groups {
+		if g.N < 2 {
+			continue
+		}
+		byItem[g.Item] = append(byItem[g.Item], FrameRank{GroupKey: g.GroupKey, N: g.N, Spread: g.Spread})
+	}
+	for _, item := range sortedKeys(byItem) {
+		fr := byItem[item]
+		slices.SortStableFunc(fr, func(a, b FrameRank) int {
+			return cmp.Or(cmp.Compare(float64(a.Spread), float64(b.Spread)), compareKeys(a.GroupKey, b.GroupKey))
+		})
+		for i := range fr {
+			fr[i].Rank = i + 1
+		}
+		out = append(out, fr...)
+	}
+	return out
+}
+
+// compareRecorded keeps the latest recorded model per group and compares it
+// with the learned one.
+func (p *Placements) compareRecorded(learned map[GroupKey]*LearnedModel) []RecordedModel {
+	latest := map[GroupKey]recordedModel{}
+	for _, r := range p.recorded {
+		cur, ok := latest[r.Key]
+		if !ok || cmp.Or(cmp.Compare(r.LogTime, cur.LogTime), cmp.Compare(r.Topic, cur.Topic), cmp.Compare(r.Seq, cur.Seq)) > 0 {
+			latest[r.Key] = r
+		}
+	}
+	keys := make([]GroupKey, 0, len(latest))
+	for k := range latest {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, compareKeys)
+	out := []RecordedModel{}
+	nan := Num(math.NaN())
+	for _, k := range keys {
+		r := latest[k]
+		rm := RecordedModel{GroupKey: k, Topic: r.Topic, LogTimeNs: r.LogTime,
+			Placement:     ModelPlacement{Position: Position{X: Num(r.X), Y: Num(r.Y), Z: Num(r.Z)}, Rotation: Num(r.Theta)},
+			DecisionValue: Num(r.Decision), SigmaX: Num(r.SX), SigmaY: Num(r.SY), SigmaZ: Num(r.SZ), SigmaTheta: Num(r.STheta),
+			DeltaX: nan, DeltaY: nan, DeltaRotation: nan, DeltaDecision: nan, DeltaSigmaX: nan, DeltaSigmaY: nan, DeltaSigmaTheta: nan,
+		}
+		if l := learned[k]; l != nil && l.HasPlacement {
+			rm.Learned = true
+			rm.DeltaX = l.Placement.Position.X - Num(r.X)
+			rm.DeltaY = l.Placement.Position.Y - Num(r.Y)
+			rm.DeltaRotation = l.Placement.Rotation - Num(r.Theta)
+			rm.DeltaDecision = l.DecisionValue - Num(r.Decision)
+			rm.DeltaSigmaX = l.SigmaX - Num(r.SX)
+			rm.DeltaSigmaY = l.SigmaY - Num(r.SY)
+			rm.DeltaSigmaTheta = l.SigmaTheta - Num(r.STheta)
+		}
+		out = append(out, rm)
+	}
+	return out
+}
+
+// Tables implements Result.
+func (r *PlacementsResult) Tables() []*Table {
+	groups := newTable("placement_groups", false, "item", "room", "surface", "reference_frame_id", "n:i",
+		"mean_x:f", "mean_y:f", "mean_z:f", "sd_x:f", "sd_y:f", "sd_z:f", "sd_sample_x:f", "sd_sample_y:f", "sd_sample_z:f",
+		"rotation_circular_mean:f", "rotation_circular_sd:f", "rotation_resultant_length:f",
+		"min_x:f", "max_x:f", "min_y:f", "max_y:f", "min_z:f", "max_z:f", "spread:f")
+	for _, g := range r.Groups {
+		groups.add(g.Item, g.Room, g.Surface, g.ReferenceFrameID, g.N, g.MeanX, g.MeanY, g.MeanZ, g.SDX, g.SDY, g.SDZ,
+			g.SDSampleX, g.SDSampleY, g.SDSampleZ, g.RotationMean, g.RotationSD, g.RotationResultantLength,
+			g.MinX, g.MaxX, g.MinY, g.MaxY, g.MinZ, g.MaxZ, g.Spread)
+	}
+	frames := newTable("frame_ranking", false, "item", "room", "surface", "reference_frame_id", "n:i", "spread:f", "rank:i")
+	for _, f := range r.Frames {
+		frames.add(f.Item, f.Room, f.Surface, f.ReferenceFrameID, f.N, f.Spread, f.Rank)
+	}
+	models := newTable("models", false, "item", "room", "surface", "reference_frame_id", "n:i", "pruned:b", "skipped:b",
+		"clusters:i", "has_placement:b", "x:f", "y:f", "z:f", "rotation:f", "decision_value:f",
+		"sigma_x:f", "sigma_y:f", "sigma_z:f", "sigma_theta:f")
+	clusters := newTable("model_clusters", true, "item", "room", "surface", "reference_frame_id", "cluster:i", "n:i",
+		"prior:f", "rank:f", "mean_x:f", "mean_y:f", "mean_theta:f", "sigma_x:f", "sigma_y:f", "sigma_theta:f")
+	for _, m := range r.Models {
+		models.add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, m.N, m.Pruned, m.Skipped, m.Clusters, m.HasPlacement,
+			m.Placement.Position.X, m.Placement.Position.Y, m.Placement.Position.Z, m.Placement.Rotation, m.DecisionValue,
+			m.SigmaX, m.SigmaY, m.SigmaZ, m.SigmaTheta)
+		for _, c := range m.ClusterStats {
+			clusters.add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, c.Index, c.N, c.Prior, c.Rank,
+				c.MeanX, c.MeanY, c.MeanTheta, c.SigmaX, c.SigmaY, c.SigmaTheta)
+		}
+	}
+	recorded := newTable("recorded_models", false, "item", "room", "surface", "reference_frame_id", "topic", "log_time_ns:i",
+		"x:f", "y:f", "rotation:f", "decision_value:f", "sigma_x:f", "sigma_y:f", "sigma_theta:f", "learned:b",
+		"delta_x:f", "delta_y:f", "delta_rotation:f", "delta_decision_value:f")
+	for _, m := range r.Recorded {
+		recorded.add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, m.Topic, m.LogTimeNs, m.Placement.Position.X,
+			m.Placement.Position.Y, m.Placement.Rotation, m.DecisionValue, m.SigmaX, m.SigmaY, m.SigmaTheta, m.Learned,
+			m.DeltaX, m.DeltaY, m.DeltaRotation, m.DeltaDecision)
+	}
+	points := newTable("placements", true, "item", "room", "surface", "reference_frame_id", "log_time_ns:i", "topic",
+		"x:f", "y:f", "z:f", "rotation:f", "cluster:i")
+	for gi, g := range r.Groups {
+		var assign []int
+		if gi < len(r.Models) {
+			assign = r.Models[gi].Assignments
+		}
+		for i, q := range r.Points[gi] {
+			c := int64(-1)
+			if i < len(assign) {
+				c = int64(assign[i])
+			}
+			points.add(g.Item, g.Room, g.Surface, g.ReferenceFrameID, q.LogTime, q.Topic, q.X, q.Y, q.Z, q.Rotation, c)
+		}
+	}
+	return []*Table{groups, frames, models, clusters, recorded, points}
+}
+
+func packageOf(typ string) string {
+	for i := 0; i < len(typ); i++ {
+		if typ[i] == '/' {
+			return typ[:i]
+		}
+	}
+	return typ
+}
