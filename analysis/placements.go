@@ -49,16 +49,16 @@ func comparePoints(a, b point) int {
 // groupRefs keeps the Item, Room and Surface values of a group's earliest
 // placement, for writing models a robot can load.
 type groupRefs struct {
-	first                point
+	first               point
 	item, room, surface *value.Struct
 }
 
 // recordedModel is a Model found in the input.
 type recordedModel struct {
-	Key     GroupKey
-	LogTime int64
-	Topic   string
-	Seq     int
+	Key                                          GroupKey
+	LogTime                                      int64
+	Topic                                        string
+	Seq                                          int
 	X, Y, Z, Theta, Decision, SX, SY, SZ, STheta float64
 }
 
@@ -165,7 +165,7 @@ func (p *Placements) Merge(other Analyzer) error {
 // PlacementGroup holds the statistics of one group.
 type PlacementGroup struct {
 	GroupKey
-	N int `json:"n"`
+	N     int `json:"n"`
 	MeanX Num `json:"mean_x"`
 	MeanY Num `json:"mean_y"`
 	MeanZ Num `json:"mean_z"`
