@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/sink"
+	"github.com/spf13/cobra"
+)
+
+type catOptions struct {
+	g       *globalOptions
+	files   []string
+	sel     selectionOptions
+	limit   int64
+	skipBad bool
+}
+
+func newCatCmd(g *globalOptions) *cobra.Command {
+	o := &catOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "cat FILE...",
+		Short: "Print messages as NDJSON, decoded from the definitions in the file",
+		Long: `Print messages as NDJSON on stdout, one per line, in log time order (several
+files are merged by time):
+  {"topic","type","log_time_ns","message":{...}}
+Field names are exactly as defined. ROS1 time/duration appear as
+{"sec","nsec"}; ROS2 builtin_interfaces keep their own fields; uint8[]/char[]
+are base64 strings; NaN and ±Inf are the strings "NaN", "Infinity",
+"-Infinity"; 64-bit integers are exact.`,
+		Example: `  baglab cat study.bag --topics /placements --limit 5
+  baglab cat run.mcap --topics '/grasp/**' --start +10s --end +20s
+  baglab cat a.bag b.bag | jq -c '.message.facts[]?'`,
+		Args: argsUsage(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			if o.limit < 0 {
+				return usageErrorf("--limit must be >= 0")
+			}
+			return runCat(o)
+		},
+	}
+	o.sel.addFlags(cmd)
+	cmd.Flags().Int64VarP(&o.limit, "limit", "n", 0, "stop after N messages (0 = all)")
+	cmd.Flags().BoolVar(&o.skipBad, "skip-bad", false, "skip messages that fail to decode, reporting each on stderr, instead of stopping")
+	return cmd
+}
+
+func runCat(o *catOptions) error {
+	reg, err := o.g.registry()
+	if err != nil {
+		return err
+	}
+	r, err := openInputs(o.files)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	f, err := o.sel.filter(r)
+	if err != nil {
+		return err
+	}
+	it, err := r.Messages(f)
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+
+	out := bufio.NewWriterSize(o.g.stdout, 1<<20)
+	res := decode.NewResolver(reg)
+	lw := newLineWriter(res)
+	var n, skipped int64
+	for o.limit == 0 || n < o.limit {
+		if err := o.g.ctx.Err(); err != nil {
+			out.Flush()
+			return err
+		}
+		m, err := it.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			out.Flush()
+			return err
+		}
+		line, err := lw.line(m)
+		if err != nil {
+			if !o.skipBad {
+				out.Flush()
+				return err
+			}
+			skipped++
+			o.g.note("baglab: skipped: %v", err)
+			continue
+		}
+		if _, err := out.Write(line); err != nil {
+			return err
+		}
+		n++
+	}
+	if skipped > 0 {
+		o.g.note("baglab: %d message(s) skipped, %d printed", skipped, n)
+	}
+	return out.Flush()
+}
+
+// lineWriter renders messages as NDJSON lines, reusing its buffer.
+type lineWriter struct {
+	res  *decode.Resolver
+	decs map[*record.Channel]decode.Decoder
+	jw   *sink.JSONWriter
+	buf  []byte
+}
+
+func newLineWriter(res *decode.Resolver) *lineWriter {
+	return &lineWriter{res: res, decs: map[*record.Channel]decode.Decoder{}, jw: sink.NewJSONWriter()}
+}
+
+// line returns m as one NDJSON line (with its newline), valid until the next call.
+func (lw *lineWriter) line(m *record.Message) ([]byte, error) {
+	ch := m.Channel
+	b := append(lw.buf[:0], `{"topic":`...)
+	b = sink.AppendJSONString(b, ch.Topic)
+	b = append(b, `,"type":`...)
+	b = sink.AppendJSONString(b, typeName(ch))
+	b = append(b, `,"log_time_ns":`...)
+	b = strconv.AppendInt(b, m.LogTime, 10)
+	b = append(b, `,"message":`...)
+	if ch.MessageEncoding == "json" {
+		if !json.Valid(m.Data) {
+			return nil, messageError(m, &record.Error{Offset: 0, Err: record.ErrFormat, Detail: "invalid JSON message"})
+		}
+		b = append(b, m.Data...)
+	} else {
+		dec, ok := lw.decs[ch]
+		if !ok {
+			var err error
+			dec, err = lw.res.For(ch)
+			if err != nil {
+				return nil, record.WithFile(err, m.Source, -1, ch.Topic)
+			}
+			lw.decs[ch] = dec
+		}
+		lw.jw.Begin(b)
+		if err := dec.Decode(m.Data, lw.jw); err != nil {
+			return nil, messageError(m, err)
+		}
+		b = lw.jw.JSON()
+	}
+	b = append(b, "}\n"...)
+	lw.buf = b
+	return b, nil
+}
+
+// messageError places a codec error (offset within the message) in its file.
+func messageError(m *record.Message, err error) error {
+	var e *record.Error
+	if !errors.As(err, &e) {
+		return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+	}
+	c := *e
+	c.File = m.Source
+	c.Topic = m.Channel.Topic
+	if c.Offset >= 0 {
+		c.Detail = joinNonEmpty(fmt.Sprintf("byte %d of the %s message at log time %d", c.Offset, typeName(m.Channel), m.LogTime), c.Detail)
+	}
+	c.Offset = m.Offset
+	return &c
+}

@@ -1,0 +1,115 @@
+package decode
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"sync"
+
+	"github.com/baglab/baglab/decode/cdr"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/decode/value"
+)
+
+// Decoder is a codec compiled for one schema.
+type Decoder interface {
+	// Type is the resolved message type.
+	Type() *msgdef.Type
+	// Decode walks data and calls s in schema order.
+	Decode(data []byte, s sink.Sink) error
+	// DecodeValue decodes data into a value tree.
+	DecodeValue(data []byte) (*value.Struct, error)
+}
+
+// Resolver compiles decoders for channels, once per schema, and is safe for
+// concurrent use. Definitions stored in the file win over the registry; the
+// registry serves files that carry none (some rosbag2 databases).
+type Resolver struct {
+	reg   *msgdef.Registry
+	mu    sync.Mutex
+	cache map[schemaKey]*resolved
+}
+
+type schemaKey struct {
+	name, schemaEncoding, msgEncoding string
+	sum                               [32]byte
+}
+
+type resolved struct {
+	dec Decoder
+	err error
+}
+
+// NewResolver returns a Resolver that falls back to reg (msgdef.Default()
+// when nil).
+func NewResolver(reg *msgdef.Registry) *Resolver {
+	if reg == nil {
+		reg = msgdef.Default()
+	}
+	return &Resolver{reg: reg, cache: map[schemaKey]*resolved{}}
+}
+
+// Registry returns the registry the resolver falls back to.
+func (r *Resolver) Registry() *msgdef.Registry { return r.reg }
+
+// For returns the decoder for ch's messages.
+func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
+	s := ch.Schema
+	if s == nil {
+		s = &record.Schema{}
+	}
+	key := schemaKey{name: s.Name, schemaEncoding: s.Encoding, msgEncoding: ch.MessageEncoding, sum: sha256.Sum256(s.Data)}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if res, ok := r.cache[key]; ok {
+		return res.dec, res.err
+	}
+	dec, err := r.compile(ch, s)
+	if err != nil {
+		err = &record.Error{Offset: -1, Topic: ch.Topic, Err: err, Detail: fmt.Sprintf("type %s", s.Name)}
+	}
+	r.cache[key] = &resolved{dec: dec, err: err}
+	return dec, err
+}
+
+func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error) {
+	t, err := msgdef.FromSchema(s.Name, s.Encoding, s.Data, r.reg)
+	if err != nil {
+		return nil, err
+	}
+	switch ch.MessageEncoding {
+	case "ros1":
+		d, err := ros1.Compile(t)
+		if err != nil {
+			return nil, err
+		}
+		return ros1Decoder{t, d}, nil
+	case "cdr":
+		d, err := cdr.Compile(t)
+		if err != nil {
+			return nil, err
+		}
+		return cdrDecoder{t, d}, nil
+	}
+	return nil, fmt.Errorf("%w: message encoding %q", record.ErrUnsupported, ch.MessageEncoding)
+}
+
+type ros1Decoder struct {
+	t *msgdef.Type
+	d *ros1.Decoder
+}
+
+func (d ros1Decoder) Type() *msgdef.Type                          { return d.t }
+func (d ros1Decoder) Decode(b []byte, s sink.Sink) error          { return d.d.Decode(b, s) }
+func (d ros1Decoder) DecodeValue(b []byte) (*value.Struct, error) { return d.d.DecodeValue(b) }
+
+type cdrDecoder struct {
+	t *msgdef.Type
+	d *cdr.Decoder
+}
+
+func (d cdrDecoder) Type() *msgdef.Type                          { return d.t }
+func (d cdrDecoder) Decode(b []byte, s sink.Sink) error          { return d.d.Decode(b, s) }
+func (d cdrDecoder) DecodeValue(b []byte) (*value.Struct, error) { return d.d.DecodeValue(b) }

@@ -1,0 +1,127 @@
+package decode
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/baglab/baglab/decode/bag"
+	"github.com/baglab/baglab/decode/db3"
+	"github.com/baglab/baglab/decode/mcapfile"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// Format names a recording format.
+type Format string
+
+// The recording formats baglab reads.
+const (
+	FormatBag  Format = "bag"
+	FormatMCAP Format = "mcap"
+	FormatDB3  Format = "db3"
+)
+
+var (
+	bagMagic    = []byte("#ROSBAG V2.0\n")
+	mcapMagic   = []byte("\x89MCAP0\r\n")
+	sqliteMagic = []byte("SQLite format 3\x00")
+)
+
+// Sniff reports the format of the file at path from its first bytes. A
+// directory is a rosbag2 folder (db3 or MCAP storage, see metadata.yaml).
+func Sniff(path string) (Format, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		return sniffDir(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return "", err
+	}
+	return sniffBytes(path, head[:n])
+}
+
+func sniffBytes(path string, head []byte) (Format, error) {
+	switch {
+	case bytes.HasPrefix(head, bagMagic):
+		return FormatBag, nil
+	case bytes.HasPrefix(head, mcapMagic):
+		return FormatMCAP, nil
+	case bytes.HasPrefix(head, sqliteMagic):
+		return FormatDB3, nil
+	case len(head) == 0:
+		return "", &record.Error{File: path, Offset: 0, Err: record.ErrTruncated, Detail: "empty file"}
+	case bytes.HasPrefix(head, []byte("#ROSBAG V")):
+		return "", &record.Error{File: path, Offset: 0, Err: record.ErrUnsupported,
+			Detail: fmt.Sprintf("bag version %q (only 2.0 is supported)", bytes.TrimSpace(head[:min(len(head), 14)]))}
+	}
+	return "", &record.Error{File: path, Offset: 0, Err: record.ErrFormat,
+		Detail: "not a recording: expected a ROS1 bag (#ROSBAG V2.0), an MCAP file or a rosbag2 sqlite3 database"}
+}
+
+// sniffDir recognises a rosbag2 folder by its metadata.yaml storage identifier.
+func sniffDir(dir string) (Format, error) {
+	meta, err := db3.ReadBag2Metadata(dir)
+	if err != nil {
+		return "", err
+	}
+	switch meta.StorageIdentifier {
+	case "sqlite3":
+		return FormatDB3, nil
+	case "mcap":
+		return FormatMCAP, nil
+	}
+	return "", &record.Error{File: filepath.Join(dir, "metadata.yaml"), Offset: -1, Err: record.ErrUnsupported,
+		Detail: fmt.Sprintf("storage_identifier %q", meta.StorageIdentifier)}
+}
+
+// Open opens a recording of any supported format. A rosbag2 folder with MCAP
+// storage opens as its split files merged in time order.
+func Open(path string) (record.Reader, error) {
+	format, err := Sniff(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case FormatBag:
+		return bag.Open(path)
+	case FormatDB3:
+		return db3.Open(path)
+	case FormatMCAP:
+		if st.IsDir() {
+			return openMCAPDir(path)
+		}
+		return mcapfile.Open(path)
+	}
+	return nil, fmt.Errorf("%s: unsupported format %q", path, format)
+}
+
+// FormatOf returns the format of an open reader.
+func FormatOf(r record.Reader) Format {
+	switch r.(type) {
+	case *bag.Reader:
+		return FormatBag
+	case *mcapfile.Reader:
+		return FormatMCAP
+	case *db3.Reader:
+		return FormatDB3
+	case *multiReader:
+		return FormatMCAP
+	}
+	return ""
+}
