@@ -1,0 +1,352 @@
+package bag
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode/record"
+)
+
+// The interop tests run Debian ROS1 rosbag (python3-rosbag, always as
+// /usr/bin/python3) through testdata/rosbag_peer.py.
+
+type peerMessage struct {
+	Topic  string `json:"topic"`
+	TimeNs int64  `json:"time_ns"`
+	Raw    string `json:"raw"`
+	Text   string `json:"text"`
+}
+
+type peerOutput struct {
+	Connections []struct {
+		ID     uint32            `json:"id"`
+		Topic  string            `json:"topic"`
+		Header map[string]string `json:"header"`
+	} `json:"connections"`
+	Messages    []peerMessage `json:"messages"`
+	Count       int           `json:"count"`
+	Compression string        `json:"compression"`
+	// Read is what rosbag reads back from the bag it wrote.
+	Read *peerOutput `json:"read"`
+}
+
+func runPeer(t *testing.T, args ...string) *peerOutput {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("needs Debian rosbag (skipped with -short)")
+	}
+	cmd := exec.Command("/usr/bin/python3", append([]string{filepath.Join("testdata", "rosbag_peer.py")}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("rosbag_peer.py %v: %v\n%s", args, err, stderr.String())
+	}
+	var p peerOutput
+	if err := json.Unmarshal(out, &p); err != nil {
+		t.Fatal(err)
+	}
+	return &p
+}
+
+// timeOrder stable-sorts messages by time. Debian rosbag's read_messages
+// merges per-connection indexes that it concatenates chunk by chunk; when a
+// connection's stamps go back in time across chunks that merge is not in
+// time order, while ours is. Equal times keep rosbag's order (by
+// connection), which ours follows too.
+func timeOrder(m []msg) []msg {
+	m = slices.Clone(m)
+	slices.SortStableFunc(m, func(a, b msg) int { return cmp.Compare(a.time, b.time) })
+	return m
+}
+
+func (p *peerOutput) msgs(t *testing.T) []msg {
+	t.Helper()
+	out := make([]msg, len(p.Messages))
+	for i, m := range p.Messages {
+		data, err := hex.DecodeString(m.Raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = msg{m.Topic, m.TimeNs, data}
+	}
+	return out
+}
+
+func equalMsgs(t *testing.T, got, want []msg) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d messages, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].topic != want[i].topic || got[i].time != want[i].time || !bytes.Equal(got[i].data, want[i].data) {
+			t.Fatalf("message %d = %s %d %x, want %s %d %x", i, got[i].topic, got[i].time, got[i].data,
+				want[i].topic, want[i].time, want[i].data)
+		}
+	}
+}
+
+// TestReadRosbagBags reads bags written by Debian rosbag (three
+// compressions, chunks of 4 KiB, a late publisher whose stamps reach back
+// into earlier chunks, equal times across connections) and compares every
+// message with rosbag's own read_messages, in order.
+func TestReadRosbagBags(t *testing.T) {
+	for _, comp := range []string{"none", "bz2", "lz4"} {
+		t.Run(comp, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "peer.bag")
+			want := runPeer(t, "write", path, comp).Read
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if !r.Indexed() {
+				t.Fatalf("not indexed: %v", r.IndexError())
+			}
+			if slices.IsSortedFunc(want.msgs(t), func(a, b msg) int { return cmp.Compare(a.time, b.time) }) {
+				t.Fatal("rosbag's order is time order: the test lost its late publisher")
+			}
+			equalMsgs(t, collect(t, r, record.Filter{}), timeOrder(want.msgs(t)))
+			chs, err := r.Channels()
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPeerChannels(t, chs, want)
+			s, err := r.Summary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.MessageCount != uint64(want.Count) || s.Compression != want.Compression {
+				t.Errorf("summary count %d compression %s, want %d %s", s.MessageCount, s.Compression, want.Count, want.Compression)
+			}
+			// A topic and time filter selects the same messages as filtering rosbag's list.
+			f := record.Filter{Topic: func(s string) bool { return s != "/chatter" }, Start: 1700000000_500000000, End: 1700000002_000000000}
+			var sel []msg
+			for _, m := range timeOrder(want.msgs(t)) {
+				if f.Match(m.topic, m.time) {
+					sel = append(sel, m)
+				}
+			}
+			equalMsgs(t, collect(t, r, f), sel)
+		})
+	}
+}
+
+func checkPeerChannels(t *testing.T, chs []*record.Channel, want *peerOutput) {
+	t.Helper()
+	if len(chs) != len(want.Connections) {
+		t.Fatalf("%d channels, want %d", len(chs), len(want.Connections))
+	}
+	for _, c := range want.Connections {
+		i := slices.IndexFunc(chs, func(ch *record.Channel) bool { return ch.ID == c.ID })
+		if i < 0 {
+			t.Fatalf("no channel %d", c.ID)
+		}
+		ch := chs[i]
+		h := c.Header
+		if ch.Topic != c.Topic || ch.Schema.Name != h["type"] || ch.Schema.MD5 != h["md5sum"] || string(ch.Schema.Data) != h["message_definition"] {
+			t.Errorf("channel %d = %s %s %s, want %v", c.ID, ch.Topic, ch.Schema.Name, ch.Schema.MD5, h)
+		}
+		for k, v := range h {
+			if k != "topic" && k != "type" && k != "md5sum" && k != "message_definition" && ch.Metadata[k] != v {
+				t.Errorf("channel %d metadata %s = %q, want %q", c.ID, k, ch.Metadata[k], v)
+			}
+		}
+	}
+}
+
+// TestReadActiveBag reads a bag left as rosbag record leaves it when
+// killed (chunks written, no index, index_pos 0): messages come in file
+// order, which is the order rosbag wrote them. Cut at many places, the
+// reader yields a prefix of them and then a truncation error, or io.EOF
+// with WithSkipBad.
+func TestReadActiveBag(t *testing.T) {
+	for _, comp := range []string{"none", "bz2", "lz4"} {
+		t.Run(comp, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "active.bag")
+			written := runPeer(t, "write", path, comp, "active").msgs(t)
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if r.Indexed() || !errors.Is(r.IndexError(), record.ErrNotFound) {
+				t.Fatalf("Indexed %v, index error %v", r.Indexed(), r.IndexError())
+			}
+			equalMsgs(t, collect(t, r, record.Filter{}), written)
+			s, err := r.Summary()
+			if err != nil || s.MessageCount != uint64(len(written)) || s.Compression != comp || len(s.Topics) != 3 {
+				t.Fatalf("summary %+v, %v", s, err)
+			}
+
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			prev := -1
+			for cut := len(data) - 1; cut > 4200; cut -= 211 {
+				got, err := readCut(data[:cut], false, nil)
+				// A cut between two records leaves a shorter valid bag.
+				if err != nil && !errors.Is(err, record.ErrTruncated) {
+					t.Fatalf("cut at %d: error %v, want ErrTruncated", cut, err)
+				}
+				wantSkips := 1
+				if err == nil {
+					wantSkips = 0
+				}
+				equalMsgs(t, got, written[:len(got)])
+				if prev >= 0 && len(got) > prev {
+					t.Fatalf("cut at %d gives %d messages, more than a longer cut (%d)", cut, len(got), prev)
+				}
+				prev = len(got)
+				var skipped []Skipped
+				got2, err := readCut(data[:cut], true, &skipped)
+				if err != nil || len(got2) != len(got) || len(skipped) != wantSkips || wantSkips == 1 && skipped[0].Offset+skipped[0].Length != int64(cut) {
+					t.Fatalf("cut at %d with skip-bad: %d messages (strict %d), %v, skipped %+v", cut, len(got2), len(got), err, skipped)
+				}
+			}
+			if comp == "none" {
+				// Stored chunks lose at most the message being written.
+				got, _ := readCut(data[:len(data)-1], false, nil)
+				if len(got) < len(written)-1 {
+					t.Errorf("cutting the last byte loses %d messages", len(written)-len(got))
+				}
+			}
+		})
+	}
+}
+
+// readCut reads all messages of a bag held in data.
+func readCut(data []byte, skipBad bool, skipped *[]Skipped) ([]msg, error) {
+	var opts []Option
+	if skipBad {
+		opts = append(opts, WithSkipBad(func(s Skipped) { *skipped = append(*skipped, s) }))
+	}
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), "cut.bag", opts...)
+	if err != nil {
+		return nil, err
+	}
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	var out []msg
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		out = append(out, msg{m.Channel.Topic, m.LogTime, slices.Clone(m.Data)})
+	}
+}
+
+// TestWriterRosbagReads writes with our Writer the messages Debian rosbag
+// wrote (its serialized bytes, its connection headers), then has rosbag
+// read our bag: it must see the same messages in the same order, decode
+// them to the same values, and `rosbag info` must accept the file.
+func TestWriterRosbagReads(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.bag")
+	want := runPeer(t, "write", src, "none").Read
+	for _, comp := range []Compression{CompressionNone, CompressionLZ4, CompressionBZ2} {
+		t.Run(string(comp), func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(dir, "ours-"+string(comp)+".bag")
+			w, err := Create(path, WithCompression(comp), WithChunkSize(3000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids := map[string]uint32{}
+			// Register connections in rosbag's order so ties come out alike.
+			for _, c := range want.Connections {
+				md := map[string]string{}
+				for k, v := range c.Header {
+					md[k] = v
+				}
+				id, err := w.AddChannel(&record.Channel{Topic: c.Topic, MessageEncoding: "ros1", Metadata: md,
+					Schema: &record.Schema{Name: c.Header["type"], MD5: c.Header["md5sum"], Data: []byte(c.Header["message_definition"])}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids[c.Topic] = id
+			}
+			// Write in rosbag's recording order (the source bag's file order).
+			sr, err := Open(src, WithoutIndex())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range collect(t, sr, record.Filter{}) {
+				if err := w.WriteMessage(ids[m.topic], &record.Message{LogTime: m.time, Data: m.data}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sr.Close()
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			got := runPeer(t, "read", path)
+			if got.Count != want.Count || got.Compression != string(comp) {
+				t.Errorf("rosbag sees %d messages, compression %s", got.Count, got.Compression)
+			}
+			if len(got.Messages) != len(want.Messages) {
+				t.Fatalf("rosbag reads %d messages, want %d", len(got.Messages), len(want.Messages))
+			}
+			byTime := func(a, b peerMessage) int { return cmp.Compare(a.TimeNs, b.TimeNs) }
+			gotSorted, wantSorted := slices.Clone(got.Messages), slices.Clone(want.Messages)
+			slices.SortStableFunc(gotSorted, byTime)
+			slices.SortStableFunc(wantSorted, byTime)
+			for i := range gotSorted {
+				if gotSorted[i] != wantSorted[i] {
+					t.Fatalf("rosbag message %d = %+v, want %+v", i, gotSorted[i], wantSorted[i])
+				}
+			}
+			checkPeerConnections(t, got, want)
+			info, err := exec.Command("/usr/bin/python3", "/usr/bin/rosbag", "info", "--yaml", path).CombinedOutput()
+			if err != nil || !strings.Contains(string(info), "indexed: True") || !strings.Contains(string(info), "messages: 460") {
+				t.Fatalf("rosbag info: %v\n%s", err, info)
+			}
+			// And our reader reads it back equal to rosbag's reading.
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			equalMsgs(t, collect(t, r, record.Filter{}), timeOrder(want.msgs(t)))
+		})
+	}
+}
+
+func checkPeerConnections(t *testing.T, got, want *peerOutput) {
+	t.Helper()
+	if len(got.Connections) != len(want.Connections) {
+		t.Fatalf("%d connections, want %d", len(got.Connections), len(want.Connections))
+	}
+	for i, c := range got.Connections {
+		w := want.Connections[i]
+		for _, k := range []string{"topic", "type", "md5sum", "message_definition", "callerid", "latching"} {
+			wv, ok := w.Header[k]
+			if !ok && k == "latching" {
+				wv = "0"
+			}
+			if c.Header[k] != wv {
+				t.Errorf("connection %d %s = %q, want %q", i, k, c.Header[k], wv)
+			}
+		}
+	}
+}
