@@ -11,9 +11,12 @@ import (
 	"github.com/baglab/baglab/decode/value"
 )
 
+// sep separates the definitions of a MSG: bundle.
+const sep = "================================================================================\n"
+
 func mustType(t testing.TB, name, text string) *msgdef.Type {
 	t.Helper()
-	typ, err := parseBundle(name, text)
+	typ, err := msgdef.ParseBundle(name, text, msgdef.ROS2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,8 +194,8 @@ func TestHugeCounts(t *testing.T) {
 		{"a", "int64[] a\n"},
 		{"a", "string[] a\n"},
 		{"a", "uint8[] a\n"},
-		{"a", "Item[] a\n" + "===\nMSG: t/Item\nstring s\nfloat64 x\n"},
-		{"a", "Empty[] a\n" + "===\nMSG: t/Empty\n"},
+		{"a", "Item[] a\n" + sep + "MSG: t/Item\nstring s\nfloat64 x\n"},
+		{"a", "Empty[] a\n" + sep + "MSG: t/Empty\n"},
 		{"a", "bool[] a\n"},
 		{"a", "wstring[] a\n"},
 		{"a", "wstring a\n"},

@@ -209,7 +209,7 @@ func loadGolden(t testing.TB) []*golden {
 			return b
 		}
 		c.data = read(".cdr")
-		c.t, err = parseBundle(c.Type, string(read(".msg")))
+		c.t, err = msgdef.ParseBundle(c.Type, string(read(".msg")), msgdef.ROS2, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
@@ -15,32 +14,6 @@ import (
 )
 
 var sharedDir = filepath.Join("..", "..", "..", "shared")
-
-// eventType builds the rosidl service event type pkg/Srv_Event for .srv text,
-// the layout rosbag2 records on <service>/_service_event topics.
-func eventType(t *testing.T, name, srv string) *msgdef.Type {
-	t.Helper()
-	info, err := os.ReadFile(filepath.Join(sharedDir, "msgs/ros2/service_msgs/msg/ServiceEventInfo.msg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := strings.TrimSuffix(normName(name), "_Event")
-	req, resp, ok := strings.Cut(srv, "\n---\n")
-	if !ok {
-		t.Fatalf("%s: no --- in service text", name)
-	}
-	sep := "\n================================================================================\n"
-	text := "service_msgs/ServiceEventInfo info\n" + base + "_Request[<=1] request\n" + base + "_Response[<=1] response\n" +
-		sep + "MSG: service_msgs/ServiceEventInfo\n" + string(info) +
-		sep + "MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n" +
-		sep + "MSG: " + base + "_Request\n" + req +
-		sep + "MSG: " + base + "_Response\n" + resp
-	typ, err := parseBundle(base+"_Event", text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return typ
-}
 
 // TestRealRosbag2 decodes every cdr message of the rosbag2 MCAPs recorded by
 // ROS 2 itself (ros2/rosbag2 test resources): each decodes without error,
@@ -97,10 +70,8 @@ func TestRealRosbag2(t *testing.T) {
 				}
 				d := decs[s.ID]
 				if d == nil {
-					var typ *msgdef.Type
-					if strings.Contains(s.Name, "/srv/") {
-						typ = eventType(t, s.Name, string(s.Data))
-					} else if typ, err = parseBundle(normName(s.Name), string(s.Data)); err != nil {
+					typ, err := msgdef.FromSchema(s.Name, s.Encoding, s.Data, msgdef.Default())
+					if err != nil {
 						t.Fatal(err)
 					}
 					if d, err = Compile(typ); err != nil {
