@@ -33,13 +33,17 @@
 //     CDR, are two 4-byte integers.
 //
 // Bounds (string<=N, T[<=N]) are not enforced when decoding, so that data
-// written by a lenient peer can still be read; Encode enforces them and
-// returns record.ErrLength. Every count is checked against the bytes that
-// remain before anything is allocated or any event is sent.
+// written by a lenient peer can still be read; Encode enforces them (and
+// fixed array lengths) and fails with a *value.PathError unwrapping to
+// value.ErrLength. Every count is checked against the bytes that remain
+// before anything is allocated or any event is sent. Padding bytes are
+// skipped unread: real recordings carry non-zero padding (rclcpp on
+// Eloquent), and Encode writes zeros.
 //
 // After the message, up to 3 trailing bytes are accepted when they are zero
-// or when the header options announce them as padding (Fast-DDS pads every
-// payload to a multiple of 4); anything else is record.ErrTrailing.
+// or when the low bits of the header options announce them as padding
+// (rosbag2 recordings pad payloads to a multiple of 4 with zeros); anything
+// else is record.ErrTrailing.
 //
 // Errors on bad data are *record.Error carrying the byte offset in data
 // (counted from the start of the encapsulation header) and the field path,
