@@ -81,7 +81,7 @@ func runDoctor(o *doctorOptions) error {
 	if err != nil {
 		return err
 	}
-	probs = append(probs, more...)
+	probs = collapse(append(probs, more...))
 	if o.json {
 		if probs == nil {
 			probs = []problem{}
@@ -194,4 +194,26 @@ func offsetOf(err error) int64 {
 		return e.Offset
 	}
 	return -1
+}
+
+// collapse merges repeated findings (damage early in a file often makes
+// every later record complain alike) into one line with a count.
+func collapse(probs []problem) []problem {
+	type key struct{ sev, msg string }
+	index := map[key]int{}
+	counts := map[int]int{}
+	var out []problem
+	for _, p := range probs {
+		k := key{p.Severity, p.Message}
+		if i, ok := index[k]; ok {
+			counts[i]++
+			continue
+		}
+		index[k] = len(out)
+		out = append(out, p)
+	}
+	for i, n := range counts {
+		out[i].Message += fmt.Sprintf(" (and %d more like it)", n)
+	}
+	return out
 }

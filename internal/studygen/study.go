@@ -393,9 +393,12 @@ func (b *builder) header(v *value.Struct, path string, seq uint32, t int64, fram
 }
 
 func (b *builder) pointCloud(v *value.Struct, path string, n int, t int64) {
-	b.header(v, path+".header", 0, t, "base_link")
-	b.set(v, path+".height", 1)
-	b.set(v, path+".width", n)
+	if path != "" {
+		path += "."
+	}
+	b.header(v, path+"header", 0, t, "base_link")
+	b.set(v, path+"height", 1)
+	b.set(v, path+"width", n)
 	var fields []*value.Struct
 	for i, name := range []string{"x", "y", "z"} {
 		f := b.newValue("sensor_msgs/PointField")
@@ -405,15 +408,15 @@ func (b *builder) pointCloud(v *value.Struct, path string, n int, t int64) {
 		b.set(f, "count", 1)
 		fields = append(fields, f)
 	}
-	b.set(v, path+".fields", fields)
-	b.set(v, path+".point_step", 12)
-	b.set(v, path+".row_step", 12*n)
+	b.set(v, path+"fields", fields)
+	b.set(v, path+"point_step", 12)
+	b.set(v, path+"row_step", 12*n)
 	data := make([]byte, 12*n)
 	for i := range data {
 		data[i] = byte(b.rng.Uint32())
 	}
-	b.set(v, path+".data", data)
-	b.set(v, path+".is_dense", true)
+	b.set(v, path+"data", data)
+	b.set(v, path+"is_dense", true)
 }
 
 func (b *builder) grasp(t int64, successes, attempts uint32) *value.Struct {

@@ -4,6 +4,7 @@
 // truth they were drawn from (truth.json).
 //
 //	go run ./testdata/gen -o DIR [-seed N] [-sessions N]
+//	go run ./testdata/gen -big FILE.bag|FILE.mcap [-size BYTES]
 package main
 
 import (
@@ -19,7 +20,18 @@ func main() {
 	out := flag.String("o", "", "output directory (required)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	sessions := flag.Int("sessions", 30, "crowdsourcing sessions in the placement study")
+	big := flag.String("big", "", "instead of the study, write one large benchmark recording at this path (.bag or .mcap)")
+	size := flag.Int64("size", 2<<30, "with -big: bytes of messages to write")
 	flag.Parse()
+	if *big != "" {
+		n, err := studygen.WriteBig(*big, msgdef.Default(), studygen.BigOptions{Size: *size, Seed: *seed})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s: %d bytes of messages\n", *big, n)
+		return
+	}
 	if *out == "" {
 		fmt.Fprintln(os.Stderr, "usage: go run ./testdata/gen -o DIR [-seed N] [-sessions N]")
 		os.Exit(2)
