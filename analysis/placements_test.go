@@ -123,9 +123,9 @@ func TestPlacementStatsNumpy(t *testing.T) {
 		in = append(in, flat)
 	}
 	var want []struct {
-		N                      int
+		N                         int
 		Mean, SD, Sds, Mins, Maxs []float64
-		Cmean, R, Csd, Spread  float64
+		Cmean, R, Csd, Spread     float64
 	}
 	runPython(t, numpyGroupStats, in, &want)
 	total := 0
