@@ -317,11 +317,11 @@ func (r *reader) array(o *op, n int, s sink.Sink) error {
 		if n > 0 {
 			r.align(al)
 		}
-		if uint64(n)*uint64(size) > uint64(max(r.left(), 0)) {
+		if !fits(n, size, r.left()) {
 			if o.array == msgdef.Sequence {
 				return r.errCount(n, size)
 			}
-			return r.errTruncated(n * size)
+			return r.errTruncated(satMul(n, size))
 		}
 		if o.blob {
 			s.Bytes(o.f, r.data[r.pos:r.pos+n])
@@ -339,11 +339,11 @@ func (r *reader) array(o *op, n int, s sink.Sink) error {
 	if o.kind == msgdef.Struct {
 		elemMin = o.sub.min
 	}
-	if uint64(n)*uint64(elemMin) > uint64(max(r.left(), 0)) {
+	if !fits(n, elemMin, r.left()) {
 		if o.array == msgdef.Sequence {
 			return r.errCount(n, elemMin)
 		}
-		return r.errTruncated(n * elemMin)
+		return r.errTruncated(satMul(n, elemMin))
 	}
 	s.BeginArray(o.f, n)
 	for i := range n {
@@ -365,6 +365,12 @@ func (r *reader) array(o *op, n int, s sink.Sink) error {
 	}
 	s.EndArray()
 	return nil
+}
+
+// fits reports whether n elements of at least per bytes (per >= 1) can fit
+// in left bytes, without overflowing.
+func fits(n, per, left int) bool {
+	return left >= 0 && n <= left/per
 }
 
 // scalar decodes one non-struct scalar field.
@@ -474,7 +480,7 @@ func (r *reader) wstr(o *op, s sink.Sink) error {
 	if err != nil {
 		return err
 	}
-	if uint64(n)*2 > uint64(r.left()) {
+	if !fits(n, 2, r.left()) {
 		return r.errCount(n, 2)
 	}
 	start := r.pos
