@@ -314,7 +314,9 @@ func addTree(data *regData, fsys fs.FS, root, rootPkg string, dialectOf func(pkg
 				errs = append(errs, err)
 				continue
 			}
-			if err := data.addFile(f, string(b), dl); err != nil {
+			// Read like genmsg and rosidl do (Python text mode): universal newlines.
+			text := strings.ReplaceAll(strings.ReplaceAll(string(b), "\r\n", "\n"), "\r", "\n")
+			if err := data.addFile(f, text, dl); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", f.path, err))
 			}
 		}
