@@ -86,7 +86,8 @@ type resolver struct {
 	reg     *regData
 	done    map[string]*Type
 	active  []string
-	missing map[string]string // missing type -> where it was referenced
+	missing map[string]string    // missing type -> where it was referenced
+	byShort map[string][]*source // local sources by base name, built on first need
 }
 
 func newResolver(d Dialect, reg *regData) *resolver {
@@ -138,16 +139,17 @@ func (r *resolver) findRef(f *rawField) *source {
 	if f.short == "" {
 		return nil
 	}
-	var found *source
-	for n, s := range r.local {
-		if strings.HasSuffix(n, "/"+f.short) {
-			if found != nil {
-				return nil
-			}
-			found = s
+	if r.byShort == nil {
+		r.byShort = map[string][]*source{}
+		for n, s := range r.local {
+			short := n[strings.IndexByte(n, '/')+1:]
+			r.byShort[short] = append(r.byShort[short], s)
 		}
 	}
-	return found
+	if c := r.byShort[f.short]; len(c) == 1 {
+		return c[0]
+	}
+	return nil
 }
 
 // resolve resolves src and everything it uses.
@@ -194,6 +196,9 @@ func (r *resolver) resolve(src *source) (*Type, error) {
 	return t, nil
 }
 
+// maxListed bounds the number of missing types an error names.
+const maxListed = 100
+
 // finish reports the types that could not be found and checks the size
 // limit of the result.
 func (r *resolver) finish(t *Type) (*Type, error) {
@@ -203,8 +208,15 @@ func (r *resolver) finish(t *Type) (*Type, error) {
 			names = append(names, n)
 		}
 		sort.Strings(names)
+		more := len(names) - maxListed
+		if more > 0 {
+			names = names[:maxListed]
+		}
 		for i, n := range names {
 			names[i] = n + " (used in " + r.missing[n] + ")"
+		}
+		if more > 0 {
+			names = append(names, fmt.Sprintf("and %d more", more))
 		}
 		return nil, &Error{Type: r.top, Msg: "no definition for " + strings.Join(names, ", "), Err: record.ErrUnknownType}
 	}

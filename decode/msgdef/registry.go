@@ -122,11 +122,13 @@ func (r *Registry) update(change func(*regData) []error) error {
 	return errors.Join(errs...)
 }
 
-// lookupOrder returns the dialects to search for a name: names written
-// with a namespace ("pkg/msg/T", "pkg/srv/T_Request") are ROS2 first.
+// lookupOrder returns the dialects to search for a name. Names written
+// with a namespace ("pkg/msg/T", "pkg/srv/T_Request") are ROS2 names and
+// are only searched in the ROS2 set: a ROS1 definition of the same name
+// (std_msgs/Header has a seq field in ROS1) would decode CDR wrongly.
 func lookupOrder(ns string) []Dialect {
 	if ns != "" {
-		return []Dialect{ROS2, ROS1}
+		return []Dialect{ROS2}
 	}
 	return []Dialect{ROS1, ROS2}
 }
@@ -134,7 +136,8 @@ func lookupOrder(ns string) []Dialect {
 // Lookup returns the resolved type named name: "pkg/Type", "pkg/msg/Type",
 // "pkg/srv/X_Request", "pkg/srv/X_Response", ROS1 "pkg/XRequest", action
 // types, and ROS2 service events "pkg/srv/X_Event". Two-part names are
-// searched in the ROS1 set first, namespaced names in the ROS2 set first.
+// searched in the ROS1 set, then the ROS2 set; namespaced names only in
+// the ROS2 set.
 // An unknown name gives an *Error unwrapping to record.ErrUnknownType.
 func (r *Registry) Lookup(name string) (*Type, error) {
 	pkg, ns, base, ok := splitName(name)

@@ -42,7 +42,6 @@ func TestLookup(t *testing.T) {
 		d                        Dialect
 	}{
 		{"std_msgs/Header", "std_msgs/Header", "std_msgs/Header", ROS1},
-		{"geometry_msgs/msg/Point", "geometry_msgs/Point", "geometry_msgs/Point", ROS1}, // ROS1 set as fallback
 		{"builtin_interfaces/Time", "builtin_interfaces/Time", "builtin_interfaces/msg/Time", ROS2},
 		{"builtin_interfaces/msg/Duration", "builtin_interfaces/Duration", "builtin_interfaces/msg/Duration", ROS2},
 		{"remap_msgs/srv/Query_Request", "remap_msgs/Query_Request", "remap_msgs/srv/Query_Request", ROS2},
@@ -69,7 +68,7 @@ func TestLookup(t *testing.T) {
 	if d := ev.Fields[2].Msg.Field("exec_left"); d == nil || d.Msg.FullName != "builtin_interfaces/msg/Duration" {
 		t.Errorf("RemoveQuery_Event response: %+v", ev.Fields[2].Msg)
 	}
-	for _, name := range []string{"nope/Nothing", "std_msgs/msg/Nothing", "bad name", "remap_msgs/srv/Nothing_Event"} {
+	for _, name := range []string{"nope/Nothing", "std_msgs/msg/Header", "geometry_msgs/msg/Point", "bad name", "remap_msgs/srv/Nothing_Event"} {
 		if _, err := reg.Lookup(name); !errors.Is(err, record.ErrUnknownType) {
 			t.Errorf("Lookup(%q): %v", name, err)
 		}

@@ -203,14 +203,18 @@ func ExpandAction(pkg, name, text string) (map[string]string, error) {
 	if !isIdent(pkg) || !isIdent(name) {
 		return nil, &Error{Type: pkg + "/" + name, Msg: "invalid action name", Err: record.ErrFormat}
 	}
-	pieces := []string{""}
+	var b strings.Builder
+	var pieces []string
 	for _, l := range strings.Split(text, "\n") {
 		if strings.HasPrefix(l, "---") {
-			pieces = append(pieces, "")
+			pieces = append(pieces, b.String())
+			b.Reset()
 			continue
 		}
-		pieces[len(pieces)-1] += l + "\n"
+		b.WriteString(l)
+		b.WriteByte('\n')
 	}
+	pieces = append(pieces, b.String())
 	if len(pieces) != 3 {
 		return nil, &Error{Type: pkg + "/" + name, Msg: fmt.Sprintf("action has %d parts, want goal---result---feedback", len(pieces)), Err: record.ErrFormat}
 	}
