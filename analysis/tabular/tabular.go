@@ -1,0 +1,143 @@
+package tabular
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/baglab/baglab/analysis"
+)
+
+// Writer writes one table; Dir writers put it in a file named after the
+// table.
+type Writer interface {
+	WriteTable(t *analysis.Table) error
+}
+
+// CSVDir writes DIR/<table>.csv files.
+type CSVDir string
+
+// WriteTable implements Writer.
+func (d CSVDir) WriteTable(t *analysis.Table) error {
+	return atomicWrite(filepath.Join(string(d), t.Name+".csv"), func(w io.Writer) error { return WriteCSV(w, t) })
+}
+
+// ParquetDir writes DIR/<table>.parquet files (zstd compressed).
+type ParquetDir string
+
+// WriteTable implements Writer.
+func (d ParquetDir) WriteTable(t *analysis.Table) error {
+	return atomicWrite(filepath.Join(string(d), t.Name+".parquet"), func(w io.Writer) error { return WriteParquet(w, t) })
+}
+
+// WriteCSV writes t with a header row; floats use the shortest
+// round-tripping form, NaN and infinities are written as NaN, +Inf, -Inf.
+func WriteCSV(w io.Writer, t *analysis.Table) error {
+	cw := csv.NewWriter(w)
+	head := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		head[i] = c.Name
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	rec := make([]string, len(t.Columns))
+	for _, r := range t.Rows {
+		for i, v := range r {
+			rec[i] = analysis.FormatCell(v)
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// Schema returns the Arrow schema of t.
+func Schema(t *analysis.Table) *arrow.Schema {
+	fields := make([]arrow.Field, len(t.Columns))
+	for i, c := range t.Columns {
+		var dt arrow.DataType
+		switch c.Kind {
+		case analysis.Int:
+			dt = arrow.PrimitiveTypes.Int64
+		case analysis.Float:
+			dt = arrow.PrimitiveTypes.Float64
+		case analysis.Bool:
+			dt = arrow.FixedWidthTypes.Boolean
+		default:
+			dt = arrow.BinaryTypes.String
+		}
+		fields[i] = arrow.Field{Name: c.Name, Type: dt}
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// WriteParquet writes t as one Parquet row group.
+func WriteParquet(w io.Writer, t *analysis.Table) error {
+	mem := memory.NewGoAllocator()
+	sc := Schema(t)
+	b := array.NewRecordBuilder(mem, sc)
+	defer b.Release()
+	for _, r := range t.Rows {
+		for i, v := range r {
+			switch fb := b.Field(i).(type) {
+			case *array.Int64Builder:
+				fb.Append(v.(int64))
+			case *array.Float64Builder:
+				fb.Append(v.(float64))
+			case *array.BooleanBuilder:
+				fb.Append(v.(bool))
+			case *array.StringBuilder:
+				fb.Append(v.(string))
+			}
+		}
+	}
+	rec := b.NewRecord()
+	defer rec.Release()
+	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithAllocator(mem))
+	// the pqarrow writer closes an io.Closer; the caller owns w
+	fw, err := pqarrow.NewFileWriter(sc, struct{ io.Writer }{w}, props, pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem)))
+	if err != nil {
+		return err
+	}
+	if err := fw.Write(rec); err != nil {
+		fw.Close()
+		return err
+	}
+	return fw.Close()
+}
+
+// atomicWrite writes path through a temporary file in its directory.
+func atomicWrite(path string, fill func(io.Writer) error) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	err = fill(f)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
