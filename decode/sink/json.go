@@ -179,6 +179,15 @@ func AppendJSONFloat(dst []byte, v float64, bits int) []byte {
 	case math.IsInf(v, -1):
 		return append(dst, `"-Infinity"`...)
 	}
+	// Integers below 2^24 (float32) or 2^53 (float64) are exact, and their
+	// shortest form is their digits: skip the float formatter.
+	limit := float64(1 << 53)
+	if bits == 32 {
+		limit = 1 << 24
+	}
+	if i := int64(v); float64(i) == v && v < limit && v > -limit && (i != 0 || !math.Signbit(v)) {
+		return strconv.AppendInt(dst, i, 10)
+	}
 	abs := math.Abs(v)
 	format := byte('f')
 	if abs != 0 {

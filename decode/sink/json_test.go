@@ -121,9 +121,11 @@ func TestJSONWriter(t *testing.T) {
 func TestJSONFloatMatchesEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	vals := []float64{0, 1, -1, 0.1, 1e-6, 9.99e-7, 1e21, 9.99e20, math.MaxFloat64, math.SmallestNonzeroFloat64,
-		math.MaxFloat32, math.SmallestNonzeroFloat32, 123.456, -7.25e-300}
+		math.MaxFloat32, math.SmallestNonzeroFloat32, 123.456, -7.25e-300, 1 << 53, 1<<53 + 2, -(1 << 53),
+		1<<53 - 1, 1 << 24, 1<<24 + 2, 1<<24 - 1, -(1 << 24), 123456789, 1e15, 1e16, 9.2e18, 1e20, -1, 2, 1e6}
 	for range 5000 {
-		vals = append(vals, math.Float64frombits(r.Uint64()), float64(math.Float32frombits(r.Uint32())), r.NormFloat64()*1e4)
+		vals = append(vals, math.Float64frombits(r.Uint64()), float64(math.Float32frombits(r.Uint32())), r.NormFloat64()*1e4,
+			float64(r.Int64N(1<<55)-1<<54), float64(r.Int32N(1<<26)-1<<25))
 	}
 	for _, v := range vals {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
