@@ -1,0 +1,488 @@
+package export
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// Exporter writes datasets under one output directory: one Parquet or CSV
+// file per topic (DIR/<topic path>.parquet, "/a/b" → a/b.parquet), or
+// Hive-partitioned part files (see Partition). Rows arrive through Sources,
+// one per input file, or through Run, which exports several inputs in
+// parallel with the same output.
+//
+// Output is deterministic: the same inputs in the same order give
+// byte-identical files whatever the number of jobs. A row group never spans
+// two input files. A topic whose type differs between inputs (another
+// definition) gets a file of its own per variant: a/b.parquet, a/b.v2.parquet …
+//
+// Every file is written under a temporary name in its directory; Close
+// renames them all into place, Abort removes them. Nothing is written
+// outside the directory.
+type Exporter struct {
+	dir string
+	cfg config
+
+	mu       sync.Mutex
+	dirs     dirSet
+	tables   map[tableKey]*table
+	order    []*table
+	paths    map[string]bool
+	variants map[string]int
+	sources  int
+	files    []string
+	closed   bool
+}
+
+// New returns an Exporter writing under dir (created if missing).
+func New(dir string, opts ...Option) (*Exporter, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.format == CSV && cfg.arrays.Mode == ArraysFirst && cfg.arrays.N < 1 {
+		return nil, fmt.Errorf("export: first:N needs N >= 1")
+	}
+	e := &Exporter{dir: filepath.Clean(dir), cfg: cfg, tables: map[tableKey]*table{},
+		paths: map[string]bool{}, variants: map[string]int{}}
+	if err := e.dirs.mkdirAll(e.dir); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// tableKey identifies one output file.
+type tableKey struct {
+	topic  string
+	schema string // type name and Arrow schema fingerprint
+	part   string // partition value, "" when not partitioned
+	source int    // input index when partitioned, else -1
+}
+
+// tableInfo describes a dataset's messages, for the file metadata.
+type tableInfo struct {
+	topic, typeName, definition, md5, msgEncoding, schemaEncoding string
+}
+
+// tableWriter is a format's file writer.
+type tableWriter interface {
+	write(rec arrow.Record) error
+	abort()
+}
+
+// table is one output file.
+type table struct {
+	key     tableKey
+	info    tableInfo
+	out     *outFile
+	pq      *parquetWriter
+	csv     *csvWriter
+	sources []string
+	last    int // index of the last source that wrote, -1 at first
+	closed  bool
+}
+
+func (t *table) writer() tableWriter {
+	if t.pq != nil {
+		return t.pq
+	}
+	return t.csv
+}
+
+// table returns the table for key, creating its file on first use.
+func (e *Exporter) table(key tableKey, info tableInfo, sc *arrow.Schema) (*table, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.closed {
+		return nil, errors.New("export: exporter closed")
+	}
+	if t, ok := e.tables[key]; ok {
+		return t, nil
+	}
+	rel, err := e.relPath(key)
+	if err != nil {
+		return nil, err
+	}
+	out, err := createOut(filepath.Join(e.dir, filepath.FromSlash(rel)), &e.dirs)
+	if err != nil {
+		return nil, err
+	}
+	t := &table{key: key, info: info, out: out, last: -1}
+	if e.cfg.format == CSV {
+		t.csv, err = newCSVWriter(out, sc, &e.cfg)
+	} else {
+		t.pq, err = newParquetWriter(out, sc, &e.cfg)
+	}
+	if err != nil {
+		out.abort()
+		return nil, err
+	}
+	e.tables[key] = t
+	e.order = append(e.order, t)
+	return t, nil
+}
+
+// relPath names the file of key, numbering schema variants in order of
+// appearance. Called with e.mu held.
+func (e *Exporter) relPath(key tableKey) (string, error) {
+	ext := e.cfg.format.ext()
+	var base, scope string
+	if e.cfg.partition == PartitionNone {
+		p, err := topicPath(key.topic)
+		if err != nil {
+			return "", err
+		}
+		base, scope = p, key.topic
+	} else {
+		base = "topic=" + hiveValue(key.topic) + "/" + e.cfg.partition.String() + "=" +
+			hiveValue(key.part) + "/part-" + strconv.Itoa(key.source)
+		scope = base
+	}
+	for n := e.variants[scope]; ; n++ {
+		rel := base
+		if n > 0 {
+			rel += ".v" + strconv.Itoa(n+1)
+		}
+		rel += ext
+		if !e.paths[rel] {
+			e.variants[scope] = n + 1
+			e.paths[rel] = true
+			return rel, nil
+		}
+	}
+}
+
+// write appends rec to t on behalf of source src (index i).
+func (t *table) write(rec arrow.Record, i int, src string) error {
+	if t.closed {
+		return errors.New("export: table closed")
+	}
+	if t.last != i {
+		t.last = i
+		t.sources = append(t.sources, src)
+	}
+	return t.writer().write(rec)
+}
+
+// finish writes the footer (Parquet metadata) and closes the temporary
+// file.
+func (t *table) finish(version string) error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	var err error
+	if t.pq != nil {
+		srcs, _ := json.Marshal(t.sources)
+		err = t.pq.close([][2]string{
+			{"baglab.version", version},
+			{"baglab.topic", t.info.topic},
+			{"baglab.message_type", t.info.typeName},
+			{"baglab.message_encoding", t.info.msgEncoding},
+			{"baglab.schema_encoding", t.info.schemaEncoding},
+			{"baglab.md5", t.info.md5},
+			{"baglab.definition", t.info.definition},
+			{"baglab.source_files", string(srcs)},
+		})
+	} else {
+		err = t.csv.close()
+	}
+	if err == nil {
+		err = t.out.finish()
+	}
+	if err != nil {
+		return fmt.Errorf("export: %s: %w", t.out.path, err)
+	}
+	return nil
+}
+
+// finishSource closes the tables private to source i (partitioned output).
+func (e *Exporter) finishSource(i int) error {
+	e.mu.Lock()
+	var mine []*table
+	for _, t := range e.order {
+		if t.key.source == i && i >= 0 {
+			mine = append(mine, t)
+		}
+	}
+	e.mu.Unlock()
+	for _, t := range mine {
+		if err := t.finish(e.cfg.version); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close finishes every file and renames them into place. Every Source must
+// be closed first. On error nothing is left behind (as with Abort).
+func (e *Exporter) Close() error {
+	e.mu.Lock()
+	if e.closed {
+		e.mu.Unlock()
+		return nil
+	}
+	e.closed = true
+	order := e.order
+	e.mu.Unlock()
+	for _, t := range order {
+		if err := t.finish(e.cfg.version); err != nil {
+			e.abortAll()
+			return err
+		}
+	}
+	for _, t := range order {
+		if err := t.out.commit(); err != nil {
+			e.abortAll()
+			return fmt.Errorf("export: %s: %w", t.out.path, err)
+		}
+		e.files = append(e.files, t.out.path)
+	}
+	sort.Strings(e.files)
+	return nil
+}
+
+// Abort stops the export and removes its temporary files and the
+// directories it created that are left empty. Files already renamed by a
+// successful Close stay.
+func (e *Exporter) Abort() {
+	e.mu.Lock()
+	e.closed = true
+	e.mu.Unlock()
+	e.abortAll()
+}
+
+func (e *Exporter) abortAll() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, t := range e.order {
+		if !t.closed {
+			t.closed = true
+			t.writer().abort()
+		}
+		t.out.abort()
+	}
+	e.dirs.removeEmpty()
+}
+
+// Files returns the paths of the files written, sorted, after Close.
+func (e *Exporter) Files() []string { return append([]string(nil), e.files...) }
+
+// Source is one input file's stream of messages into an Exporter. It
+// buffers rows per topic and flushes a topic's rows as a row group when
+// they reach the row-group bounds, or the largest buffer when all its
+// buffers together exceed the memory budget. A Source is not safe for
+// concurrent use; Sources of one Exporter may run concurrently only when
+// the output is partitioned (Run handles the general case).
+type Source struct {
+	e      *Exporter
+	index  int
+	path   string
+	chans  map[*record.Channel]*chanState
+	bufs   map[tableKey]*buffer
+	order  []*buffer
+	bytes  int64
+	emit   func(b *buffer, rec arrow.Record) error
+	err    error
+	closed bool
+}
+
+// chanState caches what a channel needs per message.
+type chanState struct {
+	root   *rootPlan
+	key    tableKey
+	info   tableInfo
+	day    int64 // UTC day of cur, for date partitions
+	cur    *buffer
+	schema *arrow.Schema
+}
+
+// buffer is one table's pending rows from one source.
+type buffer struct {
+	key    tableKey
+	info   tableInfo
+	schema *arrow.Schema
+	rb     *RowBuilder
+}
+
+// Source starts the input file at path. Inputs are numbered in the order
+// their Sources are created; partitioned part files carry that number.
+func (e *Exporter) Source(path string) *Source {
+	e.mu.Lock()
+	i := e.sources
+	e.sources++
+	e.mu.Unlock()
+	s := e.newSource(i, path)
+	s.emit = s.writeDirect
+	return s
+}
+
+func (e *Exporter) newSource(i int, path string) *Source {
+	return &Source{e: e, index: i, path: path, chans: map[*record.Channel]*chanState{}, bufs: map[tableKey]*buffer{}}
+}
+
+// Write exports m, a message of type t decoded by d. A message that fails
+// to decode is left out and its error returned, annotated with file and
+// topic; the Source stays usable.
+func (s *Source) Write(m *record.Message, t *msgdef.Type, d Decoder) error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.closed {
+		return errors.New("export: source closed")
+	}
+	cs, err := s.channel(m.Channel, t)
+	if err != nil {
+		return err
+	}
+	b := cs.cur
+	if s.e.cfg.partition == PartitionDate {
+		day := floorDiv(m.LogTime, 86400e9)
+		if b == nil || day != cs.day {
+			cs.day = day
+			b = nil
+		}
+	}
+	if b == nil {
+		b = s.buffer(cs, m.LogTime)
+		cs.cur = b
+	}
+	before := b.rb.Bytes()
+	err = b.rb.Append(MetaOf(m), d, m.Data)
+	s.bytes += b.rb.Bytes() - before
+	if err != nil {
+		return record.WithFile(err, m.Source, m.Offset, cs.info.topic)
+	}
+	if p := s.e.cfg.progress; p != nil {
+		p(len(m.Data))
+	}
+	cfg := &s.e.cfg
+	if b.rb.Len() >= cfg.rowGroupRows || b.rb.Bytes() >= cfg.rowGroupBytes {
+		return s.flush(b)
+	}
+	if s.bytes > cfg.budget {
+		return s.flush(s.largest())
+	}
+	return nil
+}
+
+// channel returns the cached state of ch, compiling it on first use.
+func (s *Source) channel(ch *record.Channel, t *msgdef.Type) (*chanState, error) {
+	if cs, ok := s.chans[ch]; ok && cs.root.t == t {
+		return cs, nil
+	}
+	root, err := compilePlan(t)
+	if err != nil {
+		return nil, record.WithFile(err, s.path, -1, ch.Topic)
+	}
+	sc := root.schema()
+	info := tableInfo{topic: ch.Topic, typeName: t.Name, definition: t.Text, msgEncoding: ch.MessageEncoding}
+	if sch := ch.Schema; sch != nil {
+		info.schemaEncoding, info.md5 = sch.Encoding, sch.MD5
+		if len(sch.Data) > 0 {
+			info.definition = string(sch.Data)
+		}
+		if sch.Name != "" {
+			info.typeName = sch.Name
+		}
+	}
+	key := tableKey{topic: ch.Topic, schema: t.Name + "\x00" + sc.Fingerprint(), source: -1}
+	if s.e.cfg.partition != PartitionNone {
+		key.source = s.index
+	}
+	cs := &chanState{root: root, key: key, info: info, schema: sc}
+	s.chans[ch] = cs
+	return cs, nil
+}
+
+// buffer returns the row buffer for cs's table at logTime's partition.
+func (s *Source) buffer(cs *chanState, logTime int64) *buffer {
+	key := cs.key
+	switch s.e.cfg.partition {
+	case PartitionSource:
+		key.part = filepath.Base(s.path)
+	case PartitionDate:
+		key.part = time.Unix(0, logTime).UTC().Format("2006-01-02")
+	}
+	if b, ok := s.bufs[key]; ok {
+		return b
+	}
+	b := &buffer{key: key, info: cs.info, schema: cs.schema, rb: newRowBuilder(s.e.cfg.mem, cs.root)}
+	s.bufs[key] = b
+	s.order = append(s.order, b)
+	return b
+}
+
+// largest returns the buffer holding the most bytes (the first on ties).
+func (s *Source) largest() *buffer {
+	var big *buffer
+	for _, b := range s.order {
+		if big == nil || b.rb.Bytes() > big.rb.Bytes() {
+			big = b
+		}
+	}
+	return big
+}
+
+// flush hands b's rows to the output as one record.
+func (s *Source) flush(b *buffer) error {
+	if b.rb.Len() == 0 {
+		return nil
+	}
+	s.bytes -= b.rb.Bytes()
+	rec := b.rb.NewRecord()
+	if err := s.emit(b, rec); err != nil {
+		s.err = err
+		return err
+	}
+	return nil
+}
+
+// writeDirect writes rec to its table from the calling goroutine.
+func (s *Source) writeDirect(b *buffer, rec arrow.Record) error {
+	defer rec.Release()
+	t, err := s.e.table(b.key, b.info, b.schema)
+	if err != nil {
+		return err
+	}
+	return t.write(rec, s.index, s.path)
+}
+
+// Close flushes the Source's remaining rows (in the order its topics first
+// appeared) and releases its buffers. Partitioned files of this input are
+// finished; the Exporter's Close renames them.
+func (s *Source) Close() error {
+	if s.closed {
+		return s.err
+	}
+	s.closed = true
+	for _, b := range s.order {
+		if s.err == nil {
+			s.flush(b)
+		}
+		b.rb.Release()
+	}
+	s.order, s.bufs, s.chans = nil, nil, nil
+	if s.err == nil && s.e.cfg.partition != PartitionNone {
+		s.err = s.e.finishSource(s.index)
+	}
+	return s.err
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}

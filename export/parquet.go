@@ -1,0 +1,178 @@
+package export
+
+import (
+	"encoding/base64"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/flight"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/apache/arrow-go/v18/parquet/schema"
+)
+
+// parquetWriter writes records to one Parquet file: one row group per
+// record, statistics on, strings dictionary-encoded, and nothing in the
+// footer that changes from run to run.
+type parquetWriter struct {
+	fw      *pqarrow.FileWriter
+	schema  *arrow.Schema // the records' schema
+	storage *arrow.Schema // what Parquet stores: durations as int64
+	mem     memory.Allocator
+}
+
+func codec(c Compression) compress.Compression {
+	switch c {
+	case Snappy:
+		return compress.Codecs.Snappy
+	case LZ4:
+		return compress.Codecs.Lz4Raw
+	case Uncompressed:
+		return compress.Codecs.Uncompressed
+	}
+	return compress.Codecs.Zstd
+}
+
+func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*parquetWriter, error) {
+	storage := storageSchema(sc)
+	// The stored Arrow schema keeps the duration types that Parquet lacks;
+	// pyarrow and arrow-go restore them on read.
+	kv := arrow.NewMetadata([]string{"ARROW:schema"},
+		[]string{base64.StdEncoding.EncodeToString(flight.SerializeSchema(sc, cfg.mem))})
+	storage = arrow.NewSchema(storage.Fields(), &kv)
+
+	base := []parquet.WriterProperty{
+		parquet.WithAllocator(cfg.mem),
+		parquet.WithVersion(parquet.V2_6),
+		parquet.WithCreatedBy("baglab version " + cfg.version),
+		parquet.WithCompression(codec(cfg.compression)),
+		parquet.WithStats(true),
+		parquet.WithDictionaryDefault(false),
+		parquet.WithMaxRowGroupLength(int64(cfg.rowGroupRows)),
+	}
+	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem))
+	pqs, err := pqarrow.ToParquet(storage, parquet.NewWriterProperties(base...), arrProps)
+	if err != nil {
+		return nil, fmt.Errorf("export: parquet schema: %w", err)
+	}
+	for i := 0; i < pqs.NumColumns(); i++ {
+		col := pqs.Column(i)
+		if _, ok := col.LogicalType().(schema.StringLogicalType); ok {
+			base = append(base, parquet.WithDictionaryPath(col.ColumnPath(), true))
+		}
+	}
+	fw, err := pqarrow.NewFileWriter(storage, w, parquet.NewWriterProperties(base...), arrProps)
+	if err != nil {
+		return nil, fmt.Errorf("export: parquet writer: %w", err)
+	}
+	return &parquetWriter{fw: fw, schema: sc, storage: storage, mem: cfg.mem}, nil
+}
+
+// write writes rec (of the writer's schema) as one row group.
+func (p *parquetWriter) write(rec arrow.Record) error {
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	if p.storage.NumFields() != 0 && !hasDuration(arrow.StructOf(p.schema.Fields()...)) {
+		r := array.NewRecord(p.storage, rec.Columns(), rec.NumRows())
+		defer r.Release()
+		return p.fw.Write(r)
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	for i, c := range rec.Columns() {
+		d := storageData(c.Data(), p.storage.Field(i).Type)
+		cols[i] = array.MakeFromData(d)
+		d.Release()
+	}
+	r := array.NewRecord(p.storage, cols, rec.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	defer r.Release()
+	return p.fw.Write(r)
+}
+
+// close writes the footer with the key-value metadata kv (pairs in order).
+func (p *parquetWriter) close(kv [][2]string) error {
+	for _, e := range kv {
+		if err := p.fw.AppendKeyValueMetadata(e[0], e[1]); err != nil {
+			p.fw.Close()
+			return err
+		}
+	}
+	return p.fw.Close()
+}
+
+// abort releases the writer without caring about the file.
+func (p *parquetWriter) abort() { p.fw.Close() }
+
+// storageSchema returns sc with every duration type replaced by int64.
+func storageSchema(sc *arrow.Schema) *arrow.Schema {
+	fields := make([]arrow.Field, sc.NumFields())
+	for i, f := range sc.Fields() {
+		f.Type = storageType(f.Type)
+		fields[i] = f
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+func storageType(t arrow.DataType) arrow.DataType {
+	switch t := t.(type) {
+	case *arrow.DurationType:
+		return arrow.PrimitiveTypes.Int64
+	case *arrow.StructType:
+		fields := make([]arrow.Field, t.NumFields())
+		for i, f := range t.Fields() {
+			f.Type = storageType(f.Type)
+			fields[i] = f
+		}
+		return arrow.StructOf(fields...)
+	case *arrow.ListType:
+		f := t.ElemField()
+		f.Type = storageType(f.Type)
+		return arrow.ListOfField(f)
+	case *arrow.FixedSizeListType:
+		f := t.ElemField()
+		f.Type = storageType(f.Type)
+		return arrow.FixedSizeListOfField(t.Len(), f)
+	}
+	return t
+}
+
+func hasDuration(t arrow.DataType) bool {
+	switch t := t.(type) {
+	case *arrow.DurationType:
+		return true
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if hasDuration(f.Type) {
+				return true
+			}
+		}
+	case arrow.ListLikeType:
+		return hasDuration(t.Elem())
+	}
+	return false
+}
+
+// storageData returns d retyped to the storage type st (same buffers).
+func storageData(d arrow.ArrayData, st arrow.DataType) arrow.ArrayData {
+	var kids []arrow.ArrayData
+	switch t := st.(type) {
+	case *arrow.StructType:
+		for i, c := range d.Children() {
+			kids = append(kids, storageData(c, t.Field(i).Type))
+		}
+	case arrow.ListLikeType:
+		kids = []arrow.ArrayData{storageData(d.Children()[0], t.Elem())}
+	}
+	out := array.NewData(st, d.Len(), d.Buffers(), kids, d.NullN(), d.Offset())
+	for _, k := range kids {
+		k.Release()
+	}
+	return out
+}

@@ -1,0 +1,62 @@
+package export
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// topicPath maps a topic to a relative dataset path without extension:
+// "/a/b" → "a/b". Each name segment keeps ROS name characters
+// ([A-Za-z0-9_~-] and '.'); any other byte is percent-escaped, so distinct
+// topics give distinct paths. Segments "." and ".." are rejected, so the
+// path never leaves the output directory.
+func topicPath(topic string) (string, error) {
+	var segs []string
+	for _, s := range strings.Split(topic, "/") {
+		if s == "" {
+			continue
+		}
+		if s == "." || s == ".." {
+			return "", fmt.Errorf("export: topic %q: path segment %q not allowed", topic, s)
+		}
+		segs = append(segs, escapeName(s))
+	}
+	if len(segs) == 0 {
+		return "", fmt.Errorf("export: topic %q has no name", topic)
+	}
+	return strings.Join(segs, "/"), nil
+}
+
+// hiveValue escapes a partition value the way Hive and Spark do (and DuckDB
+// undoes with hive_partitioning): every byte other than [A-Za-z0-9_.~-]
+// becomes %XX, so "/a/b" → "%2Fa%2Fb". An empty value is
+// "__HIVE_DEFAULT_PARTITION__".
+func hiveValue(v string) string {
+	if v == "" {
+		return "__HIVE_DEFAULT_PARTITION__"
+	}
+	return escapeName(v)
+}
+
+// escapeName percent-escapes every byte of s other than [A-Za-z0-9_.~-]. A
+// leading '.' is escaped too, so no name is hidden or "..".
+func escapeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isNameByte(c) && (c != '.' || i > 0) {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteString("%")
+		b.WriteString(strings.ToUpper(strconv.FormatUint(uint64(c)>>4, 16)))
+		b.WriteString(strings.ToUpper(strconv.FormatUint(uint64(c)&15, 16)))
+	}
+	return b.String()
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+		c == '_' || c == '-' || c == '~' || c == '.'
+}

@@ -1,0 +1,235 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// TypedDecoder is a Decoder that knows its message type (decode.Decoder is
+// one).
+type TypedDecoder interface {
+	Decoder
+	Type() *msgdef.Type
+}
+
+// Resolver returns the decoder for a channel's messages. Run calls it once
+// per channel of each input, from several goroutines when jobs > 1. It
+// returns ErrSkipChannel to leave a channel out.
+type Resolver func(ch *record.Channel) (TypedDecoder, error)
+
+// ErrSkipChannel, returned by a Resolver, leaves the channel's messages out
+// of the export.
+var ErrSkipChannel = errors.New("export: skip channel")
+
+// Input is one recording for Run.
+type Input struct {
+	// Path names the input in the source_file column and partitions.
+	Path string
+	// Open returns the input's selected messages in order; Run closes the
+	// iterator.
+	Open func() (record.Iterator, error)
+}
+
+// Run exports inputs with up to jobs of them decoded at once. Output is the
+// same as exporting them one after the other through Sources, in order:
+// partitioned part files are private to their input, and a shared per-topic
+// file receives each input's row groups only after all earlier inputs'.
+// Memory grows with jobs (each input holds up to the memory budget). On
+// error or when ctx ends Run stops and returns the first error in input
+// order; the caller then calls Abort (or Close to keep what was written).
+func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jobs int) error {
+	if jobs < 1 {
+		jobs = 1
+	}
+	if jobs > len(inputs) {
+		jobs = len(inputs)
+	}
+	first := e.reserve(len(inputs))
+	if jobs <= 1 {
+		for i, in := range inputs {
+			s := e.newSource(first+i, in.Path)
+			s.emit = s.writeDirect
+			if err := s.run(ctx, in, resolve); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(inputs))
+	var queues []chan queued
+	ordered := e.cfg.partition == PartitionNone
+	if ordered {
+		queues = make([]chan queued, len(inputs))
+		for i := range queues {
+			queues[i] = make(chan queued, 1)
+		}
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, jobs)
+	wg.Add(1)
+	go func() { // start the workers in input order
+		defer wg.Done()
+		for i := range inputs {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				for ; i < len(inputs); i++ {
+					errs[i] = ctx.Err()
+					if ordered {
+						close(queues[i])
+					}
+				}
+				return
+			}
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				defer func() { <-slots }()
+				s := e.newSource(first+i, inputs[i].Path)
+				s.emit = s.writeDirect
+				if ordered {
+					q := queues[i]
+					defer close(q) // after errs[i] is set
+					s.emit = func(b *buffer, rec arrow.Record) error {
+						select {
+						case q <- queued{b, rec}:
+							return nil
+						case <-ctx.Done():
+							rec.Release()
+							return ctx.Err()
+						}
+					}
+				}
+				if errs[i] = s.run(ctx, inputs[i], resolve); errs[i] != nil {
+					cancel()
+				}
+			}(i)
+		}
+	}()
+	var err error
+	if ordered {
+		err = e.dispatch(queues, errs, first, inputs, cancel)
+	}
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// queued is a record waiting for its table in input order.
+type queued struct {
+	b   *buffer
+	rec arrow.Record
+}
+
+// dispatch writes the queued records of each input in input order. After an
+// error it cancels the workers and drains (releases) the rest.
+func (e *Exporter) dispatch(queues []chan queued, errs []error, first int, inputs []Input, cancel func()) error {
+	var err error
+	for i, q := range queues {
+		for it := range q {
+			if err != nil {
+				it.rec.Release()
+				continue
+			}
+			var t *table
+			if t, err = e.table(it.b.key, it.b.info, it.b.schema); err == nil {
+				err = t.write(it.rec, first+i, inputs[i].Path)
+			}
+			it.rec.Release()
+			if err != nil {
+				cancel()
+			}
+		}
+		// The worker closed q after setting errs[i].
+		if err == nil && errs[i] != nil {
+			err = errs[i]
+			cancel()
+		}
+	}
+	return err
+}
+
+// reserve numbers n inputs and returns the first number.
+func (e *Exporter) reserve(n int) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	first := e.sources
+	e.sources += n
+	return first
+}
+
+// run exports one input through s and closes s.
+func (s *Source) run(ctx context.Context, in Input, resolve Resolver) (err error) {
+	defer func() {
+		if err != nil && s.err == nil {
+			s.err = err // Close drops the buffered rows
+		}
+		if cerr := s.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	it, err := in.Open()
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	decs := map[*record.Channel]TypedDecoder{}
+	skip := map[*record.Channel]bool{}
+	done := ctx.Done()
+	for {
+		select {
+		case <-done:
+			return ctx.Err()
+		default:
+		}
+		m, err := it.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if skip[m.Channel] {
+			continue
+		}
+		d, ok := decs[m.Channel]
+		if !ok {
+			d, err = resolve(m.Channel)
+			if errors.Is(err, ErrSkipChannel) {
+				skip[m.Channel] = true
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			decs[m.Channel] = d
+		}
+		if err := s.Write(m, d.Type(), d); err != nil {
+			if s.err == nil && s.e.cfg.skipBad != nil { // a message that did not decode
+				s.e.cfg.skipBad(err)
+				continue
+			}
+			return err
+		}
+	}
+}
