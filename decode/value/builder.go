@@ -1,6 +1,8 @@
 package value
 
 import (
+	"unsafe"
+
 	"github.com/baglab/baglab/decode/msgdef"
 )
 
@@ -9,15 +11,19 @@ import (
 // tree stays valid after the input buffer is reused. One Builder can build
 // many messages in turn; each BeginMessage starts a new, independent tree.
 //
-// Builder allocates the tree's structs and field slices from small slabs it
-// refills as needed, so a message costs a few allocations plus one per
-// boxed number, string and blob.
+// Builder allocates the tree's structs, field slices and short strings from
+// small slabs it refills as needed, so a message costs a few allocations
+// plus one per boxed number, string and blob. A tree keeps the slabs it was
+// carved from alive (a few KB at most beyond its own size).
 type Builder struct {
 	root  *Struct
 	stack []frame
 	// slabs the trees are carved from; a slot is never handed out twice.
 	structs []Struct
 	anys    []any
+	// text holds the bytes of short strings; bytes once written are never
+	// changed, so the strings made from them stay valid.
+	text []byte
 }
 
 // frame is a struct being filled (st != nil) or an array being collected.
@@ -30,6 +36,7 @@ type frame struct {
 const (
 	structSlab = 64
 	anySlab    = 512
+	textSlab   = 4096
 	// maxPrealloc caps the capacity reserved for an array from its length
 	// alone; a longer array grows by append.
 	maxPrealloc = 1 << 16
@@ -90,7 +97,23 @@ func (b *Builder) Uint(_ *msgdef.Field, v uint64) { b.put(v) }
 func (b *Builder) Float(_ *msgdef.Field, v float64) { b.put(v) }
 
 // String stores a copy of v as a string.
-func (b *Builder) String(_ *msgdef.Field, v []byte) { b.put(string(v)) }
+func (b *Builder) String(_ *msgdef.Field, v []byte) { b.put(b.string(v)) }
+
+// string copies v into the text slab (long strings get their own memory).
+func (b *Builder) string(v []byte) string {
+	if len(v) == 0 {
+		return ""
+	}
+	if len(v) > textSlab/8 {
+		return string(v)
+	}
+	if cap(b.text)-len(b.text) < len(v) {
+		b.text = make([]byte, 0, textSlab)
+	}
+	start := len(b.text)
+	b.text = append(b.text, v...)
+	return unsafe.String(&b.text[start], len(v))
+}
 
 // Bytes stores a copy of a blob.
 func (b *Builder) Bytes(_ *msgdef.Field, v []byte) { b.put(append([]byte{}, v...)) }

@@ -376,3 +376,129 @@ func TestMarshalJSON(t *testing.T) {
 		t.Errorf("JSONWriter: %s", w.JSON())
 	}
 }
+
+// TestSetConversions: every accepted Go type lands as the canonical one.
+func TestSetConversions(t *testing.T) {
+	tt := ty("test/C", fld("i16", msgdef.Int16), fld("u32", msgdef.Uint32), fld("f64", msgdef.Float64),
+		seq(fld("i32s", msgdef.Int32)), seq(fld("u64s", msgdef.Uint64)), seq(fld("f32s", msgdef.Float32)),
+		seq(fld("bs", msgdef.Bool)), seq(fld("ds", msgdef.Duration)), seq(fld("ss", msgdef.String)))
+	for _, tc := range []struct {
+		path string
+		v    any
+		want any
+	}{
+		{"i16", int8(-3), int64(-3)}, {"i16", uint8(200), int64(200)}, {"i16", int16(-32768), int64(-32768)},
+		{"i16", uint(7), int64(7)}, {"i16", int32(9), int64(9)}, {"i16", uint16(1), int64(1)},
+		{"u32", uint32(math.MaxUint32), uint64(math.MaxUint32)}, {"u32", int64(5), uint64(5)},
+		{"f64", float32(0.5), 0.5}, {"f64", 3, 3.0}, {"f64", uint64(math.MaxUint64), float64(math.MaxUint64)},
+		{"i32s", []int{1, -2}, []any{int64(1), int64(-2)}}, {"i32s", []int8{1}, []any{int64(1)}},
+		{"i32s", []int16{2}, []any{int64(2)}}, {"i32s", []int64{3}, []any{int64(3)}},
+		{"i32s", []uint16{4}, []any{int64(4)}}, {"i32s", []uint32{5}, []any{int64(5)}},
+		{"u64s", []uint64{math.MaxUint64}, []any{uint64(math.MaxUint64)}},
+		{"f32s", []float32{0.25}, []any{0.25}}, {"f32s", []any{1, 2.5}, []any{1.0, 2.5}},
+		{"bs", []bool{true}, []any{true}}, {"ds", []value.Duration{{Sec: -1}}, []any{value.Duration{Sec: -1}}},
+		{"ss", []any{"x"}, []any{"x"}},
+	} {
+		s := value.New(tt)
+		if err := s.Set(tc.path, tc.v); err != nil {
+			t.Errorf("Set(%s, %#v): %v", tc.path, tc.v, err)
+			continue
+		}
+		if got, _ := s.Get(tc.path); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Set(%s, %#v) stored %#v, want %#v", tc.path, tc.v, got, tc.want)
+		}
+	}
+	s := value.New(tt)
+	for _, bad := range []struct {
+		path string
+		v    any
+	}{{"i32s", 3}, {"i32s", []uint64{1 << 40}}, {"bs", []int{1}}, {"u32", uint64(1 << 40)}, {"f64", "1"},
+		{"ds", []value.Duration{{Nsec: 1 << 40}}}, {"ss", []any{1}}, {"i16[0]", 1}, {"i16.x", 1}} {
+		if err := s.Set(bad.path, bad.v); err == nil {
+			t.Errorf("Set(%s, %#v) accepted", bad.path, bad.v)
+		}
+	}
+}
+
+// TestBuilderLarge: long strings and arrays bypass the slabs; trees built
+// one after another stay independent.
+func TestBuilderLarge(t *testing.T) {
+	tt := ty("test/L", seq(fld("names", msgdef.String)), seq(fld("v", msgdef.Float64)))
+	long := strings.Repeat("x", 5000)
+	names := []string{long, "short", ""}
+	vals := make([]float64, 3000)
+	for i := range vals {
+		vals[i] = float64(i)
+	}
+	b := value.NewBuilder()
+	var trees []*value.Struct
+	for i := range 3 {
+		s := value.New(tt)
+		if err := s.Set("names", append([]string{strings.Repeat("a", i)}, names...)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Set("v", vals); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Emit(b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(b.Result(), s) {
+			t.Fatalf("tree %d differs", i)
+		}
+		trees = append(trees, b.Result())
+	}
+	for i, tr := range trees {
+		if v, _ := tr.String("names[0]"); v != strings.Repeat("a", i) {
+			t.Errorf("tree %d: names[0] = %q", i, v)
+		}
+	}
+	if value.NewBuilder().Result() != nil {
+		t.Error("Result before any message")
+	}
+}
+
+func TestAccessorErrors(t *testing.T) {
+	s := filled(t)
+	if _, err := s.Uint("nope"); !errors.Is(err, value.ErrNoField) {
+		t.Error(err)
+	}
+	for name, f := range map[string]func(string) error{
+		"Float":  func(p string) error { _, err := s.Float(p); return err },
+		"Int":    func(p string) error { _, err := s.Int(p); return err },
+		"String": func(p string) error { _, err := s.String(p); return err },
+		"Bool":   func(p string) error { _, err := s.Bool(p); return err },
+		"Struct": func(p string) error { _, err := s.Struct(p); return err },
+		"Bytes":  func(p string) error { _, err := s.Bytes(p); return err },
+		"TimeNs": func(p string) error { _, err := s.TimeNs(p); return err },
+		"Len":    func(p string) error { _, err := s.Len(p); return err },
+		"Each":   func(p string) error { return s.Each(p, func(int, any) error { return nil }) },
+	} {
+		if err := f("nope"); !errors.Is(err, value.ErrNoField) {
+			t.Errorf("%s(nope): %v", name, err)
+		}
+		if err := f("a..b"); !errors.Is(err, value.ErrPath) {
+			t.Errorf("%s(a..b): %v", name, err)
+		}
+	}
+	for name, f := range map[string]func() error{
+		"Uint":   func() error { _, err := s.Uint("names"); return err },
+		"String": func() error { _, err := s.String("b"); return err },
+		"Bool":   func() error { _, err := s.Bool("i8"); return err },
+		"Struct": func() error { _, err := s.Struct("b"); return err },
+		"Bytes":  func() error { _, err := s.Bytes("cov"); return err },
+		"TimeNs": func() error { _, err := s.TimeNs("header"); return err },
+		"Each":   func() error { return s.Each("b", func(int, any) error { return nil }) },
+	} {
+		err := f()
+		if !errors.Is(err, value.ErrType) {
+			t.Errorf("%s on the wrong kind: %v", name, err)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "value: ") {
+			t.Errorf("%s: message %q", name, err)
+		}
+	}
+	if got := (&value.PathError{Err: value.ErrIndex}).Error(); got != "value: index out of range" {
+		t.Errorf("Error() = %q", got)
+	}
+}
