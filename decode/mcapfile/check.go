@@ -79,11 +79,17 @@ func Check(path string) ([]Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &checker{file: path, ra: f, size: st.Size(), schemas: map[uint16]bool{}, channels: map[uint16]bool{},
+	return CheckReaderAt(f, st.Size(), path), nil
+}
+
+// CheckReaderAt is Check for the size bytes of ra; path names the file in
+// messages.
+func CheckReaderAt(ra io.ReaderAt, size int64, path string) []Problem {
+	c := &checker{file: path, ra: ra, size: size, schemas: map[uint16]bool{}, channels: map[uint16]bool{},
 		counts: map[uint16]uint64{}, atts: map[int64]Attachment{}, metas: map[int64]string{}}
 	defer c.dec.close()
 	c.run()
-	return c.problems, nil
+	return c.problems
 }
 
 func (c *checker) run() {

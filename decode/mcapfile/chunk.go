@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
@@ -57,15 +58,19 @@ func parseChunk(file string, off int64, b []byte) (*chunk, error) {
 	return c, nil
 }
 
-// decoders holds reusable decompressors; one per goroutine.
+// decoders holds decompressors for one goroutine; the zstd decoder comes
+// from a shared pool (making one is costly) and goes back on close.
 type decoders struct {
 	zstd *zstd.Decoder
 	lz4  *lz4.Reader
 }
 
+var zstdPool sync.Pool
+
 func (d *decoders) close() {
 	if d.zstd != nil {
-		d.zstd.Close()
+		d.zstd.Reset(nil)
+		zstdPool.Put(d.zstd)
 		d.zstd = nil
 	}
 }
@@ -89,11 +94,15 @@ func (d *decoders) decompress(file string, off int64, c *chunk, dst []byte, veri
 		out = c.records
 	case mcap.CompressionZSTD:
 		if d.zstd == nil {
-			z, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
-			if err != nil {
-				return nil, &record.Error{File: file, Offset: off, Field: "chunk", Err: err}
+			if z, ok := zstdPool.Get().(*zstd.Decoder); ok {
+				d.zstd = z
+			} else {
+				z, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecodeAllCapLimit(true))
+				if err != nil {
+					return nil, &record.Error{File: file, Offset: off, Field: "chunk", Err: err}
+				}
+				d.zstd = z
 			}
-			d.zstd = z
 		}
 		var err error
 		if want := preallocLimit(c.uncompressedSize, len(c.records)); uint64(want) == c.uncompressedSize {

@@ -141,7 +141,7 @@ func (s *scanner) read(off, n int64, dst []byte) ([]byte, error) {
 	if n <= scanWindow/2 {
 		w := min(int64(scanWindow), s.limit-off)
 		if int64(cap(s.win)) < w {
-			s.win = make([]byte, scanWindow)
+			s.win = make([]byte, w)
 		}
 		s.win = s.win[:w]
 		if err := readAt(s.ra, s.win, off); err != nil {
