@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strconv"
 
 	"github.com/baglab/baglab/decode"
@@ -73,41 +75,160 @@ func runCat(o *catOptions) error {
 	defer it.Close()
 
 	out := bufio.NewWriterSize(o.g.stdout, 1<<20)
-	res := decode.NewResolver(reg)
-	lw := newLineWriter(res)
+	p := newCatPipeline(o.g.ctx, decode.NewResolver(reg), it, runtime.GOMAXPROCS(0), o.skipBad)
+	defer p.stop()
 	var n, skipped int64
-	for o.limit == 0 || n < o.limit {
-		if err := o.g.ctx.Err(); err != nil {
-			out.Flush()
-			return err
+	for b := range p.order {
+		<-b.done
+		for _, e := range b.skipped {
+			skipped++
+			o.g.note("baglab: skipped: %v", e)
 		}
-		m, err := it.Next()
-		if err == io.EOF {
-			break
+		lines := b.ends
+		if o.limit > 0 && n+int64(len(lines)) > o.limit {
+			lines = lines[:o.limit-n]
 		}
-		if err != nil {
-			out.Flush()
-			return err
-		}
-		line, err := lw.line(m)
-		if err != nil {
-			if !o.skipBad {
-				out.Flush()
+		if len(lines) > 0 {
+			if _, err := out.Write(b.out[:lines[len(lines)-1]]); err != nil {
 				return err
 			}
-			skipped++
-			o.g.note("baglab: skipped: %v", err)
-			continue
 		}
-		if _, err := out.Write(line); err != nil {
-			return err
+		n += int64(len(lines))
+		if b.err != nil && (o.limit == 0 || n < o.limit) {
+			out.Flush()
+			return b.err
 		}
-		n++
+		if o.limit > 0 && n >= o.limit {
+			break
+		}
 	}
 	if skipped > 0 {
 		o.g.note("baglab: %d message(s) skipped, %d printed", skipped, n)
 	}
 	return out.Flush()
+}
+
+// catBatch is a run of consecutive messages rendered by one worker.
+type catBatch struct {
+	msgs    []record.Message
+	arena   []byte  // the messages' data, copied out of the reader's buffers
+	out     []byte  // NDJSON lines
+	ends    []int   // end offset in out of each line
+	skipped []error // messages that failed to decode, with --skip-bad
+	err     error   // the error that ends the output after these lines
+	done    chan struct{}
+}
+
+const (
+	batchMessages = 512
+	batchBytes    = 4 << 20
+)
+
+// catPipeline renders messages on several workers and hands the batches
+// back in file order: the reader fills batches, workers render them, the
+// caller receives them from order and waits for each one's done.
+type catPipeline struct {
+	order chan *catBatch
+	quit  chan struct{}
+}
+
+func newCatPipeline(ctx context.Context, res *decode.Resolver, it record.Iterator, workers int, skipBad bool) *catPipeline {
+	p := &catPipeline{order: make(chan *catBatch, 2*workers), quit: make(chan struct{})}
+	work := make(chan *catBatch, 2*workers)
+	for i := 0; i < workers; i++ {
+		go func() {
+			lw := newLineWriter(res)
+			for b := range work {
+				b.render(lw, skipBad)
+				close(b.done)
+			}
+		}()
+	}
+	go func() {
+		defer close(p.order)
+		defer close(work)
+		b := newCatBatch()
+		send := func() bool {
+			select {
+			case p.order <- b:
+			case <-p.quit:
+				return false
+			}
+			if b.err == nil || len(b.msgs) > 0 {
+				work <- b
+			} else {
+				close(b.done)
+			}
+			b = newCatBatch()
+			return true
+		}
+		for {
+			if err := ctx.Err(); err != nil {
+				b.err = err
+				send()
+				return
+			}
+			m, err := it.Next()
+			if err == io.EOF {
+				if len(b.msgs) > 0 {
+					send()
+				}
+				return
+			}
+			if err != nil {
+				b.err = err
+				send()
+				return
+			}
+			b.add(m)
+			if len(b.msgs) >= batchMessages || len(b.arena) >= batchBytes {
+				if !send() {
+					return
+				}
+			}
+		}
+	}()
+	return p
+}
+
+// stop releases the reader when the caller ends early.
+func (p *catPipeline) stop() {
+	close(p.quit)
+	for b := range p.order {
+		<-b.done
+	}
+}
+
+func newCatBatch() *catBatch { return &catBatch{done: make(chan struct{})} }
+
+func (b *catBatch) add(m *record.Message) {
+	start := len(b.arena)
+	b.arena = append(b.arena, m.Data...)
+	c := *m
+	c.Data = b.arena[start:len(b.arena):len(b.arena)]
+	b.msgs = append(b.msgs, c)
+}
+
+// render fills out with the batch's lines. The arena may have moved while
+// it grew, so each message's data is re-sliced from it first.
+func (b *catBatch) render(lw *lineWriter, skipBad bool) {
+	pos := 0
+	for i := range b.msgs {
+		m := &b.msgs[i]
+		m.Data = b.arena[pos : pos+len(m.Data)]
+		pos += len(m.Data)
+		line, err := lw.line(m)
+		if err != nil {
+			if skipBad {
+				b.skipped = append(b.skipped, err)
+				continue
+			}
+			b.err = err
+			return
+		}
+		b.out = append(b.out, line...)
+		b.ends = append(b.ends, len(b.out))
+	}
 }
 
 // lineWriter renders messages as NDJSON lines, reusing its buffer.
