@@ -140,10 +140,20 @@ func (w *JSONWriter) Time(f *msgdef.Field, sec, nsec int64) {
 	w.buf = append(w.buf, '}', ',')
 }
 
-// key writes `"name":`.
+// key writes `"name":`. Field names are identifiers, which need no
+// escaping; anything else takes the general path.
 func (w *JSONWriter) key(f *msgdef.Field) {
-	w.buf = AppendJSONString(w.buf, f.Name)
-	w.buf = append(w.buf, ':')
+	name := f.Name
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; needEscape[c] || c >= utf8.RuneSelf {
+			w.buf = AppendJSONString(w.buf, name)
+			w.buf = append(w.buf, ':')
+			return
+		}
+	}
+	w.buf = append(w.buf, '"')
+	w.buf = append(w.buf, name...)
+	w.buf = append(w.buf, '"', ':')
 }
 
 // elemKey writes the key of a scalar field. Array elements (events whose f

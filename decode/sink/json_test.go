@@ -224,3 +224,14 @@ func TestJSONWriterNoAllocs(t *testing.T) {
 		t.Errorf("%v allocs per message once warm", a)
 	}
 }
+
+// TestJSONOddFieldNames: names that need escaping still give valid JSON.
+func TestJSONOddFieldNames(t *testing.T) {
+	got := render(func(w *sink.JSONWriter) {
+		w.Bool(field(`a"b`, msgdef.Bool, msgdef.Scalar), true)
+		w.Bool(field("é\n", msgdef.Bool, msgdef.Scalar), false)
+	})
+	if want := `{"a\"b":true,"é\n":false}`; got != want {
+		t.Errorf("got %s want %s", got, want)
+	}
+}
