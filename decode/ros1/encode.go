@@ -2,14 +2,20 @@ package ros1
 
 import (
 	"math"
+	"sync"
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
 )
 
-// DecodeValue decodes one message into a value tree.
+// builders lets DecodeValue calls share the slabs trees are carved from.
+var builders = sync.Pool{New: func() any { return value.NewBuilder() }}
+
+// DecodeValue decodes one message into a value tree. For a stream of
+// messages, decoding into one value.Builder per goroutine does the same.
 func (d *Decoder) DecodeValue(data []byte) (*value.Struct, error) {
-	b := value.NewBuilder()
+	b := builders.Get().(*value.Builder)
+	defer builders.Put(b)
 	if err := d.Decode(data, b); err != nil {
 		return nil, err
 	}
