@@ -32,14 +32,6 @@ const (
 
 var emNormConst = math.Log(math.Sqrt(2 * math.Pi))
 
-// emModel is the fitted mixture: per cluster and attribute the normal
-// distribution's mean and standard deviation (Weka's
-// getClusterModelsNumericAtts), and the cluster priors.
-type emModel struct {
-	Mean, SD [][]float64
-	Priors   []float64
-}
-
 type wekaEM struct {
 	seed    int32
 	rr      *javaRandom
@@ -87,10 +79,6 @@ func fitEM(data [][]float64, seed int32) (*wekaEM, error) {
 	}
 	e.loglik = ll
 	return e, nil
-}
-
-func (e *wekaEM) model() emModel {
-	return emModel{Mean: e.mean, SD: e.sd, Priors: e.priors}
 }
 
 // cvClusters is EM.CVClusters of Weka 3.6.
