@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -127,11 +128,14 @@ func OpenMany(paths []string) (record.Reader, error) {
 }
 
 func openMCAPDir(dir string) (record.Reader, error) {
+	var files []string
 	meta, err := db3.ReadBag2Metadata(dir)
-	if err != nil {
+	switch {
+	case err == nil:
+		files = meta.RelativeFilePaths
+	case !errors.Is(err, fs.ErrNotExist):
 		return nil, err
 	}
-	files := meta.RelativeFilePaths
 	if len(files) == 0 {
 		matches, _ := filepath.Glob(filepath.Join(dir, "*.mcap"))
 		sort.Strings(matches)

@@ -2,8 +2,10 @@ package decode
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -72,6 +74,18 @@ func sniffBytes(path string, head []byte) (Format, error) {
 
 // sniffDir recognises a rosbag2 folder by its metadata.yaml storage identifier.
 func sniffDir(dir string) (Format, error) {
+	if _, err := os.Stat(filepath.Join(dir, "metadata.yaml")); errors.Is(err, fs.ErrNotExist) {
+		// A folder of split files without metadata.yaml: go by the files.
+		for _, f := range []struct {
+			glob   string
+			format Format
+		}{{"*.mcap", FormatMCAP}, {"*.db3", FormatDB3}} {
+			if m, _ := filepath.Glob(filepath.Join(dir, f.glob)); len(m) > 0 {
+				return f.format, nil
+			}
+		}
+		return "", &record.Error{File: dir, Offset: -1, Err: record.ErrFormat, Detail: "a folder without metadata.yaml, .mcap or .db3 files"}
+	}
 	meta, err := db3.ReadBag2Metadata(dir)
 	if err != nil {
 		return "", err

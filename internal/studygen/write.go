@@ -9,6 +9,7 @@ import (
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/cdr"
+	"github.com/baglab/baglab/decode/db3"
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
@@ -55,6 +56,12 @@ func WriteAll(dir string, s *Study) ([]File, error) {
 		}
 	}
 	if err := add("queries.mcap", func(p string) error { return WriteMCAP(p, s.ROS2, "zstd", "ros2") }); err != nil {
+		return nil, err
+	}
+	if err := add("queries.db3", func(p string) error { return WriteDB3(p, s.ROS2) }); err != nil {
+		return nil, err
+	}
+	if err := add("queries_rosbag2", func(p string) error { return WriteDB3(p, s.ROS2) }); err != nil {
 		return nil, err
 	}
 	broken, err := writeBroken(dir)
@@ -159,6 +166,20 @@ func WriteBag(path string, events []Event, c bag.Compression) error {
 	}
 	if err := (&channels{w: w, ids: map[string]uint32{}}).write(events); err != nil {
 		_ = w.Abort()
+		return err
+	}
+	return w.Close()
+}
+
+// WriteDB3 writes ROS2 events as a rosbag2 sqlite3 recording: a bare file
+// when path ends in .db3, else a rosbag2 folder with metadata.yaml.
+func WriteDB3(path string, events []Event) error {
+	w, err := db3.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := (&channels{w: w, ids: map[string]uint32{}, ros2: true}).write(events); err != nil {
+		w.Abort()
 		return err
 	}
 	return w.Close()

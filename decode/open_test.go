@@ -1,0 +1,213 @@
+package decode_test
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/internal/studygen"
+)
+
+// sharedDir is ../shared beside the repository (where CI lays it).
+func sharedDir(t testing.TB) string {
+	if d := os.Getenv("BAGLAB_SHARED"); d != "" {
+		return d
+	}
+	d, err := filepath.Abs("../../shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func genStudy(t testing.TB) string {
+	dir := t.TempDir()
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 3, Sessions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := studygen.WriteAll(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// drain opens path, reads its summary and decodes every message to JSON,
+// returning how many decoded and the first error.
+func drain(path string) (int, error) {
+	r, err := decode.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	if _, err := r.Summary(); err != nil {
+		return 0, err
+	}
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	res := decode.NewResolver(nil)
+	jw := sink.NewJSONWriter()
+	n := 0
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if m.Channel.MessageEncoding == "json" {
+			n++
+			continue
+		}
+		dec, err := res.For(m.Channel)
+		if err != nil {
+			return n, err
+		}
+		jw.Begin(nil)
+		if err := dec.Decode(m.Data, jw); err != nil {
+			return n, err
+		}
+		n++
+	}
+}
+
+func TestSniff(t *testing.T) {
+	dir := genStudy(t)
+	fx := filepath.Join(sharedDir(t), "public-fixtures")
+	cases := map[string]decode.Format{
+		filepath.Join(dir, "study.bag"):                        decode.FormatBag,
+		filepath.Join(dir, "broken/study.bag.active"):          decode.FormatBag,
+		filepath.Join(dir, "study.mcap"):                       decode.FormatMCAP,
+		filepath.Join(dir, "queries.db3"):                      decode.FormatDB3,
+		filepath.Join(fx, "rosbag2/rosbag2_py/multiple_files"): decode.FormatMCAP,
+		filepath.Join(fx, "rosbag-js/example-lz4.bag"):         decode.FormatBag,
+	}
+	for path, want := range cases {
+		if _, err := os.Stat(path); err != nil {
+			t.Errorf("fixture missing: %v", err)
+			continue
+		}
+		got, err := decode.Sniff(path)
+		if err != nil || got != want {
+			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
+		}
+	}
+	for _, bad := range []string{filepath.Join(fx, "rosbag-js/asci-file.txt"), filepath.Join(fx, "rosbag-js/empty-file.bag")} {
+		_, err := decode.Sniff(bad)
+		var re *record.Error
+		if !errors.As(err, &re) || re.File != bad || re.Offset != 0 {
+			t.Errorf("%s: %v, want a record.Error naming the file at offset 0", bad, err)
+		}
+	}
+}
+
+// TestDecodeEveryFixture reads and decodes every message of the generated
+// study and of the other implementations' fixtures through the front door.
+func TestDecodeEveryFixture(t *testing.T) {
+	dir := genStudy(t)
+	fx := filepath.Join(sharedDir(t), "public-fixtures")
+	paths := []string{}
+	for _, name := range []string{"study.bag", "study-lz4.bag", "study-bz2.bag", "study.mcap", "study-lz4.mcap", "study-none.mcap", "queries.mcap", "queries.db3", "queries_rosbag2", "broken/study.bag.active"} {
+		paths = append(paths, filepath.Join(dir, name))
+	}
+	for _, name := range []string{"example.bag", "example-bz2.bag", "example-lz4.bag", "example-unsorted-chunks.bag", "no-messages.bag"} {
+		paths = append(paths, filepath.Join(fx, "rosbag-js", name))
+	}
+	paths = append(paths, filepath.Join(fx, "rosbag2/rosbag2_py/wbag"), filepath.Join(fx, "rosbag2/rosbag2_py/multiple_files"))
+	rb2, _ := filepath.Glob(filepath.Join(fx, "rosbag2/*/*/*.mcap"))
+	for _, p := range rb2 {
+		if !strings.Contains(p, "wrong_rmw") {
+			paths = append(paths, p)
+		}
+	}
+	for _, p := range paths {
+		n, err := drain(p)
+		if err != nil {
+			t.Errorf("%s: after %d messages: %v", p, n, err)
+		}
+	}
+}
+
+// TestCutEverywhere cuts small recordings of every format at many offsets:
+// every cut either reads cleanly or fails with an error, never a panic.
+func TestCutEverywhere(t *testing.T) {
+	dir := genStudy(t)
+	fx := filepath.Join(sharedDir(t), "public-fixtures")
+	srcs := []string{filepath.Join(dir, "queries.mcap"), filepath.Join(fx, "rosbag-js/example-lz4.bag"), filepath.Join(dir, "study-bz2.bag")}
+	tmp := t.TempDir()
+	for _, src := range srcs {
+		data, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		step := max(1, len(data)/300)
+		if testing.Short() {
+			step = max(1, len(data)/40)
+		}
+		cut := filepath.Join(tmp, "cut"+filepath.Ext(src))
+		for n := 0; n < len(data); n += step {
+			if err := os.WriteFile(cut, data[:n], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			func() {
+				defer func() {
+					if p := recover(); p != nil {
+						t.Fatalf("%s cut at %d: panic %v", src, n, p)
+					}
+				}()
+				_, _ = drain(cut)
+			}()
+		}
+	}
+}
+
+func TestMergeOrder(t *testing.T) {
+	dir := genStudy(t)
+	r, err := decode.OpenMany([]string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	sum, err := r.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var last int64
+	n := uint64(0)
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.LogTime < last {
+			t.Fatalf("message %d at %d after %d", n, m.LogTime, last)
+		}
+		last = m.LogTime
+		n++
+	}
+	if n != sum.MessageCount || n == 0 {
+		t.Errorf("%d messages, summary says %d", n, sum.MessageCount)
+	}
+	if _, err := it.Next(); err != io.EOF {
+		t.Errorf("Next after the end: %v, want io.EOF", err)
+	}
+}
