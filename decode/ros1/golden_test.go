@@ -44,9 +44,11 @@ type goldenInstance struct {
 }
 
 // wantTypes is how many types of each origin the corpus must cover: every
-// ROS1 .msg baglab ships, the 7 types of each of its 9 .action files and the
-// two halves of each of its 49 .srv files.
-var wantTypes = map[string]int{"msg": 145, "action": 63, "srv": 98}
+// ROS1 .msg baglab ships, the 7 types of each of its 9 .action files, the
+// two halves of each of its 49 .srv files, and the 6 test-only types of
+// baglab_golden_msgs (every primitive as scalar, sequence and fixed array;
+// empty messages; Python-keyword field names).
+var wantTypes = map[string]int{"msg": 145, "action": 63, "srv": 98, "extra": 6}
 
 func loadGolden(t testing.TB) []goldenType {
 	t.Helper()

@@ -11,6 +11,10 @@ Everything here comes from Debian's ROS1 tooling, never from baglab:
   * md5 and definition bundle: the generated classes' _md5sum and _full_text
     (what rosbag writes into a connection header)
 
+It also covers gen/extra/baglab_golden_msgs, a small test-only package with
+the wire shapes the shipped set lacks (every primitive as T[] and T[N], arrays
+of empty messages, Python-keyword field names).
+
 For every type it writes, into testdata/golden/ros1/:
 
   <pkg>__<Type>.msg       the definition bundle (genpy _full_text, verbatim)
@@ -50,6 +54,7 @@ EDGE_FIRST, EDGE_OTHERS = 0.6, 0.15
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DEFAULT = os.path.dirname(HERE)
 MSGS_DEFAULT = '/work/shared/msgs/ros1'
+EXTRA_DEFAULT = os.path.join(HERE, 'extra')
 
 DEBIAN_PKGS = ['std_msgs', 'geometry_msgs', 'sensor_msgs', 'actionlib_msgs',
                'visualization_msgs', 'diagnostic_msgs']
@@ -69,14 +74,24 @@ def listdir(d, ext):
 
 # ---------------------------------------------------------------- generation
 
-def generate_python(msgs, tmp):
-    """Expand actions and run genpy over every package; return (pydir, types).
+def generate_python(roots, tmp):
+    """Expand actions and run genpy over every package; return (pydir,
+    search path, types, package roots).
 
-    types is a list of (full type name, origin, python module name, class name).
+    roots maps a definitions root to the origin its .msg types get. types is
+    a list of (full type name, origin, python module name, class name).
     """
-    pkgs = sorted(p for p in os.listdir(msgs) if os.path.isdir(os.path.join(msgs, p)))
+    root_of, origin_of = {}, {}
+    for root, origin in roots.items():
+        for p in os.listdir(root):
+            if os.path.isdir(os.path.join(root, p)):
+                if p in root_of:
+                    sys.exit('package %s is in both %s and %s' % (p, root_of[p], root))
+                root_of[p], origin_of[p] = root, origin
+    pkgs = sorted(root_of)
     search = {}
     for pkg in pkgs:
+        msgs = root_of[pkg]
         dirs = [os.path.join(msgs, pkg, 'msg')]
         actions = listdir(os.path.join(msgs, pkg, 'action'), '.action')
         if actions:
@@ -93,6 +108,7 @@ def generate_python(msgs, tmp):
     pydir = os.path.join(tmp, 'py')
     types = []
     for pkg in pkgs:
+        msgs = root_of[pkg]
         os.makedirs(os.path.join(pydir, pkg))
         open(os.path.join(pydir, pkg, '__init__.py'), 'w').close()
         msgfiles = listdir(os.path.join(msgs, pkg, 'msg'), '.msg')
@@ -102,7 +118,7 @@ def generate_python(msgs, tmp):
             run([PY, GENMSG_PY, '-p', pkg, '-o', out] + incl + msgfiles + actfiles)
             run([PY, GENMSG_PY, '--initpy', '-p', pkg, '-o', out])
             for f in msgfiles:
-                types.append((pkg + '/' + os.path.basename(f)[:-4], 'msg', pkg + '.msg',
+                types.append((pkg + '/' + os.path.basename(f)[:-4], origin_of[pkg], pkg + '.msg',
                               os.path.basename(f)[:-4]))
             for f in actfiles:
                 types.append((pkg + '/' + os.path.basename(f)[:-4], 'action', pkg + '.msg',
@@ -116,10 +132,10 @@ def generate_python(msgs, tmp):
                 name = os.path.basename(f)[:-4]
                 for part in ('Request', 'Response'):
                     types.append((pkg + '/' + name + part, 'srv', pkg + '.srv', name + part))
-    return pydir, search, types
+    return pydir, search, types, root_of
 
 
-def load_field_names(msgs, search, types):
+def load_field_names(root_of, search, types):
     """Field names as written in the definitions (genpy renames Python keywords
     in __slots__), keyed by full type name."""
     import genmsg
@@ -130,7 +146,7 @@ def load_field_names(msgs, search, types):
         pkg = full.split('/')[0]
         if origin == 'srv':
             srvname = short[:-len('Request')] if short.endswith('Request') else short[:-len('Response')]
-            path = os.path.join(msgs, pkg, 'srv', srvname + '.srv')
+            path = os.path.join(root_of[pkg], pkg, 'srv', srvname + '.srv')
             spec = ml.load_srv_from_file(ctx, path, pkg + '/' + srvname)
             ml.load_depends(ctx, spec, search)
             names[pkg + '/' + srvname + 'Request'] = list(spec.request.names)
@@ -233,7 +249,8 @@ class Gen:
     """Seeded random instances of genpy classes. edge is the probability that a
     number is drawn from the extremes/special values rather than the full range;
     with cycle those are taken in turn per primitive (so the first int64 of a
-    message is int64 min, the first float32 NaN), else at random."""
+    message is int64 min, the first float32 NaN), else at random, and
+    sequences are filled to their cap."""
 
     def __init__(self, genpy, rng, edge, cycle):
         self.genpy = genpy
@@ -286,7 +303,8 @@ class Gen:
             if not is_array:
                 setattr(msg, slot, self.scalar(rng, pkg, base, depth))
                 continue
-            n = alen if alen is not None else rng.randint(0, maxlen)
+            # instance 1 (cycle) fills sequences to the cap, the others draw 0..cap
+            n = alen if alen is not None else (maxlen if self.cycle else rng.randint(0, maxlen))
             if base in ('uint8', 'char'):
                 if alen is None:
                     n = rng.choice([0, rng.randint(1, 16)])
@@ -401,20 +419,22 @@ def write(path, data):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--msgs', default=MSGS_DEFAULT, help='ROS1 definitions root')
+    ap.add_argument('--extra', default=EXTRA_DEFAULT,
+                    help='root of extra test-only packages covering shapes the shipped set lacks')
     ap.add_argument('--out', default=OUT_DEFAULT, help='output directory')
     ap.add_argument('--keep-tmp', action='store_true', help='keep the generated Python code')
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp(prefix='baglab-genpy-')
     try:
-        pydir, search, types = generate_python(args.msgs, tmp)
+        pydir, search, types, root_of = generate_python({args.msgs: 'msg', args.extra: 'extra'}, tmp)
         sys.path.insert(0, pydir)
         import genpy
         for pkg in {t[2] for t in types}:
             m = importlib.import_module(pkg)
             if not os.path.abspath(m.__file__).startswith(pydir):
                 sys.exit('imported %s from %s, not from the generated code' % (pkg, m.__file__))
-        names = load_field_names(args.msgs, search, types)
+        names = load_field_names(root_of, search, types)
         shared = shared_md5s(args.msgs)
         debian = debian_installed([(t[0], t[2]) for t in types if t[0].split('/')[0] in DEBIAN_PKGS])
         fulltext = os.path.join(os.path.dirname(os.path.abspath(args.msgs)), 'ros1-fulltext')
