@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"text/tabwriter"
 	"time"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
 )
@@ -39,8 +41,27 @@ file (an array when several files are given):
 	return cmd
 }
 
+// fileInfo is one file's summary plus what only some formats carry.
+type fileInfo struct {
+	*record.Summary
+	Metadata    []metadataInfo   `json:"metadata,omitempty"`
+	Attachments []attachmentInfo `json:"attachments,omitempty"`
+}
+
+type metadataInfo struct {
+	Name     string            `json:"name"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+type attachmentInfo struct {
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Size      uint64 `json:"size"`
+	LogTimeNs uint64 `json:"log_time_ns"`
+}
+
 func runInfo(o *infoOptions) error {
-	var sums []*record.Summary
+	var sums []*fileInfo
 	for _, path := range o.files {
 		sum, err := summarise(path)
 		if err != nil {
@@ -67,7 +88,7 @@ func runInfo(o *infoOptions) error {
 	return nil
 }
 
-func summarise(path string) (*record.Summary, error) {
+func summarise(path string) (*fileInfo, error) {
 	r, err := decode.Open(path)
 	if err != nil {
 		return nil, err
@@ -81,7 +102,24 @@ func summarise(path string) (*record.Summary, error) {
 	if sum.Topics == nil {
 		sum.Topics = []record.TopicSummary{}
 	}
-	return sum, nil
+	info := &fileInfo{Summary: sum}
+	if mr, ok := r.(*mcapfile.Reader); ok {
+		mds, err := mr.Metadata()
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range mds {
+			info.Metadata = append(info.Metadata, metadataInfo{Name: m.Name, Metadata: m.Metadata})
+		}
+		atts, err := mr.Attachments()
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range atts {
+			info.Attachments = append(info.Attachments, attachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
+		}
+	}
+	return info, nil
 }
 
 func formatNs(ns int64) string {
@@ -92,7 +130,8 @@ func formatNs(ns int64) string {
 	return fmt.Sprintf("%s (%.6f)", t.Format("2006-01-02T15:04:05.000000Z07:00"), float64(ns)/1e9)
 }
 
-func printSummary(w io.Writer, s *record.Summary) error {
+func printSummary(w io.Writer, info *fileInfo) error {
+	s := info.Summary
 	tw := tabwriter.NewWriter(w, 0, 2, 1, ' ', 0)
 	fmt.Fprintf(tw, "path:\t%s\n", s.Path)
 	fmt.Fprintf(tw, "format:\t%s\n", s.Format)
@@ -117,5 +156,22 @@ func printSummary(w io.Writer, s *record.Summary) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, t.Type, t.Encoding, t.MD5)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, m := range info.Metadata {
+		keys := make([]string, 0, len(m.Metadata))
+		for k := range m.Metadata {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "metadata %s:\n", m.Name)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %s: %s\n", k, m.Metadata[k])
+		}
+	}
+	for _, a := range info.Attachments {
+		fmt.Fprintf(w, "attachment %s: %s, %d bytes\n", a.Name, a.MediaType, a.Size)
+	}
+	return nil
 }

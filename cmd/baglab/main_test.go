@@ -351,3 +351,42 @@ func TestMsgShow(t *testing.T) {
 		t.Errorf("unknown type: exit %d", code)
 	}
 }
+
+func TestInfoMCAPMetadata(t *testing.T) {
+	out, _, code := run(t, "info", "--json", studyFile("study.mcap"))
+	if code != 0 {
+		t.Fatal("info failed")
+	}
+	var s struct {
+		Metadata []struct {
+			Name     string            `json:"name"`
+			Metadata map[string]string `json:"metadata"`
+		} `json:"metadata"`
+	}
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Metadata) != 1 || s.Metadata[0].Name != "study" || s.Metadata[0].Metadata["experiment"] != "breakfast table" {
+		t.Errorf("metadata: %+v", s.Metadata)
+	}
+}
+
+// TestMsgPath: a type baglab does not know, from a user package, is
+// shown with msg show only when --msg-path names its directory.
+func TestMsgPath(t *testing.T) {
+	dir := t.TempDir()
+	pkg := filepath.Join(dir, "lab_msgs", "msg")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pkg, "Trial.msg"), []byte("Header header\nstring subject\nuint32 trial\nfloat64[] scores\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, "msg", "show", "--msg-path", dir, "lab_msgs/Trial")
+	if code != 0 || !strings.Contains(out, "uint32 trial") || !strings.Contains(out, "MSG: std_msgs/Header") {
+		t.Errorf("exit %d: %s %s", code, out, stderr)
+	}
+	if _, _, code := run(t, "msg", "show", "lab_msgs/Trial"); code != exitUsage {
+		t.Errorf("without --msg-path: exit %d, want %d", code, exitUsage)
+	}
+}
