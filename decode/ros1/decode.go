@@ -23,7 +23,8 @@ var le = binary.LittleEndian
 // seen part of the message and no EndMessage.
 func (d *Decoder) Decode(data []byte, s sink.Sink) error {
 	s.BeginMessage(d.t)
-	p, e := d.root.decode(data, 0, s)
+	empties := len(data) + maxEmpties
+	p, e := d.root.decode(data, 0, s, &empties)
 	if e != nil {
 		return e.record()
 	}
@@ -35,9 +36,16 @@ func (d *Decoder) Decode(data []byte, s sink.Sink) error {
 	return nil
 }
 
+// maxEmpties bounds, beyond one per byte of the message, how many elements
+// of zero wire size (arrays of empty messages) one message may claim. Such
+// elements cost no bytes, so the input alone cannot bound them; without a
+// budget a few bytes could make a sink build billions of them.
+const maxEmpties = 1 << 16
+
 // decode runs the plan on b from offset p and returns the offset after the
-// message.
-func (pl *plan) decode(b []byte, p int, s sink.Sink) (int, *decErr) {
+// message. empties is what remains of the message's budget of zero-size
+// elements.
+func (pl *plan) decode(b []byte, p int, s sink.Sink, empties *int) (int, *decErr) {
 	ops := pl.ops
 	for i := range ops {
 		o := &ops[i]
@@ -107,9 +115,14 @@ func (pl *plan) decode(b []byte, p int, s sink.Sink) (int, *decErr) {
 			}
 			s.EndArray()
 		case opFixedStructs:
+			if o.sub.min == 0 {
+				if err := spend(empties, o.n, p); err != nil {
+					return p, err.at(o.path)
+				}
+			}
 			s.BeginArray(o.f, o.n)
 			var err *decErr
-			if p, err = putStructs(b, p, o.n, o, s); err != nil {
+			if p, err = putStructs(b, p, o.n, o, s, empties); err != nil {
 				return p, err.at(o.path)
 			}
 			s.EndArray()
@@ -141,11 +154,14 @@ func (pl *plan) decode(b []byte, p int, s sink.Sink) (int, *decErr) {
 			s.EndArray()
 		case opSeqStructs:
 			n, err := readCount(b, p, o.sub.min, o.n)
+			if err == nil && o.sub.min == 0 {
+				err = spend(empties, n, p)
+			}
 			if err != nil {
 				return p, err.at(o.path)
 			}
 			s.BeginArray(o.f, n)
-			if p, err = putStructs(b, p+4, n, o, s); err != nil {
+			if p, err = putStructs(b, p+4, n, o, s, empties); err != nil {
 				return p, err.at(o.path)
 			}
 			s.EndArray()
@@ -232,11 +248,11 @@ func putStrings(b []byte, p, n int, f *msgdef.Field, s sink.Sink) (int, *decErr)
 	return p, nil
 }
 
-func putStructs(b []byte, p, n int, o *op, s sink.Sink) (int, *decErr) {
+func putStructs(b []byte, p, n int, o *op, s sink.Sink, empties *int) (int, *decErr) {
 	var err *decErr
 	for i := 0; i < n; i++ {
 		s.BeginStruct(o.f)
-		if p, err = o.sub.decode(b, p, s); err != nil {
+		if p, err = o.sub.decode(b, p, s, empties); err != nil {
 			return p, err.index(i)
 		}
 		s.EndStruct()
@@ -263,19 +279,16 @@ func readString(b []byte, p int) ([]byte, *decErr) {
 }
 
 // readCount reads the uint32 element count of a sequence at p and checks
-// that count elements of at least elemMin bytes fit in what remains (empty
-// elements count as one byte, so a count never exceeds the bytes left) and
-// that the count respects bound (0 = none).
+// that count elements of at least elemMin bytes fit in what remains and that
+// the count respects bound (0 = none). Elements of size 0 are checked by
+// spend.
 func readCount(b []byte, p, elemMin, bound int) (int, *decErr) {
 	if len(b)-p < 4 {
 		return 0, &decErr{off: p, err: record.ErrTruncated, detail: "array length"}
 	}
 	n := uint64(le.Uint32(b[p:]))
 	rest := uint64(len(b) - p - 4)
-	if elemMin < 1 {
-		elemMin = 1
-	}
-	if n > rest/uint64(elemMin) {
+	if elemMin > 0 && n > rest/uint64(elemMin) {
 		return 0, &decErr{off: p, err: record.ErrLength,
 			detail: fmt.Sprintf("%d elements of at least %d bytes, %d bytes left", n, elemMin, rest)}
 	}
@@ -284,6 +297,16 @@ func readCount(b []byte, p, elemMin, bound int) (int, *decErr) {
 			detail: fmt.Sprintf("%d elements, bound %d", n, bound)}
 	}
 	return int(n), nil
+}
+
+// spend takes n zero-size elements from the message's budget.
+func spend(empties *int, n, p int) *decErr {
+	if n > *empties {
+		return &decErr{off: p, err: record.ErrLength,
+			detail: fmt.Sprintf("%d empty elements, more than the message's budget of %d", n, *empties)}
+	}
+	*empties -= n
+	return nil
 }
 
 // truncatedRun reports a run of fixed-size ops starting at ops[i] that does

@@ -182,6 +182,12 @@ func TestDecodeErrors(t *testing.T) {
 	tF32 := ty("test/F", arr(fld("v", msgdef.Float32), -1))
 	tStrs := ty("test/SS", arr(fld("names", msgdef.String), 3))
 	tBounded := ty("test/Bd", msgdef.Field{Name: "b", Kind: msgdef.Int32, Prim: "int32", Array: msgdef.Sequence, Len: 2})
+	// Elements of zero size cost no bytes: one message gets a budget of
+	// len(data) + maxEmpties of them.
+	tEmpty := ty("std_msgs/Empty")
+	tEmpties := ty("test/Es", arr(sub("es", tEmpty), -1))
+	tNestedEmpties := ty("test/NEs", arr(sub("outer", tEmpties), -1))
+	tFixedEmpties := ty("test/FEs", arr(sub("big", ty("test/Big", arr(sub("e", tEmpty), 1<<15))), 3))
 
 	cases := []struct {
 		name   string
@@ -204,6 +210,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"fixed string array element", tStrs, wire{}.str("a").str("b").u32(9), record.ErrLength, 10, "names[2]"},
 		{"bad utf-8 in string array", tStrs, wire{}.str("a").str("\xff").str(""), record.ErrBadUTF8, 5, "names[1]"},
 		{"bounded sequence over bound", tBounded, wire{}.u32(3).i32(1).i32(2).i32(3), record.ErrLength, 0, "b"},
+		{"empty elements beyond the budget", tEmpties, wire{}.u32(maxEmpties + 9), record.ErrLength, 0, "es"},
+		{"nested empty elements beyond the budget", tNestedEmpties,
+			wire{}.u32(3).u32(maxEmpties).u32(17).u32(0), record.ErrLength, 8, "outer[1].es"},
+		{"fixed empty elements beyond the budget", tFixedEmpties, nil, record.ErrLength, 0, "big[1].e"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
