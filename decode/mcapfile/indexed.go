@@ -142,13 +142,14 @@ func (it *indexedIter) start() {
 			defer it.wg.Done()
 			var dec decoders
 			defer dec.close()
+			var raw []byte // this worker's read buffer
 			for {
 				select {
 				case job, ok := <-jobs:
 					if !ok {
 						return
 					}
-					job.out <- it.load(&dec, job.ci)
+					job.out <- it.load(&dec, &raw, job.ci)
 				case <-done:
 					return
 				}
@@ -176,8 +177,10 @@ func (it *indexedIter) putBuf(b []byte) {
 	}
 }
 
-// load reads, decompresses and indexes one chunk (on a worker).
-func (it *indexedIter) load(dec *decoders, ci *mcap.ChunkIndex) *loadedChunk {
+// load reads, decompresses and indexes one chunk (on a worker). raw is the
+// worker's read buffer; an uncompressed chunk keeps it, and the worker takes
+// a new one next time.
+func (it *indexedIter) load(dec *decoders, raw *[]byte, ci *mcap.ChunkIndex) *loadedChunk {
 	file := it.r.file
 	off := int64(ci.ChunkStartOffset)
 	lc := &loadedChunk{fileOffset: off, plain: -1}
@@ -189,25 +192,27 @@ func (it *indexedIter) load(dec *decoders, ci *mcap.ChunkIndex) *loadedChunk {
 		lc.err = err
 		return lc
 	}
-	raw, err := readBody(it.r.ra, file, fr, it.getBuf())
+	if *raw == nil {
+		*raw = it.getBuf()
+	}
+	body, err := readBody(it.r.ra, file, fr, *raw)
+	*raw = body
 	if err != nil {
 		lc.err = err
 		return lc
 	}
-	ck, err := parseChunk(file, fr.bodyOffset(), raw)
+	ck, err := parseChunk(file, fr.bodyOffset(), body)
 	if err != nil {
 		lc.err = err
-		it.putBuf(raw)
 		return lc
 	}
 	if ck.compression == "" {
-		lc.owned = raw
+		lc.owned, *raw = body, nil
 		lc.plain = fr.bodyOffset() + ck.recordsOffset
 		lc.records, lc.err = dec.decompress(file, off, ck, nil, it.r.opts.verifyCRC)
 	} else {
 		lc.records, lc.err = dec.decompress(file, off, ck, it.getBuf(), it.r.opts.verifyCRC)
 		lc.owned = lc.records
-		it.putBuf(raw)
 	}
 	if lc.err != nil {
 		return lc

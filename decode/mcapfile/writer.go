@@ -99,12 +99,19 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if o.chunkSize <= 0 {
 		return nil, fmt.Errorf("mcapfile: chunk size %d must be positive", o.chunkSize)
 	}
+	level := mcap.CompressionLevelDefault
+	if o.compression == mcap.CompressionLZ4 {
+		// The library's default lz4 level is the slow high-compression
+		// one; lz4 is chosen for speed.
+		level = mcap.CompressionLevelFastest
+	}
 	mw, err := mcap.NewWriter(w, &mcap.WriterOptions{
-		IncludeCRC:      true,
-		Chunked:         true,
-		ChunkSize:       o.chunkSize,
-		Compression:     o.compression,
-		OverrideLibrary: true,
+		IncludeCRC:       true,
+		Chunked:          true,
+		ChunkSize:        o.chunkSize,
+		Compression:      o.compression,
+		CompressionLevel: level,
+		OverrideLibrary:  true,
 	})
 	if err != nil {
 		return nil, err

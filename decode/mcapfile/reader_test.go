@@ -1,0 +1,117 @@
+package mcapfile
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/baglab/baglab/decode/record"
+)
+
+// TestFilters checks topic and time filters in both read modes against the
+// generator's own list of messages.
+func TestFilters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.mcap")
+	writeTestFile(t, path, WithChunkSize(16<<10))
+	cases := map[string]record.Filter{
+		"topic /b":       {Topic: func(s string) bool { return s == "/b" }},
+		"time window":    {Start: 1_000_100_000, End: 1_000_300_000},
+		"topic and time": {Topic: func(s string) bool { return s != "/a" }, Start: 1_000_250_000},
+		"before start":   {End: 1_000_000_000},
+		"after end":      {Start: 2_000_000_000},
+	}
+	for name, f := range cases {
+		for _, mode := range []string{"indexed", "linear"} {
+			t.Run(name+"/"+mode, func(t *testing.T) {
+				var opts []Option
+				if mode == "linear" {
+					opts = append(opts, WithoutIndex())
+				}
+				r, err := Open(path, opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				want := map[uint64]bool{}
+				for i := range testMessages {
+					ch, lt, _ := testMessage(i)
+					if f.Match(testChannels[ch].Topic, lt) {
+						want[uint64(i)] = true
+					}
+				}
+				it, err := r.Messages(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer it.Close()
+				got := 0
+				last := int64(-1)
+				for {
+					m, err := it.Next()
+					if err == io.EOF {
+						break
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !want[m.Sequence] {
+						t.Fatalf("message %d (%s at %d) passed the filter", m.Sequence, m.Channel.Topic, m.LogTime)
+					}
+					if mode == "indexed" && m.LogTime < last {
+						t.Fatalf("indexed read goes back in time at %d", m.Sequence)
+					}
+					last = m.LogTime
+					got++
+				}
+				if got != len(want) {
+					t.Errorf("%d messages, want %d", got, len(want))
+				}
+			})
+		}
+	}
+}
+
+// TestIteratorCloseEarly stops an indexed iterator with chunks in flight.
+func TestIteratorCloseEarly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f.mcap")
+	writeTestFile(t, path, WithChunkSize(4<<10))
+	r, err := Open(path, WithWorkers(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for range 20 {
+		it, _ := r.Messages(record.Filter{})
+		it.Next()
+		it.Close()
+		if err := it.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := it.Next(); err != io.EOF {
+			t.Fatalf("Next after Close: %v", err)
+		}
+	}
+}
+
+func ExampleOpen() {
+	r, err := Open(filepath.Join("..", "..", "..", "shared", "public-fixtures", "rosbag2", "rosbag2_py", "talker", "talker.mcap"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer r.Close()
+	sum, _ := r.Summary()
+	for _, tp := range sum.Topics {
+		fmt.Println(tp.Topic, tp.Type, tp.Encoding, tp.MessageCount)
+	}
+	it, _ := r.Messages(record.Filter{Topic: func(s string) bool { return s == "/topic" }})
+	defer it.Close()
+	m, _ := it.Next()
+	fmt.Println(m.LogTime, len(m.Data))
+	// Output:
+	// /parameter_events rcl_interfaces/msg/ParameterEvent cdr 0
+	// /rosout rcl_interfaces/msg/Log cdr 10
+	// /topic std_msgs/msg/String cdr 10
+	// 1585866235112609068 24
+}
