@@ -175,3 +175,44 @@ func TestDecodeValueKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentDecode: one Decoder serves several goroutines.
+func TestConcurrentDecode(t *testing.T) {
+	v := benchFactList(t)
+	data, err := Encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Compile(v.Type)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := v.MarshalJSON()
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			w := sink.NewJSONWriter()
+			for range 20 {
+				w.Reset()
+				if err := d.Decode(data, w); err != nil {
+					errs <- err
+					return
+				}
+				if !bytes.Equal(w.JSON(), want) {
+					errs <- errors.New("JSON differs")
+					return
+				}
+				if _, err := d.DecodeValue(data); err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
