@@ -187,13 +187,14 @@ func (c *compiler) flatten(t *msgdef.Type, prefix string, ops *[]op) error {
 	return nil
 }
 
+// scalarOps maps the fixed-size kinds to their scalar opcode (strings and
+// messages are handled before the table is used).
 var scalarOps = [...]opcode{
 	msgdef.Bool: opBool, msgdef.Int8: opInt8, msgdef.Uint8: opUint8,
 	msgdef.Int16: opInt16, msgdef.Uint16: opUint16, msgdef.Int32: opInt32,
 	msgdef.Uint32: opUint32, msgdef.Int64: opInt64, msgdef.Uint64: opUint64,
 	msgdef.Float32: opFloat32, msgdef.Float64: opFloat64,
 	msgdef.Time: opTime, msgdef.Duration: opTime,
-	msgdef.String: 0, msgdef.WString: 0, msgdef.Struct: 0,
 }
 
 // fixed reports whether o always takes o.size bytes, so that a run of such
