@@ -1,14 +1,17 @@
 package db3
 
 import (
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
@@ -25,22 +28,44 @@ type wantMsg struct {
 	Data      string `json:"data"`
 }
 
-// pythonRecordings makes the test recordings with testdata/mkdb3.py.
-func pythonRecordings(t *testing.T) (dir string, want map[string][]wantMsg) {
+var (
+	pyOnce sync.Once
+	pyDir  string
+	pyWant map[string][]wantMsg
+	pyErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if pyDir != "" {
+		os.RemoveAll(pyDir)
+	}
+	os.Exit(code)
+}
+
+// pythonRecordings makes the test recordings with testdata/mkdb3.py (once
+// per test binary); tests must not modify them.
+func pythonRecordings(t testing.TB) (dir string, want map[string][]wantMsg) {
 	t.Helper()
-	dir = t.TempDir()
-	out, err := exec.Command(python, filepath.Join("testdata", "mkdb3.py"), dir).CombinedOutput()
-	if err != nil {
-		t.Fatalf("mkdb3.py: %v\n%s", err, out)
+	pyOnce.Do(func() {
+		if pyDir, pyErr = os.MkdirTemp("", "db3test"); pyErr != nil {
+			return
+		}
+		out, err := exec.Command(python, filepath.Join("testdata", "mkdb3.py"), pyDir).CombinedOutput()
+		if err != nil {
+			pyErr = fmt.Errorf("mkdb3.py: %v\n%s", err, out)
+			return
+		}
+		b, err := os.ReadFile(filepath.Join(pyDir, "expected.json"))
+		if err == nil {
+			err = json.Unmarshal(b, &pyWant)
+		}
+		pyErr = err
+	})
+	if pyErr != nil {
+		t.Fatal(pyErr)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &want); err != nil {
-		t.Fatal(err)
-	}
-	return dir, want
+	return pyDir, pyWant
 }
 
 func collect(t *testing.T, r *Reader, f record.Filter) []wantMsg {
@@ -219,6 +244,53 @@ func TestTruncatedEverywhere(t *testing.T) {
 		}
 		r.Close()
 		t.Fatalf("cut at %d of %d opened", n, len(good))
+	}
+}
+
+// TestCorruptPages flips bytes across a database: opening and reading give
+// an error or data, never a panic.
+func TestCorruptPages(t *testing.T) {
+	dir, _ := pythonRecordings(t)
+	good, err := os.ReadFile(filepath.Join(dir, "split", "split_1.db3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	step := 37
+	if testing.Short() {
+		step = 401
+	}
+	for i := 0; i < len(good); i += step {
+		bad := bytes.Clone(good)
+		bad[i] ^= 0x5a
+		p := filepath.Join(tmp, fmt.Sprintf("c%d.db3", i))
+		if err := os.WriteFile(p, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(p)
+		if err != nil {
+			var re *record.Error
+			if !errors.As(err, &re) {
+				t.Fatalf("flip at %d: error %T %v is not a record.Error", i, err, err)
+			}
+			continue
+		}
+		r.Summary()
+		it, err := r.Messages(record.Filter{})
+		if err == nil {
+			for {
+				if _, err := it.Next(); err != nil {
+					var re *record.Error
+					if err != io.EOF && !errors.As(err, &re) {
+						t.Fatalf("flip at %d: error %T %v is not a record.Error", i, err, err)
+					}
+					break
+				}
+			}
+			it.Close()
+		}
+		r.Close()
+		os.Remove(p)
 	}
 }
 
