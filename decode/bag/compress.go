@@ -2,20 +2,23 @@ package bag
 
 import (
 	"bytes"
-	"compress/bzip2"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/dsnet/compress/bzip2"
 	"github.com/pierrec/lz4/v4"
 )
 
-// decompressor inflates chunk data, reusing its LZ4 state between chunks.
-// One per goroutine.
+// decompressor inflates chunk data, reusing its LZ4 and bzip2 state
+// between chunks. One per goroutine. (github.com/dsnet/compress/bzip2
+// reads bzip2 about 1.8 times as fast as compress/bzip2 and, unlike it,
+// keeps its 4 MB of block buffers across Reset.)
 type decompressor struct {
 	src bytes.Reader
 	lz4 *lz4.Reader
+	bz2 *bzip2.Reader
 }
 
 // decompress inflates src, the data of a chunk compressed with c, into dst
@@ -43,7 +46,12 @@ func (d *decompressor) decompress(dst []byte, c Compression, src []byte, size ui
 		r = d.lz4
 	case CompressionBZ2:
 		d.src.Reset(src)
-		r = bzip2.NewReader(&d.src)
+		if d.bz2 == nil {
+			d.bz2, _ = bzip2.NewReader(&d.src, nil) // never fails
+		} else if err := d.bz2.Reset(&d.src); err != nil {
+			return nil, decompressErr("bz2", err)
+		}
+		r = d.bz2
 	default:
 		return nil, formatErr(0, "chunk.compression", record.ErrUnsupported, "compression %q", string(c))
 	}
@@ -59,6 +67,7 @@ func readBounded(r io.Reader, dst []byte, size, compressed int, name string) ([]
 		dst = make([]byte, 0, start)
 	}
 	dst = dst[:0]
+	stalls := 0
 	for len(dst) < size {
 		if len(dst) == cap(dst) {
 			bigger := make([]byte, len(dst), min(size, 2*cap(dst)))
@@ -67,6 +76,11 @@ func readBounded(r io.Reader, dst []byte, size, compressed int, name string) ([]
 		}
 		n, err := r.Read(dst[len(dst):min(cap(dst), size)])
 		dst = dst[:len(dst)+n]
+		if stalls = stalls + 1; n > 0 {
+			stalls = 0
+		} else if stalls > 100 && err == nil {
+			err = io.ErrNoProgress
+		}
 		if err == io.EOF {
 			return dst, formatErr(0, "chunk.data", record.ErrTruncated,
 				"%s data decompresses to %d bytes, chunk size is %d", name, len(dst), size)
@@ -77,8 +91,11 @@ func readBounded(r io.Reader, dst []byte, size, compressed int, name string) ([]
 	}
 	// The stream must end here; reading on also verifies trailing checksums.
 	var one [1]byte
-	for {
+	for stalls := 0; ; stalls++ {
 		n, err := r.Read(one[:])
+		if stalls > 100 && err == nil {
+			err = io.ErrNoProgress
+		}
 		if n > 0 {
 			return dst, formatErr(0, "chunk.data", record.ErrLength,
 				"%s data decompresses to more than the chunk size %d", name, size)

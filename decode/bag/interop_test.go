@@ -229,8 +229,7 @@ func TestReadActiveBag(t *testing.T) {
 }
 
 // readCut reads all messages of a bag held in data.
-func readCut(data []byte, skipBad bool, skipped *[]Skipped) ([]msg, error) {
-	var opts []Option
+func readCut(data []byte, skipBad bool, skipped *[]Skipped, opts ...Option) ([]msg, error) {
 	if skipBad {
 		opts = append(opts, WithSkipBad(func(s Skipped) { *skipped = append(*skipped, s) }))
 	}

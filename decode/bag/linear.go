@@ -227,7 +227,10 @@ func (it *linearIter) startChunk(rec *Record, cut error) error {
 	if it.onChunk != nil {
 		it.onChunk(h.Compression)
 	}
-	it.chunkOff, it.chunkLen = rec.Offset, rec.DataOffset+int64(len(it.raw))-rec.Offset
+	it.chunkOff, it.chunkLen = rec.Offset, rec.End()-rec.Offset
+	if cut != nil {
+		it.chunkLen = it.r.size - rec.Offset
+	}
 	it.chunkData = -1
 	if h.Compression == CompressionNone || h.Compression == "" {
 		it.chunkData = rec.DataOffset

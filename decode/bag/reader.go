@@ -170,9 +170,9 @@ func (r *Reader) readHeader() error {
 	}
 	if !bytes.Equal(magic, []byte(Magic)) {
 		switch {
-		case bytes.HasPrefix(magic, []byte("#ROSRECORD V1.2")), bytes.HasPrefix(magic, []byte("#ROSBAG V1")):
+		case bytes.HasPrefix(magic, []byte("#ROSRECORD")), bytes.HasPrefix(magic, []byte("#ROSLOG")):
 			return &record.Error{File: r.path, Offset: 0, Field: "magic", Err: record.ErrUnsupported,
-				Detail: "bag format 1.2 (only 2.0 is read)"}
+				Detail: "bag format 1.x (only 2.0 is read)"}
 		case strings.HasPrefix(Magic, string(magic)):
 			return &record.Error{File: r.path, Offset: 0, Field: "magic", Err: record.ErrTruncated,
 				Detail: "file ends inside the #ROSBAG V2.0 line"}
