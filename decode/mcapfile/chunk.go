@@ -153,7 +153,7 @@ func (d *decoders) decompress(file string, off int64, c *chunk, dst []byte, veri
 // readAllLimit appends everything r yields to dst, failing once more than
 // limit bytes arrive.
 func readAllLimit(r io.Reader, dst []byte, limit uint64) ([]byte, error) {
-	for {
+	for empty := 0; ; {
 		if len(dst) == cap(dst) {
 			dst = append(dst, 0)[:len(dst)]
 		}
@@ -167,6 +167,11 @@ func readAllLimit(r io.Reader, dst []byte, limit uint64) ([]byte, error) {
 		}
 		if err != nil {
 			return dst, err
+		}
+		if n > 0 {
+			empty = 0
+		} else if empty++; empty > 100 {
+			return dst, io.ErrNoProgress
 		}
 	}
 }

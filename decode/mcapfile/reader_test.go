@@ -1,12 +1,16 @@
 package mcapfile
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/foxglove/mcap/go/mcap"
 )
 
 // TestFilters checks topic and time filters in both read modes against the
@@ -114,4 +118,44 @@ func ExampleOpen() {
 	// /rosout rcl_interfaces/msg/Log cdr 10
 	// /topic std_msgs/msg/String cdr 10
 	// 1585866235112609068 24
+}
+
+// TestMessageOffsets checks that Offset locates the message record in the
+// file for messages outside chunks and in uncompressed chunks, and is -1 in
+// compressed chunks.
+func TestMessageOffsets(t *testing.T) {
+	for _, comp := range []string{"none", "zstd"} {
+		path := filepath.Join(t.TempDir(), "o.mcap")
+		writeTestFile(t, path, WithCompression(comp), WithChunkSize(8<<10))
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range [][]Option{nil, {WithoutIndex()}} {
+			r, err := Open(path, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			it, _ := r.Messages(record.Filter{})
+			for {
+				m, err := it.Next()
+				if err != nil {
+					break
+				}
+				if comp != "none" {
+					if m.Offset != -1 {
+						t.Fatalf("offset %d in a compressed chunk", m.Offset)
+					}
+					continue
+				}
+				o := m.Offset
+				if o < 0 || mcap.OpCode(data[o]) != mcap.OpMessage || binary.LittleEndian.Uint32(data[o+1+8+2:]) != uint32(m.Sequence) ||
+					!bytes.Equal(data[o+recordHeaderLen+messageHeadLen:o+recordHeaderLen+messageHeadLen+int64(len(m.Data))], m.Data) {
+					t.Fatalf("offset %d does not hold message %d", o, m.Sequence)
+				}
+			}
+			it.Close()
+			r.Close()
+		}
+	}
 }

@@ -176,11 +176,10 @@ func TestWriterRoundTrip(t *testing.T) {
 
 			// Expected content, from the same generator.
 			type key struct {
-				ch       int
-				seq      uint64
-				lt, pt   int64
-				data     string
-				topicIdx int
+				ch     int
+				seq    uint64
+				lt, pt int64
+				data   string
 			}
 			var want []key
 			for i := range testMessages {
