@@ -19,6 +19,12 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
+// The package's Reader and Writer implement the shared contracts.
+var (
+	_ record.Reader = (*Reader)(nil)
+	_ record.Writer = (*Writer)(nil)
+)
+
 var sqliteMagic = []byte("SQLite format 3\x00")
 
 // dbFile is one open .db3 file.

@@ -26,6 +26,7 @@ type Problem struct {
 	Message  string
 }
 
+// String formats the problem for a human.
 func (p Problem) String() string {
 	return fmt.Sprintf("%s at offset %d: %s", p.Severity, p.Offset, p.Message)
 }

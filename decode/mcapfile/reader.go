@@ -13,6 +13,12 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 )
 
+// The package's Reader and Writer implement the shared contracts.
+var (
+	_ record.Reader = (*Reader)(nil)
+	_ record.Writer = (*Writer)(nil)
+)
+
 // Option configures a Reader.
 type Option func(*options)
 
