@@ -106,3 +106,22 @@ func sortedKeys[V any](m map[string]V) []string {
 	sort.Strings(keys)
 	return keys
 }
+
+// HasData reports whether r found anything to analyse in its input: a
+// placement or recorded model, a grasp or grasp attempt, a fact interval, a
+// map object or descriptor, a query call.
+func HasData(r Result) bool {
+	switch x := r.(type) {
+	case *PlacementsResult:
+		return x.Placements > 0 || len(x.Recorded) > 0
+	case *GraspsResult:
+		return len(x.Grasps) > 0 || len(x.Attempts) > 0 || x.Pending > 0
+	case *FactsResult:
+		return len(x.Intervals) > 0
+	case *MapResult:
+		return x.Vertices+x.Edges+x.OtherObjects+len(x.Crossings)+len(x.PlaceProfiles) > 0
+	case *QueriesResult:
+		return x.All.Calls > 0
+	}
+	return false
+}

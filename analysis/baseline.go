@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strconv"
@@ -50,10 +51,17 @@ func CompareBaseline(old, new []byte, tol float64) ([]Diff, error) {
 	return diffs, nil
 }
 
+// decodeJSON decodes one JSON document; anything after it is an error.
 func decodeJSON(data []byte, v *any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
-	return d.Decode(v)
+	if err := d.Decode(v); err != nil {
+		return err
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return fmt.Errorf("data after the JSON document at byte %d", d.InputOffset())
+	}
+	return nil
 }
 
 func jsonText(v any) string {
@@ -128,6 +136,9 @@ func compareJSON(path string, a, b any, tol float64, out *[]Diff) {
 	case json.Number:
 		fa, _ := x.Float64()
 		if y, ok := b.(json.Number); ok {
+			if x == y {
+				return // the same text (also for numbers beyond float64)
+			}
 			fb, _ := y.Float64()
 			if !within(fa, fb, tol) {
 				add(relChange(fa, fb))

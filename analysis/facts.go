@@ -306,7 +306,9 @@ func makeFactInterval(k FactKey, iv *interval) FactInterval {
 // Tables implements Result.
 func (r *FactsResult) Tables() []*Table {
 	facts := newTable("facts", false, "topic", "subject_id", "property", "target_id", "count:i", "total_duration_s:f",
-		"mean_duration_s:f", "confidence_weighted_duration_s:f", "censored:i")
+		"mean_duration_s:f", "confidence_weighted_duration_s:f", "censored:i").
+		brief("subject_id", "property", "target_id", "count", "total_duration_s", "mean_duration_s",
+			"confidence_weighted_duration_s", "censored")
 	for _, s := range r.Facts {
 		facts.add(s.Topic, s.SubjectID, s.Property, s.TargetID, s.Count, s.TotalDuration, s.MeanDuration, s.ConfidenceWeighted, s.Censored)
 	}

@@ -441,7 +441,8 @@ func (g *Grasps) attempts(res *GraspsResult) {
 // Tables implements Result.
 func (r *GraspsResult) Tables() []*Table {
 	grasps := newTable("grasps", false, "model_id", "grasp_id", "object_name", "eef_frame_id", "successes:i", "attempts:i",
-		"untried:b", "success_rate:f", "wilson_low:f", "wilson_high:f", "log_time_ns:i", "topic")
+		"untried:b", "success_rate:f", "wilson_low:f", "wilson_high:f", "log_time_ns:i", "topic").
+		brief("model_id", "grasp_id", "object_name", "successes", "attempts", "untried", "success_rate", "wilson_low", "wilson_high")
 	for _, g := range r.Grasps {
 		grasps.add(g.ModelID, g.GraspID, g.ObjectName, g.EEFFrameID, g.Successes, g.Attempts, g.Untried, g.SuccessRate,
 			g.WilsonLow, g.WilsonHigh, g.LogTimeNs, g.Topic)
@@ -460,7 +461,8 @@ func (r *GraspsResult) Tables() []*Table {
 		attempts.add(a.LogTimeNs, a.ObjectName, a.Source, a.GoalID, a.Success, a.Status)
 	}
 	curve := newTable("learning_curve", false, "object_name", "window:i", "start_ns:i", "end_ns:i", "successes:i",
-		"attempts:i", "success_rate:f", "wilson_low:f", "wilson_high:f")
+		"attempts:i", "success_rate:f", "wilson_low:f", "wilson_high:f").
+		brief("object_name", "window", "successes", "attempts", "success_rate", "wilson_low", "wilson_high")
 	for _, c := range r.Curve {
 		curve.add(c.ObjectName, c.Window, c.StartNs, c.EndNs, c.Successes, c.Attempts, c.SuccessRate, c.WilsonLow, c.WilsonHigh)
 	}

@@ -342,12 +342,14 @@ func (r *MapResult) Tables() []*Table {
 		edges.add(e.ID, e.Name, e.From, e.To, e.Dangling)
 	}
 	cr := newTable("crossings", false, "topic", "log_time_ns:i", "center_x:f", "center_y:f", "radius:f", "max_range:f",
-		"frontiers:i", "mean_frontier_width:f")
+		"frontiers:i", "mean_frontier_width:f").
+		brief("topic", "center_x", "center_y", "radius", "max_range", "frontiers", "mean_frontier_width")
 	for _, c := range r.Crossings {
 		cr.add(c.Topic, c.LogTimeNs, c.CenterX, c.CenterY, c.Radius, c.MaxRange, c.Frontiers, c.MeanFrontierWidth)
 	}
 	pp := newTable("place_profiles", false, "topic", "log_time_ns:i", "frame_id", "points:i", "area:f", "perimeter:f",
-		"open_perimeter:f", "excluded_segments:i")
+		"open_perimeter:f", "excluded_segments:i").
+		brief("topic", "frame_id", "points", "area", "perimeter", "open_perimeter", "excluded_segments")
 	for _, p := range r.PlaceProfiles {
 		pp.add(p.Topic, p.LogTimeNs, p.FrameID, p.Points, p.Area, p.Perimeter, p.OpenPerimeter, p.Excluded)
 	}

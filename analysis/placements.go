@@ -398,7 +398,9 @@ func (r *PlacementsResult) Tables() []*Table {
 	groups := newTable("placement_groups", false, "item", "room", "surface", "reference_frame_id", "n:i",
 		"mean_x:f", "mean_y:f", "mean_z:f", "sd_x:f", "sd_y:f", "sd_z:f", "sd_sample_x:f", "sd_sample_y:f", "sd_sample_z:f",
 		"rotation_circular_mean:f", "rotation_circular_sd:f", "rotation_resultant_length:f",
-		"min_x:f", "max_x:f", "min_y:f", "max_y:f", "min_z:f", "max_z:f", "spread:f")
+		"min_x:f", "max_x:f", "min_y:f", "max_y:f", "min_z:f", "max_z:f", "spread:f").
+		brief("item", "room", "surface", "reference_frame_id", "n", "mean_x", "mean_y", "sd_x", "sd_y",
+			"rotation_circular_mean", "rotation_circular_sd", "spread")
 	for _, g := range r.Groups {
 		groups.add(g.Item, g.Room, g.Surface, g.ReferenceFrameID, g.N, g.MeanX, g.MeanY, g.MeanZ, g.SDX, g.SDY, g.SDZ,
 			g.SDSampleX, g.SDSampleY, g.SDSampleZ, g.RotationMean, g.RotationSD, g.RotationResultantLength,
@@ -410,7 +412,9 @@ func (r *PlacementsResult) Tables() []*Table {
 	}
 	models := newTable("models", false, "item", "room", "surface", "reference_frame_id", "n:i", "pruned:b", "skipped:b",
 		"clusters:i", "has_placement:b", "x:f", "y:f", "z:f", "rotation:f", "decision_value:f",
-		"sigma_x:f", "sigma_y:f", "sigma_z:f", "sigma_theta:f")
+		"sigma_x:f", "sigma_y:f", "sigma_z:f", "sigma_theta:f").
+		brief("item", "surface", "reference_frame_id", "n", "pruned", "skipped", "clusters", "x", "y", "rotation",
+			"decision_value", "sigma_x", "sigma_y", "sigma_theta")
 	clusters := newTable("model_clusters", true, "item", "room", "surface", "reference_frame_id", "cluster:i", "n:i",
 		"prior:f", "rank:f", "mean_x:f", "mean_y:f", "mean_theta:f", "sigma_x:f", "sigma_y:f", "sigma_theta:f")
 	for _, m := range r.Models {
@@ -424,7 +428,9 @@ func (r *PlacementsResult) Tables() []*Table {
 	}
 	recorded := newTable("recorded_models", false, "item", "room", "surface", "reference_frame_id", "topic", "log_time_ns:i",
 		"x:f", "y:f", "rotation:f", "decision_value:f", "sigma_x:f", "sigma_y:f", "sigma_theta:f", "learned:b",
-		"delta_x:f", "delta_y:f", "delta_rotation:f", "delta_decision_value:f")
+		"delta_x:f", "delta_y:f", "delta_rotation:f", "delta_decision_value:f").
+		brief("item", "surface", "reference_frame_id", "x", "y", "rotation", "decision_value", "learned",
+			"delta_x", "delta_y", "delta_rotation", "delta_decision_value")
 	for _, m := range r.Recorded {
 		recorded.add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, m.Topic, m.LogTimeNs, m.Placement.Position.X,
 			m.Placement.Position.Y, m.Placement.Rotation, m.DecisionValue, m.SigmaX, m.SigmaY, m.SigmaTheta, m.Learned,

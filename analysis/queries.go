@@ -317,7 +317,8 @@ func (a *statAcc) stat() QueryStat {
 func (r *QueriesResult) Tables() []*Table {
 	stat := func(name, keyCol string, rows []QueryStat, key func(QueryStat) string) *Table {
 		t := newTable(name, false, keyCol, "calls:i", "responses:i", "successes:i", "success_rate:f", "latency_n:i",
-			"latency_mean_s:f", "latency_min_s:f", "latency_p50_s:f", "latency_p95_s:f", "latency_max_s:f")
+			"latency_mean_s:f", "latency_min_s:f", "latency_p50_s:f", "latency_p95_s:f", "latency_max_s:f").
+			brief(keyCol, "calls", "responses", "successes", "success_rate", "latency_mean_s", "latency_p50_s", "latency_p95_s")
 		for _, s := range rows {
 			l := s.Latency
 			t.add(key(s), s.Calls, s.Responses, s.Successes, s.SuccessRate, l.N, l.Mean, l.Min, l.P50, l.P95, l.Max)

@@ -63,7 +63,7 @@ func computeCircular(angles []float64) circular {
 	if r > 1 {
 		r = 1
 	}
-	sd := math.Sqrt(-2 * math.Log(r))
+	sd := math.Sqrt(math.Max(0, -2*math.Log(r))) // +0, not -0, when r = 1
 	return circular{Mean: math.Atan2(s, c), R: r, SD: sd}
 }
 

@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
-	"text/tabwriter"
+	"strings"
+	"unicode"
+
+	"github.com/rivo/uniseg"
 )
 
 // ColumnKind is the type of a table column.
@@ -34,6 +38,9 @@ type Table struct {
 	Rows    [][]any
 	// Detail marks per-observation tables left out of terminal output.
 	Detail bool
+	// Brief names the columns terminal output shows unless asked for all
+	// (nil: every column).
+	Brief []string
 }
 
 // newTable returns an empty table with the given columns, written as
@@ -56,6 +63,12 @@ func newTable(name string, detail bool, cols ...string) *Table {
 		}
 		t.Columns = append(t.Columns, Column{Name: n, Kind: k})
 	}
+	return t
+}
+
+// brief sets the columns shown in terminal output by default.
+func (t *Table) brief(cols ...string) *Table {
+	t.Brief = cols
 	return t
 }
 
@@ -135,36 +148,124 @@ func FormatCell(v any) string {
 	return fmt.Sprint(v)
 }
 
-// formatShort renders a cell for people: floats with 4 significant digits.
-func formatShort(v any) string {
-	if x, ok := v.(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) {
-		return strconv.FormatFloat(x, 'g', 4, 64)
+// WriteText renders the table for a terminal: a title line, then aligned
+// columns, text left-aligned and numbers right-aligned. The floats of a
+// column share one number of decimals, chosen to give its largest value
+// four significant digits (columns spanning magnitudes beyond 1e-4..1e7
+// use %.4g instead). wide selects every column instead of the Brief ones.
+func (t *Table) WriteText(w io.Writer, wide bool) error {
+	var cols []int
+	for i, c := range t.Columns {
+		if wide || t.Brief == nil || slices.Contains(t.Brief, c.Name) {
+			cols = append(cols, i)
+		}
 	}
-	return FormatCell(v)
+	cells := make([][]string, len(t.Rows)+1)
+	cells[0] = make([]string, len(cols))
+	for j, i := range cols {
+		cells[0][j] = t.Columns[i].Name
+	}
+	for r := range t.Rows {
+		cells[r+1] = make([]string, len(cols))
+	}
+	for j, i := range cols {
+		format := FormatCell
+		switch t.Columns[i].Kind {
+		case Float:
+			format = floatFormat(t.Rows, i)
+		case String:
+			format = func(v any) string { return printable(FormatCell(v)) }
+		}
+		for r, row := range t.Rows {
+			if i < len(row) {
+				cells[r+1][j] = format(row[i])
+			}
+		}
+	}
+	width := make([]int, len(cols))
+	for _, row := range cells {
+		for j, c := range row {
+			width[j] = max(width[j], uniseg.StringWidth(c))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%d rows)\n", t.Name, len(t.Rows))
+	for _, row := range cells {
+		for j, c := range row {
+			pad := strings.Repeat(" ", width[j]-uniseg.StringWidth(c))
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			if t.Columns[cols[j]].Kind == String {
+				b.WriteString(c)
+				if j < len(row)-1 {
+					b.WriteString(pad)
+				}
+			} else {
+				b.WriteString(pad)
+				b.WriteString(c)
+			}
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
 }
 
-// WriteText renders the table for a terminal, aligned in columns with
-// floats shortened to 4 significant digits.
-func (t *Table) WriteText(w io.Writer) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if _, err := fmt.Fprintf(w, "== %s (%d rows)\n", t.Name, len(t.Rows)); err != nil {
-		return err
+// printable escapes the characters of s a terminal would not show as
+// themselves (tabs, newlines, other controls) the way Go strings do.
+func printable(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
+		return s
 	}
-	for i, c := range t.Columns {
-		if i > 0 {
-			fmt.Fprint(tw, "\t")
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsPrint(r) {
+			b.WriteRune(r)
+			continue
 		}
-		fmt.Fprint(tw, c.Name)
+		q := strconv.QuoteRune(r)
+		b.WriteString(q[1 : len(q)-1])
 	}
-	fmt.Fprint(tw, "\t\n")
-	for _, r := range t.Rows {
-		for i, v := range r {
-			if i > 0 {
-				fmt.Fprint(tw, "\t")
+	return b.String()
+}
+
+// floatFormat picks the format of float column i: fixed decimals giving
+// the largest value four significant digits, or %.4g per value when that
+// would show a non-zero value with fewer than two significant digits or
+// the largest value is beyond 1e-4..1e7.
+func floatFormat(rows [][]any, i int) func(any) string {
+	general := func(v any) string {
+		if x, ok := v.(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			return strconv.FormatFloat(x+0, 'g', 4, 64) // +0 turns -0 into 0
+		}
+		return FormatCell(v)
+	}
+	top, least := 0.0, math.Inf(1)
+	for _, r := range rows {
+		if x, ok := r[i].(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) && x != 0 {
+			top = max(top, math.Abs(x))
+			least = min(least, math.Abs(x))
+		}
+	}
+	if top == 0 {
+		return general
+	}
+	if top < 1e-4 || top >= 1e7 {
+		return general
+	}
+	decimals := min(max(3-int(math.Floor(math.Log10(top))), 0), 7)
+	if least < math.Pow(10, float64(1-decimals)) {
+		return general
+	}
+	return func(v any) string {
+		if x, ok := v.(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) {
+			s := strconv.FormatFloat(x, 'f', decimals, 64)
+			if s[0] == '-' && strings.Trim(s, "-0.") == "" {
+				s = s[1:] // a tiny negative rounds to zero: no "-0.000"
 			}
-			fmt.Fprint(tw, formatShort(v))
+			return s
 		}
-		fmt.Fprint(tw, "\t\n")
+		return FormatCell(v)
 	}
-	return tw.Flush()
 }

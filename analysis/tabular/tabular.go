@@ -103,7 +103,7 @@ func WriteParquet(w io.Writer, t *analysis.Table) error {
 			}
 		}
 	}
-	rec := b.NewRecord()
+	rec := b.NewRecordBatch()
 	defer rec.Release()
 	props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd), parquet.WithAllocator(mem))
 	// the pqarrow writer closes an io.Closer; the caller owns w
@@ -128,7 +128,10 @@ func atomicWrite(path string, fill func(io.Writer) error) error {
 		return err
 	}
 	tmp := f.Name()
-	err = fill(f)
+	err = f.Chmod(0o644) // CreateTemp makes 0600; tables are for sharing
+	if err == nil {
+		err = fill(f)
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/report"
+	"github.com/spf13/cobra"
+)
+
+type reportOptions struct {
+	g      *globalOptions
+	files  []string
+	flags  analysisFlags
+	output string
+	title  string
+}
+
+func newReportCmd(g *globalOptions) *cobra.Command {
+	o := &reportOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "report FILE... -o report.html",
+		Short: "Write one self-contained HTML page with every analysis that finds data",
+		Long: `Run every analysis (placements, grasps, facts, map, queries) over the
+recordings and write one self-contained HTML page: for each analysis that
+finds data, its summary tables and its figures as inline SVG. The page needs
+no network and no other file; send it as it is.
+
+The page is written to a temporary file next to the output and renamed into
+place when complete; an existing page is replaced. The analysis flags are
+those of 'baglab analyze'.`,
+		Example: `  baglab report study.bag -o report.html
+  baglab report day1.bag day2.bag queries.db3 -o study.html --title "Breakfast study"
+  baglab report run.mcap -o first-minute.html --end +60s --theta circular`,
+		Args: argsUsage(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			if o.output == "" {
+				return usageErrorf("report needs an output page: -o FILE.html\nSee '%s --help'", cmd.CommandPath())
+			}
+			return runReport(o)
+		},
+	}
+	o.flags.addFlags(cmd)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the HTML page to write")
+	cmd.Flags().StringVar(&o.title, "title", "", "page title (default: baglab report of the input names)")
+	return cmd
+}
+
+func runReport(o *reportOptions) error {
+	if err := refuseInput(o.output, o.files, "-o"); err != nil {
+		return err
+	}
+	run, err := runAnalyses(o.g, o.files, analysis.Kinds(), &o.flags)
+	if err != nil {
+		return err
+	}
+	results := withData(run.results)
+	if missing := kindsWithout(run.results); len(missing) > 0 {
+		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
+	}
+	title := o.title
+	if title == "" {
+		names := make([]string, len(o.files))
+		for i, f := range o.files {
+			names[i] = filepath.Base(f)
+		}
+		title = "baglab report: " + strings.Join(names, ", ")
+	}
+	var page bytes.Buffer
+	if err := report.Render(&page, title, results); err != nil {
+		return err
+	}
+	if err := writeOutputAtomic(o.output, func(w io.Writer) error {
+		_, err := w.Write(page.Bytes())
+		return err
+	}); err != nil {
+		return err
+	}
+	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(results), page.Len())
+	return nil
+}
