@@ -69,6 +69,13 @@ func FuzzReader(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			if opts != nil && r.opts.linear {
+				for _, p := range check(r) {
+					if p.Offset < 0 || p.Offset > int64(len(data)) || p.Message == "" {
+						t.Fatalf("problem %v", p)
+					}
+				}
+			}
 			_, err = r.Summary()
 			checkErr(t, err)
 			_, err = r.Channels()

@@ -35,8 +35,6 @@ type linearIter struct {
 
 	// onChunk, if set, sees the compression of each chunk (for Summary).
 	onChunk func(Compression)
-	// onConnection, if set, sees every connection record (for Reindex).
-	onConnection func(c *Connection)
 }
 
 type selected struct {
@@ -117,9 +115,11 @@ func (it *linearIter) NextInto(m *record.Message) error {
 			if !it.r.opts.skipBad {
 				return it.fail(err)
 			}
-			pos := it.lex.Pos()
-			it.r.skip(Skipped{Offset: pos, Length: it.r.size - pos, Err: err})
-			return it.fail(io.EOF)
+			// Go on at the next chunk, if one can be found.
+			if it.lex.pos = it.r.skipTo(it.lex.Pos(), err); it.lex.pos >= it.r.size {
+				return it.fail(io.EOF)
+			}
+			continue
 		}
 		if err := it.topLevel(rec, m); err != nil {
 			if err == errYield {
@@ -188,12 +188,7 @@ func errUnknownConn(conn uint32) error {
 		Detail: fmt.Sprintf("message on connection %d before its connection record", conn)}
 }
 
-func (it *linearIter) connection(c *Connection) {
-	if it.onConnection != nil {
-		it.onConnection(c)
-	}
-	it.r.addConnection(c)
-}
+func (it *linearIter) connection(c *Connection) { it.r.addConnection(c) }
 
 // message fills m when conn is known and the filter selects it.
 func (it *linearIter) message(m *record.Message, conn uint32, t int64, data []byte, off int64) bool {

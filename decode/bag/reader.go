@@ -100,6 +100,7 @@ type Reader struct {
 	// fills while iterating.
 	mu    sync.Mutex
 	conns map[uint32]*record.Channel
+	recs  map[uint32]*Connection // the connection records behind conns
 	// connOrder lists connection ids in the order the index section (or
 	// the scan) met them.
 	connOrder []uint32
@@ -136,7 +137,8 @@ func Open(path string, opts ...Option) (*Reader, error) {
 // errors and in Message.Source. It reads the bag header and, when the bag
 // has one, the index.
 func NewReader(r io.ReaderAt, size int64, path string, opts ...Option) (*Reader, error) {
-	br := &Reader{r: r, size: size, path: path, opts: defaultReaderOptions(), conns: map[uint32]*record.Channel{}}
+	br := &Reader{r: r, size: size, path: path, opts: defaultReaderOptions(),
+		conns: map[uint32]*record.Channel{}, recs: map[uint32]*Connection{}}
 	for _, o := range opts {
 		o(&br.opts)
 	}
@@ -144,18 +146,20 @@ func NewReader(r io.ReaderAt, size int64, path string, opts ...Option) (*Reader,
 		return nil, err
 	}
 	switch {
-	case br.opts.linear:
 	case br.header.IndexPos == 0:
 		br.indexErr = &record.Error{File: path, Offset: int64(len(Magic)), Field: "bag_header.index_pos",
 			Err: record.ErrNotFound, Detail: "bag is not indexed (index_pos = 0)"}
-	default:
-		if err := br.readIndex(); err != nil {
-			br.indexErr = err
-			br.conns, br.connOrder, br.chunks = map[uint32]*record.Channel{}, nil, nil
-		} else {
+		return br, nil
+	case !br.opts.linear:
+		err := br.readIndex()
+		if err == nil {
 			br.indexed = true
+			return br, nil
 		}
+		br.indexErr = err
+		br.conns, br.recs, br.connOrder, br.chunks = map[uint32]*record.Channel{}, map[uint32]*Connection{}, nil, nil
 	}
+	br.readTerminalConnections()
 	return br, nil
 }
 
@@ -278,6 +282,34 @@ func (r *Reader) readIndex() error {
 	return nil
 }
 
+// readTerminalConnections registers the connection records at index_pos
+// that are intact, for a scan that does not use the index: a few rosbag
+// versions (rosbag record --split before ros_comm r10390) wrote some
+// connection records only there.
+func (r *Reader) readTerminalConnections() {
+	pos := int64(r.header.IndexPos)
+	if pos < r.dataStart || pos >= r.size {
+		return
+	}
+	lex := NewLexer(r.r, r.size, r.path, pos)
+	var buf []byte
+	for {
+		rec, err := lex.Next()
+		if err != nil || rec.Op != OpConnection {
+			return
+		}
+		header := slices.Clone(rec.Header)
+		if buf, err = lex.ReadData(rec, buf); err != nil {
+			return
+		}
+		c, err := ParseConnection(header, buf)
+		if err != nil {
+			return
+		}
+		r.addConnection(c)
+	}
+}
+
 func (r *Reader) readChunkHeader(ci *ChunkInfo) (*chunkRef, error) {
 	if ci.ChunkPos < uint64(r.dataStart) || ci.ChunkPos >= r.header.IndexPos {
 		return nil, &record.Error{File: r.path, Offset: int64(ci.ChunkPos), Field: "chunk_info.chunk_pos", Err: record.ErrFormat,
@@ -321,6 +353,7 @@ func (r *Reader) addConnection(c *Connection) bool {
 		}
 	}
 	r.conns[c.Conn] = ch
+	r.recs[c.Conn] = c
 	r.connOrder = append(r.connOrder, c.Conn)
 	return true
 }
@@ -330,6 +363,13 @@ func (r *Reader) channel(id uint32) *record.Channel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.conns[id]
+}
+
+// connection returns the record of connection id, or nil.
+func (r *Reader) connection(id uint32) *Connection {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.recs[id]
 }
 
 // channelOf maps a connection record to a Channel: the connection header

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/dsnet/compress/bzip2"
 	"github.com/pierrec/lz4/v4"
@@ -59,7 +60,9 @@ type Writer struct {
 	opts writerOptions
 	pos  int64 // offset of the next byte written
 
-	conns []*writerConn
+	conns  []*writerConn // in registration order
+	byID   map[uint32]*writerConn
+	nextID uint32
 
 	chunk      bytes.Buffer // uncompressed chunk being filled
 	chunkStart int64
@@ -102,7 +105,8 @@ func NewWriter(w io.WriteSeeker, opts ...WriterOption) (*Writer, error) {
 	default:
 		return nil, fmt.Errorf("bag: unsupported compression %q", string(o.compression))
 	}
-	bw := &Writer{w: w, out: bufio.NewWriterSize(w, 256<<10), opts: o, chunkIndex: map[uint32][]IndexEntry{}}
+	bw := &Writer{w: w, out: bufio.NewWriterSize(w, 256<<10), opts: o, byID: map[uint32]*writerConn{},
+		chunkIndex: map[uint32][]IndexEntry{}}
 	bw.write([]byte(Magic))
 	bw.writeBagHeader(0)
 	if bw.err != nil {
@@ -130,23 +134,32 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 
 // AddChannel registers a connection and returns its id (ids count from 0
 // in registration order). The connection header holds topic, type
-// (Schema.Name), md5sum (Schema.MD5), message_definition (Schema.Data),
-// callerid and latching (from Metadata, defaulting to "" and "0") and the
-// other Metadata entries sorted by key.
+// (Schema.Name), md5sum (Schema.MD5, computed from the definition when
+// empty), message_definition (Schema.Data), callerid and latching (from
+// Metadata, defaulting to "" and "0") and the other Metadata entries sorted
+// by key.
 func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	if w.closed {
 		return 0, errors.New("bag: writer is closed")
 	}
-	if c.Topic == "" || c.Schema == nil || c.Schema.Name == "" || c.Schema.MD5 == "" {
-		return 0, fmt.Errorf("bag: channel %q needs a topic, a type and an md5sum", c.Topic)
+	if c.Topic == "" || c.Schema == nil || c.Schema.Name == "" {
+		return 0, fmt.Errorf("bag: channel %q needs a topic and a type", c.Topic)
 	}
 	if c.MessageEncoding != "" && c.MessageEncoding != "ros1" {
 		return 0, fmt.Errorf("bag: channel %q has message encoding %q, a bag holds ros1", c.Topic, c.MessageEncoding)
 	}
+	md5 := c.Schema.MD5
+	if md5 == "" {
+		t, err := msgdef.ParseBundle(c.Schema.Name, string(c.Schema.Data), msgdef.ROS1, nil)
+		if err != nil {
+			return 0, fmt.Errorf("bag: channel %q has no md5sum and its definition does not parse: %w", c.Topic, err)
+		}
+		md5 = msgdef.MD5(t)
+	}
 	fields := []Field{
 		{"topic", c.Topic},
 		{"type", c.Schema.Name},
-		{"md5sum", c.Schema.MD5},
+		{"md5sum", md5},
 		{"message_definition", string(c.Schema.Data)},
 		{"callerid", c.Metadata["callerid"]},
 		{"latching", cmp.Or(c.Metadata["latching"], "0")},
@@ -158,13 +171,24 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 			fields = append(fields, Field{k, c.Metadata[k]})
 		}
 	}
+	for w.byID[w.nextID] != nil {
+		w.nextID++
+	}
+	id := w.nextID
+	w.addConnection(id, c.Topic, fields)
+	return id, nil
+}
+
+// addConnection registers connection id with the connection header fields
+// as given.
+func (w *Writer) addConnection(id uint32, topic string, fields []Field) {
 	var header []byte
 	for _, f := range fields {
 		header = appendField(header, f.Name, []byte(f.Value))
 	}
-	id := uint32(len(w.conns))
-	w.conns = append(w.conns, &writerConn{id: id, topic: c.Topic, header: header})
-	return id, nil
+	c := &writerConn{id: id, topic: topic, header: header}
+	w.conns = append(w.conns, c)
+	w.byID[id] = c
 }
 
 // WriteMessage appends a message on connection channelID at m.LogTime
@@ -176,13 +200,13 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 	if w.err != nil {
 		return w.err
 	}
-	if int(channelID) >= len(w.conns) {
+	c := w.byID[channelID]
+	if c == nil {
 		return fmt.Errorf("bag: unknown channel id %d", channelID)
 	}
 	if m.LogTime < 0 || m.LogTime > maxTime {
 		return fmt.Errorf("bag: log time %d ns does not fit a ROS time", m.LogTime)
 	}
-	c := w.conns[channelID]
 	if !c.written {
 		w.hdr = connectionHeader(w.hdr[:0], c)
 		appendRecord(&w.chunk, w.hdr, c.header)
