@@ -4,14 +4,15 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
 )
 
-// benchPayloads returns the benchmark recording's messages: 120 image-like
-// 1 MB messages (a gradient with noise, compressible about 2:1) between
-// 60,000 small ones of 16..1000 bytes, about 150 MB in all.
+// benchPayloads returns the sizes of the benchmark recording's messages:
+// 120 image-like 1 MB messages between 60,000 small ones of 16..1000 bytes,
+// about 150 MB in all.
 func benchPayloads() (sizes []int, total int64) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 60_000 {
@@ -26,11 +27,23 @@ func benchPayloads() (sizes []int, total int64) {
 	return sizes, total
 }
 
-func fillPayload(buf []byte, rng *rand.Rand) {
-	for i := range buf {
-		buf[i] = byte(i/3) + byte(rng.IntN(8))
+// benchData makes 16 distinct 1 MB images (a gradient with noise; more
+// than a zstd window apart when reused) and a 1 MB pool small messages are
+// cut from, once, so that write benchmarks time the writer.
+var benchData = sync.OnceValues(func() ([][]byte, []byte) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	fill := func(buf []byte) []byte {
+		for i := range buf {
+			buf[i] = byte(i/3) + byte(rng.IntN(8))
+		}
+		return buf
 	}
-}
+	imgs := make([][]byte, 16)
+	for i := range imgs {
+		imgs[i] = fill(make([]byte, 1<<20))
+	}
+	return imgs, fill(make([]byte, 1<<20))
+})
 
 // writeBench writes the benchmark recording and returns its payload bytes.
 func writeBench(b *testing.B, path, comp string) int64 {
@@ -41,15 +54,12 @@ func writeBench(b *testing.B, path, comp string) int64 {
 	}
 	img, _ := w.AddChannel(&record.Channel{Topic: "/camera/image", MessageEncoding: "cdr", Schema: &record.Schema{Name: "sensor_msgs/msg/Image", Encoding: "ros2msg", Data: []byte("uint8[] data")}})
 	small, _ := w.AddChannel(&record.Channel{Topic: "/odom", MessageEncoding: "cdr", Schema: &record.Schema{Name: "nav_msgs/msg/Odometry", Encoding: "ros2msg", Data: []byte("float64[36] covariance")}})
-	rng := rand.New(rand.NewPCG(3, 4))
 	sizes, total := benchPayloads()
-	buf := make([]byte, 1<<20)
+	imgs, pool := benchData()
 	for i, n := range sizes {
-		data := buf[:n]
-		fillPayload(data, rng)
-		ch := small
-		if n == 1<<20 {
-			ch = img
+		data, ch := imgs[i%len(imgs)], img
+		if n < 1<<20 {
+			data, ch = pool[(i*997)%(len(pool)-1000):][:n], small
 		}
 		t := int64(1e18) + int64(i)*1e6
 		if err := w.WriteMessage(ch, &record.Message{LogTime: t, PublishTime: t, Data: data}); err != nil {
