@@ -10,11 +10,12 @@ import (
 // outFile is an output file written under a temporary name in its final
 // directory and renamed into place by commit; abort removes it.
 type outFile struct {
-	path string // final path
-	f    *os.File
-	w    *bufio.Writer
-	err  error // first write error
-	done bool  // committed or aborted
+	path     string // final path
+	f        *os.File
+	w        *bufio.Writer
+	err      error // first write or close error
+	finished bool  // temporary file closed
+	done     bool  // committed or aborted
 }
 
 // createOut creates the temporary file for path, creating missing parent
@@ -42,9 +43,10 @@ func (o *outFile) Write(p []byte) (int, error) {
 
 // finish flushes and closes the temporary file, keeping it for commit.
 func (o *outFile) finish() error {
-	if o.f == nil {
+	if o.finished {
 		return o.err
 	}
+	o.finished = true
 	err := o.w.Flush()
 	if o.err == nil {
 		o.err = err

@@ -80,7 +80,7 @@ func CSVHeader(sc *arrow.Schema, opts ...Option) []string {
 
 // layout compiles the columns of sc, bound to rec's arrays when rec is not
 // nil.
-func layout(cfg *config, sc *arrow.Schema, rec arrow.Record) *csvLayout {
+func layout(cfg *config, sc *arrow.Schema, rec arrow.RecordBatch) *csvLayout {
 	l := &csvLayout{cfg: cfg}
 	for i, f := range sc.Fields() {
 		var a arrow.Array
@@ -297,7 +297,7 @@ func (l *csvLayout) appendJSON(dst []byte, a arrow.Array, i int) []byte {
 }
 
 // write writes the rows of rec.
-func (cw *csvWriter) write(rec arrow.Record) error {
+func (cw *csvWriter) write(rec arrow.RecordBatch) error {
 	l := layout(cw.cfg, cw.schema, rec)
 	var buf []byte
 	for i := 0; i < int(rec.NumRows()); i++ {

@@ -76,7 +76,7 @@ type tableInfo struct {
 
 // tableWriter is a format's file writer.
 type tableWriter interface {
-	write(rec arrow.Record) error
+	write(rec arrow.RecordBatch) error
 	abort()
 }
 
@@ -109,7 +109,7 @@ func (e *Exporter) table(key tableKey, info tableInfo, sc *arrow.Schema) (*table
 	if t, ok := e.tables[key]; ok {
 		return t, nil
 	}
-	rel, err := e.relPath(key)
+	rel, err := e.relPath(key, sc)
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +134,7 @@ func (e *Exporter) table(key tableKey, info tableInfo, sc *arrow.Schema) (*table
 
 // relPath names the file of key, numbering schema variants in order of
 // appearance. Called with e.mu held.
-func (e *Exporter) relPath(key tableKey) (string, error) {
+func (e *Exporter) relPath(key tableKey, sc *arrow.Schema) (string, error) {
 	ext := e.cfg.format.ext()
 	var base, scope string
 	if e.cfg.partition == PartitionNone {
@@ -144,8 +144,9 @@ func (e *Exporter) relPath(key tableKey) (string, error) {
 		}
 		base, scope = p, key.topic
 	} else {
-		base = "topic=" + hiveValue(key.topic) + "/" + e.cfg.partition.String() + "=" +
-			hiveValue(key.part) + "/part-" + strconv.Itoa(key.source)
+		base = hiveKey(sc, "topic") + "=" + hiveValue(key.topic) + "/" +
+			hiveKey(sc, e.cfg.partition.String()) + "=" + hiveValue(key.part) +
+			"/part-" + strconv.Itoa(key.source)
 		scope = base
 	}
 	for n := e.variants[scope]; ; n++ {
@@ -162,8 +163,18 @@ func (e *Exporter) relPath(key tableKey) (string, error) {
 	}
 }
 
+// hiveKey returns the partition column name for name: with leading
+// underscores while the rows already have a column of that name, since
+// readers add the partition columns to the file's.
+func hiveKey(sc *arrow.Schema, name string) string {
+	for sc.HasField(name) {
+		name = "_" + name
+	}
+	return name
+}
+
 // write appends rec to t on behalf of source src (index i).
-func (t *table) write(rec arrow.Record, i int, src string) error {
+func (t *table) write(rec arrow.RecordBatch, i int, src string) error {
 	if t.closed {
 		return errors.New("export: table closed")
 	}
@@ -292,7 +303,7 @@ type Source struct {
 	bufs   map[tableKey]*buffer
 	order  []*buffer
 	bytes  int64
-	emit   func(b *buffer, rec arrow.Record) error
+	emit   func(b *buffer, rec arrow.RecordBatch) error
 	err    error
 	closed bool
 }
@@ -440,7 +451,7 @@ func (s *Source) flush(b *buffer) error {
 		return nil
 	}
 	s.bytes -= b.rb.Bytes()
-	rec := b.rb.NewRecord()
+	rec := b.rb.NewRecordBatch()
 	if err := s.emit(b, rec); err != nil {
 		s.err = err
 		return err
@@ -449,7 +460,7 @@ func (s *Source) flush(b *buffer) error {
 }
 
 // writeDirect writes rec to its table from the calling goroutine.
-func (s *Source) writeDirect(b *buffer, rec arrow.Record) error {
+func (s *Source) writeDirect(b *buffer, rec arrow.RecordBatch) error {
 	defer rec.Release()
 	t, err := s.e.table(b.key, b.info, b.schema)
 	if err != nil {

@@ -114,7 +114,7 @@ func randValue(rng *rand.Rand, t *msgdef.Type) *value.Struct {
 }
 
 var (
-	edgeFloats  = []float64{0, -0.0, 1.5, -2.25e-9, 1e300, math.NaN(), math.Inf(1), math.Inf(-1)}
+	edgeFloats  = []float64{0, math.Copysign(0, -1), 1.5, -2.25e-9, 1e300, math.NaN(), math.Inf(1), math.Inf(-1)}
 	edgeStrings = []string{"", "plain", `say "hi", ok`, "two\nlines", "tab\tand;semi", "ünïcødé ✓", "back\\slash", " lead"}
 )
 
@@ -274,7 +274,7 @@ func canonArrow(a arrow.Array, i int) string {
 }
 
 // canonRow renders row i of rec's message columns (after the meta ones).
-func canonRow(rec arrow.Record, i int) string {
+func canonRow(rec arrow.RecordBatch, i int) string {
 	var parts []string
 	for c := 4; c < int(rec.NumCols()); c++ {
 		parts = append(parts, rec.ColumnName(c)+":"+canonArrow(rec.Column(c), i))

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/flight"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
@@ -21,8 +20,8 @@ import (
 type parquetWriter struct {
 	fw      *pqarrow.FileWriter
 	schema  *arrow.Schema // the records' schema
-	storage *arrow.Schema // what Parquet stores: durations as int64
-	mem     memory.Allocator
+	storage *arrow.Schema // what Parquet stores (see storageSchema)
+	convert bool          // storage differs from schema
 }
 
 func codec(c Compression) compress.Compression {
@@ -39,6 +38,7 @@ func codec(c Compression) compress.Compression {
 
 func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*parquetWriter, error) {
 	storage := storageSchema(sc)
+	convert := !storage.Equal(sc)
 	// The stored Arrow schema keeps the duration types that Parquet lacks;
 	// pyarrow and arrow-go restore them on read.
 	kv := arrow.NewMetadata([]string{"ARROW:schema"},
@@ -69,16 +69,16 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*parquetWrite
 	if err != nil {
 		return nil, fmt.Errorf("export: parquet writer: %w", err)
 	}
-	return &parquetWriter{fw: fw, schema: sc, storage: storage, mem: cfg.mem}, nil
+	return &parquetWriter{fw: fw, schema: sc, storage: storage, convert: convert}, nil
 }
 
 // write writes rec (of the writer's schema) as one row group.
-func (p *parquetWriter) write(rec arrow.Record) error {
+func (p *parquetWriter) write(rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	if p.storage.NumFields() != 0 && !hasDuration(arrow.StructOf(p.schema.Fields()...)) {
-		r := array.NewRecord(p.storage, rec.Columns(), rec.NumRows())
+	if !p.convert {
+		r := array.NewRecordBatch(p.storage, rec.Columns(), rec.NumRows())
 		defer r.Release()
 		return p.fw.Write(r)
 	}
@@ -88,7 +88,7 @@ func (p *parquetWriter) write(rec arrow.Record) error {
 		cols[i] = array.MakeFromData(d)
 		d.Release()
 	}
-	r := array.NewRecord(p.storage, cols, rec.NumRows())
+	r := array.NewRecordBatch(p.storage, cols, rec.NumRows())
 	for _, c := range cols {
 		c.Release()
 	}
@@ -110,14 +110,24 @@ func (p *parquetWriter) close(kv [][2]string) error {
 // abort releases the writer without caring about the file.
 func (p *parquetWriter) abort() { p.fw.Close() }
 
-// storageSchema returns sc with every duration type replaced by int64.
+// storageSchema returns the schema Parquet stores for sc: durations become
+// int64 (Parquet has no duration type), and fixed-size list fields are
+// marked nullable (pqarrow writes a required fixed-size list as all nulls).
+// The data is the same.
 func storageSchema(sc *arrow.Schema) *arrow.Schema {
 	fields := make([]arrow.Field, sc.NumFields())
 	for i, f := range sc.Fields() {
-		f.Type = storageType(f.Type)
-		fields[i] = f
+		fields[i] = storageField(f)
 	}
 	return arrow.NewSchema(fields, nil)
+}
+
+func storageField(f arrow.Field) arrow.Field {
+	f.Type = storageType(f.Type)
+	if f.Type.ID() == arrow.FIXED_SIZE_LIST {
+		f.Nullable = true
+	}
+	return f
 }
 
 func storageType(t arrow.DataType) arrow.DataType {
@@ -127,36 +137,15 @@ func storageType(t arrow.DataType) arrow.DataType {
 	case *arrow.StructType:
 		fields := make([]arrow.Field, t.NumFields())
 		for i, f := range t.Fields() {
-			f.Type = storageType(f.Type)
-			fields[i] = f
+			fields[i] = storageField(f)
 		}
 		return arrow.StructOf(fields...)
 	case *arrow.ListType:
-		f := t.ElemField()
-		f.Type = storageType(f.Type)
-		return arrow.ListOfField(f)
+		return arrow.ListOfField(storageField(t.ElemField()))
 	case *arrow.FixedSizeListType:
-		f := t.ElemField()
-		f.Type = storageType(f.Type)
-		return arrow.FixedSizeListOfField(t.Len(), f)
+		return arrow.FixedSizeListOfField(t.Len(), storageField(t.ElemField()))
 	}
 	return t
-}
-
-func hasDuration(t arrow.DataType) bool {
-	switch t := t.(type) {
-	case *arrow.DurationType:
-		return true
-	case *arrow.StructType:
-		for _, f := range t.Fields() {
-			if hasDuration(f.Type) {
-				return true
-			}
-		}
-	case arrow.ListLikeType:
-		return hasDuration(t.Elem())
-	}
-	return false
 }
 
 // storageData returns d retyped to the storage type st (same buffers).

@@ -48,7 +48,7 @@ var errEvents = errors.New("decoder events do not match the message type")
 // walks the decoder's events positionally, with no name look-ups.
 //
 // A message that fails to decode (or whose events do not match the type)
-// leaves no row: Append returns the error and NewRecord leaves the partial
+// leaves no row: Append returns the error and NewRecordBatch leaves the partial
 // row out. A RowBuilder is not safe for concurrent use.
 type RowBuilder struct {
 	root   *rootPlan
@@ -105,12 +105,12 @@ func (b *RowBuilder) Schema() *arrow.Schema { return b.schema }
 // Type returns the message type the builder was compiled for.
 func (b *RowBuilder) Type() *msgdef.Type { return b.root.t }
 
-// Len returns the number of rows appended since the last NewRecord, partial
+// Len returns the number of rows appended since the last NewRecordBatch, partial
 // rows of failed messages included.
 func (b *RowBuilder) Len() int { return b.rows }
 
 // Bytes estimates the memory held by the rows appended since the last
-// NewRecord (value bytes plus offsets), for flushing at a bounded size.
+// NewRecordBatch (value bytes plus offsets), for flushing at a bounded size.
 func (b *RowBuilder) Bytes() int64 { return b.bytes }
 
 // Append decodes data with d and appends it as one row with meta data m. On
@@ -141,11 +141,11 @@ func (b *RowBuilder) Append(m Meta, d Decoder, data []byte) error {
 	return nil
 }
 
-// NewRecord returns the rows appended so far as a record and resets the
+// NewRecordBatch returns the rows appended so far as a record and resets the
 // builder. Partial rows of failed messages are left out. The caller releases
 // the record.
-func (b *RowBuilder) NewRecord() arrow.Record {
-	rec := b.rb.NewRecord()
+func (b *RowBuilder) NewRecordBatch() arrow.RecordBatch {
+	rec := b.rb.NewRecordBatch()
 	bad := b.bad
 	b.rows, b.bytes, b.bad = 0, 0, b.bad[:0]
 	if len(bad) == 0 {
@@ -159,8 +159,8 @@ func (b *RowBuilder) NewRecord() arrow.Record {
 func (b *RowBuilder) Release() { b.rb.Release() }
 
 // dropRows returns rec without the rows at the ascending indices in drop.
-func dropRows(mem memory.Allocator, rec arrow.Record, drop []int) arrow.Record {
-	var parts []arrow.Record
+func dropRows(mem memory.Allocator, rec arrow.RecordBatch, drop []int) arrow.RecordBatch {
+	var parts []arrow.RecordBatch
 	start := int64(0)
 	for _, i := range append(drop, int(rec.NumRows())) {
 		if int64(i) > start {
@@ -195,7 +195,7 @@ func dropRows(mem memory.Allocator, rec arrow.Record, drop []int) arrow.Record {
 		}
 		cols[c] = a
 	}
-	out := array.NewRecord(rec.Schema(), cols, rows)
+	out := array.NewRecordBatch(rec.Schema(), cols, rows)
 	for _, a := range cols {
 		a.Release()
 	}

@@ -72,7 +72,7 @@ func TestRowBuilderValues(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rec := rb.NewRecord()
+			rec := rb.NewRecordBatch()
 			defer rec.Release()
 			if rec.NumRows() != 50 {
 				t.Fatalf("rows %d", rec.NumRows())
@@ -158,7 +158,7 @@ func TestRowBuilderPartialRows(t *testing.T) {
 		if err := rb.Append(Meta{}, emitter(good2), nil); err != nil {
 			t.Fatal(err)
 		}
-		rec := rb.NewRecord()
+		rec := rb.NewRecordBatch()
 		if rec.NumRows() != 2 {
 			t.Fatalf("cut %d: %d rows", cut, rec.NumRows())
 		}
@@ -229,7 +229,7 @@ func TestRowBuilderWrongEvents(t *testing.T) {
 			if err := rb.Append(Meta{}, emitter(good), nil); err != nil {
 				t.Fatal(err)
 			}
-			rec := rb.NewRecord()
+			rec := rb.NewRecordBatch()
 			defer rec.Release()
 			if rec.NumRows() != 1 || canonRow(rec, 0) != canonValue(good, nil, false) {
 				t.Fatalf("rows %d %s", rec.NumRows(), canonRow(rec, 0))

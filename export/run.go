@@ -98,7 +98,7 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 				if ordered {
 					q := queues[i]
 					defer close(q) // after errs[i] is set
-					s.emit = func(b *buffer, rec arrow.Record) error {
+					s.emit = func(b *buffer, rec arrow.RecordBatch) error {
 						select {
 						case q <- queued{b, rec}:
 							return nil
@@ -114,14 +114,15 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 			}(i)
 		}
 	}()
-	var err error
+	var werr error
 	if ordered {
-		err = e.dispatch(queues, errs, first, inputs, cancel)
+		werr = e.dispatch(queues, errs, first, inputs, cancel)
 	}
 	wg.Wait()
-	if err != nil {
-		return err
+	if werr != nil {
+		return werr
 	}
+	// The first real error in input order; cancellations only follow one.
 	for _, err := range errs {
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return err
@@ -138,35 +139,36 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 // queued is a record waiting for its table in input order.
 type queued struct {
 	b   *buffer
-	rec arrow.Record
+	rec arrow.RecordBatch
 }
 
-// dispatch writes the queued records of each input in input order. After an
-// error it cancels the workers and drains (releases) the rest.
+// dispatch writes the queued records of each input in input order and
+// returns the first write error. After any error (its own or an input's)
+// it cancels the workers and only drains (releases) the rest.
 func (e *Exporter) dispatch(queues []chan queued, errs []error, first int, inputs []Input, cancel func()) error {
-	var err error
+	var werr error
+	failed := false
 	for i, q := range queues {
 		for it := range q {
-			if err != nil {
-				it.rec.Release()
-				continue
-			}
-			var t *table
-			if t, err = e.table(it.b.key, it.b.info, it.b.schema); err == nil {
-				err = t.write(it.rec, first+i, inputs[i].Path)
+			if !failed {
+				var t *table
+				if t, werr = e.table(it.b.key, it.b.info, it.b.schema); werr == nil {
+					werr = t.write(it.rec, first+i, inputs[i].Path)
+				}
+				failed = werr != nil
 			}
 			it.rec.Release()
-			if err != nil {
+			if failed {
 				cancel()
 			}
 		}
 		// The worker closed q after setting errs[i].
-		if err == nil && errs[i] != nil {
-			err = errs[i]
+		if errs[i] != nil {
+			failed = true
 			cancel()
 		}
 	}
-	return err
+	return werr
 }
 
 // reserve numbers n inputs and returns the first number.
