@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
@@ -17,7 +18,7 @@ type writeSeeker struct {
 
 func (w *writeSeeker) Write(p []byte) (int, error) {
 	if need := w.pos + len(p); need > len(w.buf) {
-		w.buf = append(w.buf, make([]byte, need-len(w.buf))...)
+		w.buf = slices.Grow(w.buf, need-len(w.buf))[:need]
 	}
 	copy(w.buf[w.pos:], p)
 	w.pos += len(p)

@@ -3,7 +3,8 @@ package bag
 import (
 	"cmp"
 	"container/heap"
-	"fmt"
+	"encoding/binary"
+	"errors"
 	"io"
 	"slices"
 	"sync"
@@ -23,10 +24,11 @@ import (
 // ordered stream. Ties are broken by chunk position, then by position in the
 // chunk: equal times come out in file order.
 type indexedIter struct {
-	r    *Reader
-	f    record.Filter
-	want map[uint32]bool // selected connections
-	rank map[uint32]int  // connection id -> position in the index section
+	r     *Reader
+	f     record.Filter
+	want  map[uint32]bool   // selected connections
+	rank  map[uint32]uint32 // connection id -> position in the index section
+	chans []*record.Channel // by rank
 
 	order   []*chunkRef // selected chunks by (start time, position)
 	next    int         // next chunk of order to merge
@@ -51,22 +53,35 @@ type chunkJob struct {
 	err     error
 }
 
-// entry is one message in a chunk.
+// entry is one message in a chunk. It holds no pointers, so that sorting
+// entries needs no write barriers.
 type entry struct {
 	time       int64
-	rank       int // the connection's position in the index section
-	ch         *record.Channel
+	rank       uint32 // the connection's position in the index section, see indexedIter.chans
 	rec        uint32 // offset of the message data record
 	start, end uint32 // its data
 }
 
-var bufPool = sync.Pool{New: func() any { return new([]byte) }}
+var (
+	bufPool   = sync.Pool{New: func() any { return new([]byte) }}
+	entryPool = sync.Pool{New: func() any { return new([]entry) }}
+)
+
+// worker is the reusable state of one worker goroutine.
+type worker struct {
+	dec     decompressor
+	index   []byte  // index data records after a chunk
+	runs    []int   // where each index data record's entries start
+	scratch []entry // for merging runs
+}
 
 func (r *Reader) indexedMessages(f record.Filter) *indexedIter {
-	it := &indexedIter{r: r, f: f, want: map[uint32]bool{}, rank: map[uint32]int{}, stop: make(chan struct{})}
+	it := &indexedIter{r: r, f: f, want: map[uint32]bool{}, rank: map[uint32]uint32{}, stop: make(chan struct{})}
 	for i, id := range r.connOrder {
-		it.rank[id] = i
-		if ch := r.conns[id]; f.Topic == nil || f.Topic(ch.Topic) {
+		ch := r.conns[id]
+		it.rank[id] = uint32(i)
+		it.chans = append(it.chans, ch)
+		if f.Topic == nil || f.Topic(ch.Topic) {
 			it.want[id] = true
 		}
 	}
@@ -113,15 +128,15 @@ func (it *indexedIter) dispatch(jobs chan<- *chunkJob) {
 
 func (it *indexedIter) work(jobs <-chan *chunkJob) {
 	defer it.wg.Done()
-	var dec decompressor
+	var w worker
 	for j := range jobs {
-		j.err = it.load(j, &dec)
+		j.err = it.load(j, &w)
 		close(j.done)
 	}
 }
 
 // load reads, decompresses and indexes one chunk.
-func (it *indexedIter) load(j *chunkJob, dec *decompressor) error {
+func (it *indexedIter) load(j *chunkJob, w *worker) error {
 	ref, r := j.ref, it.r
 	raw := bufPool.Get().(*[]byte)
 	*raw = grow(*raw, int(ref.dataLen))
@@ -136,7 +151,7 @@ func (it *indexedIter) load(j *chunkJob, dec *decompressor) error {
 		j.buf, j.data = raw, *raw
 	} else {
 		out := bufPool.Get().(*[]byte)
-		data, err := dec.decompress(*out, ref.compression, *raw, ref.size)
+		data, err := w.dec.decompress(*out, ref.compression, *raw, ref.size)
 		bufPool.Put(raw)
 		*out = data[:cap(data)]
 		j.buf, j.data = out, data
@@ -144,20 +159,69 @@ func (it *indexedIter) load(j *chunkJob, dec *decompressor) error {
 			return record.WithFile(err, r.path, ref.dataOffset, "")
 		}
 	}
-	entries, err := it.fromIndex(j)
+	entries := (*entryPool.Get().(*[]entry))[:0]
+	w.runs = w.runs[:0]
+	entries, err := it.fromIndex(j, w, entries)
 	if err != nil {
 		// The index data is missing or disagrees with the chunk: the chunk
 		// itself is the authority.
-		entries, err = it.fromScan(j)
+		w.runs = w.runs[:0]
+		entries, err = it.fromScan(j, entries[:0])
 		if err != nil {
+			entryPool.Put(&entries)
 			return err
 		}
 	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.rank, b.rank), cmp.Compare(a.rec, b.rec))
-	})
-	j.entries = entries
+	j.entries = w.order(entries)
 	return nil
+}
+
+func entryOrder(a, b entry) int {
+	return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.rank, b.rank), cmp.Compare(a.rec, b.rec))
+}
+
+// order sorts entries by (time, rank, offset). When they come from index
+// data records (w.runs set), each record's entries are already sorted
+// (rosbag keeps them so) and merging the runs pairwise takes linear time per
+// pass; otherwise, or when a run is not sorted, they are sorted.
+func (w *worker) order(entries []entry) []entry {
+	runs := append(w.runs, len(entries))
+	sorted := true
+	for i := 0; i+1 < len(runs) && sorted; i++ {
+		sorted = slices.IsSortedFunc(entries[runs[i]:runs[i+1]], entryOrder)
+	}
+	if len(w.runs) == 0 || !sorted {
+		if !slices.IsSortedFunc(entries, entryOrder) {
+			slices.SortFunc(entries, entryOrder)
+		}
+		return entries
+	}
+	for len(runs) > 2 {
+		out := w.scratch[:0]
+		next := runs[:1]
+		for i := 0; i+1 < len(runs); i += 2 {
+			if i+2 < len(runs) {
+				out = mergeEntries(out, entries[runs[i]:runs[i+1]], entries[runs[i+1]:runs[i+2]])
+			} else {
+				out = append(out, entries[runs[i]:runs[i+1]]...)
+			}
+			next = append(next, len(out))
+		}
+		w.scratch, entries, runs = entries[:0], out, next
+	}
+	return entries
+}
+
+// mergeEntries appends the merge of two sorted runs to out.
+func mergeEntries(out, a, b []entry) []entry {
+	for len(a) > 0 && len(b) > 0 {
+		if entryOrder(b[0], a[0]) < 0 {
+			out, b = append(out, b[0]), b[1:]
+		} else {
+			out, a = append(out, a[0]), a[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // stored reports whether the chunk's data is stored uncompressed, so that
@@ -172,64 +236,106 @@ func (c *chunkRef) placeErr(err error, path string) error {
 	return chunkError(err, path, c.pos, data)
 }
 
-// fromIndex lists the selected messages of a chunk from the index data
-// records after it, checking each against the chunk.
-func (it *indexedIter) fromIndex(j *chunkJob) ([]entry, error) {
+// fromIndex appends the selected messages of a chunk to entries from the
+// index data records after it, checking each against the chunk.
+func (it *indexedIter) fromIndex(j *chunkJob, w *worker, entries []entry) ([]entry, error) {
 	ref, r := j.ref, it.r
-	lex := NewLexer(r.r, ref.indexEnd, r.path, ref.end())
-	var entries []entry
-	var buf []byte
-	found := map[uint32]uint32{}
-	for {
-		rec, err := lex.Next()
-		if err == io.EOF {
-			break
-		}
+	n := ref.indexEnd - ref.end()
+	if n > maxIndexRegion {
+		return entries, errIndexMismatch
+	}
+	w.index = grow(w.index, int(n))
+	if m, _ := r.r.ReadAt(w.index, ref.end()); int64(m) < n {
+		return entries, errIndexMismatch
+	}
+	var found []ConnCount
+	for p := 0; p < len(w.index); {
+		header, data, next, err := splitRecord(w.index, p)
 		if err != nil {
-			return nil, err
+			return entries, err
 		}
-		if rec.Op != OpIndexData {
-			return nil, fmt.Errorf("%s record among index data", rec.Op)
-		}
-		header := slices.Clone(rec.Header)
-		if buf, err = lex.ReadData(rec, buf); err != nil {
-			return nil, err
-		}
-		x, err := ParseIndexData(header, buf)
+		p = next
+		conn, count, err := parseIndexHeader(header, data)
 		if err != nil {
-			return nil, err
+			return entries, err
 		}
-		found[x.Conn] += x.Count
-		if !it.want[x.Conn] {
+		found = append(found, ConnCount{Conn: conn, Count: count})
+		if !it.want[conn] {
 			continue
 		}
-		ch, rank := r.conns[x.Conn], it.rank[x.Conn]
-		for _, e := range x.Entries {
-			if !inRange(it.f, e.Time) {
+		rank := it.rank[conn]
+		w.runs = append(w.runs, len(entries))
+		for e := range count {
+			b := data[12*e:]
+			t, off := timeNs(b), binary.LittleEndian.Uint32(b[8:])
+			if !inRange(it.f, t) {
 				continue
 			}
-			header, data, next, err := splitRecord(j.data, int(e.Offset))
+			header, msg, next, err := splitRecord(j.data, int(off))
 			if err != nil {
-				return nil, fmt.Errorf("index entry points outside the chunk")
+				return entries, errIndexMismatch
 			}
-			conn, t, err := parseMessageHeader(header)
-			if err != nil || conn != x.Conn || t != e.Time {
-				return nil, fmt.Errorf("index entry does not match the message record")
+			mconn, mt, err := parseMessageHeader(header)
+			if err != nil || mconn != conn || mt != t {
+				return entries, errIndexMismatch
 			}
-			entries = append(entries, entry{time: t, rank: rank, ch: ch, rec: e.Offset, start: uint32(next - len(data)), end: uint32(next)})
+			entries = append(entries, entry{time: t, rank: rank, rec: off, start: uint32(next - len(msg)), end: uint32(next)})
 		}
 	}
 	for _, cc := range ref.info.Counts {
-		if found[cc.Conn] != cc.Count {
-			return nil, fmt.Errorf("index data counts differ from the chunk info")
+		i := slices.IndexFunc(found, func(f ConnCount) bool { return f.Conn == cc.Conn })
+		if i < 0 || found[i].Count != cc.Count {
+			return entries, errIndexMismatch
 		}
 	}
 	return entries, nil
 }
 
-// fromScan lists the selected messages of a chunk by reading its records.
-func (it *indexedIter) fromScan(j *chunkJob) ([]entry, error) {
-	var entries []entry
+// maxIndexRegion bounds the bytes read as a chunk's index data records;
+// they take 12 bytes per message, so rosbag's chunks need far less.
+const maxIndexRegion = 64 << 20
+
+// errIndexMismatch makes the iterator read a chunk's messages from the chunk
+// itself.
+var errIndexMismatch = errors.New("index data does not match the chunk")
+
+// parseIndexHeader checks an index data record and returns its connection
+// and entry count, without allocating.
+func parseIndexHeader(header, data []byte) (conn, count uint32, err error) {
+	var ver uint32
+	var hasVer, hasConn, hasCount, isIndex bool
+	it := headerIter(header)
+	for !it.done() {
+		name, value, off, err := it.next()
+		if err != nil {
+			return 0, 0, err
+		}
+		switch string(name) {
+		case "op":
+			isIndex = len(value) == 1 && Op(value[0]) == OpIndexData
+		case "ver":
+			ver, err = u32Field(value, off, "index_data.ver")
+			hasVer = true
+		case "conn":
+			conn, err = u32Field(value, off, "index_data.conn")
+			hasConn = true
+		case "count":
+			count, err = u32Field(value, off, "index_data.count")
+			hasCount = true
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+	}
+	if !isIndex || !hasVer || !hasConn || !hasCount || ver != 1 || uint64(count)*12 > uint64(len(data)) {
+		return 0, 0, errIndexMismatch
+	}
+	return conn, count, nil
+}
+
+// fromScan appends the selected messages of a chunk to entries by reading
+// its records.
+func (it *indexedIter) fromScan(j *chunkJob, entries []entry) ([]entry, error) {
 	for p := 0; p < len(j.data); {
 		header, data, next, err := splitRecord(j.data, p)
 		if err != nil {
@@ -246,7 +352,7 @@ func (it *indexedIter) fromScan(j *chunkJob) ([]entry, error) {
 			}
 			if it.want[conn] && inRange(it.f, t) {
 				start := uint32(next - len(data))
-				entries = append(entries, entry{time: t, rank: it.rank[conn], ch: it.r.conns[conn], rec: uint32(p), start: start, end: uint32(next)})
+				entries = append(entries, entry{time: t, rank: it.rank[conn], rec: uint32(p), start: start, end: uint32(next)})
 			}
 		}
 		p = next
@@ -310,17 +416,21 @@ func (it *indexedIter) NextInto(m *record.Message) error {
 	if j.ref.stored() {
 		off = j.ref.dataOffset + int64(e.rec)
 	}
-	*m = record.Message{Channel: e.ch, LogTime: e.time, PublishTime: e.time, Sequence: it.seq,
+	*m = record.Message{Channel: it.chans[e.rank], LogTime: e.time, PublishTime: e.time, Sequence: it.seq,
 		Source: it.r.path, Offset: off, Data: j.data[e.start:e.end:e.end]}
 	it.seq++
 	return nil
 }
 
-// put returns a job's buffer to the pool.
+// put returns a job's buffers to their pools.
 func (it *indexedIter) put(j *chunkJob) {
 	if j.buf != nil {
 		bufPool.Put(j.buf)
 		j.buf, j.data = nil, nil
+	}
+	if e := j.entries; e != nil {
+		entryPool.Put(&e)
+		j.entries = nil
 	}
 }
 

@@ -71,10 +71,11 @@ type Writer struct {
 	chunkIndex map[uint32][]IndexEntry
 	infos      []ChunkInfo
 
-	comp bytes.Buffer // compressed chunk
-	lz4w *lz4.Writer
-	bz2w *bzip2.Writer
-	hdr  []byte // scratch header
+	comp    bytes.Buffer // compressed chunk
+	lz4w    *lz4.Writer
+	bz2w    *bzip2.Writer
+	hdr     []byte // scratch header
+	scratch []byte // scratch record data
 
 	closed bool
 	err    error // sticky write error
@@ -215,7 +216,7 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 	if len(w.chunkConns) == 0 {
 		w.chunkStart, w.chunkEnd = m.LogTime, m.LogTime
 	}
-	if _, ok := w.chunkIndex[channelID]; !ok {
+	if len(w.chunkIndex[channelID]) == 0 {
 		w.chunkConns = append(w.chunkConns, channelID)
 	}
 	w.chunkIndex[channelID] = append(w.chunkIndex[channelID], IndexEntry{Time: m.LogTime, Offset: uint32(w.chunk.Len())})
@@ -286,7 +287,7 @@ func (w *Writer) flushChunk() {
 		slices.SortStableFunc(entries, func(a, b IndexEntry) int { return cmp.Compare(a.Time, b.Time) })
 		w.writeIndexData(id, entries)
 		info.Counts = append(info.Counts, ConnCount{Conn: id, Count: uint32(len(entries))})
-		delete(w.chunkIndex, id)
+		w.chunkIndex[id] = entries[:0]
 	}
 	w.infos = append(w.infos, info)
 	w.chunk.Reset()
@@ -302,12 +303,12 @@ func (w *Writer) writeIndexData(id uint32, entries []IndexEntry) {
 	w.hdr = appendField(w.hdr, "conn", v[:])
 	binary.LittleEndian.PutUint32(v[:], uint32(len(entries)))
 	w.hdr = appendField(w.hdr, "count", v[:])
-	data := make([]byte, 12*len(entries))
+	w.scratch = grow(w.scratch, 12*len(entries))
 	for i, e := range entries {
-		putTime(data[12*i:], e.Time)
-		binary.LittleEndian.PutUint32(data[12*i+8:], e.Offset)
+		putTime(w.scratch[12*i:], e.Time)
+		binary.LittleEndian.PutUint32(w.scratch[12*i+8:], e.Offset)
 	}
-	w.writeRecord(w.hdr, data)
+	w.writeRecord(w.hdr, w.scratch)
 }
 
 func (w *Writer) writeChunkInfo(info *ChunkInfo) {
