@@ -111,13 +111,13 @@ type multiReader struct {
 
 // OpenMany opens several recordings as one reader whose messages are merged
 // in log time order.
-func OpenMany(paths []string) (record.Reader, error) {
+func OpenMany(paths []string, o OpenOptions) (record.Reader, error) {
 	if len(paths) == 1 {
-		return Open(paths[0])
+		return OpenWith(paths[0], o)
 	}
 	m := &multiReader{path: strings.Join(paths, ",")}
 	for _, p := range paths {
-		r, err := Open(p)
+		r, err := OpenWith(p, o)
 		if err != nil {
 			m.Close()
 			return nil, err

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/db3"
@@ -100,9 +101,23 @@ func sniffDir(dir string) (Format, error) {
 		Detail: fmt.Sprintf("storage_identifier %q", meta.StorageIdentifier)}
 }
 
+// OpenOptions change how recordings are read.
+type OpenOptions struct {
+	// OnSkip, when set, makes readers that can go on past damaged data do
+	// so (ROS1 bags: a chunk that does not decompress, a record that does
+	// not parse, a cut tail), reporting each skipped range to OnSkip as a
+	// *record.Error. Other readers still stop at the first error.
+	OnSkip func(error)
+}
+
 // Open opens a recording of any supported format. A rosbag2 folder with MCAP
 // storage opens as its split files merged in time order.
 func Open(path string) (record.Reader, error) {
+	return OpenWith(path, OpenOptions{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 	format, err := Sniff(path)
 	if err != nil {
 		return nil, err
@@ -113,6 +128,19 @@ func Open(path string) (record.Reader, error) {
 	}
 	switch format {
 	case FormatBag:
+		if o.OnSkip != nil {
+			return bag.Open(path, bag.WithSkipBad(func(s bag.Skipped) {
+				note := fmt.Sprintf("skipped bytes [%d, %d), %d messages salvaged from them", s.Offset, s.Offset+s.Length, s.Salvaged)
+				var re *record.Error
+				if errors.As(s.Err, &re) {
+					c := *re
+					c.Detail = strings.TrimPrefix(c.Detail+"; "+note, "; ")
+					o.OnSkip(&c)
+					return
+				}
+				o.OnSkip(&record.Error{File: path, Offset: s.Offset, Err: s.Err, Detail: note})
+			}))
+		}
 		return bag.Open(path)
 	case FormatDB3:
 		return db3.Open(path)

@@ -174,7 +174,7 @@ func TestCutEverywhere(t *testing.T) {
 
 func TestMergeOrder(t *testing.T) {
 	dir := genStudy(t)
-	r, err := decode.OpenMany([]string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")})
+	r, err := decode.OpenMany([]string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}, decode.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ are base64 strings; NaN and ±Inf are the strings "NaN", "Infinity",
 	}
 	o.sel.addFlags(cmd)
 	cmd.Flags().Int64VarP(&o.limit, "limit", "n", 0, "stop after N messages (0 = all)")
-	cmd.Flags().BoolVar(&o.skipBad, "skip-bad", false, "skip messages that fail to decode, reporting each on stderr, instead of stopping")
+	cmd.Flags().BoolVar(&o.skipBad, "skip-bad", false, "go on past messages that fail to decode and damaged parts of a bag, reporting each on stderr, instead of stopping")
 	return cmd
 }
 
@@ -59,7 +59,15 @@ func runCat(o *catOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := openInputs(o.files)
+	var skipped int64
+	var onSkip func(error)
+	if o.skipBad {
+		onSkip = func(err error) {
+			skipped++
+			o.g.note("baglab: skipped: %v", err)
+		}
+	}
+	r, err := openInputs(o.files, onSkip)
 	if err != nil {
 		return err
 	}
@@ -77,7 +85,7 @@ func runCat(o *catOptions) error {
 	out := bufio.NewWriterSize(o.g.stdout, 1<<20)
 	p := newCatPipeline(o.g.ctx, decode.NewResolver(reg), it, runtime.GOMAXPROCS(0), o.skipBad)
 	defer p.stop()
-	var n, skipped int64
+	var n int64
 	for b := range p.order {
 		<-b.done
 		for _, e := range b.skipped {
@@ -103,7 +111,7 @@ func runCat(o *catOptions) error {
 		}
 	}
 	if skipped > 0 {
-		o.g.note("baglab: %d message(s) skipped, %d printed", skipped, n)
+		o.g.note("baglab: %d damaged range(s) or message(s) skipped, %d messages printed", skipped, n)
 	}
 	return out.Flush()
 }

@@ -102,7 +102,7 @@ func runCopy(o *copyOptions) error {
 	if err != nil {
 		return err
 	}
-	r, err := openInputs(o.inputs)
+	r, err := openInputs(o.inputs, nil)
 	if err != nil {
 		return err
 	}

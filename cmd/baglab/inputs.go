@@ -60,14 +60,15 @@ func (s *selectionOptions) filter(r record.Reader) (record.Filter, error) {
 	return f, nil
 }
 
-// openInputs opens one or several recordings as one reader.
-func openInputs(paths []string) (record.Reader, error) {
+// openInputs opens one or several recordings as one reader. With onSkip
+// set, readers go on past damaged data where they can, reporting it.
+func openInputs(paths []string, onSkip func(error)) (record.Reader, error) {
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
 			return nil, err
 		}
 	}
-	return decode.OpenMany(paths)
+	return decode.OpenMany(paths, decode.OpenOptions{OnSkip: onSkip})
 }
 
 // progress is a progress bar on stderr, shown only when stderr is a terminal.

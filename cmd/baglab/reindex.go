@@ -108,6 +108,14 @@ func runRecover(o *repairOptions) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(o.g.stdout, "%s -> %s: %s\n", o.input, o.output, rep)
+	w := o.g.stdout
+	fmt.Fprintf(w, "%s -> %s: %d messages (%d salvaged from a cut chunk), %d channels, %d schemas, %d attachments, %d metadata\n",
+		o.input, o.output, rep.Messages, rep.Salvaged, rep.Channels, rep.Schemas, rep.Attachments, rep.Metadata)
+	if rep.Orphans > 0 {
+		fmt.Fprintf(w, "dropped %d messages whose channel record was lost\n", rep.Orphans)
+	}
+	for _, s := range rep.Skipped {
+		fmt.Fprintf(w, "skipped bytes [%d, %d): %s\n", s.Offset, s.Offset+s.Length, s.Reason)
+	}
 	return nil
 }

@@ -31,14 +31,34 @@ func writeBroken(dir string) ([]File, error) {
 		files = append(files, File{Name: rel, Broken: what})
 		return nil
 	}
-	cut := func(data []byte) ([]byte, error) { return data[:len(data)*3/5], nil }
-	if err := derive("study-lz4.bag", "study-truncated.bag", "cut at 60% of its length", cut); err != nil {
+	cutBag := func(data []byte) ([]byte, error) {
+		r, err := bag.NewReader(bytes.NewReader(data), int64(len(data)), "study-lz4.bag")
+		if err != nil {
+			return nil, err
+		}
+		defer r.Close()
+		return data[:r.Header().IndexPos*3/5], nil
+	}
+	if err := derive("study-lz4.bag", "study-truncated.bag", "cut inside a chunk, 60% of the way to the index", cutBag); err != nil {
 		return nil, err
 	}
 	if err := derive("study.bag", "study.bag.active", "unindexed: recorder died before writing the index", unindex); err != nil {
 		return nil, err
 	}
-	if err := derive("study.mcap", "study-truncated.mcap", "cut at 60% of its length", cut); err != nil {
+	cutMCAP := func(data []byte) ([]byte, error) {
+		// The footer (opcode, length, summary_start, ...) ends 8 bytes of
+		// magic before the end; summary_start is its first field.
+		const footer = 1 + 8 + 8 + 8 + 4
+		if len(data) < footer+8 {
+			return nil, fmt.Errorf("too short for an MCAP footer")
+		}
+		start := binary.LittleEndian.Uint64(data[len(data)-8-footer+9:])
+		if start == 0 || start > uint64(len(data)) {
+			start = uint64(len(data))
+		}
+		return data[:start*3/5], nil
+	}
+	if err := derive("study.mcap", "study-truncated.mcap", "cut inside a chunk, 60% of the way to the summary", cutMCAP); err != nil {
 		return nil, err
 	}
 	if err := derive("study-none.mcap", "study-crc.mcap", "one byte of a message changed inside an uncompressed chunk: chunk CRC mismatch", flipPayloadByte); err != nil {

@@ -61,7 +61,12 @@ func WriteAll(dir string, s *Study) ([]File, error) {
 	if err := add("queries.db3", func(p string) error { return WriteDB3(p, s.ROS2) }); err != nil {
 		return nil, err
 	}
-	if err := add("queries_rosbag2", func(p string) error { return WriteDB3(p, s.ROS2) }); err != nil {
+	if err := add("queries_rosbag2", func(p string) error {
+		if err := os.RemoveAll(p); err != nil { // a folder is not replaced by a rename
+			return err
+		}
+		return WriteDB3(p, s.ROS2)
+	}); err != nil {
 		return nil, err
 	}
 	broken, err := writeBroken(dir)
