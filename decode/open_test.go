@@ -118,7 +118,7 @@ func TestDecodeEveryFixture(t *testing.T) {
 	dir := genStudy(t)
 	fx := filepath.Join(sharedDir(t), "public-fixtures")
 	paths := []string{}
-	for _, name := range []string{"study.bag", "study-lz4.bag", "study-bz2.bag", "study.mcap", "study-lz4.mcap", "study-none.mcap", "queries.mcap", "queries.db3", "queries_rosbag2", "broken/study.bag.active"} {
+	for _, name := range []string{"study.bag", "study-lz4.bag", "study-bz2.bag", "study.mcap", "study-lz4.mcap", "study-none.mcap", "queries.mcap", "queries.db3", "queries_rosbag2", "all_types.bag", "all_types.mcap", "all_types_ros2.mcap", "all_types_ros2.db3", "broken/study.bag.active"} {
 		paths = append(paths, filepath.Join(dir, name))
 	}
 	for _, name := range []string{"example.bag", "example-bz2.bag", "example-lz4.bag", "example-unsorted-chunks.bag", "no-messages.bag"} {

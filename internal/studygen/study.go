@@ -79,12 +79,16 @@ type Truth struct {
 	Queries    QueryTruth
 }
 
-// Study is a generated study: its ROS1 and ROS2 messages in log time order
-// and the truth behind them.
+// Study is a generated study: its ROS1 and ROS2 messages in log time order,
+// one seeded-random message of every type of the native packages (kept
+// apart so that they do not disturb the analyses), and the truth behind
+// the study.
 type Study struct {
-	ROS1  []Event
-	ROS2  []Event
-	Truth Truth
+	ROS1    []Event
+	ROS2    []Event
+	AllROS1 []Event
+	AllROS2 []Event
+	Truth   Truth
 }
 
 // Options size a study.
@@ -129,6 +133,14 @@ func (b *builder) emit(ros2 bool, topic string, t int64, v *value.Struct) {
 		return
 	}
 	e := Event{Topic: topic, LogTime: t, Value: v}
+	if strings.HasPrefix(topic, "/all_types/") {
+		if ros2 {
+			b.study.AllROS2 = append(b.study.AllROS2, e)
+		} else {
+			b.study.AllROS1 = append(b.study.AllROS1, e)
+		}
+		return
+	}
 	if ros2 {
 		b.study.ROS2 = append(b.study.ROS2, e)
 	} else {

@@ -58,6 +58,18 @@ func WriteAll(dir string, s *Study) ([]File, error) {
 	if err := add("queries.mcap", func(p string) error { return WriteMCAP(p, s.ROS2, "zstd", "ros2") }); err != nil {
 		return nil, err
 	}
+	if err := add("all_types.bag", func(p string) error { return WriteBag(p, s.AllROS1, bag.CompressionLZ4) }); err != nil {
+		return nil, err
+	}
+	if err := add("all_types.mcap", func(p string) error { return WriteMCAP(p, s.AllROS1, "zstd", "ros1") }); err != nil {
+		return nil, err
+	}
+	if err := add("all_types_ros2.mcap", func(p string) error { return WriteMCAP(p, s.AllROS2, "zstd", "ros2") }); err != nil {
+		return nil, err
+	}
+	if err := add("all_types_ros2.db3", func(p string) error { return WriteDB3(p, s.AllROS2) }); err != nil {
+		return nil, err
+	}
 	if err := add("queries.db3", func(p string) error { return WriteDB3(p, s.ROS2) }); err != nil {
 		return nil, err
 	}
