@@ -70,6 +70,7 @@ type checker struct {
 	// chunkAt finds chunks by position, for chunk infos.
 	chunkAt map[int64]*chunkSeen
 	cur     *chunkSeen // the chunk whose index data records may follow
+	open    bool       // an unterminated stored chunk's records follow
 
 	indexConns []*Connection // connection records outside chunks
 	indexAt    int64         // offset of the first record outside the chunk section, -1 if none
@@ -111,7 +112,7 @@ func (c *checker) walk() {
 		if rec.Op != OpIndexData {
 			c.endChunk()
 		}
-		if rec.Op == OpConnection || rec.Op == OpChunkInfo {
+		if (rec.Op == OpConnection && !c.open) || rec.Op == OpChunkInfo {
 			if c.indexAt < 0 {
 				c.indexAt = rec.Offset
 			}
@@ -123,15 +124,25 @@ func (c *checker) walk() {
 			c.add(rec.Offset, SeverityError, "%v", err)
 			break
 		}
+		if rec.Op != OpMessageData && rec.Op != OpConnection {
+			c.open = false
+		}
 		switch rec.Op {
 		case OpChunk:
-			c.chunk(rec, header, c.raw)
+			if !c.chunk(rec, header, c.raw) {
+				return
+			}
 		case OpIndexData:
 			c.indexData(rec, header, c.raw)
 		case OpConnection:
 			conn, err := ParseConnection(header, c.raw)
 			if err != nil {
 				c.recordProblem(rec.Offset, err)
+				continue
+			}
+			if c.open {
+				c.conns[conn.Conn] = conn
+				c.connAt[conn.Conn] = rec.Offset
 				continue
 			}
 			c.indexConns = append(c.indexConns, conn)
@@ -145,7 +156,9 @@ func (c *checker) walk() {
 			c.infos = append(c.infos, info)
 			c.infoAt = append(c.infoAt, rec.Offset)
 		case OpMessageData:
-			c.add(rec.Offset, SeverityWarning, "message data record outside any chunk (bag 2.0 keeps messages in chunks)")
+			if !c.open {
+				c.add(rec.Offset, SeverityWarning, "message data record outside any chunk (bag 2.0 keeps messages in chunks)")
+			}
 		default:
 			c.add(rec.Offset, SeverityError, "unexpected %s record", rec.Op)
 		}
@@ -177,12 +190,19 @@ func (c *checker) recordProblem(off int64, err error) {
 	c.add(off, SeverityError, "%v", record.WithFile(err, c.r.path, off, ""))
 }
 
-// chunk checks one chunk record and the records inside it.
-func (c *checker) chunk(rec *Record, header, data []byte) {
+// chunk checks one chunk record and the records inside it. It returns
+// false when the rest of the file cannot be framed as records.
+func (c *checker) chunk(rec *Record, header, data []byte) bool {
 	h, err := ParseChunkHeader(header)
 	if err != nil {
 		c.recordProblem(rec.Offset, err)
-		return
+		return true
+	}
+	if rec.DataLen == 0 && h.Size == 0 {
+		c.add(rec.Offset, SeverityError, "unterminated %s chunk: the recording stopped while writing it; "+
+			"`baglab reindex` salvages its complete messages", h.Compression)
+		c.open = h.Compression == CompressionNone || h.Compression == ""
+		return c.open
 	}
 	seen := &chunkSeen{pos: rec.Offset, entries: map[uint32][]IndexEntry{}, index: map[uint32]*IndexData{}, indexPos: map[uint32]int64{}}
 	c.chunks = append(c.chunks, seen)
@@ -197,7 +217,7 @@ func (c *checker) chunk(rec *Record, header, data []byte) {
 	}
 	if err != nil {
 		c.add(rec.Offset, SeverityError, "chunk does not decompress: %v", record.WithFile(err, c.r.path, rec.DataOffset, ""))
-		return
+		return true
 	}
 	stored := int64(-1)
 	if h.Compression == CompressionNone || h.Compression == "" {
@@ -208,13 +228,14 @@ func (c *checker) chunk(rec *Record, header, data []byte) {
 		ih, idata, next, err := splitRecord(out, p)
 		if err != nil {
 			c.add(rec.Offset, SeverityError, "chunk content: %v", chunkError(err, c.r.path, rec.Offset, stored))
-			return
+			return true
 		}
 		if err := c.chunkRecord(seen, ih, idata, p, &first); err != nil {
 			c.add(rec.Offset, SeverityError, "chunk content: %v", chunkError(rebase(err, int64(p)), c.r.path, rec.Offset, stored))
 		}
 		p = next
 	}
+	return true
 }
 
 func (c *checker) chunkRecord(seen *chunkSeen, header, data []byte, p int, first *bool) error {

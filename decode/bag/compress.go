@@ -33,9 +33,13 @@ type decompressor struct {
 // rebase them to the chunk.
 func (d *decompressor) decompress(dst []byte, c Compression, src []byte, size uint32) ([]byte, error) {
 	var r io.Reader
-	switch c {
-	case CompressionNone, "":
+	switch {
+	case c == CompressionNone || c == "":
 		return src, nil
+	case len(src) == 0 && size == 0 && (c == CompressionLZ4 || c == CompressionBZ2):
+		return src, nil // an empty chunk
+	}
+	switch c {
 	case CompressionLZ4:
 		d.src.Reset(src)
 		if d.lz4 == nil {

@@ -349,3 +349,47 @@ func checkPeerConnections(t *testing.T, got, want *peerOutput) {
 		}
 	}
 }
+
+// TestReadKilledRosbag reads bags as rosbag leaves them when killed while
+// a chunk is open: the chunk header keeps its zero placeholders and the
+// records (stored) or the compressed stream (lz4, bz2) run to the end of
+// the file. Debian rosbag's reindex gives up on such a chunk ("unterminated
+// chunk"); we read the stored records and what decompresses of the
+// compressed stream.
+func TestReadKilledRosbag(t *testing.T) {
+	for _, comp := range []string{"none", "lz4", "bz2"} {
+		t.Run(comp, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			in := filepath.Join(dir, "killed.bag")
+			written := runPeer(t, "write", in, comp, "killed").msgs(t)
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readCut(data, false, nil)
+			equalMsgs(t, got, written[:len(got)])
+			if comp == "none" {
+				if err != nil || len(got) != len(written) {
+					t.Fatalf("%d of %d messages, %v", len(got), len(written), err)
+				}
+			} else if !errors.Is(err, record.ErrTruncated) || !strings.Contains(err.Error(), "unterminated") || len(got) < len(written)/2 {
+				t.Fatalf("%d of %d messages, %v", len(got), len(written), err)
+			}
+			probs, err := Check(in)
+			if err != nil || !slices.ContainsFunc(probs, func(p Problem) bool {
+				return p.Severity == SeverityError && strings.Contains(p.Message, "unterminated")
+			}) {
+				t.Fatalf("Check: %v %v", probs, err)
+			}
+			out := filepath.Join(dir, "out.bag")
+			rep, err := Reindex(in, out)
+			if err != nil || rep.Messages != len(got) {
+				t.Fatalf("Reindex: %v %v, want %d messages", rep, err, len(got))
+			}
+			checkClean(t, out)
+			peer := runPeer(t, "read", out)
+			equalMsgs(t, timeOrder(peer.msgs(t)), timeOrder(got))
+		})
+	}
+}

@@ -3,6 +3,7 @@ package bag
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/baglab/baglab/decode/record"
 )
@@ -216,6 +217,18 @@ func (it *linearIter) startChunk(rec *Record, cut error) error {
 	if err != nil {
 		return record.WithFile(err, it.r.path, rec.Offset, "")
 	}
+	size := h.Size
+	if unterminated(rec, h) {
+		// rosbag record stopped while writing this chunk: the header still
+		// holds its zero placeholders and the compressed stream runs to the
+		// end of the file. (An unfinished stored chunk needs nothing: its
+		// records follow at the top level.)
+		cut = &record.Error{File: it.r.path, Offset: rec.Offset, Field: "chunk.size", Err: record.ErrTruncated,
+			Detail: "unterminated " + string(h.Compression) + " chunk: the recording stopped while writing it"}
+		rec.DataLen = uint32(min(it.r.size-rec.DataOffset, math.MaxUint32))
+		size = math.MaxUint32
+		it.lexStopped = true
+	}
 	if it.raw, err = it.lex.ReadData(rec, it.raw); err != nil {
 		return err
 	}
@@ -230,7 +243,7 @@ func (it *linearIter) startChunk(rec *Record, cut error) error {
 	if h.Compression == CompressionNone || h.Compression == "" {
 		it.chunkData = rec.DataOffset
 	}
-	data, derr := it.dec.decompress(it.out, h.Compression, it.raw, h.Size)
+	data, derr := it.dec.decompress(it.out, h.Compression, it.raw, size)
 	if it.chunkData < 0 && data != nil {
 		it.out = data
 	}
@@ -246,6 +259,13 @@ func (it *linearIter) startChunk(rec *Record, cut error) error {
 		it.chunk = []byte{}
 	}
 	return nil
+}
+
+// unterminated reports whether a chunk record is one that rosbag started
+// but never finished: size and data_len are the zero placeholders it writes
+// first.
+func unterminated(rec *Record, h *ChunkHeader) bool {
+	return rec.DataLen == 0 && h.Size == 0 && h.Compression != CompressionNone && h.Compression != ""
 }
 
 // chunkError places err, whose Offset is relative to the chunk's

@@ -2,8 +2,9 @@
 reads bags so that the Go reader and writer are checked against an
 independent implementation. Run with /usr/bin/python3.
 
-  rosbag_peer.py write OUT COMPRESSION [active]   write a bag, print what was written
-                                                  and, unless active, what reading gives
+  rosbag_peer.py write OUT COMPRESSION [active|killed]
+                                                  write a bag, print what was written and,
+                                                  unless active or killed, what reading gives
   rosbag_peer.py read IN                          read a bag; print JSON
 
 Reading prints {"connections": [...], "messages": [...], "count", "compression"}
@@ -64,17 +65,21 @@ def conn_json(c):
     return {"id": c.id, "topic": c.topic, "header": header}
 
 
-def write(path, compression, active):
+def write(path, compression, mode):
+    active = mode in ("active", "killed")
     tmp = path + (".active" if active else "")
-    bag = rosbag.Bag(tmp, "w", compression=compression, chunk_threshold=4096)
+    bag = rosbag.Bag(tmp, "w", compression=compression, chunk_threshold=4096 if mode != "killed" else 20000)
     written = []
     for topic, msg, t, hdr in messages():
         bag.write(topic, msg, t, connection_header=hdr)
         written.append({"topic": topic, "time_ns": t.to_nsec(), "raw": serialize(msg).hex()})
     if active:
         # As if rosbag record were killed: chunks are on disk, the index and
-        # the bag header's index_pos are not.
-        bag.flush()
+        # the bag header's index_pos are not. "active" finishes the open
+        # chunk first, "killed" leaves it as it is on disk (header with zero
+        # sizes, stored records or a compressed stream without its end).
+        if mode == "active":
+            bag.flush()
         bag._file.flush()
         shutil.copyfile(tmp, path)
         bag._file.close()
@@ -101,6 +106,6 @@ def read(path):
 
 if __name__ == "__main__":
     if sys.argv[1] == "write":
-        write(sys.argv[2], sys.argv[3], len(sys.argv) > 4 and sys.argv[4] == "active")
+        write(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
     else:
         print(json.dumps(read(sys.argv[2])))
