@@ -449,6 +449,11 @@ func (r *Reader) channelList() []*record.Channel {
 // which is the order rosbag recorded them (usually, but not always, log
 // time order).
 //
+// Message.PublishTime equals LogTime (a bag stores one time), Sequence
+// counts the messages this iterator yields from 0, Source is the reader's
+// path, and Offset is the file offset of the message data record when its
+// chunk is stored uncompressed, else the offset of its chunk record.
+//
 // The iterator must be closed. It implements record.Iterator and NextInto.
 func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 	if r.indexed {
