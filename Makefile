@@ -60,10 +60,23 @@ bench:
 
 demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
+	@echo "== generate a sample study (go run ./testdata/gen)"
 	$(GO) run ./testdata/gen -o $(DEMO)/data
+	@echo "== what is in it"
 	./$(BIN) info $(DEMO)/data/study.bag
-	./$(BIN) cat $(DEMO)/data/study.bag --limit 3
-	./$(BIN) msg show interactive_world_msgs/Placement
+	./$(BIN) info $(DEMO)/data/queries.mcap
+	@echo "== the first messages, as NDJSON"
+	./$(BIN) cat $(DEMO)/data/study.bag --topics /lama/objects,/agent_monitor/factList --limit 3
+	@echo "== export every topic to Parquet (demo/parquet) and CSV (demo/csv)"
+	./$(BIN) export $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --out $(DEMO)/parquet
+	./$(BIN) export $(DEMO)/data/study.bag --out $(DEMO)/csv --format csv
+	@echo "== the analyses"
+	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --out $(DEMO)/tables --plots $(DEMO)/plots --json > $(DEMO)/analysis.json
+	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap
+	./$(BIN) analyze placements $(DEMO)/data/study.bag --models-out $(DEMO)/models.bag > /dev/null
+	./$(BIN) analyze all $(DEMO)/data/study-lz4.mcap $(DEMO)/data/queries.db3 --baseline $(DEMO)/analysis.json --tolerance 1e-9 > /dev/null && echo "baseline: the MCAP/db3 copies give the same numbers"
+	./$(BIN) report $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap -o $(DEMO)/report.html
+	@echo "== done: open $(DEMO)/report.html; tables in $(DEMO)/tables, Parquet in $(DEMO)/parquet"
 
 clean:
 	rm -rf bin $(DEMO)

@@ -123,6 +123,12 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
+	// CreateTemp makes the file private; a recording is an ordinary file.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	w, err := NewWriter(f, opts...)
 	if err != nil {
 		f.Close()
