@@ -39,6 +39,9 @@ type LearnOptions struct {
 	Theta ThetaMode
 	// Disable skips learning (statistics only).
 	Disable bool
+	// Workers bounds the groups learned at once (0: GOMAXPROCS). The models
+	// do not depend on it.
+	Workers int
 }
 
 func (o LearnOptions) seed() int32 {

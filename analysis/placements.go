@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/baglab/baglab/decode/value"
 )
@@ -277,10 +279,12 @@ func (p *Placements) Result() (Result, error) {
 	if f := p.opts.pruneFraction(); f > 0 {
 		res.PruneLimit = int(float64(res.PruneTotal) * f)
 	}
-	learned := map[GroupKey]*LearnedModel{}
+	var sorted [][]point // each group's points in canonical order
+	var todo []int       // the models to learn
 	for _, k := range keys {
 		pts := slices.Clone(p.points[k])
 		slices.SortFunc(pts, comparePoints)
+		sorted = append(sorted, pts)
 		g := groupStats(k, pts)
 		res.Groups = append(res.Groups, g)
 		pp := make([]PlacementPoint, len(pts))
@@ -299,14 +303,44 @@ func (p *Placements) Result() (Result, error) {
 		case len(pts) <= 1:
 			m.Skipped = true
 		default:
-			learnGroup(&m, pts, p.opts)
+			todo = append(todo, len(res.Models))
 		}
 		res.Models = append(res.Models, m)
-		learned[k] = &res.Models[len(res.Models)-1]
+	}
+	learnGroups(res.Models, sorted, todo, p.opts)
+	learned := map[GroupKey]*LearnedModel{}
+	for i := range res.Models {
+		learned[res.Models[i].GroupKey] = &res.Models[i]
 	}
 	res.Frames = rankFrames(res.Groups)
 	res.Recorded = p.compareRecorded(learned)
 	return res, nil
+}
+
+// learnGroups learns models[i] from pts[i] for each i of todo, on up to
+// o.Workers goroutines. Groups are independent (each EM run has its own
+// seeded generator), so the models do not depend on the number of workers.
+func learnGroups(models []LearnedModel, pts [][]point, todo []int, o LearnOptions) {
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				learnGroup(&models[i], pts[i], o)
+			}
+		}()
+	}
+	for _, i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
 }
 
 func groupStats(k GroupKey, pts []point) PlacementGroup {

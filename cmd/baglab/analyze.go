@@ -48,12 +48,12 @@ type analysisFlags struct {
 func (f *analysisFlags) addFlags(cmd *cobra.Command) {
 	f.sel.addFlags(cmd)
 	fl := cmd.Flags()
-	fl.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "files read in parallel (each into its own accumulators, merged exactly)")
+	fl.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "files read in parallel (each into its own accumulators, merged exactly), and placement groups learned in parallel")
 	fl.BoolVar(&f.skipBad, "skip-bad", false, "skip messages that fail to decode, reporting each on stderr, instead of stopping")
 	fl.BoolVar(&f.prune, "prune", true, "placements: apply the 5% rule (--prune=false keeps every group)")
 	fl.Float64Var(&f.pruneThreshold, "prune-threshold", 0.05, "placements: prune groups with fewer than this share of the placements")
 	fl.StringVar(&f.theta, "theta", "linear", "placements: rotation handling in the learner, linear (as the original) or circular")
-	fl.Int32Var(&f.seed, "seed", 100, "placements: random seed of the EM learner (Weka's default is 100)")
+	fl.Int32Var(&f.seed, "seed", 100, "placements: random seed of the EM learner (Weka's -S)")
 	fl.BoolVar(&f.noLearn, "no-learn", false, "placements: statistics only, learn no models")
 	fl.DurationVar(&f.window, "window", 0, "grasps: width of a learning-curve window, e.g. 30s (0: a tenth of the attempts' span)")
 }
@@ -82,6 +82,7 @@ func (f *analysisFlags) options() (analysis.Options, error) {
 	}
 	o.Learn.Seed = f.seed
 	o.Learn.Disable = f.noLearn
+	o.Learn.Workers = f.jobs
 	if f.window < 0 {
 		return o, usageErrorf("--window must not be negative")
 	}

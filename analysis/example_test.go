@@ -1,0 +1,68 @@
+package analysis_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/value"
+)
+
+// A map analysis over three lama_msgs/LamaObject messages: two vertices
+// and an edge to a vertex never seen.
+func ExampleNew() {
+	typ, err := msgdef.Default().Lookup("lama_msgs/LamaObject")
+	if err != nil {
+		panic(err)
+	}
+	a, err := analysis.New("map", analysis.Options{})
+	if err != nil {
+		panic(err)
+	}
+	objects := []struct {
+		id, kind int32
+		refs     []int32
+	}{{1, 1, []int32{0, 0}}, {2, 1, []int32{0, 0}}, {3, 2, []int32{1, 7}}}
+	for i, o := range objects {
+		v := value.New(typ)
+		_ = v.Set("id", o.id)
+		_ = v.Set("type", o.kind)
+		_ = v.Set("references", o.refs)
+		if err := a.Add(&analysis.Message{Topic: "/lama/objects", LogTime: int64(i) * 1e9, Value: v}); err != nil {
+			panic(err)
+		}
+	}
+	r, err := a.Result()
+	if err != nil {
+		panic(err)
+	}
+	m := r.(*analysis.MapResult)
+	fmt.Println(m.Vertices, "vertices,", m.Edges, "edge,", m.Dangling, "dangling")
+	for _, t := range r.Tables() {
+		if t.Name == "map_summary" {
+			_ = t.WriteText(os.Stdout, false)
+		}
+	}
+	// Output:
+	// 2 vertices, 1 edge, 1 dangling
+	// map_summary (1 rows)
+	// vertices  edges  other_objects  components  dangling_edges
+	//        2      1              0           2               1
+}
+
+// Comparing a new result with a saved one: numbers may move by a relative
+// tolerance; array elements are matched by their identifying fields.
+func ExampleCompareBaseline() {
+	saved := []byte(`{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"2","success_rate":0.5},{"model_id":"1","grasp_id":"3","success_rate":0.25}]}`)
+	now := []byte(`{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"3","success_rate":0.2},{"model_id":"1","grasp_id":"2","success_rate":0.501}]}`)
+	diffs, err := analysis.CompareBaseline(saved, now, 0.01)
+	if err != nil {
+		panic(err)
+	}
+	for _, d := range diffs {
+		fmt.Println(d)
+	}
+	// Output:
+	// grasps[grasp_id=3,model_id=1].success_rate: 0.25 -> 0.2 (-20%)
+}
