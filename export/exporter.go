@@ -100,7 +100,7 @@ func (t *table) writer() tableWriter {
 }
 
 // table returns the table for key, creating its file on first use.
-func (e *Exporter) table(key tableKey, info tableInfo, sc *arrow.Schema) (*table, error) {
+func (e *Exporter) table(key tableKey, info tableInfo, sc *arrow.Schema, rowBytes int64) (*table, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
@@ -121,7 +121,7 @@ func (e *Exporter) table(key tableKey, info tableInfo, sc *arrow.Schema) (*table
 	if e.cfg.format == CSV {
 		t.csv, err = newCSVWriter(out, sc, &e.cfg)
 	} else {
-		t.pq, err = newParquetWriter(out, sc, &e.cfg)
+		t.pq, err = newParquetWriter(out, sc, &e.cfg, rowBytes)
 	}
 	if err != nil {
 		out.abort()
@@ -324,6 +324,8 @@ type buffer struct {
 	info   tableInfo
 	schema *arrow.Schema
 	rb     *RowBuilder
+	// rowBytes is the mean row size of the last flush.
+	rowBytes int64
 }
 
 // Source starts the input file at path. Inputs are numbered in the order
@@ -368,6 +370,15 @@ func (s *Source) Write(m *record.Message, t *msgdef.Type, d Decoder) error {
 		b = s.buffer(cs, m.LogTime)
 		cs.cur = b
 	}
+	cfg := &s.e.cfg
+	if n := b.rb.Len(); n > 0 && b.rb.Bytes()+int64(len(m.Data)) > cfg.rowGroupBytes {
+		// Flush before the row group outgrows its bound (and its buffers
+		// double past it): a message's decoded size is about its encoded
+		// size.
+		if err := s.flush(b); err != nil {
+			return err
+		}
+	}
 	before := b.rb.Bytes()
 	err = b.rb.Append(MetaOf(m), d, m.Data)
 	s.bytes += b.rb.Bytes() - before
@@ -377,7 +388,6 @@ func (s *Source) Write(m *record.Message, t *msgdef.Type, d Decoder) error {
 	if p := s.e.cfg.progress; p != nil {
 		p(len(m.Data))
 	}
-	cfg := &s.e.cfg
 	if b.rb.Len() >= cfg.rowGroupRows || b.rb.Bytes() >= cfg.rowGroupBytes {
 		return s.flush(b)
 	}
@@ -451,6 +461,7 @@ func (s *Source) flush(b *buffer) error {
 		return nil
 	}
 	s.bytes -= b.rb.Bytes()
+	b.rowBytes = b.rb.Bytes() / int64(b.rb.Len())
 	rec := b.rb.NewRecordBatch()
 	if err := s.emit(b, rec); err != nil {
 		s.err = err
@@ -462,7 +473,7 @@ func (s *Source) flush(b *buffer) error {
 // writeDirect writes rec to its table from the calling goroutine.
 func (s *Source) writeDirect(b *buffer, rec arrow.RecordBatch) error {
 	defer rec.Release()
-	t, err := s.e.table(b.key, b.info, b.schema)
+	t, err := s.e.table(b.key, b.info, b.schema, b.rowBytes)
 	if err != nil {
 		return err
 	}

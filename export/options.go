@@ -219,7 +219,7 @@ func defaultConfig() config {
 		format:        Parquet,
 		compression:   Zstd,
 		rowGroupRows:  128 << 10,
-		rowGroupBytes: 32 << 20,
+		rowGroupBytes: 16 << 20,
 		budget:        64 << 20,
 		csvComma:      ',',
 		version:       "dev",
@@ -247,7 +247,7 @@ func WithRowGroupSize(rows int) Option {
 	}
 }
 
-// WithRowGroupBytes bounds the buffered size of a row group (default 32
+// WithRowGroupBytes bounds the buffered size of a row group (default 16
 // MiB): large messages such as point clouds flush by bytes long before the
 // row limit.
 func WithRowGroupBytes(n int64) Option {

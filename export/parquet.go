@@ -36,7 +36,9 @@ func codec(c Compression) compress.Compression {
 	return compress.Codecs.Zstd
 }
 
-func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*parquetWriter, error) {
+// newParquetWriter starts a Parquet file for records of schema sc whose rows
+// take about rowBytes each (from the first record).
+func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64) (*parquetWriter, error) {
 	storage := storageSchema(sc)
 	convert := !storage.Equal(sc)
 	// The stored Arrow schema keeps the duration types that Parquet lacks;
@@ -53,6 +55,10 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*parquetWrite
 		parquet.WithStats(true),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithMaxRowGroupLength(int64(cfg.rowGroupRows)),
+		// The page size is checked after each batch of values: with large
+		// rows (point clouds, images) a batch must be a few rows, or one
+		// page holds a whole row group's blobs in memory several times.
+		parquet.WithBatchSize(batchSize(rowBytes)),
 	}
 	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem))
 	pqs, err := pqarrow.ToParquet(storage, parquet.NewWriterProperties(base...), arrProps)
@@ -63,6 +69,10 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*parquetWrite
 		col := pqs.Column(i)
 		if _, ok := col.LogicalType().(schema.StringLogicalType); ok {
 			base = append(base, parquet.WithDictionaryPath(col.ColumnPath(), true))
+		} else if col.PhysicalType() == parquet.Types.ByteArray {
+			// Min/max of blobs copy megabytes per page and are dropped
+			// from the footer for their size anyway.
+			base = append(base, parquet.WithStatsPath(col.ColumnPath(), false))
 		}
 	}
 	fw, err := pqarrow.NewFileWriter(storage, w, parquet.NewWriterProperties(base...), arrProps)
@@ -70,6 +80,19 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*parquetWrite
 		return nil, fmt.Errorf("export: parquet writer: %w", err)
 	}
 	return &parquetWriter{fw: fw, schema: sc, storage: storage, convert: convert}, nil
+}
+
+// batchSize returns how many values the column writers take at a time for
+// rows of about rowBytes: about one data page (1 MiB) worth, 1..1024.
+func batchSize(rowBytes int64) int64 {
+	const page = 1 << 20
+	switch {
+	case rowBytes <= page/1024:
+		return 1024
+	case rowBytes >= page:
+		return 1
+	}
+	return page / rowBytes
 }
 
 // write writes rec (of the writer's schema) as one row group.

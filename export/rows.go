@@ -60,6 +60,7 @@ type RowBuilder struct {
 	seq    *array.Uint64Builder
 	src    *array.StringBuilder
 	c      consumer
+	blobs  []*array.BinaryBuilder // blob builders, re-reserved after each record
 	rows   int
 	bytes  int64
 	bad    []int // indices of partial rows to leave out, ascending
@@ -96,7 +97,22 @@ func newRowBuilder(mem memory.Allocator, root *rootPlan) *RowBuilder {
 		col++
 	}
 	b.c.root = top
+	b.blobs = blobBuilders(top, nil)
 	return b
+}
+
+// blobBuilders lists the builders of n's blob columns.
+func blobBuilders(n *node, out []*array.BinaryBuilder) []*array.BinaryBuilder {
+	if n.plan.kind == kBinary {
+		return append(out, n.b.(*array.BinaryBuilder))
+	}
+	for _, f := range n.fields {
+		out = blobBuilders(f, out)
+	}
+	if n.elem != nil {
+		out = blobBuilders(n.elem, out)
+	}
+	return out
 }
 
 // Schema returns the schema of the records built.
@@ -145,7 +161,18 @@ func (b *RowBuilder) Append(m Meta, d Decoder, data []byte) error {
 // builder. Partial rows of failed messages are left out. The caller releases
 // the record.
 func (b *RowBuilder) NewRecordBatch() arrow.RecordBatch {
+	// Large blob columns (point clouds, images) get their next buffer at
+	// the size this one reached, rather than growing it by doubling.
+	var sizes []int
+	for _, bb := range b.blobs {
+		sizes = append(sizes, bb.DataLen())
+	}
 	rec := b.rb.NewRecordBatch()
+	for i, bb := range b.blobs {
+		if sizes[i] >= 1<<20 {
+			bb.ReserveData(sizes[i])
+		}
+	}
 	bad := b.bad
 	b.rows, b.bytes, b.bad = 0, 0, b.bad[:0]
 	if len(bad) == 0 {

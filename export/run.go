@@ -100,7 +100,7 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 					defer close(q) // after errs[i] is set
 					s.emit = func(b *buffer, rec arrow.RecordBatch) error {
 						select {
-						case q <- queued{b, rec}:
+						case q <- queued{b, rec, b.rowBytes}:
 							return nil
 						case <-ctx.Done():
 							rec.Release()
@@ -138,8 +138,9 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 
 // queued is a record waiting for its table in input order.
 type queued struct {
-	b   *buffer
-	rec arrow.RecordBatch
+	b        *buffer
+	rec      arrow.RecordBatch
+	rowBytes int64
 }
 
 // dispatch writes the queued records of each input in input order and
@@ -152,7 +153,7 @@ func (e *Exporter) dispatch(queues []chan queued, errs []error, first int, input
 		for it := range q {
 			if !failed {
 				var t *table
-				if t, werr = e.table(it.b.key, it.b.info, it.b.schema); werr == nil {
+				if t, werr = e.table(it.b.key, it.b.info, it.b.schema, it.rowBytes); werr == nil {
 					werr = t.write(it.rec, first+i, inputs[i].Path)
 				}
 				failed = werr != nil
