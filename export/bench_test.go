@@ -194,7 +194,9 @@ func BenchmarkExportPeakHeap(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		open := func() (record.Iterator, error) { return &streamIter{n: clouds * 101, cloud: cloudData, pose: poseData, chPC: chPC, chPS: chPS}, nil }
+		open := func() (record.Iterator, error) {
+			return &streamIter{n: clouds * 101, cloud: cloudData, pose: poseData, chPC: chPC, chPS: chPS}, nil
+		}
 		if err := e.Run(context.Background(), []Input{{Path: "big.bag", Open: open}}, func(ch *record.Channel) (TypedDecoder, error) { return decs[ch], nil }, 1); err != nil {
 			b.Fatal(err)
 		}
