@@ -192,8 +192,11 @@ type GraspStat struct {
 type GraspGroupStat struct {
 	ModelID    string `json:"model_id,omitempty"`
 	ObjectName string `json:"object_name"`
-	Grasps     int    `json:"grasps"`
-	Untried    int    `json:"untried"`
+	// Source is the action stream of attempt rates ("grasp_and_store" or
+	// "yes_no_feedback"); empty for grasp models and objects.
+	Source  string `json:"source,omitempty"`
+	Grasps  int    `json:"grasps"`
+	Untried int    `json:"untried"`
 	Rate
 	// Best and Worst are the grasp ids with the highest and lowest success
 	// rate among tried grasps (ties: higher/lower Wilson bound, then id).
@@ -211,9 +214,11 @@ type Attempt struct {
 	Status     int64  `json:"status"`
 }
 
-// WindowRate is the success rate of one object in one time window.
+// WindowRate is the success rate of one object's attempts from one source
+// in one time window.
 type WindowRate struct {
 	ObjectName string `json:"object_name"`
+	Source     string `json:"source"`
 	Window     int    `json:"window"`
 	StartNs    int64  `json:"start_ns"`
 	EndNs      int64  `json:"end_ns"`
@@ -227,7 +232,9 @@ type GraspsResult struct {
 	Models   []GraspGroupStat `json:"models"`
 	Objects  []GraspGroupStat `json:"objects"`
 	Attempts []Attempt        `json:"attempts"`
-	// AttemptRates sums Attempts per object.
+	// AttemptRates sums Attempts per object and source: a GraspAndStore
+	// result and the yes/no answer verifying it are two views of one
+	// attempt, so the sources are never added together.
 	AttemptRates []GraspGroupStat `json:"attempt_rates"`
 	WindowNs     int64            `json:"window_ns"`
 	Curve        []WindowRate     `json:"learning_curve"`
@@ -390,18 +397,30 @@ func (g *Grasps) attempts(res *GraspsResult) {
 	if len(res.Attempts) == 0 {
 		return
 	}
-	per := map[string]*groupAcc{}
+	type src struct{ obj, source string }
+	compareSrc := func(a, b src) int { return cmp.Or(cmp.Compare(a.obj, b.obj), cmp.Compare(a.source, b.source)) }
+	per := map[src]*groupAcc{}
 	for _, a := range res.Attempts {
-		acc := accFor(per, a.ObjectName, a.ObjectName)
+		k := src{a.ObjectName, a.Source}
+		acc := per[k]
+		if acc == nil {
+			acc = &groupAcc{object: a.ObjectName}
+			per[k] = acc
+		}
 		acc.grasps++
 		acc.n++
 		if a.Success {
 			acc.k++
 		}
 	}
-	for _, k := range sortedKeys(per) {
+	srcs := make([]src, 0, len(per))
+	for k := range per {
+		srcs = append(srcs, k)
+	}
+	slices.SortFunc(srcs, compareSrc)
+	for _, k := range srcs {
 		a := per[k]
-		res.AttemptRates = append(res.AttemptRates, GraspGroupStat{ObjectName: k, Grasps: a.grasps, Rate: newRate(a.k, a.n)})
+		res.AttemptRates = append(res.AttemptRates, GraspGroupStat{ObjectName: k.obj, Source: k.source, Grasps: a.grasps, Rate: newRate(a.k, a.n)})
 	}
 	first, last := res.Attempts[0].LogTimeNs, res.Attempts[len(res.Attempts)-1].LogTimeNs
 	w := g.windowNs
@@ -413,12 +432,12 @@ func (g *Grasps) attempts(res *GraspsResult) {
 	}
 	res.WindowNs = w
 	type wk struct {
-		obj string
+		src
 		win int
 	}
 	counts := map[wk][2]int64{}
 	for _, a := range res.Attempts {
-		k := wk{a.ObjectName, int((a.LogTimeNs - first) / w)}
+		k := wk{src{a.ObjectName, a.Source}, int((a.LogTimeNs - first) / w)}
 		c := counts[k]
 		c[1]++
 		if a.Success {
@@ -430,11 +449,11 @@ func (g *Grasps) attempts(res *GraspsResult) {
 	for k := range counts {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b wk) int { return cmp.Or(cmp.Compare(a.obj, b.obj), cmp.Compare(a.win, b.win)) })
+	slices.SortFunc(keys, func(a, b wk) int { return cmp.Or(compareSrc(a.src, b.src), cmp.Compare(a.win, b.win)) })
 	for _, k := range keys {
 		c := counts[k]
 		start := first + int64(k.win)*w
-		res.Curve = append(res.Curve, WindowRate{ObjectName: k.obj, Window: k.win, StartNs: start, EndNs: start + w, Rate: newRate(c[0], c[1])})
+		res.Curve = append(res.Curve, WindowRate{ObjectName: k.obj, Source: k.source, Window: k.win, StartNs: start, EndNs: start + w, Rate: newRate(c[0], c[1])})
 	}
 }
 
@@ -460,12 +479,16 @@ func (r *GraspsResult) Tables() []*Table {
 	for _, a := range r.Attempts {
 		attempts.add(a.LogTimeNs, a.ObjectName, a.Source, a.GoalID, a.Success, a.Status)
 	}
-	curve := newTable("learning_curve", false, "object_name", "window:i", "start_ns:i", "end_ns:i", "successes:i",
-		"attempts:i", "success_rate:f", "wilson_low:f", "wilson_high:f").
-		brief("object_name", "window", "successes", "attempts", "success_rate", "wilson_low", "wilson_high")
-	for _, c := range r.Curve {
-		curve.add(c.ObjectName, c.Window, c.StartNs, c.EndNs, c.Successes, c.Attempts, c.SuccessRate, c.WilsonLow, c.WilsonHigh)
+	rates := newTable("attempt_rates", false, "object_name", "source", "attempts:i", "successes:i", "success_rate:f",
+		"wilson_low:f", "wilson_high:f")
+	for _, s := range r.AttemptRates {
+		rates.add(s.ObjectName, s.Source, s.Attempts, s.Successes, s.SuccessRate, s.WilsonLow, s.WilsonHigh)
 	}
-	return []*Table{grasps, group("grasp_models", r.Models), group("grasp_objects", r.Objects), attempts,
-		group("attempt_rates", r.AttemptRates), curve}
+	curve := newTable("learning_curve", false, "object_name", "source", "window:i", "start_ns:i", "end_ns:i", "successes:i",
+		"attempts:i", "success_rate:f", "wilson_low:f", "wilson_high:f").
+		brief("object_name", "source", "window", "successes", "attempts", "success_rate", "wilson_low", "wilson_high")
+	for _, c := range r.Curve {
+		curve.add(c.ObjectName, c.Source, c.Window, c.StartNs, c.EndNs, c.Successes, c.Attempts, c.SuccessRate, c.WilsonLow, c.WilsonHigh)
+	}
+	return []*Table{grasps, group("grasp_models", r.Models), group("grasp_objects", r.Objects), attempts, rates, curve}
 }

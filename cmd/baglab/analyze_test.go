@@ -200,8 +200,17 @@ func TestAnalyzeGraspsTruth(t *testing.T) {
 			t.Errorf("model %s: %+v, want %+v", m.ModelID, m, s)
 		}
 	}
-	if len(r.Attempts) == 0 || r.Pending != 0 {
-		t.Errorf("%d attempts, %d pending", len(r.Attempts), r.Pending)
+	// 60 GraspAndStore attempts, 20 per object, each verified by a yes/no
+	// answer with the same outcome: two sources, never added together.
+	if len(r.Attempts) != 120 || r.Pending != 0 || len(r.AttemptRates) != 6 {
+		t.Fatalf("%d attempts, %d pending, %d attempt rates", len(r.Attempts), r.Pending, len(r.AttemptRates))
+	}
+	for i := 0; i < 6; i += 2 {
+		a, b := r.AttemptRates[i], r.AttemptRates[i+1]
+		if a.ObjectName != b.ObjectName || a.Source != "grasp_and_store" || b.Source != "yes_no_feedback" ||
+			a.Attempts != 20 || b.Attempts != 20 || a.Successes != b.Successes {
+			t.Errorf("attempt rates %+v / %+v", a, b)
+		}
 	}
 }
 
