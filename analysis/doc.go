@@ -13,6 +13,12 @@
 //
 // Analyses read fields by name from value trees (decode/value), so the
 // several upstream layouts of a type (rail_manipulation_msgs/Grasp with and
-// without grasp_id) need no special cases. Plotting and report rendering
-// live in the subpackages plot and report.
+// without grasp_id) need no special cases.
+//
+// Results marshal to the JSON of `baglab analyze --json`, which
+// CompareBaseline compares with a saved one; Tables gives them as tidy
+// tables (written by the subpackage tabular as Parquet and CSV, or as
+// aligned text by Table.WriteText); PlacementsResult.TaskModels builds the
+// interactive_world_msgs/TaskModels message a robot loads. Plotting and
+// report rendering live in the subpackages plot and report.
 package analysis

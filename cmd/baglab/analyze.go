@@ -695,6 +695,9 @@ func runAnalyses(g *globalOptions, files []string, kinds []string, f *analysisFl
 	if n := ex.skipped.Load(); n > 0 {
 		g.note("baglab: %d message(s) skipped", n)
 	}
+	if run.messages == 0 {
+		g.note("baglab: no message read is of a type the %s analysis uses (see --topics, --start, --end)", strings.Join(kinds, ", "))
+	}
 	return run, nil
 }
 

@@ -13,6 +13,12 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/internal/studygen"
 )
 
 // Topics of the study's analysed streams (the /all_types/ topics carry one
@@ -780,5 +786,56 @@ func BenchmarkAnalyzeAll(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnalyzeSkipBad writes a bag with one undecodable LaMa object among
+// good ones: analyze stops on it (exit 3, naming file, offset and topic)
+// unless --skip-bad, which reports it and analyses the rest.
+func TestAnalyzeSkipBad(t *testing.T) {
+	reg := msgdef.Default()
+	typ, err := reg.Lookup("lama_msgs/LamaObject")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bad.bag")
+	w, err := decode.Create(path, decode.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.AddChannel(&record.Channel{Topic: "/lama/objects", MessageEncoding: "ros1",
+		Schema: &record.Schema{Name: typ.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(typ)), MD5: msgdef.MD5(typ)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		v := value.New(typ)
+		if err := v.Set("id", i+1); err != nil {
+			t.Fatal(err)
+		}
+		_ = v.Set("type", 1)
+		data, err := ros1.Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			data = data[:7] // cut inside the name
+		}
+		if err := w.WriteMessage(id, &record.Message{LogTime: studygen.StartNs + int64(i)*1e9, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := run(t, "analyze", "map", path)
+	if code != exitBadInput || !strings.Contains(stderr, "bad.bag") || !strings.Contains(stderr, "offset") || !strings.Contains(stderr, "/lama/objects") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	var r analysis.MapResult
+	out, stderr, code := run(t, "analyze", "map", path, "--skip-bad", "--json")
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || r.Vertices != 2 ||
+		!strings.Contains(stderr, "skipped: ") || !strings.Contains(stderr, "1 message(s) skipped") {
+		t.Errorf("--skip-bad: exit %d, %d vertices\n%s", code, r.Vertices, stderr)
 	}
 }
