@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// topicCounts returns message counts per topic of files, from info --json.
+func topicCounts(t *testing.T, files ...string) map[string]int64 {
+	t.Helper()
+	counts := map[string]int64{}
+	for _, f := range files {
+		out, stderr, code := run(t, "info", "--json", f)
+		if code != 0 {
+			t.Fatalf("info %s: exit %d: %s", f, code, stderr)
+		}
+		var info struct {
+			Topics []struct {
+				Topic        string `json:"topic"`
+				MessageCount int64  `json:"message_count"`
+			} `json:"topics"`
+		}
+		if err := json.Unmarshal([]byte(out), &info); err != nil {
+			t.Fatal(err)
+		}
+		for _, tp := range info.Topics {
+			counts[tp.Topic] += tp.MessageCount
+		}
+	}
+	return counts
+}
+
+// fileTree returns the files under dir with their contents.
+func fileTree(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		files[filepath.ToSlash(rel)] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestExportParquet exports the study (a bag and a ROS2 MCAP) and reads it
+// back with DuckDB: one file per topic, every message, and values equal to
+// what cat prints.
+func TestExportParquet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs node")
+	}
+	files := []string{studyFile("study.bag"), studyFile("queries.mcap")}
+	out := filepath.Join(t.TempDir(), "tables")
+	if _, stderr, code := run(t, append([]string{"export", "--out", out}, files...)...); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	counts := topicCounts(t, files...)
+	var parts []string
+	var topics []string
+	for topic := range counts {
+		topics = append(topics, topic)
+	}
+	sort.Strings(topics)
+	for _, topic := range topics {
+		p := filepath.Join(out, strings.TrimPrefix(topic, "/")+".parquet")
+		parts = append(parts, fmt.Sprintf("SELECT '%s' AS topic, count(*) AS n FROM read_parquet('%s')", topic, p))
+	}
+	rows := duckdbQuery(t, strings.Join(parts, " UNION ALL ")+" ORDER BY topic")
+	if len(rows) != len(topics) {
+		t.Fatalf("%d topics read back, want %d", len(rows), len(topics))
+	}
+	for _, r := range rows {
+		if got, want := fmt.Sprint(r["n"]), fmt.Sprint(counts[r["topic"].(string)]); got != want {
+			t.Errorf("%s: %s rows, want %s", r["topic"], got, want)
+		}
+	}
+	if n := len(fileTree(t, out)); n != len(topics) {
+		t.Errorf("%d files for %d topics", n, len(topics))
+	}
+
+	// Values: the placements as cat prints them.
+	catOut, _, _ := run(t, "cat", studyFile("study.bag"), "--topics", "/interactive_world/placement")
+	var want []string
+	for _, l := range parseCat(t, catOut) {
+		var m struct {
+			Position struct{ X, Y json.Number } `json:"position"`
+			Rotation json.Number                `json:"rotation"`
+			Item     struct{ Name string }      `json:"item"`
+		}
+		d := json.NewDecoder(bytes.NewReader(l.Message))
+		d.UseNumber()
+		if err := d.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, fmt.Sprintf("%d %s %s %s %s", l.LogTimeNs/1000, m.Position.X, m.Position.Y, m.Rotation, m.Item.Name))
+	}
+	rows = duckdbQuery(t, "SELECT epoch_us(log_time) AS t, position.x AS x, position.y AS y, rotation AS r, item.name AS name FROM read_parquet('"+
+		filepath.Join(out, "interactive_world/placement.parquet")+"') ORDER BY sequence")
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%v %v %v %v %v", r["t"], r["x"], r["y"], r["r"], r["name"]))
+	}
+	if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("placements via duckdb:\n%s\nwant (cat):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestExportCSV(t *testing.T) {
+	out := t.TempDir()
+	if _, stderr, code := run(t, "export", studyFile("study.bag"), "--out", out, "--format", "csv",
+		"--topics", "/interactive_world/placement_sets", "--arrays", "explode:placements", "--time-format", "ns"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	f, err := os.Open(filepath.Join(out, "interactive_world/placement_sets.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := strings.Join(rows[0], ",")
+	if !strings.HasPrefix(header, "log_time,publish_time,sequence,source_file,") || !strings.Contains(header, "placements._index,placements.item.name") {
+		t.Errorf("header %s", header)
+	}
+	catOut, _, _ := run(t, "cat", studyFile("study.bag"), "--topics", "/interactive_world/placement_sets")
+	var elems int
+	for _, l := range parseCat(t, catOut) {
+		var m struct{ Placements []json.RawMessage }
+		json.Unmarshal(l.Message, &m)
+		elems += max(1, len(m.Placements))
+	}
+	if len(rows)-1 != elems {
+		t.Errorf("%d rows, want one per placement: %d", len(rows)-1, elems)
+	}
+	if ts := rows[1][0]; len(ts) != 19 || strings.ContainsAny(ts, "-:T") {
+		t.Errorf("log_time %q is not integer ns", ts)
+	}
+}
+
+// TestExportDeterministic: partitioned export with several jobs gives the
+// same bytes as with one.
+func TestExportDeterministic(t *testing.T) {
+	files := []string{studyFile("study.bag"), studyFile("study.mcap"), studyFile("queries.mcap")}
+	var trees []map[string][]byte
+	for _, jobs := range []string{"1", "3"} {
+		out := t.TempDir()
+		if _, stderr, code := run(t, append([]string{"export", "--out", out, "--partition-by", "date", "--jobs", jobs}, files...)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		trees = append(trees, fileTree(t, out))
+	}
+	if len(trees[0]) == 0 || len(trees[0]) != len(trees[1]) {
+		t.Fatalf("%d vs %d files", len(trees[0]), len(trees[1]))
+	}
+	for name, b := range trees[0] {
+		if !strings.HasPrefix(name, "topic=%2F") || !strings.Contains(name, "/date=2024-") {
+			t.Errorf("file %s", name)
+		}
+		if !bytes.Equal(b, trees[1][name]) {
+			t.Errorf("%s differs between --jobs 1 and 3", name)
+		}
+	}
+}
+
+func TestExportErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"export", studyFile("study.bag")}, exitUsage},
+		{[]string{"export", studyFile("study.bag"), "--out", dir, "--format", "xml"}, exitUsage},
+		{[]string{"export", studyFile("study.bag"), "--out", dir, "--arrays", "first:2"}, exitUsage},
+		{[]string{"export", studyFile("study.bag"), "--out", dir, "--compression", "gzip"}, exitUsage},
+		{[]string{"export", studyFile("study.bag"), "--out", dir, "--jobs", "0"}, exitUsage},
+		{[]string{"export", filepath.Join(dir, "missing.bag"), "--out", dir}, exitBadInput},
+		{[]string{"export", studyFile("broken/study-truncated.bag"), "--out", filepath.Join(dir, "out")}, exitBadInput},
+	} {
+		if _, stderr, code := run(t, tc.args...); code != tc.code {
+			t.Errorf("%v: exit %d, want %d: %s", tc.args, code, tc.code, stderr)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("failed exports left %v", entries)
+	}
+}
+
+func TestExportInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	g := &globalOptions{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	o := &exportOptions{g: g, files: []string{studyFile("study.bag")}, out: filepath.Join(dir, "x"),
+		format: "parquet", compression: "zstd", partitionBy: "none", arrays: "json", timeFormat: "rfc3339", jobs: 1}
+	err := runExport(o)
+	if exitCode(ctx, err) != exitInterrupted {
+		t.Fatalf("err %v, exit %d", err, exitCode(ctx, err))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("interrupted export left %v", entries)
+	}
+}
