@@ -173,15 +173,71 @@ func FactTimeline(r *analysis.FactsResult) *Figure {
 	return &Figure{Name: "fact_timeline", Title: p.Title.Text, Plot: p, W: 7 * vg.Inch, H: vg.Length(1+0.3*float64(len(names))) * vg.Inch}
 }
 
+// MapDegrees draws the degree histogram of a map's vertices; nil when the
+// map has none.
+func MapDegrees(r *analysis.MapResult) *Figure {
+	if len(r.Degrees) == 0 {
+		return nil
+	}
+	p := plot.New()
+	p.Title.Text = "vertex degrees"
+	p.X.Label.Text = "degree"
+	p.Y.Label.Text = "vertices"
+	vals := make(plotter.Values, len(r.Degrees))
+	names := make([]string, len(r.Degrees))
+	for i, d := range r.Degrees {
+		vals[i] = float64(d.Vertices)
+		names[i] = fmt.Sprint(d.Degree)
+	}
+	if bars, err := plotter.NewBarChart(vals, vg.Points(20)); err == nil {
+		bars.Color = palette[0]
+		p.Add(bars)
+		p.NominalX(names...)
+	}
+	return &Figure{Name: "map_degrees", Title: p.Title.Text, Plot: p, W: 4 * vg.Inch, H: 3 * vg.Inch}
+}
+
+// QueryLatencies draws the histogram of the query calls' latencies in
+// milliseconds; nil when no call has one.
+func QueryLatencies(r *analysis.QueriesResult) *Figure {
+	var ms plotter.Values
+	for _, c := range r.Calls {
+		if l := float64(c.Latency); !math.IsNaN(l) && !math.IsInf(l, 0) {
+			ms = append(ms, l*1e3)
+		}
+	}
+	if len(ms) == 0 {
+		return nil
+	}
+	p := plot.New()
+	p.Title.Text = "query latency"
+	p.X.Label.Text = "latency (ms)"
+	p.Y.Label.Text = "calls"
+	bins := min(max(int(math.Sqrt(float64(len(ms)))), 5), 30)
+	if h, err := plotter.NewHist(ms, bins); err == nil {
+		h.FillColor = palette[0]
+		p.Add(h)
+	}
+	return &Figure{Name: "query_latency", Title: p.Title.Text, Plot: p, W: 5 * vg.Inch, H: 3 * vg.Inch}
+}
+
 // Figures returns the figures for any analysis result.
 func Figures(r analysis.Result) []*Figure {
+	var one *Figure
 	switch x := r.(type) {
 	case *analysis.PlacementsResult:
 		return Placements(x)
 	case *analysis.GraspsResult:
-		return []*Figure{GraspRates(x)}
+		one = GraspRates(x)
 	case *analysis.FactsResult:
-		return []*Figure{FactTimeline(x)}
+		one = FactTimeline(x)
+	case *analysis.MapResult:
+		one = MapDegrees(x)
+	case *analysis.QueriesResult:
+		one = QueryLatencies(x)
 	}
-	return nil
+	if one == nil {
+		return nil
+	}
+	return []*Figure{one}
 }

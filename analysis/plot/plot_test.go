@@ -3,6 +3,7 @@ package plot
 import (
 	"bytes"
 	"image/png"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -74,5 +75,26 @@ func TestRenderPlacements(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "<svg") {
 		t.Error("no svg element")
+	}
+}
+
+// TestMapAndQueryFigures renders the degree histogram and the latency
+// histogram, and gives no figure without data.
+func TestMapAndQueryFigures(t *testing.T) {
+	m := &analysis.MapResult{Degrees: []analysis.DegreeCount{{Degree: 0, Vertices: 1}, {Degree: 2, Vertices: 3}}}
+	q := &analysis.QueriesResult{Calls: []analysis.QueryCall{{Latency: 0.02}, {Latency: 0.05}, {Latency: analysis.Num(math.NaN())}}}
+	for _, figs := range [][]*Figure{Figures(m), Figures(q)} {
+		if len(figs) != 1 {
+			t.Fatalf("%d figures", len(figs))
+		}
+		for _, format := range []string{"png", "svg"} {
+			var b bytes.Buffer
+			if err := figs[0].WriteTo(&b, format); err != nil || b.Len() == 0 {
+				t.Errorf("%s as %s: %v", figs[0].Name, format, err)
+			}
+		}
+	}
+	if len(Figures(&analysis.MapResult{})) != 0 || len(Figures(&analysis.QueriesResult{})) != 0 {
+		t.Error("figures without data")
 	}
 }

@@ -500,7 +500,7 @@ func TestAnalyzeOutDuckDB(t *testing.T) {
 
 func TestAnalyzePlots(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "figs")
-	if _, stderr, code := run(t, "analyze", "all", studyFile("study.bag"), "--topics", "re:^/(interactive_world|rail_pick_and_place|agent_monitor)/", "--plots", dir); code != 0 {
+	if _, stderr, code := run(t, "analyze", "all", studyFile("study.bag"), studyFile("queries.mcap"), "--topics", studyTopics, "--plots", dir); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	entries, _ := os.ReadDir(dir)
@@ -509,10 +509,10 @@ func TestAnalyzePlots(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	groups := len(study.Truth.Placements)
-	if len(names) != 2*(groups+2) {
-		t.Errorf("%d files, want PNG and SVG for %d placement groups, grasp rates and the fact timeline: %v", len(names), groups, names)
+	if len(names) != 2*(groups+4) {
+		t.Errorf("%d files, want PNG and SVG for %d placement groups, grasp rates, the fact timeline, map degrees and query latency: %v", len(names), groups, names)
 	}
-	for _, n := range []string{"grasp_rates.png", "fact_timeline.svg", "placements_0.png"} {
+	for _, n := range []string{"grasp_rates.png", "fact_timeline.svg", "placements_0.png", "map_degrees.svg", "query_latency.png"} {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		switch {
 		case err != nil:
@@ -694,6 +694,9 @@ func TestReport(t *testing.T) {
 		if strings.Count(html, `<section id="`+kind+`">`) != 1 {
 			t.Errorf("no section %s", kind)
 		}
+	}
+	if got, want := strings.Count(html, "<figure><svg"), len(study.Truth.Placements)+4; got != want {
+		t.Errorf("%d inline SVG figures, want %d", got, want)
 	}
 	for _, want := range []string{`data-table="grasps"`, `data-table="map_summary"`, `data-table="queries_all"`, "<svg", "baglab report: study.bag, queries.db3"} {
 		if !strings.Contains(html, want) {
