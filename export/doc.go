@@ -1,15 +1,16 @@
 // Package export turns decoded ROS messages into columnar datasets: an Arrow
 // schema derived from a message definition, a compiled sink that appends a
-// codec's events straight into Arrow builders, and Parquet and CSV writers
-// that keep one dataset per topic (optionally Hive-partitioned by source
-// file or by date) with bounded memory and atomic, deterministic output.
+// codec's events straight into Arrow builders (RowBuilder), and Parquet and
+// CSV writers that keep one dataset per topic, optionally Hive-partitioned
+// by source file or by date, with bounded memory and atomic, deterministic
+// output (Exporter, Source, Run).
 //
 // # Type mapping
 //
 //	bool, int8..int64, uint8..uint64,    boolean, int8..int64, uint8..uint64,
 //	float32, float64                      float32, float64
 //	string, wstring                       utf8 (dictionary-encoded in Parquet)
-//	uint8[], char[], byte[], uint8[N]     binary (fixed-size blobs too; see below)
+//	uint8[], char[], byte[], uint8[N]     binary (fixed-size blobs too)
 //	T[N]                                  fixed_size_list<T>[N]
 //	T[], T[<=N]                           list<T>
 //	nested message                        struct
@@ -18,19 +19,58 @@
 //	builtin_interfaces/Duration           duration[ns]
 //
 // Fixed-size byte arrays become binary rather than fixed_size_binary so that
-// every blob column has one physical type (a zero-length fixed array stays
-// representable) and readers treat them alike. Parquet has no duration
-// type: duration columns are stored as INT64 nanoseconds and the original
-// Arrow schema is kept under the ARROW:schema key, so pyarrow and polars read
-// them back as durations while DuckDB sees BIGINT.
+// every blob column has one physical type and a zero-length fixed array
+// stays representable. builtin_interfaces/Time and Duration arrive from the
+// codec as a struct {int32 sec, uint32 nanosec} and are collapsed into one
+// value.
 //
 // Every row also carries the meta columns log_time and publish_time
-// (timestamp[ns, UTC]), sequence (uint64, position in its file) and
-// source_file (utf8), before the message fields. When a message has a field
-// of the same name, the meta column gets a leading underscore.
+// (timestamp[ns, UTC]), sequence (uint64, the message's position in its
+// file) and source_file (utf8), before the message fields. When the message
+// has a field of the same name, the meta column gets a leading underscore.
 //
-// A nested message without fields (an empty action goal, for instance) has no
-// columns and is left out, as are arrays of such messages; a top-level message
-// without fields still gives rows with the meta columns. All fields are
+// A nested message without fields (an empty action goal, for instance) has
+// no columns and is left out, as are arrays of such messages; a top-level
+// message without fields still gives rows with the meta columns. Fields are
 // non-nullable: ROS messages have no nulls.
+//
+// # Parquet
+//
+// Files are zstd-compressed by default (snappy, LZ4_RAW or none on request),
+// with statistics (except on blob columns, whose min/max would be dropped
+// for size anyway), dictionary-encoded strings, row groups bounded by rows
+// and by bytes (large rows such as point clouds flush by bytes) and never
+// spanning two input files, and key-value metadata: baglab.version, .topic,
+// .message_type, .message_encoding, .schema_encoding, .md5, .definition and
+// .source_files (a JSON array). created_by is "baglab version V"; nothing
+// in a file depends on the time or on chance, so the same inputs give the
+// same bytes.
+//
+// Parquet has no duration type: durations are stored as INT64 nanoseconds
+// and the Arrow schema is kept under ARROW:schema, so Arrow readers
+// (pyarrow, polars, arrow-go) get duration[ns] back while DuckDB shows
+// BIGINT. Fixed-size lists are stored as Parquet lists (marked optional,
+// never null). DuckDB reads the UTC nanosecond timestamps as TIMESTAMPTZ,
+// which keeps microseconds.
+//
+// # Layout
+//
+// Without partitioning each topic is one file, DIR/<topic path>.parquet
+// ("/a/b" → a/b.parquet; bytes outside [A-Za-z0-9_.~-] percent-escaped, "."
+// and ".." segments rejected, nothing written outside DIR), fed by every
+// input in order. A topic whose messages come in more than one layout (two
+// definitions of one type) gets a file per layout: a/b.parquet,
+// a/b.v2.parquet, ... in order of appearance. Partitioned output is
+// Hive-style, one part file per input and partition:
+//
+//	DIR/topic=%2Fa%2Fb/date=2024-05-01/part-0.parquet
+//	DIR/topic=%2Fa%2Fb/source=run1.bag/part-0.parquet
+//
+// with values escaped as Hive and Spark do (DuckDB's hive_partitioning
+// undoes it). A partition key that a message already has as a column gets
+// a leading underscore (_source=...).
+//
+// Each file is written under a temporary name in its own directory and
+// renamed by Exporter.Close; Exporter.Abort removes the temporary files and
+// the directories the export created.
 package export
