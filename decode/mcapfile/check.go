@@ -23,7 +23,9 @@ const (
 type Problem struct {
 	Offset   int64  // byte offset in the file, -1 when it concerns the whole file
 	Severity string // SeverityError or SeverityWarning
-	Message  string
+	// Message says what is wrong, without the file name and offset:
+	// "chunk.uncompressed_crc: CRC mismatch: computed 622d41f1, stored 49731892".
+	Message string
 }
 
 // String formats the problem for a human.
@@ -40,6 +42,14 @@ type chunkFacts struct {
 	uncompressed   uint64
 	indexOffsets   map[uint16]uint64
 	indexLength    int64
+	damaged        bool // reported already: its contents are not checked further
+}
+
+// early counts the records that refer to a channel (or schema) before any
+// record defines it.
+type early struct {
+	first int64 // offset of the first one
+	n     int
 }
 
 // checker accumulates Check's findings.
@@ -48,21 +58,34 @@ type checker struct {
 	ra       io.ReaderAt
 	size     int64
 	problems []Problem
+	ix       *index // the summary section, when it reads
+	ixErr    error  // why it does not
+	damaged  bool   // some damage of the data section was reported
 	schemas  map[uint16]bool
 	channels map[uint16]bool
-	counts   map[uint16]uint64
-	total    uint64
-	start    uint64
-	end      uint64
-	chunks   []*chunkFacts
-	atts     map[int64]Attachment
-	metas    map[int64]string
-	dec      decoders
-	last     []byte // uncompressed records of the last chunk, for its message indexes
+	// Messages and channels met before the record of their channel or
+	// schema, reported once per id at the end.
+	earlyChannels map[uint16]*early
+	earlySchemas  map[uint16]*early
+	counts        map[uint16]uint64
+	total         uint64
+	start         uint64
+	end           uint64
+	chunks        []*chunkFacts
+	atts          map[int64]Attachment
+	metas         map[int64]string
+	dec           decoders
+	last          []byte // uncompressed records of the last chunk, for its message indexes
 }
 
 func (c *checker) add(off int64, sev, format string, args ...any) {
 	c.problems = append(c.problems, Problem{Offset: off, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
+// addErr reports a damaged record: err's offset when it has one, else off.
+func (c *checker) addErr(off int64, err error) {
+	c.damaged = true
+	c.problems = append(c.problems, Problem{Offset: errOffset(err, off), Severity: SeverityError, Message: describe(err)})
 }
 
 // Check verifies an MCAP file for `baglab doctor`: magic, record framing,
@@ -87,6 +110,7 @@ func Check(path string) ([]Problem, error) {
 // messages.
 func CheckReaderAt(ra io.ReaderAt, size int64, path string) []Problem {
 	c := &checker{file: path, ra: ra, size: size, schemas: map[uint16]bool{}, channels: map[uint16]bool{},
+		earlyChannels: map[uint16]*early{}, earlySchemas: map[uint16]*early{},
 		counts: map[uint16]uint64{}, atts: map[int64]Attachment{}, metas: map[int64]string{}}
 	defer c.dec.close()
 	c.run()
@@ -95,16 +119,20 @@ func CheckReaderAt(ra io.ReaderAt, size int64, path string) []Problem {
 
 func (c *checker) run() {
 	if err := checkMagic(c.ra, c.file, c.size); err != nil {
-		c.add(0, SeverityError, "%v", err)
+		c.addErr(0, err)
 		return
 	}
 	footer, err := readFooter(c.ra, c.file, c.size)
 	if err != nil {
-		c.add(c.size-tailLen, SeverityError, "%v", err)
+		c.addErr(c.size-tailLen, err)
 	}
 	limit := c.size
 	if footer != nil {
 		limit = c.size - magicLen
+		if footer.SummaryStart != 0 {
+			// Read first: its channels tell damage from orphans.
+			c.ix, c.ixErr = readIndex(c.ra, c.file, c.size)
+		}
 	} else if err == nil {
 		c.add(c.size, SeverityError, "file does not end with a footer and the MCAP magic (truncated or unfinished)")
 	}
@@ -123,7 +151,8 @@ func (c *checker) run() {
 			break
 		}
 		if err != nil {
-			c.add(sc.pos, SeverityError, "%v", err)
+			c.addErr(sc.pos, err)
+			c.reportEarly()
 			return
 		}
 		if first && fr.op != mcap.OpHeader {
@@ -133,23 +162,26 @@ func (c *checker) run() {
 		if fr.op == mcap.OpDataEnd {
 			body, err := sc.bodyOf(fr)
 			if err != nil {
-				c.add(fr.offset, SeverityError, "%v", err)
+				c.addErr(fr.offset, err)
+				c.reportEarly()
 				return
 			}
 			if len(body) >= 4 {
 				if want := binary.LittleEndian.Uint32(body); want != 0 && want != crc.Sum32() {
-					c.add(fr.offset, SeverityError, "data section CRC mismatch: computed %08x, stored %08x", crc.Sum32(), want)
+					c.add(fr.offset, SeverityError, "data_end.data_section_crc: CRC mismatch: computed %08x, stored %08x", crc.Sum32(), want)
 				}
 			}
 			dataEnd = true
 			break
 		}
 		if err := c.hashRecord(crc, fr); err != nil {
-			c.add(fr.offset, SeverityError, "%v", err)
+			c.addErr(fr.offset, err)
+			c.reportEarly()
 			return
 		}
 		prev = c.record(sc, fr, prev)
 	}
+	c.reportEarly()
 	c.checkSummary(footer)
 }
 
@@ -171,7 +203,7 @@ func (c *checker) record(sc *scanner, fr frame, prev *chunkFacts) *chunkFacts {
 	}
 	body, err := sc.bodyOf(fr)
 	if err != nil {
-		c.add(fr.offset, SeverityError, "%v", err)
+		c.addErr(fr.offset, err)
 		return nil
 	}
 	switch fr.op {
@@ -189,10 +221,10 @@ func (c *checker) record(sc *scanner, fr frame, prev *chunkFacts) *chunkFacts {
 		c.messageIndex(fr, body, prev)
 		return prev
 	case mcap.OpSchema, mcap.OpChannel, mcap.OpMessage:
-		c.content(fr.op, fr.offset, body)
+		c.content(fr.op, fr.offset, body, false)
 	case mcap.OpMetadata:
 		if m, err := safeParse(c.file, fr.offset, "metadata", mcap.ParseMetadata, body); err != nil {
-			c.add(fr.offset, SeverityError, "%v", err)
+			c.addErr(fr.offset, err)
 		} else {
 			c.metas[fr.offset] = m.Name
 		}
@@ -201,34 +233,42 @@ func (c *checker) record(sc *scanner, fr frame, prev *chunkFacts) *chunkFacts {
 }
 
 // content checks a schema, channel or message record (top level or in a
-// chunk) and counts messages.
-func (c *checker) content(op mcap.OpCode, off int64, body []byte) {
+// chunk) and counts messages. quiet is set for the records of a chunk whose
+// damage is reported already: they only count, nothing about them is
+// reported.
+func (c *checker) content(op mcap.OpCode, off int64, body []byte, quiet bool) {
 	switch op {
 	case mcap.OpSchema:
 		s, err := safeParse(c.file, off, "schema", mcap.ParseSchema, body)
 		if err != nil {
-			c.add(off, SeverityError, "%v", err)
+			if !quiet {
+				c.addErr(off, err)
+			}
 			return
 		}
 		c.schemas[s.ID] = true
 	case mcap.OpChannel:
 		ch, err := safeParse(c.file, off, "channel", mcap.ParseChannel, body)
 		if err != nil {
-			c.add(off, SeverityError, "%v", err)
+			if !quiet {
+				c.addErr(off, err)
+			}
 			return
 		}
-		if ch.SchemaID != 0 && !c.schemas[ch.SchemaID] {
-			c.add(off, SeverityError, "channel %d (%s) uses schema %d before its schema record", ch.ID, ch.Topic, ch.SchemaID)
+		if ch.SchemaID != 0 && !c.schemas[ch.SchemaID] && !quiet {
+			noteEarly(c.earlySchemas, ch.SchemaID, off)
 		}
 		c.channels[ch.ID] = true
 	case mcap.OpMessage:
 		id, _, lt, _, err := parseMessageHead(c.file, off, body)
 		if err != nil {
-			c.add(off, SeverityError, "%v", err)
+			if !quiet {
+				c.addErr(off, err)
+			}
 			return
 		}
-		if !c.channels[id] {
-			c.add(off, SeverityError, "message on channel %d before its channel record", id)
+		if !c.channels[id] && !quiet {
+			noteEarly(c.earlyChannels, id, off)
 		}
 		if c.total == 0 || lt < c.start {
 			c.start = lt
@@ -241,27 +281,69 @@ func (c *checker) content(op mcap.OpCode, off int64, body []byte) {
 	}
 }
 
-// chunk checks a chunk: framing, compression, CRC, and its records.
+func noteEarly(m map[uint16]*early, id uint16, off int64) {
+	if e := m[id]; e != nil {
+		e.n++
+		return
+	}
+	m[id] = &early{first: off, n: 1}
+}
+
+// reportEarly reports, once per id, the messages met before their channel
+// record and the channels met before their schema record. An id that some
+// record defines later is out of order; one that only the summary defines
+// is an error only when no damage explains the loss of its record; one
+// that nothing defines is an error.
+func (c *checker) reportEarly() {
+	for _, id := range slices.Sorted(maps.Keys(c.earlyChannels)) {
+		e := c.earlyChannels[id]
+		inSummary := c.ix != nil && c.ix.channels[id] != nil
+		switch {
+		case c.channels[id]:
+			c.add(e.first, SeverityError, "%d messages on channel %d come before its channel record", e.n, id)
+		case inSummary && !c.damaged:
+			c.add(e.first, SeverityWarning, "%d messages on channel %d, whose channel record is only in the summary section", e.n, id)
+		case !inSummary:
+			c.add(e.first, SeverityError, "%d messages on channel %d, which no channel record defines", e.n, id)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(c.earlySchemas)) {
+		e := c.earlySchemas[id]
+		inSummary := c.ix != nil && c.ix.schemas[id] != nil
+		switch {
+		case c.schemas[id]:
+			c.add(e.first, SeverityError, "%d channels use schema %d before its schema record", e.n, id)
+		case inSummary && !c.damaged:
+			c.add(e.first, SeverityWarning, "%d channels use schema %d, whose schema record is only in the summary section", e.n, id)
+		case !inSummary:
+			c.add(e.first, SeverityError, "%d channels use schema %d, which no schema record defines", e.n, id)
+		}
+	}
+}
+
+// chunk checks a chunk: framing, compression, CRC, and its records. A
+// damaged chunk is reported once; the records that can still be had count
+// (their channels and schemas are defined, their messages exist) without
+// further reports.
 func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 	ck, err := parseChunk(c.file, fr.bodyOffset(), body)
 	if err != nil {
-		c.add(fr.offset, SeverityError, "%v", err)
+		c.addErr(fr.offset, err)
 		return nil
 	}
 	facts := &chunkFacts{offset: fr.offset, length: fr.end() - fr.offset, start: ck.start, end: ck.end, compression: ck.compression,
 		compressed: uint64(len(ck.records)), uncompressed: ck.uncompressedSize, indexOffsets: map[uint16]uint64{}}
 	c.chunks = append(c.chunks, facts)
 	c.last = c.last[:0]
-	data, err := c.dec.decompress(c.file, fr.offset, ck, nil, true)
-	if err != nil {
-		c.add(fr.offset, SeverityError, "%v", err)
-		return facts
+	data, damage := unpackChunk(&c.dec, c.file, fr.offset, ck)
+	facts.damaged = damage != nil
+	if !facts.damaged {
+		c.last = append(c.last, data...)
 	}
-	c.last = append(c.last, data...)
 	var n int
 	var lo, hi uint64
 	err = chunkRecords(c.file, fr.offset, data, func(op mcap.OpCode, at int, body []byte) error {
-		c.content(op, fr.offset, body)
+		c.content(op, fr.offset, body, facts.damaged)
 		if op == mcap.OpMessage && len(body) >= messageHeadLen {
 			lt := binary.LittleEndian.Uint64(body[6:])
 			if n == 0 || lt < lo {
@@ -274,10 +356,24 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 		}
 		return nil
 	})
-	if err != nil {
-		c.add(fr.offset, SeverityError, "%v", err)
-	}
-	if n > 0 && (lo != ck.start || hi != ck.end) {
+	switch {
+	case damage != nil:
+		msg := describe(damage)
+		switch {
+		case data == nil:
+		case uint64(len(data)) == ck.uncompressedSize:
+			msg += fmt.Sprintf("; the %d messages in it may be damaged", n)
+		default:
+			msg += fmt.Sprintf("; %d of its %d bytes decompress, holding %d messages", len(data), ck.uncompressedSize, n)
+		}
+		if err != nil {
+			msg += "; then its records stop framing"
+		}
+		c.damaged = true
+		c.add(errOffset(damage, fr.offset), SeverityError, "%s", msg)
+	case err != nil:
+		c.addErr(fr.offset, err)
+	case n > 0 && (lo != ck.start || hi != ck.end):
 		c.add(fr.offset, SeverityWarning, "chunk says messages span [%d, %d], they span [%d, %d]", ck.start, ck.end, lo, hi)
 	}
 	return facts
@@ -288,11 +384,11 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 func (c *checker) messageIndex(fr frame, body []byte, ch *chunkFacts) {
 	idx, err := safeParse(c.file, fr.offset, "message index", mcap.ParseMessageIndex, body)
 	if err != nil {
-		c.add(fr.offset, SeverityError, "%v", err)
+		c.addErr(fr.offset, err)
 		return
 	}
 	data := c.last
-	if len(data) == 0 {
+	if ch.damaged {
 		return // the chunk itself was reported
 	}
 	for _, e := range idx.Entries() {
@@ -313,14 +409,14 @@ func (c *checker) messageIndex(fr frame, body []byte, ch *chunkFacts) {
 func (c *checker) attachment(fr frame) {
 	a, err := parseAttachmentHead(c.ra, c.file, fr)
 	if err != nil {
-		c.add(fr.offset, SeverityError, "%v", err)
+		c.addErr(fr.offset, err)
 		return
 	}
 	c.atts[fr.offset] = a
 	var crcBuf [4]byte
 	crcAt := a.dataOffset + int64(a.Size)
 	if err := readAt(c.ra, crcBuf[:], crcAt); err != nil {
-		c.add(fr.offset, SeverityError, "%v", ioError(c.file, crcAt, "attachment.crc", err))
+		c.addErr(fr.offset, ioError(c.file, crcAt, "attachment.crc", err))
 		return
 	}
 	want := binary.LittleEndian.Uint32(crcBuf[:])
@@ -329,11 +425,11 @@ func (c *checker) attachment(fr frame) {
 	}
 	h := crc32.NewIEEE()
 	if _, err := io.Copy(h, io.NewSectionReader(c.ra, fr.bodyOffset(), crcAt-fr.bodyOffset())); err != nil {
-		c.add(fr.offset, SeverityError, "%v", ioError(c.file, fr.bodyOffset(), "attachment", err))
+		c.addErr(fr.offset, ioError(c.file, fr.bodyOffset(), "attachment", err))
 		return
 	}
 	if h.Sum32() != want {
-		c.add(fr.offset, SeverityError, "attachment %q CRC mismatch: computed %08x, stored %08x", a.Name, h.Sum32(), want)
+		c.add(fr.offset, SeverityError, "attachment.crc: CRC mismatch: attachment %q: computed %08x, stored %08x", a.Name, h.Sum32(), want)
 	}
 }
 
@@ -346,9 +442,9 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		c.add(-1, SeverityWarning, "no summary section: the file has no index and is read linearly")
 		return
 	}
-	ix, err := readIndex(c.ra, c.file, c.size)
-	if err != nil {
-		c.add(int64(footer.SummaryStart), SeverityError, "%v", err)
+	ix := c.ix
+	if c.ixErr != nil {
+		c.addErr(int64(footer.SummaryStart), c.ixErr)
 		return
 	}
 	if ok, why := ix.usable(); !ok && c.total > 0 {
@@ -401,18 +497,27 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		return
 	}
 	// Statistics that disagree with the data are warnings: every message is
-	// still readable.
-	off := int64(footer.SummaryStart)
+	// still readable. After damage to the data section they are expected to
+	// disagree, and are summed up in one warning.
+	var diffs []string
+	note := func(format string, args ...any) { diffs = append(diffs, fmt.Sprintf(format, args...)) }
 	if st.MessageCount != c.total {
-		c.add(off, SeverityWarning, "statistics count %d messages, the file holds %d", st.MessageCount, c.total)
+		note("statistics count %d messages, the file holds %d", st.MessageCount, c.total)
 	}
 	if c.total > 0 && (st.MessageStartTime != c.start || st.MessageEndTime != c.end) {
-		c.add(off, SeverityWarning, "statistics say messages span [%d, %d], they span [%d, %d]", st.MessageStartTime, st.MessageEndTime, c.start, c.end)
+		note("statistics say messages span [%d, %d], they span [%d, %d]", st.MessageStartTime, st.MessageEndTime, c.start, c.end)
 	}
 	if len(st.ChannelMessageCounts) > 0 {
-		for id, n := range c.counts {
-			if st.ChannelMessageCounts[id] != n {
-				c.add(off, SeverityWarning, "statistics count %d messages on channel %d, the file holds %d", st.ChannelMessageCounts[id], id, n)
+		ids := slices.Sorted(maps.Keys(c.counts))
+		for id := range st.ChannelMessageCounts {
+			if _, ok := c.counts[id]; !ok {
+				ids = append(ids, id)
+			}
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			if st.ChannelMessageCounts[id] != c.counts[id] {
+				note("statistics count %d messages on channel %d, the file holds %d", st.ChannelMessageCounts[id], id, c.counts[id])
 			}
 		}
 	}
@@ -428,7 +533,19 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 	}
 	for _, k := range checks {
 		if k.stat != k.real {
-			c.add(off, SeverityWarning, "statistics count %d %s, the file holds %d", k.stat, k.what, k.real)
+			note("statistics count %d %s, the file holds %d", k.stat, k.what, k.real)
 		}
+	}
+	off := int64(footer.SummaryStart)
+	switch {
+	case len(diffs) == 0:
+	case !c.damaged:
+		for _, d := range diffs {
+			c.add(off, SeverityWarning, "%s", d)
+		}
+	case len(diffs) == 1:
+		c.add(off, SeverityWarning, "%s (the damaged data holds the rest)", diffs[0])
+	default:
+		c.add(off, SeverityWarning, "%s, and %d more disagreements of the statistics with the damaged data", diffs[0], len(diffs)-1)
 	}
 }

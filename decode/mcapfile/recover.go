@@ -1,25 +1,38 @@
 package mcapfile
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
+	"slices"
+	"sort"
+	"strings"
 
 	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
-	"github.com/klauspost/compress/zstd"
-	"github.com/pierrec/lz4/v4"
 )
 
-// Skipped is a stretch of the input that Recover could not use.
+// Skipped is a stretch of the input that Recover could not copy as it is:
+// a damaged or cut record, or a section it could not use.
 type Skipped struct {
 	Offset int64 // where the damaged record starts
-	Length int64 // bytes skipped (to the end of the file when the rest is unreadable)
+	Length int64 // bytes it spans (to the end of the file when the rest is unreadable)
+	// Reason says what is wrong and what became of the records, without the
+	// file name and offset.
 	Reason string
+	// Unverified is set when records of the stretch are in the recovered
+	// file although no CRC vouches for them: those of a chunk whose CRC
+	// fails or whose compressed data is damaged (their content may be
+	// damaged), the complete records before the cut of a chunk cut off by
+	// the end of the file, an attachment whose CRC fails. Kept counts the
+	// messages among them; Dropped the messages the stretch was seen to hold
+	// that were left out (WithDropUnverified).
+	Unverified bool
+	Kept       uint64
+	Dropped    uint64
 }
 
 // RecoverReport says what Recover kept and what it skipped.
@@ -29,26 +42,107 @@ type RecoverReport struct {
 	Channels    int
 	Attachments int
 	Metadata    int
-	// Salvaged counts messages taken from a chunk cut off by the end of the
-	// file (part of Messages).
+	// Salvaged counts the messages kept from a chunk cut off by the end of
+	// the file; Suspect those kept from chunks whose CRC fails or whose
+	// compressed data is damaged, whose content may be damaged. Both are
+	// part of Messages.
 	Salvaged uint64
-	// Orphans counts messages dropped because their channel record was lost.
+	Suspect  uint64
+	// Dropped counts the messages of damaged chunks left out on request
+	// (WithDropUnverified).
+	Dropped uint64
+	// Orphans counts messages dropped because no record of their channel
+	// (or of its schema) survives, neither in the data section nor in the
+	// summary section.
 	Orphans uint64
+	// SummaryChannels counts the channels taken from the summary section
+	// because their record in the data section was lost (part of Channels).
+	SummaryChannels int
+	// Skipped lists the damaged stretches in file order.
 	Skipped []Skipped
 	// Complete is true when the data section was read to its end.
 	Complete bool
 }
 
+// String sums the report up in one line.
+func (r *RecoverReport) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d messages, %d channels, %d schemas, %d attachments, %d metadata", r.Messages, r.Channels, r.Schemas, r.Attachments, r.Metadata)
+	if r.Suspect > 0 {
+		fmt.Fprintf(&b, "; %d messages kept from chunks that failed their CRC (content may be damaged)", r.Suspect)
+	}
+	if r.Salvaged > 0 {
+		fmt.Fprintf(&b, "; %d messages salvaged from a cut chunk", r.Salvaged)
+	}
+	if r.SummaryChannels > 0 {
+		fmt.Fprintf(&b, "; %d channels restored from the summary", r.SummaryChannels)
+	}
+	if r.Dropped > 0 {
+		fmt.Fprintf(&b, "; dropped %d messages of damaged chunks", r.Dropped)
+	}
+	if r.Orphans > 0 {
+		fmt.Fprintf(&b, "; dropped %d messages whose channel record was lost", r.Orphans)
+	}
+	if !r.Complete {
+		b.WriteString("; the data section ends early")
+	}
+	return b.String()
+}
+
+// RecoverOption configures Recover.
+type RecoverOption func(*recoverOptions)
+
+type recoverOptions struct {
+	dropUnverified bool
+	writer         []WriterOption
+}
+
+// WithDropUnverified makes Recover leave out every record that its CRC
+// cannot vouch for: those of a chunk whose CRC fails, whose compressed data
+// does not decompress or that the end of the file cuts off, and an
+// attachment whose CRC fails. By default such records are kept when they
+// still frame and parse, and reported (Skipped.Unverified, Kept, Suspect,
+// Salvaged).
+func WithDropUnverified() RecoverOption {
+	return func(o *recoverOptions) { o.dropUnverified = true }
+}
+
+// WithWriterOptions configures the recovered file (compression, chunk size,
+// library). Its profile is the input's.
+func WithWriterOptions(opts ...WriterOption) RecoverOption {
+	return func(o *recoverOptions) { o.writer = append(o.writer, opts...) }
+}
+
 // Recover rebuilds the MCAP file in as out: it scans the data section in
-// file order and writes every intact schema, channel, message, attachment
-// and metadata record into a new, fully indexed file (zstd chunks), in file
-// order. A chunk whose CRC or compression is damaged, or a record whose body
-// does not parse, is skipped and reported, and the scan goes on with the next
-// record; it stops where the framing itself is lost (a length running past
-// the end of the file), after salvaging the complete records of a chunk cut
-// off by the end of the file. out is written under a temporary name and
-// renamed when done; the error is for failures that leave nothing to write.
-func Recover(in, out string, opts ...WriterOption) (*RecoverReport, error) {
+// file order and writes every schema, channel, message, attachment and
+// metadata record it can read into a new, fully indexed file, in file
+// order.
+//
+// Damage is reported in RecoverReport.Skipped and does not stop the scan:
+//   - A chunk whose CRC fails, or whose compressed data stops decompressing,
+//     keeps the records that still frame and parse (reported as Kept: their
+//     content may be damaged), and so does an attachment whose CRC fails,
+//     unless WithDropUnverified is given. A chunk cut off by the end of the
+//     file keeps the complete records of its part that decompresses (for
+//     zstd, its whole blocks of up to 128 KiB: a chunk of one block yields
+//     nothing once cut).
+//   - Channels and schemas come from the data section and, when the summary
+//     section is intact (its CRC checks), from the summary too: a message
+//     whose channel record was lost with a damaged chunk keeps its channel,
+//     and records of a damaged chunk give way to their summary copies.
+//   - Where the framing of the data section is lost (a length running past
+//     the end of the file, or over a chunk the summary indexes), the
+//     complete records of the chunk there are salvaged, and the scan goes
+//     on at the next chunk the summary's chunk index lists; without one it
+//     stops there.
+//
+// out is written under a temporary name and renamed when done; the error is
+// for failures that leave nothing to write.
+func Recover(in, out string, opts ...RecoverOption) (*RecoverReport, error) {
+	var o recoverOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	f, err := os.Open(in)
 	if err != nil {
 		return nil, err
@@ -61,8 +155,8 @@ func Recover(in, out string, opts ...WriterOption) (*RecoverReport, error) {
 	if err := checkMagic(f, in, st.Size()); err != nil {
 		return nil, err
 	}
-	rc := &recoverer{file: in, ra: f, size: st.Size(), rep: &RecoverReport{},
-		schemas: map[uint16]*mcap.Schema{}, chans: map[uint16]uint32{}}
+	rc := &recoverer{file: in, ra: f, size: st.Size(), opts: o, rep: &RecoverReport{},
+		schemas: map[uint16]*mcap.Schema{}, chans: map[uint16]uint32{}, schemaIDs: map[uint16]bool{}}
 	defer rc.dec.close()
 	profile := ""
 	if fr, err := readFrame(f, in, magicLen, st.Size()); err == nil && fr.op == mcap.OpHeader {
@@ -72,12 +166,11 @@ func Recover(in, out string, opts ...WriterOption) (*RecoverReport, error) {
 			}
 		}
 	}
-	if profile == "ros1" || profile == "ros2" {
-		opts = append([]WriterOption{WithProfile(profile)}, opts...)
-	} else {
-		opts = append([]WriterOption{WithProfile("")}, opts...)
+	if profile != "ros1" && profile != "ros2" {
+		profile = ""
 	}
-	w, err := Create(out, opts...)
+	rc.loadSummary()
+	w, err := Create(out, append([]WriterOption{WithProfile(profile)}, o.writer...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -89,25 +182,76 @@ func Recover(in, out string, opts ...WriterOption) (*RecoverReport, error) {
 	if err := w.Close(); err != nil {
 		return rc.rep, err
 	}
+	sort.SliceStable(rc.rep.Skipped, func(i, j int) bool { return rc.rep.Skipped[i].Offset < rc.rep.Skipped[j].Offset })
 	return rc.rep, nil
 }
 
 type recoverer struct {
-	file    string
-	ra      io.ReaderAt
-	size    int64
-	w       *Writer
-	rep     *RecoverReport
-	dec     decoders
-	schemas map[uint16]*mcap.Schema
-	chans   map[uint16]uint32 // input channel id → output channel id
+	file      string
+	ra        io.ReaderAt
+	size      int64
+	opts      recoverOptions
+	w         *Writer
+	rep       *RecoverReport
+	dec       decoders
+	ix        *index                  // the summary section, when intact
+	starts    []int64                 // sorted offsets of the chunks ix indexes
+	schemas   map[uint16]*mcap.Schema // schemas of the data section
+	chans     map[uint16]uint32       // input channel id → output channel id
+	schemaIDs map[uint16]bool         // input schemas of the channels written
 }
 
-func (rc *recoverer) skip(off, n int64, format string, args ...any) {
-	rc.rep.Skipped = append(rc.rep.Skipped, Skipped{Offset: off, Length: n, Reason: fmt.Sprintf(format, args...)})
+func (rc *recoverer) skip(s Skipped) {
+	rc.rep.Skipped = append(rc.rep.Skipped, s)
+}
+
+func (rc *recoverer) skipErr(off, n int64, err error) {
+	rc.skip(Skipped{Offset: off, Length: n, Reason: describe(err)})
+}
+
+// loadSummary reads the summary section when the file has one; a damaged
+// one is reported and not used.
+func (rc *recoverer) loadSummary() {
+	ix, err := readIndex(rc.ra, rc.file, rc.size)
+	if err == nil {
+		rc.ix = ix
+		if ix == nil {
+			return
+		}
+		for _, ci := range ix.chunks {
+			rc.starts = append(rc.starts, int64(ci.ChunkStartOffset))
+		}
+		slices.Sort(rc.starts)
+		return
+	}
+	off := rc.size - tailLen
+	if footer, ferr := readFooter(rc.ra, rc.file, rc.size); ferr == nil && footer != nil && footer.SummaryStart >= magicLen && int64(footer.SummaryStart) < off {
+		off = int64(footer.SummaryStart)
+	}
+	rc.skip(Skipped{Offset: off, Length: rc.size - off, Reason: "summary section not used: " + describe(err)})
+}
+
+// nextChunk returns the offset of the first chunk the summary indexes after
+// off and before limit, or -1. Only offsets where a chunk record lies count.
+func (rc *recoverer) nextChunk(off, limit int64) int64 {
+	i, _ := slices.BinarySearch(rc.starts, off+1)
+	for ; i < len(rc.starts) && rc.starts[i] < limit; i++ {
+		if fr, err := readFrame(rc.ra, rc.file, rc.starts[i], limit); err == nil && fr.op == mcap.OpChunk {
+			return rc.starts[i]
+		}
+	}
+	return -1
 }
 
 func (rc *recoverer) run() error {
+	if err := rc.scan(); err != nil {
+		return err
+	}
+	return rc.addSummaryChannels()
+}
+
+// scan copies the records of the data section.
+func (rc *recoverer) scan() error {
 	limit := rc.size
 	if footer, err := readFooter(rc.ra, rc.file, rc.size); err == nil && footer != nil {
 		limit = rc.size - magicLen
@@ -117,17 +261,35 @@ func (rc *recoverer) run() error {
 		start := sc.pos
 		fr, err := sc.next()
 		if err == io.EOF {
-			rc.skip(start, 0, "file ends without a data end record")
+			rc.skip(Skipped{Offset: start, Reason: "file ends without a data end record"})
 			return nil
 		}
-		if err != nil {
-			if start+recordHeaderLen <= limit {
-				if err := rc.salvageTail(start, limit); err != nil {
-					return err
-				}
+		if err == nil && fr.op != mcap.OpFooter {
+			if next := rc.nextChunk(fr.offset, fr.end()); next >= 0 {
+				err = errorf(rc.file, fr.offset, fr.op.String()+" record length", record.ErrFormat,
+					"the record runs over the chunk that the summary indexes at %d", next)
 			}
-			rc.skip(start, limit-start, "%v", err)
-			return nil
+		}
+		if err != nil {
+			// The framing is lost: salvage the chunk that starts here, if
+			// any, and go on at the next indexed chunk.
+			next := rc.nextChunk(start, limit)
+			end := next
+			if end < 0 {
+				end = limit
+			}
+			ok, werr := rc.salvageChunk(start, end, err)
+			if werr != nil {
+				return werr
+			}
+			if !ok {
+				rc.skipErr(start, end-start, err)
+			}
+			if next < 0 {
+				return nil
+			}
+			sc.pos = next
+			continue
 		}
 		switch fr.op {
 		case mcap.OpDataEnd, mcap.OpFooter:
@@ -138,31 +300,53 @@ func (rc *recoverer) run() error {
 				if isWriteError(err) {
 					return err
 				}
-				rc.skip(fr.offset, fr.end()-fr.offset, "%v", err)
+				rc.skipErr(fr.offset, fr.end()-fr.offset, err)
 			}
 			continue
 		}
 		body, err := sc.bodyOf(fr)
 		if err != nil {
-			rc.skip(fr.offset, limit-fr.offset, "%v", err)
+			rc.skipErr(fr.offset, limit-fr.offset, err)
 			return nil
 		}
 		if fr.op == mcap.OpChunk {
-			if err := rc.chunk(fr, body, false); err != nil {
-				if isWriteError(err) {
-					return err
+			if err = rc.chunk(fr, body, nil); err == nil {
+				if next, op := overlong(fr, body); next >= 0 {
+					rc.skip(Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Reason: fmt.Sprintf(
+						"chunk record length: the record runs %d bytes past its records, which a %s record follows: the scan goes on there", fr.end()-next, op)})
+					sc.pos = next
 				}
-				rc.skip(fr.offset, fr.end()-fr.offset, "%v", err)
 			}
-			continue
+		} else {
+			err = rc.record(fr.op, fr.offset, body, false)
 		}
-		if err := rc.record(fr.op, fr.offset, body); err != nil {
+		if err != nil {
 			if isWriteError(err) {
 				return err
 			}
-			rc.skip(fr.offset, fr.end()-fr.offset, "%v", err)
+			rc.skipErr(fr.offset, fr.end()-fr.offset, err)
 		}
 	}
+}
+
+// overlong returns the file offset where the records of chunk fr end when
+// the chunk record runs on past them over what frames as another record
+// (its length field must be damaged), with that record's opcode; else -1.
+func overlong(fr frame, body []byte) (int64, mcap.OpCode) {
+	ck, err := parseChunk("", fr.bodyOffset(), body)
+	if err != nil {
+		return -1, 0
+	}
+	end := ck.recordsOffset + int64(len(ck.records))
+	rest := body[end:]
+	if len(rest) < recordHeaderLen || binary.LittleEndian.Uint64(rest[1:]) > uint64(len(rest)-recordHeaderLen) {
+		return -1, 0
+	}
+	switch op := mcap.OpCode(rest[0]); op {
+	case mcap.OpMessageIndex, mcap.OpChunk, mcap.OpAttachment, mcap.OpMetadata, mcap.OpSchema, mcap.OpChannel, mcap.OpMessage, mcap.OpDataEnd:
+		return fr.bodyOffset() + end, op
+	}
+	return -1, 0
 }
 
 // writeError marks a failure of the output, which ends the recovery.
@@ -176,16 +360,18 @@ func isWriteError(err error) bool {
 	return errors.As(err, &we)
 }
 
-// record copies one schema, channel, message or metadata record.
-func (rc *recoverer) record(op mcap.OpCode, off int64, body []byte) error {
+// record copies one schema, channel, message or metadata record. suspect is
+// set for the records of a damaged chunk: their schemas and channels give
+// way to the summary's copies.
+func (rc *recoverer) record(op mcap.OpCode, off int64, body []byte, suspect bool) error {
 	switch op {
 	case mcap.OpSchema:
 		s, err := safeParse(rc.file, off, "schema", mcap.ParseSchema, body)
 		if err != nil {
 			return err
 		}
-		if _, dup := rc.schemas[s.ID]; !dup {
-			rc.rep.Schemas++
+		if suspect && rc.ix != nil && rc.ix.schemas[s.ID] != nil {
+			s = rc.ix.schemas[s.ID]
 		}
 		rc.schemas[s.ID] = s
 	case mcap.OpChannel:
@@ -197,25 +383,28 @@ func (rc *recoverer) record(op mcap.OpCode, off int64, body []byte) error {
 			return nil
 		}
 		s := rc.schemas[c.SchemaID]
+		if suspect && rc.ix != nil && rc.ix.channels[c.ID] != nil {
+			c = rc.ix.channels[c.ID]
+			s = rc.ix.schemas[c.SchemaID]
+		}
+		if s == nil && c.SchemaID != 0 && rc.ix != nil {
+			s = rc.ix.schemas[c.SchemaID]
+		}
 		if s == nil && c.SchemaID != 0 {
 			return errorf(rc.file, off, "channel.schema_id", record.ErrNotFound, "channel %d (%s) uses schema %d, which was lost", c.ID, c.Topic, c.SchemaID)
 		}
-		rs := &record.Schema{}
-		if s != nil {
-			rs = &record.Schema{Name: s.Name, Encoding: s.Encoding, Data: s.Data}
-		}
-		id, err := rc.w.AddChannel(&record.Channel{Topic: c.Topic, MessageEncoding: c.MessageEncoding, Schema: rs, Metadata: c.Metadata})
-		if err != nil {
-			return writeError{err}
-		}
-		rc.chans[c.ID] = id
-		rc.rep.Channels++
+		return rc.addChannel(c, s)
 	case mcap.OpMessage:
 		ch, seq, lt, pt, err := parseMessageHead(rc.file, off, body)
 		if err != nil {
 			return err
 		}
 		id, ok := rc.chans[ch]
+		if !ok {
+			if id, ok, err = rc.summaryChannel(ch); err != nil {
+				return err
+			}
+		}
 		if !ok {
 			rc.rep.Orphans++
 			return nil
@@ -237,98 +426,183 @@ func (rc *recoverer) record(op mcap.OpCode, off int64, body []byte) error {
 	return nil
 }
 
-// chunk copies the records of a chunk. partial is set for a chunk cut off
-// by the end of the file: the records decompressed before the cut are kept.
-func (rc *recoverer) chunk(fr frame, body []byte, partial bool) error {
+// addChannel writes channel c with schema s (nil for none).
+func (rc *recoverer) addChannel(c *mcap.Channel, s *mcap.Schema) error {
+	rs := &record.Schema{}
+	if s != nil {
+		rs = &record.Schema{Name: s.Name, Encoding: s.Encoding, Data: s.Data}
+	}
+	id, err := rc.w.AddChannel(&record.Channel{Topic: c.Topic, MessageEncoding: c.MessageEncoding, Schema: rs, Metadata: c.Metadata})
+	if err != nil {
+		return writeError{err}
+	}
+	rc.chans[c.ID] = id
+	rc.rep.Channels++
+	if s != nil && !rc.schemaIDs[c.SchemaID] {
+		rc.schemaIDs[c.SchemaID] = true
+		rc.rep.Schemas++
+	}
+	return nil
+}
+
+// summaryChannel writes the summary's record of channel ch, whose record in
+// the data section was lost, and returns its output id; ok is false when the
+// summary does not have it (or its schema).
+func (rc *recoverer) summaryChannel(ch uint16) (id uint32, ok bool, err error) {
+	if rc.ix == nil || rc.ix.channels[ch] == nil {
+		return 0, false, nil
+	}
+	c := rc.ix.channels[ch]
+	s := rc.ix.schemas[c.SchemaID]
+	if s == nil {
+		s = rc.schemas[c.SchemaID]
+	}
+	if s == nil && c.SchemaID != 0 {
+		return 0, false, nil
+	}
+	if err := rc.addChannel(c, s); err != nil {
+		return 0, false, err
+	}
+	rc.rep.SummaryChannels++
+	return rc.chans[ch], true, nil
+}
+
+// addSummaryChannels writes the summary's channels that the data section
+// no longer holds, so that the recovered file lists every topic.
+func (rc *recoverer) addSummaryChannels() error {
+	if rc.ix == nil {
+		return nil
+	}
+	for _, ch := range rc.ix.channelIDs {
+		if _, done := rc.chans[ch]; !done {
+			if _, _, err := rc.summaryChannel(ch); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// chunk copies the records of a chunk. cut says why the chunk's framing is
+// lost when the end of the file or a damaged length field cuts it off, nil
+// for a whole chunk.
+func (rc *recoverer) chunk(fr frame, body []byte, cut error) error {
 	ck, err := parseChunk(rc.file, fr.bodyOffset(), body)
 	if err != nil {
 		return err
 	}
-	var data []byte
-	if partial {
-		data = decompressPrefix(ck)
-	} else if data, err = rc.dec.decompress(rc.file, fr.offset, ck, nil, true); err != nil {
-		return err
+	data, damage := unpackChunk(&rc.dec, rc.file, fr.offset, ck)
+	if errors.Is(damage, record.ErrUnsupported) {
+		return damage
 	}
+	verified := damage == nil
+	drop := !verified && rc.opts.dropUnverified
+	var kept, seen, used, bad uint64
 	var firstErr error
+	lost := -1 // uncompressed offset where the records stop framing
 	for p := 0; p < len(data); {
 		if len(data)-p < recordHeaderLen {
+			lost = p
 			break
 		}
 		op := mcap.OpCode(data[p])
 		n := binary.LittleEndian.Uint64(data[p+1:])
 		if n > uint64(len(data)-p-recordHeaderLen) {
-			if !partial {
-				return errorf(rc.file, fr.offset, op.String()+" record length", record.ErrLength, "at uncompressed offset %d", p)
-			}
+			lost = p
 			break
 		}
 		body := data[p+recordHeaderLen : p+recordHeaderLen+int(n)]
+		p += recordHeaderLen + int(n)
+		if op == mcap.OpMessage {
+			seen++
+		}
+		if drop {
+			continue
+		}
 		before := rc.rep.Messages
-		if err := rc.record(op, fr.offset, body); err != nil {
+		if err := rc.record(op, fr.offset, body, !verified); err != nil {
 			if isWriteError(err) {
 				return err
 			}
+			bad++
 			if firstErr == nil {
 				firstErr = err
 			}
+		} else {
+			used++
 		}
-		if partial {
-			rc.rep.Salvaged += rc.rep.Messages - before
-		}
-		p += recordHeaderLen + int(n)
+		kept += rc.rep.Messages - before
+	}
+	if cut == nil && verified && lost < 0 && firstErr == nil {
+		return nil
+	}
+	s := Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Kept: kept, Unverified: !verified && used > 0}
+	var why []string
+	switch {
+	case cut != nil:
+		why = append(why, describe(cut))
+	case !verified:
+		why = append(why, describe(damage))
+	}
+	if lost >= 0 && (cut == nil || verified) {
+		why = append(why, fmt.Sprintf("the records past uncompressed offset %d of %d do not frame", lost, len(data)))
 	}
 	if firstErr != nil {
-		rc.skip(fr.offset, 0, "in chunk: %v", firstErr)
+		why = append(why, fmt.Sprintf("%d records do not parse (first: %s)", bad, describe(firstErr)))
 	}
+	switch {
+	case drop:
+		s.Dropped = seen
+		rc.rep.Dropped += seen
+		why = append(why, fmt.Sprintf("%d messages dropped", seen))
+	case len(data) == 0:
+		why = append(why, "none of its records can be read")
+	case !verified && cut != nil:
+		rc.rep.Salvaged += kept
+		why = append(why, fmt.Sprintf("%d messages salvaged from the %d bytes that decompress", kept, len(data)))
+	case !verified:
+		rc.rep.Suspect += kept
+		why = append(why, fmt.Sprintf("%d messages kept, their content may be damaged", kept))
+	case cut != nil && ck.crc != 0:
+		why = append(why, fmt.Sprintf("the chunk's records are whole and match its CRC: %d messages kept", kept))
+	case cut != nil:
+		why = append(why, fmt.Sprintf("the chunk's records are whole (it has no CRC): %d messages kept", kept))
+	}
+	s.Reason = strings.Join(why, "; ")
+	rc.skip(s)
 	return nil
 }
 
-// salvageTail keeps the complete records of a chunk that the end of the
-// file cuts off.
-func (rc *recoverer) salvageTail(off, limit int64) error {
+// salvageChunk keeps the complete records of a chunk whose framing is
+// lost, of which the bytes [off, end) are at hand: one the end of the file
+// cuts off, or one whose length field is damaged. cut says what is wrong.
+// ok is false when no chunk head lies at off.
+func (rc *recoverer) salvageChunk(off, end int64, cut error) (ok bool, err error) {
 	var hdr [recordHeaderLen]byte
-	if readAt(rc.ra, hdr[:], off) != nil || mcap.OpCode(hdr[0]) != mcap.OpChunk {
-		return nil
+	if end-off < recordHeaderLen+chunkHeadLen || readAt(rc.ra, hdr[:], off) != nil || mcap.OpCode(hdr[0]) != mcap.OpChunk {
+		return false, nil
 	}
-	body := make([]byte, limit-off-recordHeaderLen)
-	if readAt(rc.ra, body, off+recordHeaderLen) != nil || len(body) < chunkHeadLen {
-		return nil
+	body := make([]byte, end-off-recordHeaderLen)
+	if readAt(rc.ra, body, off+recordHeaderLen) != nil {
+		return false, nil
 	}
 	// Make the records length fit what is there, then parse as usual.
 	n := int(binary.LittleEndian.Uint32(body[28:]))
 	if n > len(body)-chunkHeadLen-8 {
-		return nil
+		return false, nil
 	}
 	p := chunkHeadLen + n
 	if avail := uint64(len(body) - p - 8); binary.LittleEndian.Uint64(body[p:]) > avail {
 		binary.LittleEndian.PutUint64(body[p:], avail)
 	}
 	fr := frame{op: mcap.OpChunk, offset: off, bodyLen: int64(len(body))}
-	return rc.chunk(fr, body, true)
-}
-
-// decompressPrefix returns as much of a cut-off chunk's records as still
-// decompress.
-func decompressPrefix(ck *chunk) []byte {
-	var r io.Reader
-	switch mcap.CompressionFormat(ck.compression) {
-	case mcap.CompressionNone:
-		return ck.records
-	case mcap.CompressionZSTD:
-		z, err := zstd.NewReader(bytes.NewReader(ck.records), zstd.WithDecoderConcurrency(1))
-		if err != nil {
-			return nil
+	if err := rc.chunk(fr, body, cut); err != nil {
+		if isWriteError(err) {
+			return true, err
 		}
-		defer z.Close()
-		r = z
-	case mcap.CompressionLZ4:
-		r = lz4.NewReader(bytes.NewReader(ck.records))
-	default:
-		return nil
+		rc.skipErr(off, end-off, err)
 	}
-	out, _ := readAllLimit(r, nil, ck.uncompressedSize)
-	return out
+	return true, nil
 }
 
 // attachment copies an attachment after checking its CRC.
@@ -348,7 +622,16 @@ func (rc *recoverer) attachment(fr frame) error {
 		}
 		h.Write(data[:a.Size])
 		if h.Sum32() != want {
-			return errorf(rc.file, fr.offset, "attachment.crc", record.ErrCRC, "attachment %q: computed %08x, stored %08x", a.Name, h.Sum32(), want)
+			err := errorf(rc.file, fr.offset, "attachment.crc", record.ErrCRC, "attachment %q: computed %08x, stored %08x", a.Name, h.Sum32(), want)
+			s := Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Reason: describe(err) + "; attachment dropped"}
+			if !rc.opts.dropUnverified {
+				s.Unverified = true
+				s.Reason = describe(err) + "; attachment kept, its content may be damaged"
+			}
+			rc.skip(s)
+			if rc.opts.dropUnverified {
+				return nil
+			}
 		}
 	}
 	if err := rc.w.AddAttachment(a.Name, a.MediaType, a.LogTime, a.CreateTime, data[:a.Size]); err != nil {

@@ -3,8 +3,12 @@ package mcapfile
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
@@ -30,7 +34,7 @@ func chunkOffsets(t *testing.T, data []byte) []int64 {
 }
 
 func TestRecoverTruncated(t *testing.T) {
-	for _, comp := range []string{"none", "zstd"} {
+	for _, comp := range []string{"none", "lz4", "zstd"} {
 		t.Run(comp, func(t *testing.T) { testRecoverTruncated(t, comp) })
 	}
 }
@@ -91,11 +95,11 @@ func testRecoverTruncated(t *testing.T, comp string) {
 		t.Fatal(err)
 	}
 	if rep.Complete || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != chunks[4] || rep.Skipped[0].Length != cut-chunks[4] || rep.Channels != 3 || rep.Schemas != 1 || rep.Metadata != 1 || rep.Attachments != 1 {
-		t.Errorf("report %+v", rep)
+		t.Errorf("report %+v", *rep)
 	}
-	// An uncompressed chunk keeps every record before the cut; a zstd
-	// chunk of a single block yields nothing once cut.
-	if int(rep.Messages) < n || (comp == "none") != (rep.Salvaged > 0) {
+	// An uncompressed or lz4 chunk keeps every record before the cut; a
+	// zstd chunk of a single block yields nothing once cut.
+	if int(rep.Messages) < n || (comp == "zstd") != (rep.Salvaged == 0) || rep.Skipped[0].Kept != rep.Salvaged || rep.Skipped[0].Unverified != (rep.Salvaged > 0) {
 		t.Errorf("recovered %d messages (%d salvaged), the reader read %d before the cut", rep.Messages, rep.Salvaged, n)
 	}
 	if probs, err := Check(out); err != nil || len(probs) != 0 {
@@ -126,54 +130,304 @@ func testRecoverTruncated(t *testing.T, comp string) {
 	}
 }
 
-// TestRecoverCorruptChunk flips a byte inside one chunk: that chunk is
-// skipped (its CRC or its compression fails), every other message is kept.
-func TestRecoverCorruptChunk(t *testing.T) {
+// topicMsg is a message as a recovered file can keep it: channel ids are
+// renumbered, topics are not.
+type topicMsg struct {
+	Topic            string
+	Sequence         uint64
+	LogTime, PubTime int64
+	Data             string
+}
+
+// fileOrder reads every message of path in file order, with the offset of
+// the chunk that holds it.
+func fileOrder(t *testing.T, path string) (msgs []topicMsg, chunkOf []int64) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topics := map[uint16]string{}
+	w := newWalker(r.ra, path, r.size, true)
+	defer w.close()
+	for {
+		it, err := w.next()
+		if err == io.EOF {
+			return msgs, chunkOf
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch it.op {
+		case mcap.OpChannel:
+			c, err := mcap.ParseChannel(it.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			topics[c.ID] = c.Topic
+		case mcap.OpMessage:
+			m, err := mcap.ParseMessage(it.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			msgs = append(msgs, topicMsg{topics[m.ChannelID], uint64(m.Sequence), int64(m.LogTime), int64(m.PublishTime), string(m.Data)})
+			chunkOf = append(chunkOf, it.frame.offset)
+		}
+	}
+}
+
+// damageChunk returns data with one byte of the chunk at off changed: a
+// byte of a message payload when the chunk is uncompressed (only the CRC
+// notices), else a byte in the middle of its compressed records.
+func damageChunk(t *testing.T, data []byte, off int64) []byte {
+	t.Helper()
+	fr, err := readFrame(bytes.NewReader(data), "x", off, int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := parseChunk("x", fr.bodyOffset(), data[fr.bodyOffset():fr.end()])
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := fr.bodyOffset() + ck.recordsOffset
+	at := recs + int64(len(ck.records))/2
+	if ck.compression == "" {
+		at = -1
+		chunkRecords("x", off, ck.records, func(op mcap.OpCode, p int, body []byte) error {
+			if at < 0 && op == mcap.OpMessage && len(body) > messageHeadLen+20 {
+				at = recs + int64(p) + recordHeaderLen + messageHeadLen + 10
+			}
+			return nil
+		})
+		if at < 0 {
+			t.Fatal("no message payload to damage")
+		}
+	}
+	bad := bytes.Clone(data)
+	bad[at] ^= 0x20
+	return bad
+}
+
+// TestRecoverDamagedChunk damages the first chunk, which holds the channel
+// and schema records, in each compression. By default the records of the
+// chunk that still frame and parse are kept and reported as unverified;
+// with WithDropUnverified they are dropped, and the later messages keep
+// their channels through the summary section. Every message of the other
+// chunks is kept either way, byte for byte.
+func TestRecoverDamagedChunk(t *testing.T) {
+	for _, comp := range []string{"none", "lz4", "zstd"} {
+		t.Run(comp, func(t *testing.T) {
+			dir := t.TempDir()
+			src := filepath.Join(dir, "src.mcap")
+			writeTestFile(t, src, WithCompression(comp), WithChunkSize(32<<10))
+			data, _ := os.ReadFile(src)
+			orig, chunkOf := fileOrder(t, src)
+			victim := chunkOffsets(t, data)[0]
+			lost := 0
+			for _, c := range chunkOf {
+				if c == victim {
+					lost++
+				}
+			}
+			if lost == 0 || lost == len(orig) {
+				t.Fatalf("the first chunk holds %d of %d messages", lost, len(orig))
+			}
+			badPath := filepath.Join(dir, "bad.mcap")
+			if err := os.WriteFile(badPath, damageChunk(t, data, victim), 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			// Check: the chunk once, the data section CRC, no cascade.
+			probs, err := Check(badPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("Check: %v", probs)
+			var errs []Problem
+			for _, p := range probs {
+				if p.Severity == SeverityError {
+					errs = append(errs, p)
+				}
+			}
+			if len(errs) != 2 || errs[0].Offset != victim || !strings.HasPrefix(errs[0].Message, "chunk.") ||
+				!strings.HasPrefix(errs[1].Message, "data_end.data_section_crc: CRC mismatch") || (comp == "none" && len(probs) != 2) {
+				t.Errorf("Check: %v", probs)
+			}
+			if comp == "none" && !strings.HasPrefix(errs[0].Message, "chunk.uncompressed_crc: CRC mismatch: computed ") {
+				t.Errorf("Check: %v", errs[0])
+			}
+
+			// Default: keep what parses.
+			out := filepath.Join(dir, "kept.mcap")
+			rep, err := Recover(badPath, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Complete || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != victim || rep.Skipped[0].Kept != rep.Suspect ||
+				rep.Messages != uint64(len(orig)-lost)+rep.Suspect || rep.Orphans != 0 || rep.Dropped != 0 || rep.Channels != 3 ||
+				!rep.Skipped[0].Unverified && rep.Suspect > 0 {
+				t.Fatalf("report %+v", *rep)
+			}
+			if comp == "none" && (rep.Suspect != uint64(lost) || !strings.HasSuffix(rep.Skipped[0].Reason, fmt.Sprintf("; %d messages kept, their content may be damaged", lost))) {
+				t.Errorf("kept %d of the %d messages of the damaged chunk: %+v", rep.Suspect, lost, rep.Skipped[0])
+			}
+			got, _ := fileOrder(t, out)
+			if len(got) != int(rep.Messages) {
+				t.Fatalf("recovered file holds %d messages, the report says %d", len(got), rep.Messages)
+			}
+			// The kept messages of the damaged chunk come first; one of them
+			// (for an uncompressed chunk) differs in one byte.
+			t.Logf("kept %d of %d: %s", rep.Suspect, lost, rep.Skipped[0].Reason)
+			k := int(rep.Suspect)
+			if !slices.Equal(got[k:], orig[lost:]) {
+				t.Error("the messages of the intact chunks differ")
+			}
+			if comp == "none" {
+				diff := 0
+				for i := range k {
+					if got[i] != orig[i] {
+						diff++
+					}
+				}
+				if diff != 1 {
+					t.Errorf("%d kept messages differ from the originals, want the damaged one", diff)
+				}
+			}
+			checkRecovered(t, out, int(rep.Messages))
+
+			// On request, drop the damaged chunk.
+			out = filepath.Join(dir, "dropped.mcap")
+			rep, err = Recover(badPath, out, WithDropUnverified())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rep.Complete || len(rep.Skipped) != 1 || rep.Skipped[0].Unverified || rep.Skipped[0].Kept != 0 || rep.Skipped[0].Dropped != rep.Dropped ||
+				rep.Messages != uint64(len(orig)-lost) || rep.Suspect != 0 || rep.Orphans != 0 || rep.Channels != 3 || rep.SummaryChannels != 3 {
+				t.Fatalf("report %+v", *rep)
+			}
+			if comp == "none" && rep.Dropped != uint64(lost) {
+				t.Errorf("dropped %d messages, the chunk holds %d", rep.Dropped, lost)
+			}
+			got, _ = fileOrder(t, out)
+			if !slices.Equal(got, orig[lost:]) {
+				t.Error("the messages of the intact chunks differ")
+			}
+			checkRecovered(t, out, int(rep.Messages))
+		})
+	}
+}
+
+// checkRecovered checks a recovered file: Check finds nothing, and (unless
+// -short) npm @mcap/core reads it with every CRC checked.
+func checkRecovered(t *testing.T, path string, messages int) {
+	t.Helper()
+	if probs, err := Check(path); err != nil || len(probs) != 0 {
+		t.Errorf("Check of the recovered file: %v %v", probs, err)
+	}
+	if testing.Short() {
+		return
+	}
+	d := npmRead(t, path)
+	if len(d.Messages) != messages || d.StreamMessageCount != messages {
+		t.Errorf("npm @mcap/core reads %d messages (%d streaming), want %d", len(d.Messages), d.StreamMessageCount, messages)
+	}
+}
+
+// TestRecoverDamagedLength damages the length field of a chunk in the
+// middle so that it runs over the next chunk: the summary's chunk index
+// shows where the next chunk starts, the damaged chunk's records are whole
+// and match its CRC, and nothing is lost.
+func TestRecoverDamagedLength(t *testing.T) {
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.mcap")
-	writeTestFile(t, src, WithCompression("lz4"), WithChunkSize(32<<10))
+	writeTestFile(t, src, WithCompression("zstd"), WithChunkSize(32<<10))
 	data, _ := os.ReadFile(src)
+	orig, _ := fileOrder(t, src)
 	chunks := chunkOffsets(t, data)
 	victim := chunks[2]
 	bad := bytes.Clone(data)
-	bad[victim+200] ^= 0xff
+	binary.LittleEndian.PutUint64(bad[victim+1:], uint64(chunks[4]-victim))
 	badPath := filepath.Join(dir, "bad.mcap")
 	os.WriteFile(badPath, bad, 0o644)
-
-	probs, err := Check(badPath)
+	out := filepath.Join(dir, "out.mcap")
+	rep, err := Recover(badPath, out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
-	for _, p := range probs {
-		found = found || p.Offset == victim && p.Severity == SeverityError
+	if !rep.Complete || rep.Messages != uint64(len(orig)) || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != victim ||
+		rep.Skipped[0].Length != chunks[3]-victim || rep.Skipped[0].Unverified || rep.Salvaged != 0 ||
+		!strings.Contains(rep.Skipped[0].Reason, "whole and match its CRC") {
+		t.Fatalf("report %+v", *rep)
 	}
-	if !found {
-		t.Errorf("Check did not report the chunk at %d: %v", victim, probs)
+	got, _ := fileOrder(t, out)
+	if !slices.Equal(got, orig) {
+		t.Error("recovered messages differ")
 	}
+	checkRecovered(t, out, len(orig))
 
-	rep, err := Recover(badPath, filepath.Join(dir, "out.mcap"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !rep.Complete || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != victim {
-		t.Fatalf("report %+v", rep)
-	}
-	// The lost messages are exactly those of the victim chunk.
-	orig, _ := NewReader(bytes.NewReader(data), int64(len(data)), "orig")
-	lost := 0
-	w := newWalker(orig.ra, "orig", orig.size, true)
-	for {
-		it, err := w.next()
+	// Without a summary, the records after the chunk's own show where the
+	// scan goes on.
+	for _, end := range []int64{chunks[4], chunks[4] - recordHeaderLen} {
+		binary.LittleEndian.PutUint64(bad[victim+1:], uint64(end-victim))
+		badPath = filepath.Join(dir, "bad-nosummary.mcap")
+		os.WriteFile(badPath, bad[:len(bad)-tailLen], 0o644)
+		out = filepath.Join(dir, fmt.Sprint("out", end, ".mcap"))
+		rep, err = Recover(badPath, out)
 		if err != nil {
-			break
+			t.Fatal(err)
 		}
-		if it.op == mcap.OpMessage && it.inChunk && it.frame.offset == victim {
-			lost++
+		if !rep.Complete || rep.Messages != uint64(len(orig)) || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != victim ||
+			!strings.HasPrefix(rep.Skipped[0].Reason, "chunk record length: the record runs ") {
+			t.Fatalf("report %+v", *rep)
+		}
+		if got, _ := fileOrder(t, out); !slices.Equal(got, orig) {
+			t.Error("recovered messages differ")
 		}
 	}
-	if rep.Messages != uint64(testMessages-lost) || lost == 0 {
-		t.Errorf("kept %d messages, want %d - %d", rep.Messages, testMessages, lost)
+}
+
+// TestRecoverAttachmentCRC keeps an attachment whose CRC fails, reported
+// as unverified, and drops it on request.
+func TestRecoverAttachmentCRC(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.mcap")
+	writeTestFile(t, src, WithCompression("zstd"), WithChunkSize(32<<10))
+	data, _ := os.ReadFile(src)
+	i := bytes.Index(data, []byte("fx: 1\n"))
+	if i < 0 || bytes.Count(data, []byte("fx: 1\n")) != 1 {
+		t.Fatal("attachment data not found once")
+	}
+	bad := bytes.Clone(data)
+	bad[i] = 'g'
+	badPath := filepath.Join(dir, "bad.mcap")
+	os.WriteFile(badPath, bad, 0o644)
+	for _, drop := range []bool{false, true} {
+		var opts []RecoverOption
+		if drop {
+			opts = append(opts, WithDropUnverified())
+		}
+		out := filepath.Join(dir, fmt.Sprint("out", drop, ".mcap"))
+		rep, err := Recover(badPath, out, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Messages != testMessages || len(rep.Skipped) != 1 || rep.Skipped[0].Unverified == drop || (rep.Attachments == 1) == drop ||
+			!strings.HasPrefix(rep.Skipped[0].Reason, "attachment.crc: CRC mismatch: attachment \"calib.yaml\"") {
+			t.Errorf("drop %v: report %+v", drop, *rep)
+		}
+		r, err := Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		atts, _ := r.Attachments()
+		if !drop && (len(atts) != 1 || atts[0].Name != "calib.yaml") || drop && len(atts) != 0 {
+			t.Errorf("drop %v: attachments %+v", drop, atts)
+		}
+		r.Close()
 	}
 }
 
