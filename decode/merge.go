@@ -42,7 +42,6 @@ func (h mergeHeap) Less(i, j int) bool {
 func (h mergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *mergeHeap) Push(x any)        { *h = append(*h, x.(mergeItem)) }
 func (h *mergeHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
-func (h mergeHeap) peekSrc() int       { return h[0].src }
 func (h *mergeHeap) popTop() mergeItem { return heap.Pop(h).(mergeItem) }
 
 type mergeIter struct {
@@ -218,8 +217,7 @@ func (m *multiReader) Close() error {
 func CombineSummaries(sums []*record.Summary) *record.Summary {
 	out := &record.Summary{}
 	type agg struct {
-		ts         record.TopicSummary
-		start, end int64
+		ts record.TopicSummary
 	}
 	byTopic := map[string]*agg{}
 	var order []string
