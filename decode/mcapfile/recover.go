@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"sort"
@@ -398,6 +399,9 @@ func (rc *recoverer) record(op mcap.OpCode, off int64, body []byte, suspect bool
 		ch, seq, lt, pt, err := parseMessageHead(rc.file, off, body)
 		if err != nil {
 			return err
+		}
+		if lt > math.MaxInt64 || pt > math.MaxInt64 {
+			return errorf(rc.file, off, "message.log_time", record.ErrFormat, "time (log %d, publish %d) past the year 2262", lt, pt)
 		}
 		id, ok := rc.chans[ch]
 		if !ok {
