@@ -76,6 +76,7 @@ type checker struct {
 	metas         map[int64]string
 	dec           decoders
 	last          []byte // uncompressed records of the last chunk, for its message indexes
+	buf           []byte // decompression buffer, reused
 }
 
 func (c *checker) add(off int64, sev, format string, args ...any) {
@@ -335,7 +336,10 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 		compressed: uint64(len(ck.records)), uncompressed: ck.uncompressedSize, indexOffsets: map[uint16]uint64{}}
 	c.chunks = append(c.chunks, facts)
 	c.last = c.last[:0]
-	data, damage := unpackChunk(&c.dec, c.file, fr.offset, ck)
+	data, damage := unpackChunk(&c.dec, c.file, fr.offset, ck, c.buf)
+	if ck.compression != "" && cap(data) > cap(c.buf) {
+		c.buf = data[:0]
+	}
 	facts.damaged = damage != nil
 	if !facts.damaged {
 		c.last = append(c.last, data...)

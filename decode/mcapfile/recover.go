@@ -200,6 +200,7 @@ type recoverer struct {
 	schemas   map[uint16]*mcap.Schema // schemas of the data section
 	chans     map[uint16]uint32       // input channel id → output channel id
 	schemaIDs map[uint16]bool         // input schemas of the channels written
+	buf       []byte                  // decompression buffer, reused
 }
 
 func (rc *recoverer) skip(s Skipped) {
@@ -233,10 +234,11 @@ func (rc *recoverer) loadSummary() {
 }
 
 // nextChunk returns the offset of the first chunk the summary indexes after
-// off and before limit, or -1. Only offsets where a chunk record lies count.
-func (rc *recoverer) nextChunk(off, limit int64) int64 {
+// off and before end, or -1. Only offsets where a chunk record lies whole
+// before limit count.
+func (rc *recoverer) nextChunk(off, end, limit int64) int64 {
 	i, _ := slices.BinarySearch(rc.starts, off+1)
-	for ; i < len(rc.starts) && rc.starts[i] < limit; i++ {
+	for ; i < len(rc.starts) && rc.starts[i] < end; i++ {
 		if fr, err := readFrame(rc.ra, rc.file, rc.starts[i], limit); err == nil && fr.op == mcap.OpChunk {
 			return rc.starts[i]
 		}
@@ -266,7 +268,7 @@ func (rc *recoverer) scan() error {
 			return nil
 		}
 		if err == nil && fr.op != mcap.OpFooter {
-			if next := rc.nextChunk(fr.offset, fr.end()); next >= 0 {
+			if next := rc.nextChunk(fr.offset, fr.end(), limit); next >= 0 {
 				err = errorf(rc.file, fr.offset, fr.op.String()+" record length", record.ErrFormat,
 					"the record runs over the chunk that the summary indexes at %d", next)
 			}
@@ -274,7 +276,7 @@ func (rc *recoverer) scan() error {
 		if err != nil {
 			// The framing is lost: salvage the chunk that starts here, if
 			// any, and go on at the next indexed chunk.
-			next := rc.nextChunk(start, limit)
+			next := rc.nextChunk(start, limit, limit)
 			end := next
 			if end < 0 {
 				end = limit
@@ -495,7 +497,10 @@ func (rc *recoverer) chunk(fr frame, body []byte, cut error) error {
 	if err != nil {
 		return err
 	}
-	data, damage := unpackChunk(&rc.dec, rc.file, fr.offset, ck)
+	data, damage := unpackChunk(&rc.dec, rc.file, fr.offset, ck, rc.buf)
+	if ck.compression != "" && cap(data) > cap(rc.buf) {
+		rc.buf = data[:0]
+	}
 	if errors.Is(damage, record.ErrUnsupported) {
 		return damage
 	}

@@ -369,8 +369,27 @@ func TestRecoverDamagedLength(t *testing.T) {
 	}
 	checkRecovered(t, out, len(orig))
 
+	// A message index whose length runs into the middle of the next chunk:
+	// the scan goes on at that chunk.
+	bad = bytes.Clone(data)
+	mi := victim + recordHeaderLen + int64(binary.LittleEndian.Uint64(data[victim+1:]))
+	if mcap.OpCode(data[mi]) != mcap.OpMessageIndex {
+		t.Fatalf("%s after the chunk, want a message index", mcap.OpCode(data[mi]))
+	}
+	binary.LittleEndian.PutUint64(bad[mi+1:], uint64(chunks[3]+50-mi-recordHeaderLen))
+	os.WriteFile(badPath, bad, 0o644)
+	rep, err = Recover(badPath, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Complete || rep.Messages != uint64(len(orig)) || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != mi ||
+		rep.Skipped[0].Length != chunks[3]-mi || !strings.Contains(rep.Skipped[0].Reason, fmt.Sprintf("runs over the chunk that the summary indexes at %d", chunks[3])) {
+		t.Fatalf("report %+v", *rep)
+	}
+
 	// Without a summary, the records after the chunk's own show where the
 	// scan goes on.
+	bad = bytes.Clone(data)
 	for _, end := range []int64{chunks[4], chunks[4] - recordHeaderLen} {
 		binary.LittleEndian.PutUint64(bad[victim+1:], uint64(end-victim))
 		badPath = filepath.Join(dir, "bad-nosummary.mcap")

@@ -50,9 +50,10 @@ func errOffset(err error, def int64) int64 {
 // it has none). Otherwise it returns the first problem with what can still
 // be had: all the records when only the CRC fails, the part that
 // decompresses when the compressed data is damaged, nothing when the
-// compression is unsupported. off is the chunk record's offset.
-func unpackChunk(dec *decoders, file string, off int64, ck *chunk) ([]byte, error) {
-	data, err := dec.decompress(file, off, ck, nil, false)
+// compression is unsupported. off is the chunk record's offset; dst is
+// reused for the output when it is large enough.
+func unpackChunk(dec *decoders, file string, off int64, ck *chunk, dst []byte) ([]byte, error) {
+	data, err := dec.decompress(file, off, ck, dst, false)
 	if err != nil {
 		if errors.Is(err, record.ErrUnsupported) {
 			return nil, err
