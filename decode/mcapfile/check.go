@@ -94,6 +94,15 @@ func (c *checker) addErr(off int64, err error) {
 // and message indexes, attachments and metadata against their indexes, and
 // the statistics against the counts. It returns the problems found (none for
 // a sound file); the error is for failures to read the file at all.
+//
+// One damage gives one problem: a chunk whose CRC fails or whose data does
+// not decompress is reported once, and the records that can still be had
+// from it define their channels and count as messages without further
+// reports. Messages met before any record of their channel are reported
+// once per channel, as an error when a later record defines the channel or
+// none does, as a warning when only the summary section does and no damage
+// explains it (and not at all when damage does). After damage, the
+// statistics' disagreements with the data are summed up in one warning.
 func Check(path string) ([]Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
