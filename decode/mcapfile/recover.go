@@ -385,11 +385,11 @@ func (rc *recoverer) record(op mcap.OpCode, off int64, body []byte, suspect bool
 		if _, dup := rc.chans[c.ID]; dup {
 			return nil
 		}
-		s := rc.schemas[c.SchemaID]
 		if suspect && rc.ix != nil && rc.ix.channels[c.ID] != nil {
 			c = rc.ix.channels[c.ID]
-			s = rc.ix.schemas[c.SchemaID]
 		}
+		// Schemas of a damaged chunk were replaced by their summary copies.
+		s := rc.schemas[c.SchemaID]
 		if s == nil && c.SchemaID != 0 && rc.ix != nil {
 			s = rc.ix.schemas[c.SchemaID]
 		}
