@@ -474,3 +474,41 @@ func isTruncation(err error) bool {
 	var re *record.Error
 	return asRecordError(err, &re) && (re.Err == record.ErrTruncated || re.Err == record.ErrLength)
 }
+
+// TestRecoverDamagedChannelRecord damages the topic in a channel record of
+// a chunk: the summary's intact copy of the channel is used instead.
+func TestRecoverDamagedChannelRecord(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.mcap")
+	writeTestFile(t, src, WithCompression("none"), WithChunkSize(32<<10))
+	data, _ := os.ReadFile(src)
+	i := bytes.Index(data, []byte("/raw"))
+	if i < 0 || int64(i) > chunkOffsets(t, data)[1] {
+		t.Fatal("no /raw channel record in the first chunk")
+	}
+	bad := bytes.Clone(data)
+	bad[i+2] ^= 0x20 // "/rAw"
+	badPath := filepath.Join(dir, "bad.mcap")
+	os.WriteFile(badPath, bad, 0o644)
+	out := filepath.Join(dir, "out.mcap")
+	rep, err := Recover(badPath, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Messages != testMessages || len(rep.Skipped) != 1 || !rep.Skipped[0].Unverified || rep.SummaryChannels != 0 {
+		t.Fatalf("report %+v", *rep)
+	}
+	r, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	chs, _ := r.Channels()
+	var topics []string
+	for _, c := range chs {
+		topics = append(topics, c.Topic)
+	}
+	if !slices.Equal(topics, []string{"/a", "/b", "/raw"}) {
+		t.Errorf("topics %v, want the summary's", topics)
+	}
+}
