@@ -121,8 +121,9 @@ func recoverBytes(t *testing.T, dir string, data []byte) *RecoverReport {
 }
 
 // TestRecoverEverywhere cuts and damages two small files with every
-// feature at every 11th byte (every 61st with -short): Recover never fails on them and always writes a sound
-// file holding no more messages than the input.
+// feature at every 11th byte (every 61st with -short): Recover never fails
+// on them and always writes a sound file holding no more messages than the
+// input.
 func TestRecoverEverywhere(t *testing.T) {
 	step := 11
 	if testing.Short() {
