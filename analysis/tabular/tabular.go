@@ -2,9 +2,7 @@ package tabular
 
 import (
 	"encoding/csv"
-	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -15,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/internal/atomicfile"
 )
 
 // Writer writes one table; Dir writers put it in a file named after the
@@ -28,7 +27,7 @@ type CSVDir string
 
 // WriteTable implements Writer.
 func (d CSVDir) WriteTable(t *analysis.Table) error {
-	return atomicWrite(filepath.Join(string(d), t.Name+".csv"), func(w io.Writer) error { return WriteCSV(w, t) })
+	return atomicfile.Write(filepath.Join(string(d), t.Name+".csv"), func(w io.Writer) error { return WriteCSV(w, t) })
 }
 
 // ParquetDir writes DIR/<table>.parquet files (zstd compressed).
@@ -36,7 +35,7 @@ type ParquetDir string
 
 // WriteTable implements Writer.
 func (d ParquetDir) WriteTable(t *analysis.Table) error {
-	return atomicWrite(filepath.Join(string(d), t.Name+".parquet"), func(w io.Writer) error { return WriteParquet(w, t) })
+	return atomicfile.Write(filepath.Join(string(d), t.Name+".parquet"), func(w io.Writer) error { return WriteParquet(w, t) })
 }
 
 // WriteCSV writes t with a header row; floats use the shortest
@@ -116,31 +115,4 @@ func WriteParquet(w io.Writer, t *analysis.Table) error {
 		return err
 	}
 	return fw.Close()
-}
-
-// atomicWrite writes path through a temporary file in its directory.
-func atomicWrite(path string, fill func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	err = f.Chmod(0o644) // CreateTemp makes 0600; tables are for sharing
-	if err == nil {
-		err = fill(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -450,7 +451,7 @@ func writePlots(dir string, results []analysis.Result) (int, error) {
 		for _, f := range plot.Figures(r) {
 			for _, format := range []string{"png", "svg"} {
 				path := filepath.Join(dir, f.Name+"."+format)
-				if err := writeOutputAtomic(path, func(w io.Writer) error { return f.WriteTo(w, format) }); err != nil {
+				if err := atomicfile.Write(path, func(w io.Writer) error { return f.WriteTo(w, format) }); err != nil {
 					return n, err
 				}
 			}
@@ -458,31 +459,6 @@ func writePlots(dir string, results []analysis.Result) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// writeOutputAtomic writes path through a temporary file in its directory,
-// renamed into place once complete.
-func writeOutputAtomic(path string, fill func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	err = f.Chmod(0o644) // CreateTemp makes 0600; outputs are for sharing
-	if err == nil {
-		err = fill(f)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }
 
 // writeModelsOut writes the learned models as a latched TaskModels message.

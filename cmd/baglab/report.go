@@ -8,6 +8,7 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/report"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -74,7 +75,7 @@ func runReport(o *reportOptions) error {
 	if err := report.Render(&page, title, results); err != nil {
 		return err
 	}
-	if err := writeOutputAtomic(o.output, func(w io.Writer) error {
+	if err := atomicfile.Write(o.output, func(w io.Writer) error {
 		_, err := w.Write(page.Bytes())
 		return err
 	}); err != nil {

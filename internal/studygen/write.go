@@ -1,6 +1,8 @@
 package studygen
 
 import (
+	"io"
+
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/internal/atomicfile"
 )
 
 // File is one recording WriteAll produced.
@@ -94,11 +97,7 @@ func WriteAll(dir string, s *Study) ([]File, error) {
 }
 
 func writeFileAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }
 
 // channels registers each topic of events once and encodes its messages.
