@@ -77,7 +77,7 @@ func runDoctor(o *doctorOptions) error {
 			probs = append(probs, problem{p.Offset, p.Severity, p.Message})
 		}
 	}
-	more, err := checkDefinitions(o)
+	more, err := checkDefinitions(o, len(probs) > 0)
 	if err != nil {
 		return err
 	}
@@ -110,20 +110,27 @@ func runDoctor(o *doctorOptions) error {
 }
 
 // checkDefinitions resolves every channel's definition, compares ROS1 MD5s
-// and decodes every message.
-func checkDefinitions(o *doctorOptions) ([]problem, error) {
+// and decodes every message. When the structural check already found
+// damage, read errors are not reported again.
+func checkDefinitions(o *doctorOptions, damaged bool) ([]problem, error) {
 	reg, err := o.g.registry()
 	if err != nil {
 		return nil, err
 	}
+	readError := func(err error) []problem {
+		if damaged {
+			return nil
+		}
+		return []problem{{Offset: offsetOf(err), Severity: "error", Message: bare(err)}}
+	}
 	r, err := decode.Open(o.file)
 	if err != nil {
-		return []problem{{Offset: offsetOf(err), Severity: "error", Message: err.Error()}}, nil
+		return readError(err), nil
 	}
 	defer r.Close()
 	chans, err := r.Channels()
 	if err != nil {
-		return []problem{{Offset: offsetOf(err), Severity: "error", Message: err.Error()}}, nil
+		return readError(err), nil
 	}
 	res := decode.NewResolver(reg)
 	var probs []problem
@@ -149,7 +156,7 @@ func checkDefinitions(o *doctorOptions) ([]problem, error) {
 	}
 	it, err := r.Messages(record.Filter{})
 	if err != nil {
-		return append(probs, problem{offsetOf(err), "error", err.Error()}), nil
+		return append(probs, readError(err)...), nil
 	}
 	defer it.Close()
 	failures := map[*record.Channel]int{}
@@ -162,7 +169,7 @@ func checkDefinitions(o *doctorOptions) ([]problem, error) {
 			break
 		}
 		if err != nil {
-			probs = append(probs, problem{offsetOf(err), "error", err.Error()})
+			probs = append(probs, readError(err)...)
 			break
 		}
 		ch := m.Channel
@@ -176,7 +183,7 @@ func checkDefinitions(o *doctorOptions) ([]problem, error) {
 		if _, err := dec.DecodeValue(m.Data); err != nil {
 			failures[ch]++
 			if failures[ch] <= 3 {
-				probs = append(probs, problem{m.Offset, "error", messageError(m, err).Error()})
+				probs = append(probs, problem{m.Offset, "error", bare(messageError(m, err))})
 			}
 		}
 	}
@@ -186,6 +193,18 @@ func checkDefinitions(o *doctorOptions) ([]problem, error) {
 		}
 	}
 	return probs, nil
+}
+
+// bare renders err without the file name and offset, which doctor prints
+// itself.
+func bare(err error) string {
+	var e *record.Error
+	if !errors.As(err, &e) {
+		return err.Error()
+	}
+	c := *e
+	c.File, c.Offset = "", -1
+	return c.Error()
 }
 
 func offsetOf(err error) int64 {

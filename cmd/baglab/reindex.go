@@ -11,10 +11,11 @@ import (
 )
 
 type repairOptions struct {
-	g      *globalOptions
-	input  string
-	output string
-	force  bool
+	g              *globalOptions
+	input          string
+	output         string
+	force          bool
+	dropUnverified bool
 }
 
 func newReindexCmd(g *globalOptions) *cobra.Command {
@@ -45,8 +46,11 @@ func newRecoverCmd(g *globalOptions) *cobra.Command {
 		Short: "Rebuild a truncated, corrupt or unindexed MCAP file, salvaging every intact message",
 		Long: `Rebuild an MCAP file that was cut short, has damaged chunks or lacks its
 summary, keeping every intact message, channel, schema, metadata and
-attachment. The default output is IN with ".recovered.mcap" in place of its
-extension; IN is never modified.`,
+attachment. Records that frame and parse but that no CRC vouches for (a
+chunk whose CRC fails, the part of a damaged chunk that still decompresses,
+the complete records before a cut) are kept and listed as unverified;
+--drop-unverified leaves them out. The default output is IN with
+".recovered.mcap" in place of its extension; IN is never modified.`,
 		Example: "  baglab recover crashed.mcap\n  baglab recover crashed.mcap -o fixed.mcap",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,6 +60,7 @@ extension; IN is never modified.`,
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output path")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
+	cmd.Flags().BoolVar(&o.dropUnverified, "drop-unverified", false, "leave out records no CRC vouches for instead of keeping them")
 	return cmd
 }
 
@@ -104,18 +109,22 @@ func runRecover(o *repairOptions) error {
 	if err := o.prepare(".recovered.mcap"); err != nil {
 		return err
 	}
-	rep, err := mcapfile.Recover(o.input, o.output)
+	var opts []mcapfile.RecoverOption
+	if o.dropUnverified {
+		opts = append(opts, mcapfile.WithDropUnverified())
+	}
+	rep, err := mcapfile.Recover(o.input, o.output, opts...)
 	if err != nil {
 		return err
 	}
 	w := o.g.stdout
-	fmt.Fprintf(w, "%s -> %s: %d messages (%d salvaged from a cut chunk), %d channels, %d schemas, %d attachments, %d metadata\n",
-		o.input, o.output, rep.Messages, rep.Salvaged, rep.Channels, rep.Schemas, rep.Attachments, rep.Metadata)
-	if rep.Orphans > 0 {
-		fmt.Fprintf(w, "dropped %d messages whose channel record was lost\n", rep.Orphans)
-	}
+	fmt.Fprintf(w, "%s -> %s: %s\n", o.input, o.output, rep)
 	for _, s := range rep.Skipped {
-		fmt.Fprintf(w, "skipped bytes [%d, %d): %s\n", s.Offset, s.Offset+s.Length, s.Reason)
+		what := "skipped"
+		if s.Unverified {
+			what = "kept unverified"
+		}
+		fmt.Fprintf(w, "  %s bytes [%d, %d): %s\n", what, s.Offset, s.Offset+s.Length, s.Reason)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package bag
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -89,7 +90,26 @@ type chunkSeen struct {
 }
 
 func (c *checker) add(off int64, sev, format string, args ...any) {
+	for i, a := range args {
+		args[i] = bareError(a)
+	}
 	c.probs = append(c.probs, Problem{Offset: off, Severity: sev, Message: fmt.Sprintf(format, args...)})
+}
+
+// bareError drops the file name and offset from a *record.Error: a Problem
+// carries its offset itself and doctor names the file.
+func bareError(a any) any {
+	err, ok := a.(error)
+	if !ok {
+		return a
+	}
+	var e *record.Error
+	if !errors.As(err, &e) {
+		return a
+	}
+	b := *e
+	b.File, b.Offset = "", -1
+	return &b
 }
 
 // walk reads every record in file order.

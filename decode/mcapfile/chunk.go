@@ -133,7 +133,7 @@ func (d *decoders) decompress(file string, off int64, c *chunk, dst []byte, veri
 		var err error
 		out, err = readAllLimit(d.lz4, dst[:0], c.uncompressedSize)
 		if err != nil {
-			return nil, errorf(file, off, "chunk.records", record.ErrFormat, "lz4: %v", err)
+			return nil, errorf(file, off, "chunk.records", record.ErrFormat, "%v", err)
 		}
 	default:
 		return nil, errorf(file, off, "chunk.compression", record.ErrUnsupported, "compression %q", c.compression)

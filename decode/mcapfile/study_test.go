@@ -260,9 +260,8 @@ func testStudyTruncated(t *testing.T, dir string) {
 		frac              float64 // where to cut the first chunk, when cut is ""
 		salvage           bool    // whether records of the cut chunk can be had
 	}{
-		// The generator's cut of the zstd file: its chunk is one zstd block,
-		// of which nothing decompresses once cut.
-		{name: "generated", intact: "study.mcap", cut: filepath.Join("broken", "study-truncated.mcap")},
+		// The generator's cut: 60% through the middle lz4 chunk.
+		{name: "generated", intact: "study-lz4.mcap", cut: filepath.Join("broken", "study-truncated.mcap"), salvage: true},
 		{name: "none", intact: "study-none.mcap", frac: 0.6, salvage: true},
 		{name: "lz4", intact: "study-lz4.mcap", frac: 0.6, salvage: true},
 	}

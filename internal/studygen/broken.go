@@ -46,19 +46,29 @@ func writeBroken(dir string) ([]File, error) {
 		return nil, err
 	}
 	cutMCAP := func(data []byte) ([]byte, error) {
-		// The footer (opcode, length, summary_start, ...) ends 8 bytes of
-		// magic before the end; summary_start is its first field.
-		const footer = 1 + 8 + 8 + 8 + 4
-		if len(data) < footer+8 {
-			return nil, fmt.Errorf("too short for an MCAP footer")
+		// Walk the records (opcode, uint64 length, body) after the magic
+		// and cut the middle chunk 60% of the way through.
+		var chunks [][2]int
+		for p := 8; p+9 <= len(data); {
+			n := binary.LittleEndian.Uint64(data[p+1:])
+			if n > uint64(len(data)-p-9) {
+				break
+			}
+			if data[p] == 0x06 {
+				chunks = append(chunks, [2]int{p, p + 9 + int(n)})
+			}
+			if data[p] == 0x0F { // data end
+				break
+			}
+			p += 9 + int(n)
 		}
-		start := binary.LittleEndian.Uint64(data[len(data)-8-footer+9:])
-		if start == 0 || start > uint64(len(data)) {
-			start = uint64(len(data))
+		if len(chunks) == 0 {
+			return nil, fmt.Errorf("no chunk to cut")
 		}
-		return data[:start*3/5], nil
+		c := chunks[len(chunks)/2]
+		return data[:c[0]+(c[1]-c[0])*3/5], nil
 	}
-	if err := derive("study.mcap", "study-truncated.mcap", "cut inside a chunk, 60% of the way to the summary", cutMCAP); err != nil {
+	if err := derive("study-lz4.mcap", "study-truncated.mcap", "cut 60% of the way through its middle lz4 chunk", cutMCAP); err != nil {
 		return nil, err
 	}
 	if err := derive("study-none.mcap", "study-crc.mcap", "one byte of a message changed inside an uncompressed chunk: chunk CRC mismatch", flipPayloadByte); err != nil {

@@ -204,7 +204,7 @@ func WriteDB3(path string, events []Event) error {
 // WriteMCAP writes events as MCAP with the given chunk compression and
 // profile ("ros1": ros1 encoding; "ros2": cdr).
 func WriteMCAP(path string, events []Event, compression, profile string) error {
-	w, err := mcapfile.Create(path, mcapfile.WithCompression(compression), mcapfile.WithProfile(profile), mcapfile.WithChunkSize(256<<10))
+	w, err := mcapfile.Create(path, mcapfile.WithCompression(compression), mcapfile.WithProfile(profile), mcapfile.WithChunkSize(64<<10))
 	if err != nil {
 		return err
 	}
