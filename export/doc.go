@@ -47,9 +47,9 @@
 // same bytes.
 //
 // Parquet has no duration type: durations are stored as INT64 nanoseconds
-// and the Arrow schema is kept under ARROW:schema, so Arrow readers
-// (pyarrow, polars, arrow-go) get duration[ns] back while DuckDB shows
-// BIGINT. Fixed-size lists are stored as Parquet lists (marked optional,
+// and the Arrow schema is kept under ARROW:schema, which Arrow C++ readers
+// (pyarrow, pandas) use to give duration[ns] back; DuckDB and arrow-go
+// v18.5 read the int64. Fixed-size lists are stored as Parquet lists (marked optional,
 // never null). DuckDB reads the UTC nanosecond timestamps as TIMESTAMPTZ,
 // which keeps microseconds.
 //

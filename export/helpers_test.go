@@ -171,7 +171,8 @@ func emitter(v *value.Struct) Decoder {
 }
 
 // canonValue renders what a value tree should look like in Arrow, in a
-// canonical text: times as ns, fields without columns left out.
+// canonical text: timestamps as t<ns>, durations as plain ns (as the int64
+// that some Parquet readers give back), fields without columns left out.
 func canonValue(v any, f *msgdef.Field, elem bool) string {
 	if f != nil && !elem && f.Array != msgdef.Scalar && !f.IsBlob() {
 		xs := v.([]any)
@@ -200,10 +201,14 @@ func canonValue(v any, f *msgdef.Field, elem bool) string {
 	case value.Time:
 		return "t" + strconv.FormatInt(x.Ns(), 10)
 	case value.Duration:
-		return "t" + strconv.FormatInt(x.Ns(), 10)
+		return strconv.FormatInt(x.Ns(), 10) // durations print as plain integers
 	case *value.Struct:
-		if timeLike(x.Type) != msgdef.Invalid {
-			return "t" + strconv.FormatInt(x.Fields[0].(int64)*1e9+int64(x.Fields[1].(uint64)), 10)
+		if k := timeLike(x.Type); k != msgdef.Invalid {
+			ns := strconv.FormatInt(x.Fields[0].(int64)*1e9+int64(x.Fields[1].(uint64)), 10)
+			if k == msgdef.Duration {
+				return ns
+			}
+			return "t" + ns
 		}
 		var parts []string
 		for i := range x.Type.Fields {
@@ -254,7 +259,7 @@ func canonArrow(a arrow.Array, i int) string {
 	case *array.Timestamp:
 		return "t" + strconv.FormatInt(int64(a.Value(i)), 10)
 	case *array.Duration:
-		return "t" + strconv.FormatInt(int64(a.Value(i)), 10)
+		return strconv.FormatInt(int64(a.Value(i)), 10)
 	case *array.Struct:
 		st := a.DataType().(*arrow.StructType)
 		parts := make([]string, a.NumField())
