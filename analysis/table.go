@@ -148,6 +148,39 @@ func FormatCell(v any) string {
 	return fmt.Sprint(v)
 }
 
+// Display returns every row formatted for people, as WriteText shows them:
+// floats with a column-wide number of decimals, control characters escaped.
+func (t *Table) Display() [][]string {
+	cols := make([]int, len(t.Columns))
+	for i := range cols {
+		cols[i] = i
+	}
+	return t.formatted(cols)
+}
+
+// formatted renders the rows' cells of the columns cols.
+func (t *Table) formatted(cols []int) [][]string {
+	cells := make([][]string, len(t.Rows))
+	for r := range t.Rows {
+		cells[r] = make([]string, len(cols))
+	}
+	for j, i := range cols {
+		format := FormatCell
+		switch t.Columns[i].Kind {
+		case Float:
+			format = floatFormat(t.Rows, i)
+		case String:
+			format = func(v any) string { return printable(FormatCell(v)) }
+		}
+		for r, row := range t.Rows {
+			if i < len(row) {
+				cells[r][j] = format(row[i])
+			}
+		}
+	}
+	return cells
+}
+
 // WriteText renders the table for a terminal: a title line, then aligned
 // columns, text left-aligned and numbers right-aligned. The floats of a
 // column share one number of decimals, chosen to give its largest value
@@ -160,27 +193,9 @@ func (t *Table) WriteText(w io.Writer, wide bool) error {
 			cols = append(cols, i)
 		}
 	}
-	cells := make([][]string, len(t.Rows)+1)
-	cells[0] = make([]string, len(cols))
+	cells := append([][]string{make([]string, len(cols))}, t.formatted(cols)...)
 	for j, i := range cols {
 		cells[0][j] = t.Columns[i].Name
-	}
-	for r := range t.Rows {
-		cells[r+1] = make([]string, len(cols))
-	}
-	for j, i := range cols {
-		format := FormatCell
-		switch t.Columns[i].Kind {
-		case Float:
-			format = floatFormat(t.Rows, i)
-		case String:
-			format = func(v any) string { return printable(FormatCell(v)) }
-		}
-		for r, row := range t.Rows {
-			if i < len(row) {
-				cells[r+1][j] = format(row[i])
-			}
-		}
 	}
 	width := make([]int, len(cols))
 	for _, row := range cells {

@@ -16,7 +16,7 @@ type Section struct {
 	Figures []template.HTML
 }
 
-var page = template.Must(template.New("report").Funcs(template.FuncMap{"cell": analysis.FormatCell}).Parse(`<!DOCTYPE html>
+var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{{.Title}}</title>
 <style>
 body{font-family:sans-serif;margin:2em;color:#222}
@@ -29,7 +29,7 @@ figure{display:inline-block;margin:0.5em}
 <h1>{{.Title}}</h1>
 {{range .Sections}}<section id="{{.Kind}}"><h2>{{.Kind}}</h2>
 {{range .Tables}}<h3>{{.Name}}</h3><table data-table="{{.Name}}"><thead><tr>{{range .Columns}}<th>{{.Name}}</th>{{end}}</tr></thead><tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{cell .}}</td>{{end}}</tr>
+{{range .Display}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>
 {{end}}{{range .Figures}}<figure>{{.}}</figure>{{end}}
 </section>
@@ -37,7 +37,8 @@ figure{display:inline-block;margin:0.5em}
 `))
 
 // Render writes the page for results; detail tables (one row per
-// observation) are left out.
+// observation) are left out. Numbers are shown as in the terminal tables;
+// full precision is in `analyze --json` and `--out`.
 func Render(w io.Writer, title string, results []analysis.Result) error {
 	data := struct {
 		Title    string

@@ -69,9 +69,19 @@ func TestReportInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
 	}
-	g := res[0].(*analysis.PlacementsResult).Groups[0]
-	for _, want := range []string{`data-table="placement_groups"`, `data-table="models"`, "cup&lt;b&gt;",
-		analysis.FormatCell(float64(g.MeanX)), "<svg"} {
+	// The first mean_x of placement_groups, as the terminal table shows it.
+	var meanX string
+	for _, tbl := range res[0].Tables() {
+		for ci, c := range tbl.Columns {
+			if tbl.Name == "placement_groups" && c.Name == "mean_x" {
+				meanX = "<td>" + tbl.Display()[0][ci] + "</td>"
+			}
+		}
+	}
+	if meanX == "" || strings.Count(meanX, ".") != 1 || len(meanX) > 20 {
+		t.Fatalf("no readable mean_x cell: %q", meanX)
+	}
+	for _, want := range []string{`data-table="placement_groups"`, `data-table="models"`, "cup&lt;b&gt;", meanX, "<svg"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("DOM lacks %q", want)
 		}
