@@ -127,7 +127,7 @@ func formatNs(ns int64) string {
 		return "-"
 	}
 	t := time.Unix(0, ns).UTC()
-	return fmt.Sprintf("%s (%.6f)", t.Format("2006-01-02T15:04:05.000000Z07:00"), float64(ns)/1e9)
+	return fmt.Sprintf("%s (%d.%09d)", t.Format(time.RFC3339Nano), ns/1e9, ns%1e9)
 }
 
 func printSummary(w io.Writer, info *fileInfo) error {
