@@ -36,7 +36,8 @@
 //
 // # Parquet
 //
-// Files are zstd-compressed by default (snappy, LZ4_RAW or none on request),
+// Files are zstd-compressed (level 1) by default (snappy, LZ4_RAW or none on
+// request),
 // with statistics (except on blob columns, whose min/max would be dropped
 // for size anyway), dictionary-encoded strings, row groups bounded by rows
 // and by bytes (large rows such as point clouds flush by bytes) and never

@@ -52,6 +52,9 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64
 		parquet.WithVersion(parquet.V2_6),
 		parquet.WithCreatedBy("baglab version " + cfg.version),
 		parquet.WithCompression(codec(cfg.compression)),
+		// zstd level 1: half again as fast as the default level 3, for
+		// files about 1-10% larger.
+		parquet.WithCompressionLevel(1),
 		parquet.WithStats(true),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithMaxRowGroupLength(int64(cfg.rowGroupRows)),
