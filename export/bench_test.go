@@ -150,7 +150,11 @@ func BenchmarkRowBuilder(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		rb.NewRecordBatch().Release()
+		rec, err := rb.NewRecordBatch()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rec.Release()
 	}
 }
 

@@ -462,8 +462,11 @@ func (s *Source) flush(b *buffer) error {
 	}
 	s.bytes -= b.rb.Bytes()
 	b.rowBytes = b.rb.Bytes() / int64(b.rb.Len())
-	rec := b.rb.NewRecordBatch()
-	if err := s.emit(b, rec); err != nil {
+	rec, err := b.rb.NewRecordBatch()
+	if err == nil {
+		err = s.emit(b, rec)
+	}
+	if err != nil {
 		s.err = err
 		return err
 	}

@@ -45,7 +45,10 @@ func FuzzRowBuilder(f *testing.F) {
 				good++
 			}
 		}
-		rec := rb.NewRecordBatch()
+		rec, err := rb.NewRecordBatch()
+		if err != nil {
+			t.Fatal(err)
+		}
 		defer rec.Release()
 		if int(rec.NumRows()) != good {
 			t.Fatalf("%d rows for %d good messages", rec.NumRows(), good)

@@ -158,9 +158,10 @@ func (b *RowBuilder) Append(m Meta, d Decoder, data []byte) error {
 }
 
 // NewRecordBatch returns the rows appended so far as a record and resets the
-// builder. Partial rows of failed messages are left out. The caller releases
-// the record.
-func (b *RowBuilder) NewRecordBatch() arrow.RecordBatch {
+// builder. Partial rows of failed messages are left out (copying the good
+// rows; the error is an allocation failure of that copy). The caller
+// releases the record.
+func (b *RowBuilder) NewRecordBatch() (arrow.RecordBatch, error) {
 	// Large blob columns (point clouds, images) get their next buffer at
 	// the size this one reached, rather than growing it by doubling.
 	var sizes []int
@@ -176,7 +177,7 @@ func (b *RowBuilder) NewRecordBatch() arrow.RecordBatch {
 	bad := b.bad
 	b.rows, b.bytes, b.bad = 0, 0, b.bad[:0]
 	if len(bad) == 0 {
-		return rec
+		return rec, nil
 	}
 	defer rec.Release()
 	return dropRows(b.mem, rec, bad)
@@ -186,7 +187,7 @@ func (b *RowBuilder) NewRecordBatch() arrow.RecordBatch {
 func (b *RowBuilder) Release() { b.rb.Release() }
 
 // dropRows returns rec without the rows at the ascending indices in drop.
-func dropRows(mem memory.Allocator, rec arrow.RecordBatch, drop []int) arrow.RecordBatch {
+func dropRows(mem memory.Allocator, rec arrow.RecordBatch, drop []int) (arrow.RecordBatch, error) {
 	var parts []arrow.RecordBatch
 	start := int64(0)
 	for _, i := range append(drop, int(rec.NumRows())) {
@@ -200,33 +201,34 @@ func dropRows(mem memory.Allocator, rec arrow.RecordBatch, drop []int) arrow.Rec
 			p.Release()
 		}
 	}()
-	cols := make([]arrow.Array, rec.NumCols())
+	cols := make([]arrow.Array, 0, rec.NumCols())
+	defer func() {
+		for _, a := range cols {
+			a.Release()
+		}
+	}()
 	var rows int64
 	for _, p := range parts {
 		rows += p.NumRows()
 	}
-	for c := range cols {
+	for c := 0; c < int(rec.NumCols()); c++ {
+		if len(parts) == 0 {
+			bld := array.NewBuilder(mem, rec.Schema().Field(c).Type)
+			cols = append(cols, bld.NewArray())
+			bld.Release()
+			continue
+		}
 		chunks := make([]arrow.Array, len(parts))
 		for i, p := range parts {
 			chunks[i] = p.Column(c)
 		}
-		if len(chunks) == 0 {
-			bld := array.NewBuilder(mem, rec.Schema().Field(c).Type)
-			cols[c] = bld.NewArray()
-			bld.Release()
-			continue
-		}
 		a, err := array.Concatenate(chunks, mem)
-		if err != nil { // cannot happen: the chunks share one type
-			panic(err)
+		if err != nil {
+			return nil, err
 		}
-		cols[c] = a
+		cols = append(cols, a)
 	}
-	out := array.NewRecordBatch(rec.Schema(), cols, rows)
-	for _, a := range cols {
-		a.Release()
-	}
-	return out
+	return array.NewRecordBatch(rec.Schema(), cols, rows), nil
 }
 
 // node is a plan bound to its Arrow builder.

@@ -72,7 +72,10 @@ func TestRowBuilderValues(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			rec := rb.NewRecordBatch()
+			rec, err := rb.NewRecordBatch()
+			if err != nil {
+				t.Fatal(err)
+			}
 			defer rec.Release()
 			if rec.NumRows() != 50 {
 				t.Fatalf("rows %d", rec.NumRows())
@@ -158,7 +161,10 @@ func TestRowBuilderPartialRows(t *testing.T) {
 		if err := rb.Append(Meta{}, emitter(good2), nil); err != nil {
 			t.Fatal(err)
 		}
-		rec := rb.NewRecordBatch()
+		rec, err := rb.NewRecordBatch()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if rec.NumRows() != 2 {
 			t.Fatalf("cut %d: %d rows", cut, rec.NumRows())
 		}
@@ -229,7 +235,10 @@ func TestRowBuilderWrongEvents(t *testing.T) {
 			if err := rb.Append(Meta{}, emitter(good), nil); err != nil {
 				t.Fatal(err)
 			}
-			rec := rb.NewRecordBatch()
+			rec, err := rb.NewRecordBatch()
+			if err != nil {
+				t.Fatal(err)
+			}
 			defer rec.Release()
 			if rec.NumRows() != 1 || canonRow(rec, 0) != canonValue(good, nil, false) {
 				t.Fatalf("rows %d %s", rec.NumRows(), canonRow(rec, 0))
