@@ -35,7 +35,18 @@ type Lexer struct {
 	pos  int64
 	hdr  []byte
 	len4 [4]byte
+	// win caches the bytes at winOff: record headers and small records are
+	// served from it, so framing a record costs one read, and a run of
+	// small records (the index section) a few large reads.
+	win    []byte
+	winOff int64
+	winCap int
 }
+
+const (
+	minWindow = 512     // bytes read ahead at a random position
+	maxWindow = 1 << 20 // bytes read ahead when reading sequentially
+)
 
 // NewLexer returns a lexer over the size bytes of r that starts at offset
 // pos. path names the file in errors.
@@ -56,6 +67,38 @@ func (l *Lexer) errAt(off int64, field string, cause error, format string, args 
 // they lie inside the file, so a short read is an I/O error or a file that
 // shrank.
 func (l *Lexer) readAt(b []byte, off int64, field string) error {
+	if len(b) == 0 {
+		return nil
+	}
+	end := l.winOff + int64(len(l.win))
+	if off >= l.winOff && off+int64(len(b)) <= end {
+		copy(b, l.win[off-l.winOff:])
+		return nil
+	}
+	if len(b) < maxWindow/2 && off >= 0 && off < l.size {
+		// Read ahead, more the more sequential the reading is.
+		if off == end && len(l.win) > 0 {
+			l.winCap = min(max(2*l.winCap, minWindow), maxWindow)
+		} else {
+			l.winCap = minWindow
+		}
+		want := min(int64(max(l.winCap, len(b))), l.size-off)
+		if int64(cap(l.win)) < want {
+			l.win = make([]byte, want)
+		}
+		l.win = l.win[:want]
+		l.winOff = off
+		n, err := l.r.ReadAt(l.win, off)
+		l.win = l.win[:n]
+		if n >= len(b) {
+			copy(b, l.win)
+			return nil
+		}
+		if err == nil || errors.Is(err, io.EOF) {
+			return l.errAt(off+int64(n), field, record.ErrTruncated, "short read")
+		}
+		return err
+	}
 	n, err := l.r.ReadAt(b, off)
 	if n == len(b) {
 		return nil
