@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"sync"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
@@ -102,6 +103,7 @@ func runCat(o *catOptions) error {
 			}
 		}
 		n += int64(len(lines))
+		b.release()
 		if b.err != nil && (o.limit == 0 || n < o.limit) {
 			out.Flush()
 			return b.err
@@ -119,8 +121,8 @@ func runCat(o *catOptions) error {
 // catBatch is a run of consecutive messages rendered by one worker.
 type catBatch struct {
 	msgs    []record.Message
-	arena   []byte  // the messages' data, copied out of the reader's buffers
-	out     []byte  // NDJSON lines
+	arena   []byte  // the messages' data, copied out of the reader's buffers (pooled)
+	out     []byte  // NDJSON lines (pooled)
 	ends    []int   // end offset in out of each line
 	skipped []error // messages that failed to decode, with --skip-bad
 	err     error   // the error that ends the output after these lines
@@ -207,9 +209,35 @@ func (p *catPipeline) stop() {
 	}
 }
 
+// batchBuffers recycles the large buffers of written batches.
+var batchBuffers sync.Pool
+
+func getBuffer(n int) []byte {
+	if b, ok := batchBuffers.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, n)
+}
+
+func putBuffer(b []byte) {
+	if cap(b) > 0 {
+		batchBuffers.Put(&b)
+	}
+}
+
 func newCatBatch() *catBatch { return &catBatch{done: make(chan struct{})} }
 
+// release returns the batch's buffers once its output is written.
+func (b *catBatch) release() {
+	putBuffer(b.arena)
+	putBuffer(b.out)
+	b.arena, b.out, b.msgs = nil, nil, nil
+}
+
 func (b *catBatch) add(m *record.Message) {
+	if b.arena == nil {
+		b.arena = getBuffer(batchBytes + len(m.Data))
+	}
 	start := len(b.arena)
 	b.arena = append(b.arena, m.Data...)
 	c := *m
@@ -220,12 +248,15 @@ func (b *catBatch) add(m *record.Message) {
 // render fills out with the batch's lines. The arena may have moved while
 // it grew, so each message's data is re-sliced from it first.
 func (b *catBatch) render(lw *lineWriter, skipBad bool) {
+	// Base64 makes blobs 4/3 as long; a line adds its envelope and keys.
+	b.out = getBuffer(len(b.arena)*4/3 + 512*len(b.msgs) + 4096)
 	pos := 0
 	for i := range b.msgs {
 		m := &b.msgs[i]
 		m.Data = b.arena[pos : pos+len(m.Data)]
 		pos += len(m.Data)
-		line, err := lw.line(m)
+		var err error
+		b.out, err = lw.appendLine(b.out, m)
 		if err != nil {
 			if skipBad {
 				b.skipped = append(b.skipped, err)
@@ -234,27 +265,27 @@ func (b *catBatch) render(lw *lineWriter, skipBad bool) {
 			b.err = err
 			return
 		}
-		b.out = append(b.out, line...)
 		b.ends = append(b.ends, len(b.out))
 	}
 }
 
-// lineWriter renders messages as NDJSON lines, reusing its buffer.
+// lineWriter renders messages as NDJSON lines.
 type lineWriter struct {
 	res  *decode.Resolver
 	decs map[*record.Channel]decode.Decoder
 	jw   *sink.JSONWriter
-	buf  []byte
 }
 
 func newLineWriter(res *decode.Resolver) *lineWriter {
 	return &lineWriter{res: res, decs: map[*record.Channel]decode.Decoder{}, jw: sink.NewJSONWriter()}
 }
 
-// line returns m as one NDJSON line (with its newline), valid until the next call.
-func (lw *lineWriter) line(m *record.Message) ([]byte, error) {
+// appendLine appends m as one NDJSON line (with its newline) to dst. On
+// error dst comes back as it was.
+func (lw *lineWriter) appendLine(dst []byte, m *record.Message) ([]byte, error) {
 	ch := m.Channel
-	b := append(lw.buf[:0], `{"topic":`...)
+	start := len(dst)
+	b := append(dst, `{"topic":`...)
 	b = sink.AppendJSONString(b, ch.Topic)
 	b = append(b, `,"type":`...)
 	b = sink.AppendJSONString(b, typeName(ch))
@@ -263,7 +294,7 @@ func (lw *lineWriter) line(m *record.Message) ([]byte, error) {
 	b = append(b, `,"message":`...)
 	if ch.MessageEncoding == "json" {
 		if !json.Valid(m.Data) {
-			return nil, messageError(m, &record.Error{Offset: 0, Err: record.ErrFormat, Detail: "invalid JSON message"})
+			return dst[:start], messageError(m, &record.Error{Offset: 0, Err: record.ErrFormat, Detail: "invalid JSON message"})
 		}
 		b = append(b, m.Data...)
 	} else {
@@ -272,19 +303,17 @@ func (lw *lineWriter) line(m *record.Message) ([]byte, error) {
 			var err error
 			dec, err = lw.res.For(ch)
 			if err != nil {
-				return nil, record.WithFile(err, m.Source, -1, ch.Topic)
+				return dst[:start], record.WithFile(err, m.Source, -1, ch.Topic)
 			}
 			lw.decs[ch] = dec
 		}
 		lw.jw.Begin(b)
 		if err := dec.Decode(m.Data, lw.jw); err != nil {
-			return nil, messageError(m, err)
+			return lw.jw.JSON()[:start], messageError(m, err)
 		}
 		b = lw.jw.JSON()
 	}
-	b = append(b, "}\n"...)
-	lw.buf = b
-	return b, nil
+	return append(b, "}\n"...), nil
 }
 
 // messageError places a codec error (offset within the message) in its file.

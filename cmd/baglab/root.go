@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 
@@ -30,12 +31,13 @@ var version = "0.1.0-dev"
 
 // globalOptions are the flags every command shares.
 type globalOptions struct {
-	msgPaths []string
-	quiet    bool
-	ctx      context.Context
-	stdin    io.Reader
-	stdout   io.Writer
-	stderr   io.Writer
+	msgPaths   []string
+	quiet      bool
+	cpuProfile string
+	ctx        context.Context
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
 }
 
 // registry returns the definitions registry: the embedded native packages
@@ -103,6 +105,26 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	root.PersistentFlags().StringArrayVar(&g.msgPaths, "msg-path", nil,
 		"directory of extra message packages (<pkg>/msg/*.msg, srv/, action/); repeatable")
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr")
+	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
+	_ = root.PersistentFlags().MarkHidden("cpuprofile")
+	var profile *os.File
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if g.cpuProfile == "" {
+			return nil
+		}
+		f, err := os.Create(g.cpuProfile)
+		if err != nil {
+			return usageErrorf("--cpuprofile: %v", err)
+		}
+		profile = f
+		return pprof.StartCPUProfile(f)
+	}
+	root.PersistentPostRun = func(cmd *cobra.Command, args []string) {
+		if profile != nil {
+			pprof.StopCPUProfile()
+			profile.Close()
+		}
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, c.CommandPath())}
 	})
