@@ -13,23 +13,24 @@ make -s build
 [ -f "$BAG" ] || go run ./testdata/gen -big "$BAG" -size "$SIZE"
 ls -l "$BAG"
 
-measure() { # label, command...: prints "label seconds peak_rss_MiB"
-  local label=$1; shift
+measure() { # label, runs, command...: prints "label mean_seconds peak_rss_MiB"
+  local label=$1 runs=$2; shift 2
   local t0 t1 rss
-  t0=$(date +%s.%N)
-  /usr/bin/time -f '%M' -o "$DIR/$label.rss" "$@" >/dev/null 2>&1
+  /usr/bin/time -f '%M' -o "$DIR/$label.rss" "$@" >/dev/null 2>&1  # warm, and peak RSS
   rss=$(tail -n1 "$DIR/$label.rss")
+  t0=$(date +%s.%N)
+  for _ in $(seq "$runs"); do "$@" >/dev/null 2>&1; done
   t1=$(date +%s.%N)
-  printf '%-22s %8.2f s  %6s MiB\n' "$label" "$(echo "$t1 - $t0" | bc)" "$(( ${rss:-0} / 1024 ))"
-  echo "$t1 - $t0" | bc > "$DIR/$label.t"
+  echo "($t1 - $t0) / $runs" | bc -l > "$DIR/$label.t"
+  printf '%-14s %9.4f s (mean of %d)  peak RSS %6s MiB\n' "$label" "$(cat "$DIR/$label.t")" "$runs" "$(( ${rss:-0} / 1024 ))"
 }
 command -v /usr/bin/time >/dev/null || { apt-get install -y -qq time >/dev/null; }
 command -v bc >/dev/null || { apt-get install -y -qq bc >/dev/null; }
 sync
-measure baglab-info ./bin/baglab info "$BAG"
-measure rosbag-info /usr/bin/python3 /usr/bin/rosbag info "$BAG"
-measure baglab-cat sh -c "./bin/baglab cat '$BAG' > /dev/null"
-measure python-cat /usr/bin/python3 testdata/bench/rosbag_cat.py "$BAG"
+measure baglab-info 20 ./bin/baglab info "$BAG"
+measure rosbag-info 5 /usr/bin/python3 /usr/bin/rosbag info "$BAG"
+measure baglab-cat 3 sh -c "./bin/baglab cat '$BAG' > /dev/null"
+measure python-cat 1 /usr/bin/python3 testdata/bench/rosbag_cat.py "$BAG"
 for p in info cat; do
   a=$(cat "$DIR/baglab-$p.t"); b=$(cat "$DIR/$( [ $p = info ] && echo rosbag || echo python)-$p.t")
   printf '%s speed-up: %.1fx\n' "$p" "$(echo "$b / $a" | bc -l)"
