@@ -154,11 +154,17 @@ func checkDefinitions(o *doctorOptions, damaged bool) ([]problem, error) {
 	if o.noDecode {
 		return probs, nil
 	}
+	var total int64
+	if sum, err := r.Summary(); err == nil {
+		total = int64(sum.MessageCount)
+	}
 	it, err := r.Messages(record.Filter{})
 	if err != nil {
 		return append(probs, readError(err)...), nil
 	}
 	defer it.Close()
+	bar := newProgress(o.g, total, "decode")
+	defer bar.done()
 	failures := map[*record.Channel]int{}
 	for {
 		if err := o.g.ctx.Err(); err != nil {
@@ -172,6 +178,7 @@ func checkDefinitions(o *doctorOptions, damaged bool) ([]problem, error) {
 			probs = append(probs, readError(err)...)
 			break
 		}
+		bar.add(1)
 		ch := m.Channel
 		if bad[ch] || ch.MessageEncoding == "json" {
 			continue
