@@ -9,6 +9,7 @@ import (
 	"io"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/baglab/baglab/decode"
@@ -77,6 +78,12 @@ func runCat(o *catOptions) error {
 	if err != nil {
 		return err
 	}
+	res := decode.NewResolver(reg)
+	if !o.skipBad {
+		if err := requireDefinitions(r, f, res, strings.Join(o.files, ", ")); err != nil {
+			return err
+		}
+	}
 	it, err := r.Messages(f)
 	if err != nil {
 		return err
@@ -84,7 +91,7 @@ func runCat(o *catOptions) error {
 	defer it.Close()
 
 	out := bufio.NewWriterSize(o.g.stdout, 1<<20)
-	p := newCatPipeline(o.g.ctx, decode.NewResolver(reg), it, runtime.GOMAXPROCS(0), o.skipBad)
+	p := newCatPipeline(o.g.ctx, res, it, runtime.GOMAXPROCS(0), o.skipBad)
 	defer p.stop()
 	var n int64
 	for b := range p.order {

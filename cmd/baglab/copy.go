@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/mcapfile"
@@ -115,6 +116,12 @@ func runCopy(o *copyOptions) error {
 	if err != nil {
 		return err
 	}
+	res := decode.NewResolver(reg)
+	if format == decode.FormatBag || needsDefinitions(r) {
+		if err := requireDefinitions(r, f, res, strings.Join(o.inputs, ", ")); err != nil {
+			return err
+		}
+	}
 	it, err := r.Messages(f)
 	if err != nil {
 		return err
@@ -124,7 +131,7 @@ func runCopy(o *copyOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	n, err := copyMessages(o, format, decode.NewResolver(reg), it, w, int64(sum.MessageCount))
+	n, err := copyMessages(o, format, res, it, w, int64(sum.MessageCount))
 	if err == nil {
 		err = copyMCAPExtras(o.inputs, w)
 	}
@@ -138,6 +145,21 @@ func runCopy(o *copyOptions) error {
 	}
 	o.g.note("baglab: wrote %d messages to %s", n, o.output)
 	return nil
+}
+
+// needsDefinitions reports whether some channel of r stores no definition,
+// which a copy must then take from the registry.
+func needsDefinitions(r record.Reader) bool {
+	chans, err := r.Channels()
+	if err != nil {
+		return false
+	}
+	for _, ch := range chans {
+		if ch.MessageEncoding != "json" && (ch.Schema == nil || len(ch.Schema.Data) == 0) {
+			return true
+		}
+	}
+	return false
 }
 
 type outChannel struct {

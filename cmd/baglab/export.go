@@ -187,6 +187,13 @@ func runExport(o *exportOptions) error {
 		opts = append(opts, export.WithSkipBad(func(err error) { g.note("baglab: skipped: %v", err) }))
 	}
 	res := decode.NewResolver(reg)
+	if !o.skipBad {
+		for i, r := range readers {
+			if err := requireDefinitions(r, filter, res, o.files[i]); err != nil {
+				return err
+			}
+		}
+	}
 	var noted sync.Map
 	resolve := func(ch *record.Channel) (export.TypedDecoder, error) {
 		d, err := res.For(ch)

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/baglab/baglab/decode"
@@ -147,4 +149,40 @@ func sameFile(a, b string) (bool, error) {
 		return false, err
 	}
 	return os.SameFile(sa, sb), nil
+}
+
+// requireDefinitions resolves the definition of every channel of r that f
+// selects and fails with one error naming every type that has none (a
+// rosbag2 database that stores no definitions, of types the registry does
+// not know), so the user learns them all at once.
+func requireDefinitions(r record.Reader, f record.Filter, res *decode.Resolver, path string) error {
+	chans, err := r.Channels()
+	if err != nil {
+		return err
+	}
+	missing := map[string][]string{}
+	var types []string
+	for _, ch := range chans {
+		if (f.Topic != nil && !f.Topic(ch.Topic)) || ch.MessageEncoding == "json" {
+			continue
+		}
+		if _, err := res.For(ch); err != nil && errors.Is(err, record.ErrUnknownType) {
+			name := typeName(ch)
+			if _, ok := missing[name]; !ok {
+				types = append(types, name)
+			}
+			missing[name] = append(missing[name], ch.Topic)
+		}
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	sort.Strings(types)
+	var parts []string
+	for _, name := range types {
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, strings.Join(missing[name], ", ")))
+	}
+	return &record.Error{File: path, Offset: -1, Err: record.ErrUnknownType,
+		Detail: fmt.Sprintf("no definition for %d type(s): %s; the recording stores none for them and baglab's registry lacks them: add their packages with --msg-path DIR",
+			len(types), strings.Join(parts, "; "))}
 }

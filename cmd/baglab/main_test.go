@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -388,5 +389,33 @@ func TestMsgPath(t *testing.T) {
 	}
 	if _, _, code := run(t, "msg", "show", "lab_msgs/Trial"); code != exitUsage {
 		t.Errorf("without --msg-path: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// TestMissingDefinitions: a rosbag2 database that stores no definitions of
+// a type baglab does not know fails up front, naming the type and its
+// topic; --msg-path with the package makes it readable.
+func TestMissingDefinitions(t *testing.T) {
+	dir := t.TempDir()
+	if out, err := exec.Command("/usr/bin/python3", "../../decode/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mkdb3.py: %v\n%s", err, out)
+	}
+	old := filepath.Join(dir, "old.db3")
+	for _, verb := range [][]string{{"cat", old}, {"export", old, "--out", filepath.Join(dir, "x")}, {"convert", old, filepath.Join(dir, "x.bag")}} {
+		_, stderr, code := run(t, verb...)
+		if code != exitBadInput || !strings.Contains(stderr, "std_msgs/msg/String (/old)") || !strings.Contains(stderr, "--msg-path") {
+			t.Errorf("%s: exit %d: %s", verb[0], code, stderr)
+		}
+	}
+	pkg := filepath.Join(dir, "msgs", "std_msgs")
+	if err := os.MkdirAll(filepath.Join(pkg, "msg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(pkg, "package.xml"), []byte(`<package format="3"><name>std_msgs</name><buildtool_depend>ament_cmake</buildtool_depend></package>`), 0o644)
+	os.WriteFile(filepath.Join(pkg, "msg", "String.msg"), []byte("string data\n"), 0o644)
+	out, stderr, code := run(t, "cat", "--msg-path", filepath.Join(dir, "msgs"), old)
+	lines := parseCat(t, out)
+	if code != 0 || len(lines) != 10 || string(lines[1].Message) != `{"data":"x"}` {
+		t.Errorf("with --msg-path: exit %d, %d lines (%s): %s", code, len(lines), out, stderr)
 	}
 }
