@@ -16,7 +16,7 @@ APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic pyth
                ros-std-msgs ros-geometry-msgs ros-sensor-msgs chromium
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test test-go deps deps-apt deps-npm lint fuzz bench demo clean
+.PHONY: all build test deps deps-apt deps-npm lint fuzz bench demo sample clean
 
 all: build
 
@@ -77,6 +77,10 @@ demo: build
 	./$(BIN) analyze all $(DEMO)/data/study-lz4.mcap $(DEMO)/data/queries.db3 --baseline $(DEMO)/analysis.json --tolerance 1e-9 > /dev/null && echo "baseline: the MCAP/db3 copies give the same numbers"
 	./$(BIN) report $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap -o $(DEMO)/report.html
 	@echo "== done: open $(DEMO)/report.html; tables in $(DEMO)/tables, Parquet in $(DEMO)/parquet"
+
+## sample: regenerate the committed sample study (testdata/sample)
+sample:
+	$(GO) run ./testdata/gen -o testdata/sample -sessions 2 > /dev/null
 
 clean:
 	rm -rf bin $(DEMO)

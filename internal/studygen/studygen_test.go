@@ -75,3 +75,40 @@ func TestEveryNativeType(t *testing.T) {
 		t.Errorf("truth is incomplete: %+v", s.Truth)
 	}
 }
+
+// TestSampleIsCurrent regenerates the committed sample (testdata/sample)
+// and requires identical files.
+func TestSampleIsCurrent(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Generate(msgdef.Default(), Options{Seed: 1, Sessions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := WriteAll(dir, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, File{Name: "truth.json"})
+	for _, f := range files {
+		want, _ := filepath.Glob(filepath.Join("../../testdata/sample", f.Name, "*"))
+		got, _ := filepath.Glob(filepath.Join(dir, f.Name, "*"))
+		if len(got) == 0 { // a plain file, not a folder
+			want, got = []string{filepath.Join("../../testdata/sample", f.Name)}, []string{filepath.Join(dir, f.Name)}
+		}
+		if len(want) != len(got) {
+			t.Errorf("%s: %d files committed, %d generated (make sample)", f.Name, len(want), len(got))
+			continue
+		}
+		for i := range got {
+			a, err := os.ReadFile(want[i])
+			if err != nil {
+				t.Errorf("%v (make sample)", err)
+				continue
+			}
+			b, _ := os.ReadFile(got[i])
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s differs from the generator's output: run make sample", want[i])
+			}
+		}
+	}
+}
