@@ -252,6 +252,12 @@ func CombineSummaries(sums []*record.Summary) *record.Summary {
 				byTopic[t.Topic] = a
 				order = append(order, t.Topic)
 			}
+			if t.MessageCount > 0 {
+				if a.ts.MessageCount == 0 || t.StartNs < a.ts.StartNs {
+					a.ts.StartNs = t.StartNs
+				}
+				a.ts.EndNs = max(a.ts.EndNs, t.EndNs)
+			}
 			a.ts.MessageCount += t.MessageCount
 		}
 		out.Channels = append(out.Channels, s.Channels...)
@@ -261,17 +267,8 @@ func CombineSummaries(sums []*record.Summary) *record.Summary {
 	sort.Strings(order)
 	for _, name := range order {
 		t := byTopic[name].ts
-		t.FrequencyHz = Frequency(t.MessageCount, out.DurationNs)
+		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
 		out.Topics = append(out.Topics, t)
 	}
 	return out
-}
-
-// Frequency is the mean message rate of count messages over durationNs, as
-// rosbag info computes it: count / duration, 0 when undefined.
-func Frequency(count uint64, durationNs int64) float64 {
-	if count < 2 || durationNs <= 0 {
-		return 0
-	}
-	return float64(count) / (float64(durationNs) / 1e9)
 }

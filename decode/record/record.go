@@ -83,12 +83,28 @@ func (f Filter) Match(topic string, logTime int64) bool {
 
 // TopicSummary counts one topic of a file.
 type TopicSummary struct {
-	Topic        string  `json:"topic"`
-	Type         string  `json:"type"`
-	Encoding     string  `json:"encoding"`
-	MD5          string  `json:"md5,omitempty"`
-	MessageCount uint64  `json:"message_count"`
-	FrequencyHz  float64 `json:"frequency_hz"`
+	Topic        string `json:"topic"`
+	Type         string `json:"type"`
+	Encoding     string `json:"encoding"`
+	MD5          string `json:"md5,omitempty"`
+	MessageCount uint64 `json:"message_count"`
+	// StartNs and EndNs are the log times of the topic's first and last
+	// messages (0 when it has none).
+	StartNs int64 `json:"start_ns"`
+	EndNs   int64 `json:"end_ns"`
+	// FrequencyHz is Frequency(MessageCount, StartNs, EndNs): the mean rate
+	// over the topic's own span, the same definition for every format.
+	FrequencyHz float64 `json:"frequency_hz"`
+}
+
+// Frequency is the mean message rate of count messages whose first and
+// last log times are start and end: (count-1) intervals over the span, as
+// the mean of the gaps rosbag info --freq measures; 0 when undefined.
+func Frequency(count uint64, start, end int64) float64 {
+	if count < 2 || end <= start {
+		return 0
+	}
+	return float64(count-1) / (float64(end-start) / 1e9)
 }
 
 // Summary is what `baglab info` reports for one file. Readers fill it from
