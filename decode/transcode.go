@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/baglab/baglab/decode/msgdef"
@@ -59,7 +60,7 @@ func ros2Name(name string) string {
 func ros1Text(t *msgdef.Type) string {
 	var b strings.Builder
 	for _, c := range t.Constants {
-		fmt.Fprintf(&b, "%s %s=%s\n", ros1Prim(c.Kind, c.Prim), c.Name, c.Value)
+		fmt.Fprintf(&b, "%s %s=%s\n", ros1Prim(c.Kind, c.Prim), c.Name, ros1ConstantValue(c))
 	}
 	for i := range t.Fields {
 		f := &t.Fields[i]
@@ -78,6 +79,32 @@ func ros1Text(t *msgdef.Type) string {
 		fmt.Fprintf(&b, "%s %s\n", typ, f.Name)
 	}
 	return b.String()
+}
+
+// ros1ConstantValue spells a ROS2 constant's value as genmsg reads it:
+// booleans as Python literals (True/False), strings unquoted.
+func ros1ConstantValue(c msgdef.Constant) string {
+	v := strings.TrimSpace(c.Value)
+	switch c.Kind {
+	case msgdef.Bool:
+		switch strings.ToLower(v) {
+		case "true", "1":
+			return "True"
+		case "false", "0":
+			return "False"
+		}
+	case msgdef.String, msgdef.WString:
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+			inner := v[1 : len(v)-1]
+			if v[0] == '"' {
+				if u, err := strconv.Unquote(v); err == nil {
+					return u
+				}
+			}
+			return strings.ReplaceAll(inner, `\'`, "'")
+		}
+	}
+	return v
 }
 
 func ros1Prim(k msgdef.Kind, prim string) string {

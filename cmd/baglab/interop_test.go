@@ -19,7 +19,7 @@ import json, sys, rosbag
 out = []
 with rosbag.Bag(sys.argv[1]) as bag:
     for topic, msg, t in bag.read_messages():
-        row = {"topic": topic, "type": msg._type, "t": t.to_nsec()}
+        row = {"topic": topic, "type": msg._type, "t": t.to_nsec(), "fields": len(msg.__slots__)}
         if msg._type == "remap_msgs/Query_Event":
             row["seq"] = msg.info.sequence_number
             row["event_type"] = msg.info.event_type
@@ -35,6 +35,7 @@ print(json.dumps(out))
 
 type rosbagRow struct {
 	Topic      string     `json:"topic"`
+	Fields     int        `json:"fields"`
 	Type       string     `json:"type"`
 	T          int64      `json:"t"`
 	Seq        int64      `json:"seq"`
@@ -146,6 +147,34 @@ func TestConvertedBagsReadByRosbag(t *testing.T) {
 	if events != 2*study.Truth.Queries.Requests {
 		t.Errorf("%d service events, want %d", events, 2*study.Truth.Queries.Requests)
 	}
+
+	// A real rosbag2 recording whose definitions carry ROS2 constants
+	// (bool true, quoted strings): genpy must accept the ROS1 definitions.
+	fromRosbag2 := filepath.Join(dir, "cdr_test.bag")
+	if _, stderr, code := run(t, "convert", filepath.Join(sharedFixtures(t), "rosbag2/rosbag2_tests/cdr_test"), fromRosbag2); code != 0 {
+		t.Fatal(stderr)
+	}
+	rows = readWithRosbag(t, fromRosbag2)
+	if len(rows) != 7 {
+		t.Errorf("rosbag read %d messages of cdr_test, want 7", len(rows))
+	}
+	for _, r := range rows {
+		if r.Fields == 0 {
+			t.Errorf("%s (%s): rosbag built a class without fields: its definition did not load", r.Topic, r.Type)
+		}
+	}
+}
+
+func sharedFixtures(t *testing.T) string {
+	t.Helper()
+	if d := os.Getenv("BAGLAB_SHARED"); d != "" {
+		return filepath.Join(d, "public-fixtures")
+	}
+	d, err := filepath.Abs("../../../shared/public-fixtures")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // TestConvertedMCAPReadByLibrary: MCAP that baglab writes from a bag is read
