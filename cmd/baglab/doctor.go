@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/bag"
@@ -16,97 +18,145 @@ import (
 
 type doctorOptions struct {
 	g        *globalOptions
-	file     string
+	files    []string
+	file     string // the file being checked
 	json     bool
 	noDecode bool
+	strict   bool
 }
 
 // problem is one finding of doctor, whatever the format.
 type problem struct {
+	File     string `json:"file"`
 	Offset   int64  `json:"offset"`
-	Severity string `json:"severity"`
+	Severity string `json:"severity"` // "error" or "warning"
 	Message  string `json:"message"`
 }
 
 func newDoctorCmd(g *globalOptions) *cobra.Command {
 	o := &doctorOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "doctor FILE",
-		Short: "Check a recording: structure, CRCs, index, definitions and MD5s",
-		Long: `Check a recording thoroughly: record structure, CRCs (MCAP), chunk
+		Use:   "doctor FILE...",
+		Short: "Check recordings: structure, CRCs, index, definitions and MD5s",
+		Long: `Check each recording thoroughly: record structure, CRCs (MCAP), chunk
 decompression, index and summary consistency with the content, each
 channel's definition (parses, and for ROS1 its MD5 agrees with the stored
 md5sum), and — unless --no-decode — that every message decodes with its
-definition. Prints each problem with its byte offset.
+definition. Prints each problem with its byte offset; damage that a repair
+can undo names the command (reindex for bags, recover for MCAP).
 
-Exit 0 when clean, 1 when problems were found, 3 when the file cannot be
-read at all.`,
-		Example: "  baglab doctor study.bag\n  baglab doctor --json run.mcap",
-		Args:    argsUsage(cobra.ExactArgs(1)),
+Errors are damage or inconsistencies; warnings are things the formats allow
+but that cost something (an MCAP without a summary section, a bag whose
+index was never written).
+
+Exit 0 when no errors were found (warnings alone, unless --strict), 1 when
+problems were found, 3 when a file cannot be read at all. --json prints one
+array of {"file","offset","severity","message"} for all the files.`,
+		Example: "  baglab doctor study.bag\n  baglab doctor --json run.mcap day2/*.bag\n  baglab doctor --strict --no-decode archive/*.mcap",
+		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o.file = args[0]
+			o.files = args
 			return runDoctor(o)
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "print problems as a JSON array")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the problems as one JSON array")
 	cmd.Flags().BoolVar(&o.noDecode, "no-decode", false, "skip decoding every message")
+	cmd.Flags().BoolVar(&o.strict, "strict", false, "exit 1 on warnings too")
 	return cmd
 }
 
 func runDoctor(o *doctorOptions) error {
+	all := []problem{}
+	failed, unreadable := false, false
+	for _, file := range o.files {
+		o.file = file
+		probs, err := checkFile(o)
+		if err != nil {
+			// The file cannot be read at all: report it like a problem so
+			// that --json consumers see it, and exit 3 at the end.
+			if errors.Is(err, context.Canceled) || o.g.ctx.Err() != nil {
+				return err
+			}
+			if len(o.files) == 1 && !o.json {
+				return err
+			}
+			probs = []problem{{File: file, Offset: offsetOf(err), Severity: "error", Message: bare(err)}}
+			unreadable = true
+		}
+		for _, p := range probs {
+			if p.Severity == "error" || o.strict {
+				failed = true
+			}
+		}
+		all = append(all, probs...)
+		if !o.json {
+			for _, p := range probs {
+				if p.Offset >= 0 {
+					fmt.Fprintf(o.g.stdout, "%s: %s at offset %d: %s\n", p.File, p.Severity, p.Offset, p.Message)
+				} else {
+					fmt.Fprintf(o.g.stdout, "%s: %s: %s\n", p.File, p.Severity, p.Message)
+				}
+			}
+			if len(probs) == 0 {
+				fmt.Fprintf(o.g.stdout, "%s: ok\n", file)
+			}
+		}
+	}
+	if o.json {
+		enc := json.NewEncoder(o.g.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(all); err != nil {
+			return err
+		}
+	}
+	switch {
+	case unreadable:
+		return &exitError{code: exitBadInput}
+	case failed:
+		return errProblemsFound
+	}
+	return nil
+}
+
+// checkFile runs the format's structural check and the definition and
+// decoding checks on o.file.
+func checkFile(o *doctorOptions) ([]problem, error) {
 	format, err := decode.Sniff(o.file)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var probs []problem
 	switch {
 	case format == decode.FormatBag:
 		ps, err := bag.Check(o.file)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, p := range ps {
-			probs = append(probs, problem{p.Offset, p.Severity, p.Message})
+			probs = append(probs, problem{o.file, p.Offset, p.Severity, p.Message})
 		}
 	case format == decode.FormatMCAP && !isDir(o.file):
 		ps, err := mcapfile.Check(o.file)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		for _, p := range ps {
-			probs = append(probs, problem{p.Offset, p.Severity, p.Message})
-		}
-	}
-	more, err := checkDefinitions(o, len(probs) > 0)
-	if err != nil {
-		return err
-	}
-	probs = collapse(append(probs, more...))
-	if o.json {
-		if probs == nil {
-			probs = []problem{}
-		}
-		enc := json.NewEncoder(o.g.stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(probs); err != nil {
-			return err
-		}
-	} else {
-		for _, p := range probs {
-			if p.Offset >= 0 {
-				fmt.Fprintf(o.g.stdout, "%s: %s at offset %d: %s\n", o.file, p.Severity, p.Offset, p.Message)
-			} else {
-				fmt.Fprintf(o.g.stdout, "%s: %s: %s\n", o.file, p.Severity, p.Message)
+			msg := p.Message
+			if p.Severity == mcapfile.SeverityError && !strings.Contains(msg, "baglab recover") {
+				msg += "; `baglab recover` salvages what is intact"
 			}
-		}
-		if len(probs) == 0 {
-			fmt.Fprintf(o.g.stdout, "%s: ok\n", o.file)
+			probs = append(probs, problem{o.file, p.Offset, p.Severity, msg})
 		}
 	}
-	if len(probs) > 0 {
-		return errProblemsFound
+	damaged := false
+	for _, p := range probs {
+		damaged = damaged || p.Severity == "error"
 	}
-	return nil
+	more, err := checkDefinitions(o, damaged)
+	if err != nil {
+		return nil, err
+	}
+	return collapse(append(probs, more...)), nil
 }
 
 // checkDefinitions resolves every channel's definition, compares ROS1 MD5s
@@ -121,7 +171,7 @@ func checkDefinitions(o *doctorOptions, damaged bool) ([]problem, error) {
 		if damaged {
 			return nil
 		}
-		return []problem{{Offset: offsetOf(err), Severity: "error", Message: bare(err)}}
+		return []problem{{File: o.file, Offset: offsetOf(err), Severity: "error", Message: bare(err)}}
 	}
 	r, err := decode.Open(o.file)
 	if err != nil {
@@ -141,13 +191,13 @@ func checkDefinitions(o *doctorOptions, damaged bool) ([]problem, error) {
 		}
 		dec, err := res.For(ch)
 		if err != nil {
-			probs = append(probs, problem{-1, "error", fmt.Sprintf("topic %s: definition of %s: %v", ch.Topic, typeName(ch), err)})
+			probs = append(probs, problem{o.file, -1, "error", fmt.Sprintf("topic %s: definition of %s: %v", ch.Topic, typeName(ch), err)})
 			bad[ch] = true
 			continue
 		}
 		if ch.MessageEncoding == "ros1" && ch.Schema != nil && ch.Schema.MD5 != "" && ch.Schema.MD5 != "*" {
 			if sum := msgdef.MD5(dec.Type()); sum != ch.Schema.MD5 {
-				probs = append(probs, problem{-1, "error", fmt.Sprintf("topic %s: stored md5sum %s of %s disagrees with its definition's MD5 %s", ch.Topic, ch.Schema.MD5, typeName(ch), sum)})
+				probs = append(probs, problem{o.file, -1, "error", fmt.Sprintf("topic %s: stored md5sum %s of %s disagrees with its definition's MD5 %s", ch.Topic, ch.Schema.MD5, typeName(ch), sum)})
 			}
 		}
 	}
@@ -190,13 +240,13 @@ func checkDefinitions(o *doctorOptions, damaged bool) ([]problem, error) {
 		if _, err := dec.DecodeValue(m.Data); err != nil {
 			failures[ch]++
 			if failures[ch] <= 3 {
-				probs = append(probs, problem{m.Offset, "error", bare(messageError(m, err))})
+				probs = append(probs, problem{o.file, m.Offset, "error", bare(messageError(m, err))})
 			}
 		}
 	}
 	for ch, n := range failures {
 		if n > 3 {
-			probs = append(probs, problem{-1, "error", fmt.Sprintf("topic %s: %d messages failed to decode in all", ch.Topic, n)})
+			probs = append(probs, problem{o.file, -1, "error", fmt.Sprintf("topic %s: %d messages failed to decode in all", ch.Topic, n)})
 		}
 	}
 	return probs, nil

@@ -419,3 +419,45 @@ func TestMissingDefinitions(t *testing.T) {
 		t.Errorf("with --msg-path: exit %d, %d lines (%s): %s", code, len(lines), out, stderr)
 	}
 }
+
+func TestDoctor(t *testing.T) {
+	noSummary := filepath.Join(sharedFixtures(t), "mcap-conformance/data/NoData/NoData.mcap")
+	cases := []struct {
+		name string
+		args []string
+		code int
+		want []string
+	}{
+		{"warnings only", []string{"doctor", noSummary}, exitOK, []string{"warning", "no summary"}},
+		{"strict", []string{"doctor", "--strict", noSummary}, exitProblem, []string{"warning"}},
+		{"damaged bag", []string{"doctor", studyFile("broken/study-truncated.bag")}, exitProblem, []string{"error at offset", "baglab reindex"}},
+		{"damaged mcap", []string{"doctor", studyFile("broken/study-crc.mcap")}, exitProblem, []string{"CRC mismatch", "baglab recover"}},
+		{"unreadable among others", []string{"doctor", studyFile("study.bag"), studyFile("truth.json")}, exitBadInput, []string{"study.bag: ok", "truth.json: error", "not a recording"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, code := run(t, c.args...)
+			if code != c.code {
+				t.Errorf("exit %d, want %d\n%s%s", code, c.code, out, stderr)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out, w) {
+					t.Errorf("output lacks %q:\n%s", w, out)
+				}
+			}
+		})
+	}
+	out, _, code := run(t, "doctor", "--json", studyFile("study.mcap"), studyFile("broken/study-crc.mcap"))
+	var probs []problem
+	if err := json.Unmarshal([]byte(out), &probs); err != nil || code != exitProblem {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if len(probs) == 0 {
+		t.Fatal("no problems reported for the damaged file")
+	}
+	for _, p := range probs {
+		if p.File != studyFile("broken/study-crc.mcap") || p.Offset <= 0 || p.Severity != "error" {
+			t.Errorf("problem %+v", p)
+		}
+	}
+}
