@@ -46,9 +46,26 @@ func CompareBaseline(old, new []byte, tol float64) ([]Diff, error) {
 	if err := decodeJSON(new, &b); err != nil {
 		return nil, fmt.Errorf("new result: %w", err)
 	}
+	ka, kb := kindOf(a), kindOf(b)
+	if ka == "" {
+		return nil, fmt.Errorf("baseline: not an analysis result (no \"kind\"); make one with analyze --json")
+	}
+	if ka != kb {
+		return nil, fmt.Errorf("baseline is a %q result, this run is %q: compare results of the same kind", ka, kb)
+	}
 	var diffs []Diff
 	compareJSON("", a, b, tol, &diffs)
 	return diffs, nil
+}
+
+// kindOf is the "kind" field of a result document, "" when it has none.
+func kindOf(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return ""
+	}
+	k, _ := m["kind"].(string)
+	return k
 }
 
 // decodeJSON decodes one JSON document; anything after it is an error.
@@ -71,6 +88,11 @@ func jsonText(v any) string {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprint(v)
+	}
+	// A whole added or removed section would make an unreadable line.
+	const maxText = 160
+	if len(b) > maxText {
+		return fmt.Sprintf("%s… (%d bytes)", strings.ToValidUTF8(string(b[:maxText]), ""), len(b))
 	}
 	return string(b)
 }

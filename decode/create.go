@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -37,11 +38,15 @@ type Writer interface {
 	Abort()
 }
 
-// Create starts a recording at path in the format its extension names. The
-// file is written under a temporary name and appears only on Close.
+// Create starts a recording at path in the format its extension names,
+// creating missing parent directories. The file is written under a
+// temporary name and appears only on Close.
 func Create(path string, o CreateOptions) (Writer, error) {
 	format, err := OutputFormat(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	switch format {

@@ -370,8 +370,8 @@ func TestAnalyzeBaseline(t *testing.T) {
 	if _, stderr, code := run(t, append(args, "--baseline", perturb(1.001), "--tolerance", "0.01")...); code != 0 {
 		t.Errorf("perturbed within tolerance: exit %d\n%s", code, stderr)
 	}
-	// A baseline of another analysis differs in kind; a broken one is bad input.
-	if _, stderr, code := run(t, "analyze", "map", studyFile("study.bag"), "--topics", mapTopics, "--baseline", base); code != exitProblem || !strings.Contains(stderr, `kind: "grasps" -> "map"`) {
+	// A baseline of another analysis is refused; a broken one is bad input.
+	if _, stderr, code := run(t, "analyze", "map", studyFile("study.bag"), "--topics", mapTopics, "--baseline", base); code != exitBadInput || !strings.Contains(stderr, `baseline is a "grasps" result, this run is "map"`) {
 		t.Errorf("other kind: exit %d\n%s", code, stderr)
 	}
 	bad := filepath.Join(dir, "bad.json")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
 	"github.com/baglab/baglab/decode"
@@ -129,6 +130,10 @@ func runCopy(o *copyOptions) error {
 	defer it.Close()
 	w, err := decode.Create(o.output, decode.CreateOptions{Compression: o.compression})
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("cannot write %s: %w", o.output, pe.Err)
+		}
 		return usageErrorf("%v", err)
 	}
 	n, err := copyMessages(o, format, res, it, w, int64(sum.MessageCount))

@@ -38,6 +38,19 @@ func (s *selectionOptions) filter(r record.Reader) (record.Filter, error) {
 		return f, usageErrorf("%v", err)
 	}
 	f.Topic = match
+	if match != nil {
+		sum, err := r.Summary()
+		if err != nil {
+			return f, err
+		}
+		found := false
+		for _, t := range sum.Topics {
+			found = found || match(t.Topic)
+		}
+		if !found {
+			return f, usageErrorf("--topics %s matches no topic of the input (see baglab info)", strings.Join(s.topics, ","))
+		}
+	}
 	start, err := decode.ParseTimeSpec(s.start)
 	if err != nil {
 		return f, usageErrorf("--start: %v", err)
@@ -56,6 +69,9 @@ func (s *selectionOptions) filter(r record.Reader) (record.Filter, error) {
 	}
 	f.Start = start.Resolve(origin)
 	f.End = end.Resolve(origin)
+	if end.IsSet() && f.End <= 0 {
+		f.End = -1 // an end at or before the epoch selects nothing (0 would mean "no end")
+	}
 	if f.Start != 0 && f.End != 0 && f.End <= f.Start {
 		return f, usageErrorf("--end (%d ns) is not after --start (%d ns)", f.End, f.Start)
 	}
@@ -168,6 +184,9 @@ func requireDefinitions(r record.Reader, f record.Filter, res *decode.Resolver, 
 		}
 		if _, err := res.For(ch); err != nil && errors.Is(err, record.ErrUnknownType) {
 			name := typeName(ch)
+			if name == "" {
+				name = "(a channel without a schema)"
+			}
 			if _, ok := missing[name]; !ok {
 				types = append(types, name)
 			}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/baglab/baglab/decode"
@@ -80,7 +82,7 @@ func (o *repairOptions) prepare(suffix string) error {
 	if same, _ := sameFile(o.input, o.output); same {
 		return usageErrorf("output %s is the input", o.output)
 	}
-	return nil
+	return os.MkdirAll(filepath.Dir(o.output), 0o755)
 }
 
 func runReindex(o *repairOptions) error {

@@ -160,7 +160,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	code := exitCode(ctx, err)
 	if err != nil && code != exitOK {
 		var ee *exitError
-		if !(errors.As(err, &ee) && ee.err == nil) {
+		switch {
+		case code == exitInterrupted:
+			fmt.Fprintln(stderr, "baglab: interrupted; no partial output was kept")
+		case !(errors.As(err, &ee) && ee.err == nil):
 			fmt.Fprintf(stderr, "baglab: %v\n", err)
 		}
 	}
