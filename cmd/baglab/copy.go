@@ -72,8 +72,13 @@ definition (wstring → string, bounded sequences → T[], byte → uint8).`,
 func newMergeCmd(g *globalOptions) *cobra.Command {
 	o := &copyOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "merge OUT IN...",
-		Short:   "Merge recordings into one, in log time order",
+		Use:   "merge OUT IN...",
+		Short: "Merge recordings into one, in log time order",
+		Long: `Merge the messages of several recordings (any formats) into OUT, in log
+time order (equal times keep the order of the inputs), keeping definitions,
+latching and MCAP metadata and attachments. OUT comes first, as with cp's
+target-directory form, so that a shell glob can follow; its extension (.bag
+or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
 		Example: "  baglab merge all.mcap day1.bag day2.bag\n  baglab merge study.bag part*.bag --topics /placements",
 		Args:    argsUsage(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
