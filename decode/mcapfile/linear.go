@@ -206,8 +206,8 @@ func attachmentFromHead(file string, fr frame, head []byte) (Attachment, error) 
 type scanResult struct {
 	channels     []*record.Channel
 	counts       map[uint16]uint64
+	spans        map[uint16]span // log times of each channel's first and last messages
 	total        uint64
-	start, end   uint64
 	compressions []string
 	attachments  []Attachment
 	metadata     []Metadata
@@ -223,7 +223,7 @@ func (r *Reader) scan() (*scanResult, error) {
 	r.mu.Unlock()
 	w := newWalker(r.ra, r.file, r.size, r.opts.verifyCRC)
 	defer w.close()
-	sr := &scanResult{counts: map[uint16]uint64{}, attachments: []Attachment{}, metadata: []Metadata{}}
+	sr := &scanResult{counts: map[uint16]uint64{}, spans: map[uint16]span{}, attachments: []Attachment{}, metadata: []Metadata{}}
 	schemas := map[uint16]*mcap.Schema{}
 	known := map[uint16]*record.Channel{}
 	for {
@@ -263,14 +263,9 @@ func (r *Reader) scan() (*scanResult, error) {
 			if known[id] == nil {
 				return nil, errorf(r.file, it.errOffset(), "message.channel_id", record.ErrFormat, "message on channel %d before its channel record", id)
 			}
-			if sr.total == 0 || lt < sr.start {
-				sr.start = lt
-			}
-			if sr.total == 0 || lt > sr.end {
-				sr.end = lt
-			}
 			sr.total++
 			sr.counts[id]++
+			sr.spans[id] = sr.spans[id].with(lt, sr.counts[id] == 1)
 			if it.inChunk {
 				name := it.chunkHdr.compression
 				if name == "" {

@@ -232,28 +232,41 @@ func sortChannels(cs []*record.Channel) {
 }
 
 // Summary describes the file. With a usable index it comes from the summary
-// section alone (statistics, or message index records when the statistics
-// lack per-channel counts); otherwise the whole file is scanned once.
-// FrequencyHz is the topic's message count over the file's duration.
+// section (statistics, or message index records when the statistics lack
+// per-channel counts) and, for each channel's first and last log times, the
+// message index records of the few chunks whose time range can hold them;
+// no chunk is decompressed unless its message index records are missing or
+// do not match it. Otherwise the whole file is scanned once. Start and end
+// times are exact, and FrequencyHz is record.Frequency over the topic's own
+// span.
 func (r *Reader) Summary() (*record.Summary, error) {
 	if r.ix != nil {
-		per, total, start, end, ok, err := r.ix.counts(r.ra, r.file)
+		per, total, ok, err := r.ix.counts(r.ra, r.file)
 		if err != nil {
 			return nil, err
 		}
+		var spans map[uint16]span
+		if ok {
+			spans, ok, err = r.ix.spans(r.ra, r.file, r.opts.verifyCRC, per)
+			if err != nil {
+				return nil, err
+			}
+		}
 		if ok {
 			chs, _ := r.Channels()
-			return r.makeSummary(chs, per, total, start, end, r.ix.compression()), nil
+			return r.makeSummary(chs, per, spans, total, r.ix.compression()), nil
 		}
 	}
 	sr, err := r.scan()
 	if err != nil {
 		return nil, err
 	}
-	return r.makeSummary(sr.channels, sr.counts, sr.total, sr.start, sr.end, joinCompressions(sr.compressions)), nil
+	return r.makeSummary(sr.channels, sr.counts, sr.spans, sr.total, joinCompressions(sr.compressions)), nil
 }
 
-func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, total, start, end uint64, compression string) *record.Summary {
+// makeSummary builds the summary from per-channel counts and spans; the
+// channels sharing a topic are combined.
+func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, spans map[uint16]span, total uint64, compression string) *record.Summary {
 	s := &record.Summary{
 		Path:         r.file,
 		Format:       "mcap",
@@ -262,30 +275,39 @@ func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, total
 		Channels:     chs,
 		Topics:       []record.TopicSummary{},
 	}
-	if total > 0 {
-		s.StartNs, s.EndNs = int64(start), int64(end)
-		s.DurationNs = s.EndNs - s.StartNs
-	}
 	byTopic := map[string]int{}
+	var all span
+	seen := false
 	for _, c := range chs {
+		i, ok := byTopic[c.Topic]
+		if !ok {
+			i = len(s.Topics)
+			byTopic[c.Topic] = i
+			s.Topics = append(s.Topics, record.TopicSummary{Topic: c.Topic, Type: c.Schema.Name, Encoding: c.MessageEncoding, MD5: c.Schema.MD5})
+		}
 		n := per[uint16(c.ID)]
-		if i, ok := byTopic[c.Topic]; ok {
-			s.Topics[i].MessageCount += n
+		if n == 0 {
 			continue
 		}
-		byTopic[c.Topic] = len(s.Topics)
-		s.Topics = append(s.Topics, record.TopicSummary{
-			Topic:        c.Topic,
-			Type:         c.Schema.Name,
-			Encoding:     c.MessageEncoding,
-			MD5:          c.Schema.MD5,
-			MessageCount: n,
-		})
+		sp := spans[uint16(c.ID)]
+		t := &s.Topics[i]
+		if t.MessageCount > 0 {
+			sp = sp.union(span{uint64(t.StartNs), uint64(t.EndNs)})
+		}
+		t.MessageCount += n
+		t.StartNs, t.EndNs = int64(sp.first), int64(sp.last)
+		if seen {
+			sp = sp.union(all)
+		}
+		all, seen = sp, true
+	}
+	if seen {
+		s.StartNs, s.EndNs = int64(all.first), int64(all.last)
+		s.DurationNs = s.EndNs - s.StartNs
 	}
 	for i := range s.Topics {
-		if s.DurationNs > 0 && s.Topics[i].MessageCount > 1 {
-			s.Topics[i].FrequencyHz = float64(s.Topics[i].MessageCount) / (float64(s.DurationNs) / 1e9)
-		}
+		t := &s.Topics[i]
+		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
 	}
 	sort.Slice(s.Topics, func(i, j int) bool { return s.Topics[i].Topic < s.Topics[j].Topic })
 	return s

@@ -256,74 +256,47 @@ func joinCompressions(names []string) string {
 	return out
 }
 
-// counts returns per-channel message counts, log time bounds and the total
-// from the statistics, or from the message index records when the statistics
-// lack them. ok is false when neither gives complete counts.
-func (ix *index) counts(ra io.ReaderAt, file string) (perChannel map[uint16]uint64, total uint64, start, end uint64, ok bool, err error) {
+// counts returns per-channel message counts and the total from the
+// statistics, or from the message index records when the statistics lack
+// them. ok is false when neither gives complete counts.
+func (ix *index) counts(ra io.ReaderAt, file string) (perChannel map[uint16]uint64, total uint64, ok bool, err error) {
 	if st := ix.stats; st != nil {
 		var sum uint64
 		for _, n := range st.ChannelMessageCounts {
 			sum += n
 		}
 		if sum == st.MessageCount {
-			start, end := ix.chunkTimes(st.MessageStartTime, st.MessageEndTime)
-			return st.ChannelMessageCounts, st.MessageCount, start, end, true, nil
+			return st.ChannelMessageCounts, st.MessageCount, true, nil
 		}
 	}
 	perChannel = map[uint16]uint64{}
-	first := true
 	for _, c := range ix.chunks {
 		if len(c.MessageIndexOffsets) == 0 && c.UncompressedSize > 0 {
-			return nil, 0, 0, 0, false, nil
+			return nil, 0, false, nil
 		}
-		if first || c.MessageStartTime < start {
-			start = c.MessageStartTime
-		}
-		if first || c.MessageEndTime > end {
-			end = c.MessageEndTime
-		}
-		first = false
-		limit := int64(c.ChunkStartOffset + c.ChunkLength + c.MessageIndexLength)
+		limit := ix.messageIndexEnd(c)
 		for id, o := range c.MessageIndexOffsets {
-			fr, err := readFrame(ra, file, int64(o), min(limit, ix.footerOffset))
+			fr, err := readFrame(ra, file, int64(o), limit)
 			if err != nil {
-				return nil, 0, 0, 0, false, err
+				return nil, 0, false, err
 			}
 			if fr.op != mcap.OpMessageIndex || fr.bodyLen < 6 {
-				return nil, 0, 0, 0, false, errorf(file, int64(o), "message_index", record.ErrFormat, "chunk index points at a %s record, not a message index", fr.op)
+				return nil, 0, false, errorf(file, int64(o), "message_index", record.ErrFormat, "chunk index points at a %s record, not a message index", fr.op)
 			}
 			var h [6]byte
 			if err := readAt(ra, h[:], fr.bodyOffset()); err != nil {
-				return nil, 0, 0, 0, false, ioError(file, fr.bodyOffset(), "message_index", err)
+				return nil, 0, false, ioError(file, fr.bodyOffset(), "message_index", err)
 			}
 			n := int64(binary.LittleEndian.Uint32(h[2:]))
 			if binary.LittleEndian.Uint16(h[:]) != id || n%16 != 0 || n > fr.bodyLen-6 {
-				return nil, 0, 0, 0, false, errorf(file, int64(o), "message_index", record.ErrFormat, "message index does not match its chunk index entry (channel %d)", id)
+				return nil, 0, false, errorf(file, int64(o), "message_index", record.ErrFormat, "message index does not match its chunk index entry (channel %d)", id)
 			}
 			perChannel[id] += uint64(n / 16)
 			total += uint64(n / 16)
 		}
 	}
-	if ix.stats != nil {
-		if total != ix.stats.MessageCount {
-			return nil, 0, 0, 0, false, nil
-		}
+	if ix.stats != nil && total != ix.stats.MessageCount {
+		return nil, 0, false, nil
 	}
-	return perChannel, total, start, end, true, nil
-}
-
-// chunkTimes returns the log time span of the chunk indexes, or start and
-// end when there are no chunks. Chunk indexes are preferred to the
-// statistics: some writers (mcap-go before 1.x fixes, used by rosbag2) store
-// a wrong statistics start time when the first message has log time 0.
-func (ix *index) chunkTimes(start, end uint64) (uint64, uint64) {
-	for i, c := range ix.chunks {
-		if i == 0 || c.MessageStartTime < start {
-			start = c.MessageStartTime
-		}
-		if i == 0 || c.MessageEndTime > end {
-			end = c.MessageEndTime
-		}
-	}
-	return start, end
+	return perChannel, total, true, nil
 }

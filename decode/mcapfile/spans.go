@@ -1,0 +1,258 @@
+package mcapfile
+
+import (
+	"cmp"
+	"encoding/binary"
+	"io"
+	"slices"
+
+	"github.com/baglab/baglab/decode/record"
+	"github.com/foxglove/mcap/go/mcap"
+)
+
+// span is the log time range of one channel's messages.
+type span struct{ first, last uint64 }
+
+// with returns s widened to hold t, or the span of t alone when fresh.
+func (s span) with(t uint64, fresh bool) span {
+	if fresh {
+		return span{t, t}
+	}
+	return span{min(s.first, t), max(s.last, t)}
+}
+
+// union returns the span holding both s and o.
+func (s span) union(o span) span { return span{min(s.first, o.first), max(s.last, o.last)} }
+
+// spanReader finds the exact log times of channels' first and last messages
+// from the summary: it reads the message index records (or, for a chunk
+// without usable ones, the chunk itself) of only the chunks whose time range
+// can hold an extreme, caching what it read.
+type spanReader struct {
+	ra     io.ReaderAt
+	file   string
+	ix     *index
+	verify bool
+
+	// byStart lists, per channel, the chunks that may hold it by message
+	// start time; byEnd by message end time, latest first.
+	byStart, byEnd map[uint16][]*mcap.ChunkIndex
+
+	indexed map[chunkChannel]spanResult          // message index record reads
+	chunks  map[*mcap.ChunkIndex]map[uint16]span // chunk reads
+	buf     []byte
+	dec     decoders
+}
+
+type chunkChannel struct {
+	ci *mcap.ChunkIndex
+	id uint16
+}
+
+type spanResult struct {
+	s  span
+	ok bool // the chunk holds messages of the channel
+}
+
+func newSpanReader(ra io.ReaderAt, file string, ix *index, verify bool) *spanReader {
+	sr := &spanReader{ra: ra, file: file, ix: ix, verify: verify,
+		byStart: map[uint16][]*mcap.ChunkIndex{}, byEnd: map[uint16][]*mcap.ChunkIndex{},
+		indexed: map[chunkChannel]spanResult{}, chunks: map[*mcap.ChunkIndex]map[uint16]span{}}
+	order := slices.Clone(ix.chunks)
+	slices.SortStableFunc(order, func(a, b *mcap.ChunkIndex) int {
+		return cmp.Or(cmp.Compare(a.MessageStartTime, b.MessageStartTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
+	})
+	sr.lists(order, sr.byStart)
+	slices.SortStableFunc(order, func(a, b *mcap.ChunkIndex) int {
+		return cmp.Or(cmp.Compare(b.MessageEndTime, a.MessageEndTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
+	})
+	sr.lists(order, sr.byEnd)
+	return sr
+}
+
+// lists appends each chunk of order to the lists of the channels it may
+// hold: those it has message index records for, or every channel when it
+// has none.
+func (sr *spanReader) lists(order []*mcap.ChunkIndex, by map[uint16][]*mcap.ChunkIndex) {
+	for _, ci := range order {
+		if len(ci.MessageIndexOffsets) == 0 {
+			if ci.UncompressedSize == 0 {
+				continue
+			}
+			for _, id := range sr.ix.channelIDs {
+				by[id] = append(by[id], ci)
+			}
+			continue
+		}
+		for id := range ci.MessageIndexOffsets {
+			by[id] = append(by[id], ci)
+		}
+	}
+}
+
+// channel returns the log times of the first and last messages of channel
+// id; ok is false when no chunk holds a message of it.
+//
+// The chunks are taken by start time until one starts at or after the
+// earliest message found so far, and by end time (latest first) until one
+// ends at or before the latest found: usually one chunk each.
+func (sr *spanReader) channel(id uint16) (s span, ok bool, err error) {
+	for _, ci := range sr.byStart[id] {
+		if ok && ci.MessageStartTime >= s.first {
+			break
+		}
+		cs, found, err := sr.chunkChannel(ci, id)
+		if err != nil {
+			return span{}, false, err
+		}
+		if found && (!ok || cs.first < s.first) {
+			s.first, ok = cs.first, true
+		}
+	}
+	if !ok {
+		return span{}, false, nil
+	}
+	found := false
+	for _, ci := range sr.byEnd[id] {
+		if found && ci.MessageEndTime <= s.last {
+			break
+		}
+		cs, in, err := sr.chunkChannel(ci, id)
+		if err != nil {
+			return span{}, false, err
+		}
+		if in && (!found || cs.last > s.last) {
+			s.last, found = cs.last, true
+		}
+	}
+	return s, found, nil
+}
+
+// chunkChannel returns the span of channel id's messages in chunk ci, from
+// its message index record when that is sound, else from the chunk.
+func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (span, bool, error) {
+	if off, ok := ci.MessageIndexOffsets[id]; ok {
+		key := chunkChannel{ci, id}
+		if r, done := sr.indexed[key]; done {
+			return r.s, r.ok, nil
+		}
+		if s, in, ok := sr.messageIndex(ci, id, off); ok {
+			sr.indexed[key] = spanResult{s, in}
+			return s, in, nil
+		}
+	}
+	spans, err := sr.chunk(ci)
+	if err != nil {
+		return span{}, false, err
+	}
+	s, in := spans[id]
+	return s, in, nil
+}
+
+// messageIndex reads the message index record of channel id at off that
+// follows chunk ci and returns the span of its entries (in is false when it
+// has none). ok is false when the record is unreadable or does not match.
+func (sr *spanReader) messageIndex(ci *mcap.ChunkIndex, id uint16, off uint64) (s span, in, ok bool) {
+	fr, err := readFrame(sr.ra, sr.file, int64(off), sr.ix.messageIndexEnd(ci))
+	if err != nil || fr.op != mcap.OpMessageIndex || fr.bodyLen < 6 {
+		return span{}, false, false
+	}
+	sr.buf, err = readBody(sr.ra, sr.file, fr, sr.buf)
+	if err != nil {
+		return span{}, false, false
+	}
+	b := sr.buf
+	n := uint64(binary.LittleEndian.Uint32(b[2:]))
+	if binary.LittleEndian.Uint16(b) != id || n%16 != 0 || n > uint64(len(b)-6) {
+		return span{}, false, false
+	}
+	for e := b[6 : 6+n]; len(e) > 0; e = e[16:] {
+		s = s.with(binary.LittleEndian.Uint64(e), !in)
+		in = true
+	}
+	return s, in, true
+}
+
+// chunk reads and decompresses chunk ci and returns the span of each
+// channel's messages in it.
+func (sr *spanReader) chunk(ci *mcap.ChunkIndex) (map[uint16]span, error) {
+	if spans, ok := sr.chunks[ci]; ok {
+		return spans, nil
+	}
+	off := int64(ci.ChunkStartOffset)
+	fr, err := readFrame(sr.ra, sr.file, off, off+int64(ci.ChunkLength))
+	if err == nil && (fr.op != mcap.OpChunk || fr.end() != off+int64(ci.ChunkLength)) {
+		err = errorf(sr.file, off, "chunk_index.chunk_start_offset", record.ErrFormat, "chunk index points at a %s record of %d bytes, want a chunk of %d", fr.op, fr.end()-off, ci.ChunkLength)
+	}
+	if err != nil {
+		return nil, err
+	}
+	body, err := readBody(sr.ra, sr.file, fr, nil)
+	if err != nil {
+		return nil, err
+	}
+	ck, err := parseChunk(sr.file, fr.bodyOffset(), body)
+	if err != nil {
+		return nil, err
+	}
+	records, err := sr.dec.decompress(sr.file, off, ck, nil, sr.verify)
+	if err != nil {
+		return nil, err
+	}
+	spans := map[uint16]span{}
+	err = chunkRecords(sr.file, off, records, func(op mcap.OpCode, _ int, body []byte) error {
+		if op != mcap.OpMessage {
+			return nil
+		}
+		id, _, lt, _, err := parseMessageHead(sr.file, off, body)
+		if err != nil {
+			return err
+		}
+		s, seen := spans[id]
+		spans[id] = s.with(lt, !seen)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sr.chunks[ci] = spans
+	return spans, nil
+}
+
+// messageIndexEnd is the end of the message index records that follow
+// chunk ci, bounded by the footer (validate checked the chunk itself).
+func (ix *index) messageIndexEnd(ci *mcap.ChunkIndex) int64 {
+	end := ci.ChunkStartOffset + ci.ChunkLength
+	if rest := uint64(ix.footerOffset) - end; ci.MessageIndexLength < rest {
+		return int64(end + ci.MessageIndexLength)
+	}
+	return ix.footerOffset
+}
+
+// close returns the decompressors.
+func (sr *spanReader) close() { sr.dec.close() }
+
+// spans returns the span of every channel that per counts messages on, or
+// ok false when the chunks do not hold a message of one of them (the
+// summary does not describe the data; a scan will).
+func (ix *index) spans(ra io.ReaderAt, file string, verify bool, per map[uint16]uint64) (map[uint16]span, bool, error) {
+	sr := newSpanReader(ra, file, ix, verify)
+	defer sr.close()
+	out := make(map[uint16]span, len(per))
+	for _, id := range ix.channelIDs {
+		if per[id] == 0 {
+			continue
+		}
+		s, ok, err := sr.channel(id)
+		if err != nil || !ok {
+			return nil, false, err
+		}
+		out[id] = s
+	}
+	for id, n := range per {
+		if _, listed := out[id]; n > 0 && !listed {
+			return nil, false, nil // counted on a channel the summary does not list
+		}
+	}
+	return out, true, nil
+}
