@@ -3,7 +3,6 @@ package bag
 import (
 	"cmp"
 	"io"
-	"math"
 	"slices"
 	"strings"
 
@@ -11,16 +10,14 @@ import (
 )
 
 // Summary describes the bag. With an index it is computed from the chunk
-// infos and chunk headers alone, without decompressing anything: message
-// counts per connection, start and end times, compressions. Without an
-// index the whole file is scanned once (the result is cached); a damaged
-// tail makes it fail unless WithSkipBad was given.
+// infos, chunk headers and a few index data records, without decompressing
+// anything: message counts per connection, compressions, and each topic's
+// exact first and last log times, read from the index data records of the
+// chunks whose time range can hold them (see spanReader). Without an index
+// the whole file is scanned once (the result is cached); a damaged tail
+// makes it fail unless WithSkipBad was given.
 //
-// TopicSummary.FrequencyHz is (count-1) over the topic's time span. With an
-// index the span runs from the start of the first to the end of the last
-// chunk holding the topic, so it is exact for a topic present in its first
-// and last chunks from their first to their last message and an estimate
-// otherwise; a scan measures it exactly.
+// TopicSummary.FrequencyHz is record.Frequency over the topic's own span.
 func (r *Reader) Summary() (*record.Summary, error) {
 	if !r.indexed {
 		s, err := r.scan()
@@ -31,32 +28,41 @@ func (r *Reader) Summary() (*record.Summary, error) {
 		return &c, nil
 	}
 	acc := newSummaryAcc(r)
+	sr := newSpanReader(r)
 	for _, c := range r.chunks {
 		acc.compression(c.compression)
 		for _, cc := range c.info.Counts {
-			if cc.Count == 0 {
-				continue
+			if cc.Count > 0 {
+				acc.count(cc.Conn, uint64(cc.Count))
 			}
-			acc.add(cc.Conn, uint64(cc.Count), c.info.StartTime, c.info.EndTime)
+		}
+	}
+	for _, conn := range r.connOrder {
+		if st := acc.stats[conn]; st != nil {
+			sp, err := sr.conn(conn)
+			if err != nil {
+				return nil, err
+			}
+			st.span = sp
 		}
 	}
 	return acc.summary(), nil
 }
 
-// summaryAcc accumulates counts and time ranges per connection.
+// summaryAcc accumulates counts and time spans per connection.
 type summaryAcc struct {
-	r      *Reader
-	counts map[uint32]*connStats
-	comps  []string
+	r     *Reader
+	stats map[uint32]*connStats
+	comps []string
 }
 
 type connStats struct {
-	count      uint64
-	start, end int64
+	count uint64
+	span  timeSpan
 }
 
 func newSummaryAcc(r *Reader) *summaryAcc {
-	return &summaryAcc{r: r, counts: map[uint32]*connStats{}}
+	return &summaryAcc{r: r, stats: map[uint32]*connStats{}}
 }
 
 func (a *summaryAcc) compression(c Compression) {
@@ -68,15 +74,21 @@ func (a *summaryAcc) compression(c Compression) {
 	}
 }
 
-func (a *summaryAcc) add(conn uint32, n uint64, start, end int64) {
-	s := a.counts[conn]
+// count adds n messages of conn.
+func (a *summaryAcc) count(conn uint32, n uint64) *connStats {
+	s := a.stats[conn]
 	if s == nil {
-		s = &connStats{start: math.MaxInt64, end: math.MinInt64}
-		a.counts[conn] = s
+		s = &connStats{}
+		a.stats[conn] = s
 	}
 	s.count += n
-	s.start = min(s.start, start)
-	s.end = max(s.end, end)
+	return s
+}
+
+// message adds one message of conn at t.
+func (a *summaryAcc) message(conn uint32, t int64) {
+	s := a.count(conn, 1)
+	s.span = s.span.with(t, s.count == 1)
 }
 
 func (a *summaryAcc) summary() *record.Summary {
@@ -86,40 +98,35 @@ func (a *summaryAcc) summary() *record.Summary {
 	if s.Compression == "" {
 		s.Compression = string(CompressionNone)
 	}
-	type topicAcc struct {
-		record.TopicSummary
-		start, end int64
-	}
-	topics := map[string]*topicAcc{}
-	first := true
+	topics := map[string]*record.TopicSummary{}
+	var all timeSpan
 	for _, ch := range s.Channels {
-		st := a.counts[ch.ID]
+		st := a.stats[ch.ID]
 		if st == nil || st.count == 0 {
 			continue
 		}
+		sp := st.span
+		if s.MessageCount > 0 {
+			all = all.union(sp)
+		} else {
+			all = sp
+		}
 		s.MessageCount += st.count
-		if first || st.start < s.StartNs {
-			s.StartNs = st.start
-		}
-		if first || st.end > s.EndNs {
-			s.EndNs = st.end
-		}
-		first = false
 		t := topics[ch.Topic]
 		if t == nil {
-			t = &topicAcc{TopicSummary: record.TopicSummary{Topic: ch.Topic, Type: ch.Schema.Name,
-				Encoding: ch.MessageEncoding, MD5: ch.Schema.MD5}, start: st.start, end: st.end}
+			t = &record.TopicSummary{Topic: ch.Topic, Type: ch.Schema.Name, Encoding: ch.MessageEncoding, MD5: ch.Schema.MD5}
 			topics[ch.Topic] = t
+		} else {
+			sp = sp.union(timeSpan{t.StartNs, t.EndNs})
 		}
 		t.MessageCount += st.count
-		t.start, t.end = min(t.start, st.start), max(t.end, st.end)
+		t.StartNs, t.EndNs = sp.first, sp.last
 	}
+	s.StartNs, s.EndNs = all.first, all.last
 	s.DurationNs = s.EndNs - s.StartNs
 	for _, t := range topics {
-		if span := t.end - t.start; t.MessageCount > 1 && span > 0 {
-			t.FrequencyHz = float64(t.MessageCount-1) / (float64(span) / 1e9)
-		}
-		s.Topics = append(s.Topics, t.TopicSummary)
+		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
+		s.Topics = append(s.Topics, *t)
 	}
 	slices.SortFunc(s.Topics, func(x, y record.TopicSummary) int { return cmp.Compare(x.Topic, y.Topic) })
 	return s
@@ -142,7 +149,7 @@ func (r *Reader) scan() (*record.Summary, error) {
 				}
 				break
 			}
-			acc.add(m.Channel.ID, 1, m.LogTime, m.LogTime)
+			acc.message(m.Channel.ID, m.LogTime)
 		}
 		if r.scanErr == nil {
 			r.scanned = acc.summary()

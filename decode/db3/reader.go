@@ -386,8 +386,10 @@ func (r *Reader) Channels() ([]*record.Channel, error) {
 
 var errClosed = errors.New("db3: reader is closed")
 
-// Summary counts messages per topic and the time span with SQL aggregate
-// queries (the timestamp index makes the span cheap).
+// Summary counts messages per topic and finds each topic's first and last
+// timestamps with one aggregate query per file (the timestamp index makes it
+// cheap); the files of a split recording are combined. FrequencyHz is
+// record.Frequency over the topic's own span.
 func (r *Reader) Summary() (*record.Summary, error) {
 	if r.closed {
 		return nil, errClosed
@@ -396,8 +398,7 @@ func (r *Reader) Summary() (*record.Summary, error) {
 	if r.files[0].compression != "" {
 		s.Compression = r.files[0].compression
 	}
-	counts := map[*record.Channel]uint64{}
-	first := true
+	stats := map[*record.Channel]*record.TopicSummary{}
 	for _, f := range r.files {
 		rows, err := f.db.Query("SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) FROM messages GROUP BY topic_id")
 		if err != nil {
@@ -416,29 +417,33 @@ func (r *Reader) Summary() (*record.Summary, error) {
 				rows.Close()
 				return nil, &record.Error{File: f.path, Offset: -1, Field: "messages.topic_id", Err: record.ErrFormat, Detail: fmt.Sprintf("%d messages on topic id %d, which the topics table lacks", n, id)}
 			}
-			counts[c] += n
-			s.MessageCount += n
-			if first || lo < s.StartNs {
-				s.StartNs = lo
+			if t := stats[c]; t != nil {
+				lo, hi = min(lo, t.StartNs), max(hi, t.EndNs)
+				n += t.MessageCount
 			}
-			if first || hi > s.EndNs {
-				s.EndNs = hi
-			}
-			first = false
+			stats[c] = &record.TopicSummary{MessageCount: n, StartNs: lo, EndNs: hi}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, sqlError(f.path, "messages", err)
 		}
 	}
-	s.DurationNs = s.EndNs - s.StartNs
 	for _, c := range r.channels {
-		ts := record.TopicSummary{Topic: c.Topic, Type: c.Schema.Name, Encoding: c.MessageEncoding, MessageCount: counts[c]}
-		if s.DurationNs > 0 && ts.MessageCount > 1 {
-			ts.FrequencyHz = float64(ts.MessageCount) / (float64(s.DurationNs) / 1e9)
+		ts := record.TopicSummary{Topic: c.Topic, Type: c.Schema.Name, Encoding: c.MessageEncoding}
+		if st := stats[c]; st != nil {
+			if s.MessageCount == 0 || st.StartNs < s.StartNs {
+				s.StartNs = st.StartNs
+			}
+			if s.MessageCount == 0 || st.EndNs > s.EndNs {
+				s.EndNs = st.EndNs
+			}
+			s.MessageCount += st.MessageCount
+			ts.MessageCount, ts.StartNs, ts.EndNs = st.MessageCount, st.StartNs, st.EndNs
+			ts.FrequencyHz = record.Frequency(ts.MessageCount, ts.StartNs, ts.EndNs)
 		}
 		s.Topics = append(s.Topics, ts)
 	}
+	s.DurationNs = s.EndNs - s.StartNs
 	sort.SliceStable(s.Topics, func(i, j int) bool { return s.Topics[i].Topic < s.Topics[j].Topic })
 	return s, nil
 }
