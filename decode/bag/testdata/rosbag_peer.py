@@ -6,6 +6,10 @@ independent implementation. Run with /usr/bin/python3.
                                                   write a bag, print what was written and,
                                                   unless active or killed, what reading gives
   rosbag_peer.py read IN                          read a bag; print JSON
+  rosbag_peer.py topics IN...                     per bag, per topic: count, first and last times,
+                                                  mean rate over the gaps, rosbag's own frequency
+  rosbag_peer.py overlap OUT COMPRESSION          write a bag whose chunks overlap in time
+                                                  (see overlap below)
 
 Reading prints {"connections": [...], "messages": [...], "count", "compression"}
 where a message is {"topic", "time_ns", "raw" (hex of the serialized bytes),
@@ -14,6 +18,7 @@ where a message is {"topic", "time_ns", "raw" (hex of the serialized bytes),
 import io
 import json
 import shutil
+import statistics
 import sys
 
 import genpy
@@ -104,8 +109,62 @@ def read(path):
             "compression": bag.get_compression_info().compression}
 
 
+def topics(path):
+    """Per topic, from rosbag's read_messages: message count, first and last
+    time, the mean rate over the gaps between consecutive times (1 / mean
+    period), and the frequency rosbag info --freq shows (1 / median
+    period, from get_type_and_topic_info)."""
+    bag = rosbag.Bag(path)
+    times = {}
+    for topic, _, t in bag.read_messages(raw=True):
+        times.setdefault(topic, []).append(t.to_nsec())
+    info = bag.get_type_and_topic_info().topics
+    out = {}
+    for topic, ts in times.items():
+        ts.sort()
+        periods = [(b - a) / 1e9 for a, b in zip(ts, ts[1:])]
+        mean = statistics.fmean(periods) if periods else 0
+        out[topic] = {"count": len(ts), "first_ns": ts[0], "last_ns": ts[-1],
+                      "mean_hz": 1 / mean if mean > 0 else 0,
+                      "rosbag_hz": info[topic].frequency or 0}
+    return {"topics": out}
+
+
+def overlap(path, compression):
+    """A bag whose chunks overlap in time, so that /x's first message is not
+    in the chunk that starts first among those holding it, nor its last in
+    the chunk that ends last. Each big message closes a chunk
+    (chunk_threshold 1000). Times in s after 1700000000, chunk by chunk:
+
+      1: /y 0, /x 9 (big)                               [0, 9]
+      2: /y 5, /x 7, /x 6 (big)                         [5, 7]
+      3: /x 30, /x 15 (second connection), /y 25 (big)  [15, 30]
+      4: /x 50, /y 100 (big)                            [50, 100]
+      5: /x 61, /x 60, /y 70 (big)                      [60, 70]
+      6: /z 40 (big)                                    [40, 40]
+    """
+    bag = rosbag.Bag(path, "w", compression=compression, chunk_threshold=1000)
+    small, big = String(data="s"), String(data="x" * 1200)
+    other = {"callerid": "/other", "topic": "/x", "type": String._type, "md5sum": String._md5sum,
+             "message_definition": String._full_text}
+    for topic, sec, msg, hdr in [
+            ("/y", 0, small, None), ("/x", 9, big, None),
+            ("/y", 5, small, None), ("/x", 7, small, None), ("/x", 6, big, None),
+            ("/x", 30, small, None), ("/x", 15, small, other), ("/y", 25, big, None),
+            ("/x", 50, small, None), ("/y", 100, big, None),
+            ("/x", 61, small, None), ("/x", 60, small, None), ("/y", 70, big, None),
+            ("/z", 40, big, None)]:
+        bag.write(topic, msg, genpy.Time(1700000000 + sec, 1000 * sec), connection_header=hdr)
+    bag.close()
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
+    elif sys.argv[1] == "topics":
+        print(json.dumps([topics(p) for p in sys.argv[2:]]))
+    elif sys.argv[1] == "overlap":
+        overlap(sys.argv[2], sys.argv[3])
+        print(json.dumps({}))
     else:
         print(json.dumps(read(sys.argv[2])))
