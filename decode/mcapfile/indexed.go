@@ -27,6 +27,7 @@ type loadedChunk struct {
 	entries    []entry
 	pos        int
 	err        error
+	skipped    *Skipped // the chunk's damage, with WithSkipBad
 }
 
 // chunkHeap orders loaded chunks by their next message.
@@ -179,39 +180,52 @@ func (it *indexedIter) putBuf(b []byte) {
 
 // load reads, decompresses and indexes one chunk (on a worker). raw is the
 // worker's read buffer; an uncompressed chunk keeps it, and the worker takes
-// a new one next time.
+// a new one next time. With WithSkipBad a damaged chunk gives the messages
+// that can still be read, and its damage in lc.skipped.
 func (it *indexedIter) load(dec *decoders, raw *[]byte, ci *mcap.ChunkIndex) *loadedChunk {
 	file := it.r.file
+	skipBad := it.r.opts.skipBad
 	off := int64(ci.ChunkStartOffset)
+	end := off + int64(ci.ChunkLength)
 	lc := &loadedChunk{fileOffset: off, plain: -1}
-	fr, err := readFrame(it.r.ra, file, off, off+int64(ci.ChunkLength))
-	if err == nil && (fr.op != mcap.OpChunk || fr.end() != off+int64(ci.ChunkLength)) {
-		err = errorf(file, off, "chunk_index.chunk_start_offset", record.ErrFormat, "chunk index points at a %s record of %d bytes, want a chunk of %d", fr.op, fr.end()-off, ci.ChunkLength)
-	}
+	fr, body, ck, err := it.readChunk(raw, off, end)
+	var cut error // why the chunk record's framing is lost
 	if err != nil {
-		lc.err = err
-		return lc
+		if !skipBad {
+			lc.err = err
+			return lc
+		}
+		// Take the bytes the chunk index gives the chunk.
+		cfr, cbody, ok := cutChunk(it.r.ra, off, end)
+		if ok {
+			var perr error
+			ck, perr = parseChunk(file, cfr.bodyOffset(), cbody)
+			ok = perr == nil
+		}
+		if !ok {
+			lc.skipped = &Skipped{Offset: off, Length: end - off, Reason: describe(err) + "; none of its records can be read", Err: err}
+			return lc
+		}
+		fr, body, cut = cfr, cbody, err
 	}
-	if *raw == nil {
-		*raw = it.getBuf()
-	}
-	body, err := readBody(it.r.ra, file, fr, *raw)
-	*raw = body
-	if err != nil {
-		lc.err = err
-		return lc
-	}
-	ck, err := parseChunk(file, fr.bodyOffset(), body)
-	if err != nil {
-		lc.err = err
-		return lc
-	}
+	var fate chunkFate
 	if ck.compression == "" {
-		lc.owned, *raw = body, nil
+		lc.owned = body
+		if cut == nil {
+			*raw = nil // body is the read buffer
+		}
 		lc.plain = fr.bodyOffset() + ck.recordsOffset
-		lc.records, lc.err = dec.decompress(file, off, ck, nil, it.r.opts.verifyCRC)
+		if skipBad {
+			lc.records, fate = salvageRecords(dec, file, fr, ck, nil, cut, it.r.opts.verifyCRC)
+		} else {
+			lc.records, lc.err = dec.decompress(file, off, ck, nil, it.r.opts.verifyCRC)
+		}
 	} else {
-		lc.records, lc.err = dec.decompress(file, off, ck, it.getBuf(), it.r.opts.verifyCRC)
+		if skipBad {
+			lc.records, fate = salvageRecords(dec, file, fr, ck, it.getBuf(), cut, it.r.opts.verifyCRC)
+		} else {
+			lc.records, lc.err = dec.decompress(file, off, ck, it.getBuf(), it.r.opts.verifyCRC)
+		}
 		lc.owned = lc.records
 	}
 	if lc.err != nil {
@@ -221,16 +235,27 @@ func (it *indexedIter) load(dec *decoders, raw *[]byte, ci *mcap.ChunkIndex) *lo
 	var last uint64
 	lc.err = chunkRecords(file, off, lc.records, func(op mcap.OpCode, at int, body []byte) error {
 		if op != mcap.OpMessage {
+			fate.used++
 			return nil
 		}
+		fate.seen++
 		id, _, lt, _, err := parseMessageHead(file, off, body)
-		if err != nil {
-			return err
-		}
 		want, known := it.want[id]
-		if !known {
-			return errorf(file, off, "message.channel_id", record.ErrFormat, "message on channel %d, which the summary does not list", id)
+		if err == nil && !known {
+			err = errorf(file, off, "message.channel_id", record.ErrFormat, "message on channel %d, which the summary does not list", id)
 		}
+		if err != nil {
+			if !skipBad {
+				return err
+			}
+			fate.bad++
+			if fate.firstBad == nil {
+				fate.firstBad = err
+			}
+			return nil
+		}
+		fate.used++
+		fate.kept++
 		if !want || it.f.Start != 0 && int64(lt) < it.f.Start || it.f.End != 0 && int64(lt) >= it.f.End {
 			return nil
 		}
@@ -244,7 +269,34 @@ func (it *indexedIter) load(dec *decoders, raw *[]byte, ci *mcap.ChunkIndex) *lo
 	if !sorted {
 		sort.SliceStable(lc.entries, func(i, j int) bool { return lc.entries[i].logTime < lc.entries[j].logTime })
 	}
+	if skipBad && !fate.whole() {
+		s := fate.skipped(fr.end() - fr.offset)
+		lc.skipped = &s
+	}
 	return lc
+}
+
+// readChunk reads and parses the chunk record that the chunk index places
+// at [off, end), into the worker's read buffer raw.
+func (it *indexedIter) readChunk(raw *[]byte, off, end int64) (frame, []byte, *chunk, error) {
+	file := it.r.file
+	fr, err := readFrame(it.r.ra, file, off, end)
+	if err == nil && (fr.op != mcap.OpChunk || fr.end() != end) {
+		err = errorf(file, off, "chunk_index.chunk_start_offset", record.ErrFormat, "chunk index points at a %s record of %d bytes, want a chunk of %d", fr.op, fr.end()-off, end-off)
+	}
+	if err != nil {
+		return fr, nil, nil, err
+	}
+	if *raw == nil {
+		*raw = it.getBuf()
+	}
+	body, err := readBody(it.r.ra, file, fr, *raw)
+	*raw = body
+	if err != nil {
+		return fr, nil, nil, err
+	}
+	ck, err := parseChunk(file, fr.bodyOffset(), body)
+	return fr, body, ck, err
 }
 
 // Next returns the next message in log time order.
@@ -262,6 +314,9 @@ func (it *indexedIter) Next() (*record.Message, error) {
 	for it.next < len(it.chunks) && (len(it.heap) == 0 || it.chunks[it.next].MessageStartTime < it.heap[0].entries[it.heap[0].pos].logTime) {
 		lc := <-<-it.futures
 		it.next++
+		if lc.skipped != nil {
+			it.r.skip(*lc.skipped)
+		}
 		if lc.err != nil {
 			return nil, it.fail(lc.err)
 		}

@@ -2,6 +2,7 @@ package mcapfile
 
 import (
 	"encoding/binary"
+	"fmt"
 	"io"
 	"slices"
 
@@ -21,12 +22,19 @@ type item struct {
 }
 
 // walker yields the records of the data section in file order, expanding
-// chunks. It stops at DataEnd or the footer.
+// chunks. It stops at DataEnd or the footer. Made to go on (goOn), it walks
+// past damage as Recover does, reporting each damaged stretch.
 type walker struct {
+	ra     io.ReaderAt
 	file   string
 	sc     *scanner
+	limit  int64 // end of the data the scanner reads
 	dec    decoders
 	verify bool
+	// going on past damage
+	salvage bool
+	starts  chunkStarts   // chunks of the summary's chunk index, to pick up at
+	report  func(Skipped) // nil: skip silently
 	// current chunk
 	ck       *chunk
 	ckFrame  frame
@@ -42,13 +50,33 @@ func newWalker(ra io.ReaderAt, file string, size int64, verify bool) *walker {
 	if footer, err := readFooter(ra, file, size); err == nil && footer != nil {
 		limit = size - magicLen
 	}
-	return &walker{file: file, sc: newScanner(ra, file, magicLen, limit), verify: verify}
+	return &walker{ra: ra, file: file, sc: newScanner(ra, file, magicLen, limit), limit: limit, verify: verify}
+}
+
+// goOn makes the walker go on past damage: chunks whose CRC fails or whose
+// data stops decompressing give the records that frame, and where the
+// framing is lost the walk picks up at the next chunk starts lists, or ends.
+// report, if not nil, gets each damaged stretch.
+func (w *walker) goOn(starts chunkStarts, report func(Skipped)) {
+	w.salvage, w.starts, w.report = true, starts, report
 }
 
 func (w *walker) close() { w.dec.close() }
 
+func (w *walker) skip(s Skipped) {
+	if w.report != nil {
+		w.report(s)
+	}
+}
+
+func (w *walker) skipErr(off, n int64, err error) {
+	w.skip(Skipped{Offset: off, Length: n, Reason: describe(err), Err: err})
+}
+
 // next returns the next record, io.EOF after DataEnd or the footer, or an
-// error (ErrTruncated when the file ends before them).
+// error (ErrTruncated when the file ends before them). Going on past
+// damage, it returns io.EOF at a cut too, and errors only when reading
+// fails.
 func (w *walker) next() (item, error) {
 	for {
 		if w.ckData != nil {
@@ -58,6 +86,9 @@ func (w *walker) next() (item, error) {
 					w.ckData = nil
 					return item{}, err
 				}
+				if w.salvage && it.op == mcap.OpMessage && len(it.body) < messageHeadLen {
+					continue // counted in the chunk's report
+				}
 				return it, nil
 			}
 			w.ckData = nil
@@ -65,14 +96,30 @@ func (w *walker) next() (item, error) {
 		if w.finished {
 			return item{}, io.EOF
 		}
+		start := w.sc.pos
 		fr, err := w.sc.next()
 		if err == io.EOF {
 			w.finished = true
-			return item{}, errorf(w.file, w.sc.pos, "data end", record.ErrTruncated, "file ends without a data end record or footer")
+			err := errorf(w.file, w.sc.pos, "data end", record.ErrTruncated, "file ends without a data end record or footer")
+			if !w.salvage {
+				return item{}, err
+			}
+			w.skipErr(start, 0, err)
+			return item{}, io.EOF
+		}
+		if err == nil && w.salvage && fr.op != mcap.OpFooter {
+			if next := w.starts.next(w.ra, w.file, fr.offset, fr.end(), w.limit); next >= 0 {
+				err = errorf(w.file, fr.offset, fr.op.String()+" record length", record.ErrFormat,
+					"the record runs over the chunk that the summary indexes at %d", next)
+			}
 		}
 		if err != nil {
-			w.finished = true
-			return item{}, err
+			if !w.salvage {
+				w.finished = true
+				return item{}, err
+			}
+			w.resync(start, err)
+			continue
 		}
 		switch fr.op {
 		case mcap.OpDataEnd, mcap.OpFooter:
@@ -90,6 +137,16 @@ func (w *walker) next() (item, error) {
 			if err != nil {
 				return item{}, err
 			}
+			if w.salvage {
+				w.salvageChunk(fr, body, nil)
+				if next, op := overlong(fr, body); next >= 0 {
+					w.skip(Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Reason: fmt.Sprintf(
+						"chunk record length: the record runs %d bytes past its records, which a %s record follows: reading goes on there", fr.end()-next, op),
+						Err: errorf(w.file, fr.offset, "chunk record length", record.ErrFormat, "the record runs %d bytes past its records", fr.end()-next)})
+					w.sc.pos = next
+				}
+				continue
+			}
 			ck, err := parseChunk(w.file, fr.bodyOffset(), body)
 			if err != nil {
 				return item{}, err
@@ -98,13 +155,7 @@ func (w *walker) next() (item, error) {
 			if err != nil {
 				return item{}, err
 			}
-			if ck.compression == "" {
-				w.ckPlain = fr.bodyOffset() + ck.recordsOffset
-			} else {
-				w.ckPlain = -1
-				w.ckBuf = data
-			}
-			w.ck, w.ckFrame, w.ckData, w.ckPos = ck, fr, data, 0
+			w.setChunk(fr, ck, data)
 			continue
 		}
 		body, err := w.sc.bodyOf(fr)
@@ -112,6 +163,78 @@ func (w *walker) next() (item, error) {
 			return item{}, err
 		}
 		return item{op: fr.op, body: body, frame: fr, offset: fr.offset}, nil
+	}
+}
+
+// setChunk makes data, the records of chunk ck (record fr), the ones to
+// walk next.
+func (w *walker) setChunk(fr frame, ck *chunk, data []byte) {
+	if ck.compression == "" {
+		w.ckPlain = fr.bodyOffset() + ck.recordsOffset
+	} else {
+		w.ckPlain = -1
+		if cap(data) > cap(w.ckBuf) {
+			w.ckBuf = data[:0]
+		}
+	}
+	w.ck, w.ckFrame, w.ckData, w.ckPos = ck, fr, data, 0
+}
+
+// resync goes on past the record at start, whose framing err says is lost:
+// the complete records of the chunk there, if any, are walked, and then the
+// walk picks up at the next chunk the summary lists, or ends.
+func (w *walker) resync(start int64, err error) {
+	next := w.starts.next(w.ra, w.file, start, w.limit, w.limit)
+	end := next
+	if end < 0 {
+		end = w.limit
+	}
+	if fr, body, ok := cutChunk(w.ra, start, end); ok {
+		w.salvageChunk(fr, body, err)
+	} else {
+		w.skipErr(start, end-start, err)
+	}
+	if next < 0 {
+		w.finished = true
+	} else {
+		w.sc.pos = next
+	}
+}
+
+// salvageChunk sets up the records of chunk record fr that still frame, and
+// reports the chunk when it is damaged. cut says why its framing is lost,
+// nil for a whole chunk record.
+func (w *walker) salvageChunk(fr frame, body []byte, cut error) {
+	ck, err := parseChunk(w.file, fr.bodyOffset(), body)
+	if err != nil {
+		w.skipErr(fr.offset, fr.end()-fr.offset, err)
+		return
+	}
+	data, fate := salvageRecords(&w.dec, w.file, fr, ck, w.ckBuf, cut, w.verify)
+	for p := 0; p < len(data); {
+		op := mcap.OpCode(data[p])
+		n := int(binary.LittleEndian.Uint64(data[p+1:]))
+		p += recordHeaderLen + n
+		if op != mcap.OpMessage {
+			fate.used++
+			continue
+		}
+		fate.seen++
+		if n < messageHeadLen {
+			fate.bad++
+			if fate.firstBad == nil {
+				_, _, _, _, fate.firstBad = parseMessageHead(w.file, fr.offset, data[p-n:p])
+			}
+			continue
+		}
+		fate.used++
+		fate.kept++
+	}
+	if !fate.whole() {
+		w.skip(fate.skipped(fr.end() - fr.offset))
+	}
+	if len(data) > 0 {
+		w.setChunk(fr, ck, data)
 	}
 }
 
@@ -213,7 +336,8 @@ type scanResult struct {
 	metadata     []Metadata
 }
 
-// scan reads the whole data section once and caches what it found.
+// scan reads the whole data section once and caches what it found. With
+// WithSkipBad it goes on past damage, silently: the iterators report it.
 func (r *Reader) scan() (*scanResult, error) {
 	r.mu.Lock()
 	if r.scanned != nil {
@@ -221,11 +345,10 @@ func (r *Reader) scan() (*scanResult, error) {
 		return r.scanned, nil
 	}
 	r.mu.Unlock()
-	w := newWalker(r.ra, r.file, r.size, r.opts.verifyCRC)
+	w := r.newWalker(nil)
 	defer w.close()
 	sr := &scanResult{counts: map[uint16]uint64{}, spans: map[uint16]span{}, attachments: []Attachment{}, metadata: []Metadata{}}
-	schemas := map[uint16]*mcap.Schema{}
-	known := map[uint16]*record.Channel{}
+	t := r.newTracker()
 	for {
 		it, err := w.next()
 		if err == io.EOF {
@@ -235,33 +358,24 @@ func (r *Reader) scan() (*scanResult, error) {
 			return nil, err
 		}
 		switch it.op {
-		case mcap.OpSchema:
-			s, err := safeParse(r.file, it.errOffset(), "schema", mcap.ParseSchema, it.body)
+		case mcap.OpSchema, mcap.OpChannel:
+			ch, fresh, err := t.add(it)
 			if err != nil {
+				if r.opts.skipBad {
+					continue
+				}
 				return nil, err
 			}
-			schemas[s.ID] = s
-		case mcap.OpChannel:
-			c, err := safeParse(r.file, it.errOffset(), "channel", mcap.ParseChannel, it.body)
-			if err != nil {
-				return nil, err
-			}
-			s := schemas[c.SchemaID]
-			if s == nil && c.SchemaID != 0 {
-				return nil, errorf(r.file, it.errOffset(), "channel.schema_id", record.ErrFormat, "channel %d uses schema %d before its schema record", c.ID, c.SchemaID)
-			}
-			if _, seen := known[c.ID]; !seen {
-				ch := r.channel(c, s)
-				known[c.ID] = ch
+			if fresh {
 				sr.channels = append(sr.channels, ch)
 			}
 		case mcap.OpMessage:
-			id, _, lt, _, err := parseMessageHead(r.file, it.errOffset(), it.body)
+			id, _, lt, _, err := t.message(it)
 			if err != nil {
+				if r.opts.skipBad {
+					continue
+				}
 				return nil, err
-			}
-			if known[id] == nil {
-				return nil, errorf(r.file, it.errOffset(), "message.channel_id", record.ErrFormat, "message on channel %d before its channel record", id)
 			}
 			sr.total++
 			sr.counts[id]++
@@ -278,12 +392,18 @@ func (r *Reader) scan() (*scanResult, error) {
 		case mcap.OpAttachment:
 			a, err := attachmentFromHead(r.file, it.frame, it.body)
 			if err != nil {
+				if r.opts.skipBad {
+					continue
+				}
 				return nil, err
 			}
 			sr.attachments = append(sr.attachments, a)
 		case mcap.OpMetadata:
 			m, err := safeParse(r.file, it.errOffset(), "metadata", mcap.ParseMetadata, it.body)
 			if err != nil {
+				if r.opts.skipBad {
+					continue
+				}
 				return nil, err
 			}
 			sr.metadata = append(sr.metadata, Metadata{Name: m.Name, Metadata: m.Metadata, Offset: it.offset})
@@ -296,26 +416,111 @@ func (r *Reader) scan() (*scanResult, error) {
 	return sr, nil
 }
 
-// linearIter yields messages in file order.
-type linearIter struct {
+// newWalker returns a walker over r's data section that, with WithSkipBad,
+// goes on past damage, reporting it to report.
+func (r *Reader) newWalker(report func(Skipped)) *walker {
+	w := newWalker(r.ra, r.file, r.size, r.opts.verifyCRC)
+	if r.opts.skipBad {
+		w.goOn(newChunkStarts(r.summary), report)
+	}
+	return w
+}
+
+// skip reports a damaged stretch to the WithSkipBad callback.
+func (r *Reader) skip(s Skipped) {
+	if r.opts.onSkip != nil {
+		r.opts.onSkip(s)
+	}
+}
+
+// tracker follows the schema and channel records of a linear read. With
+// WithSkipBad it falls back on the summary section for a schema or channel
+// whose record was lost.
+type tracker struct {
 	r       *Reader
-	w       *walker
-	f       record.Filter
 	schemas map[uint16]*mcap.Schema
 	chans   map[uint16]*record.Channel
-	wanted  map[uint16]bool
-	msg     record.Message
-	err     error
+}
+
+func (r *Reader) newTracker() *tracker {
+	return &tracker{r: r, schemas: map[uint16]*mcap.Schema{}, chans: map[uint16]*record.Channel{}}
+}
+
+// add reads a schema or channel record. For a channel it returns the
+// channel, and whether it is the first record of its id.
+func (t *tracker) add(rec item) (ch *record.Channel, fresh bool, err error) {
+	file := t.r.file
+	if rec.op == mcap.OpSchema {
+		s, err := safeParse(file, rec.errOffset(), "schema", mcap.ParseSchema, rec.body)
+		if err != nil {
+			return nil, false, err
+		}
+		t.schemas[s.ID] = s
+		return nil, false, nil
+	}
+	c, err := safeParse(file, rec.errOffset(), "channel", mcap.ParseChannel, rec.body)
+	if err != nil {
+		return nil, false, err
+	}
+	s := t.schema(c.SchemaID)
+	if s == nil && c.SchemaID != 0 {
+		return nil, false, errorf(file, rec.errOffset(), "channel.schema_id", record.ErrFormat, "channel %d uses schema %d before its schema record", c.ID, c.SchemaID)
+	}
+	_, seen := t.chans[c.ID]
+	ch = t.r.channel(c, s)
+	t.chans[c.ID] = ch
+	return ch, !seen, nil
+}
+
+// schema returns the schema of an id met so far, or with WithSkipBad the
+// summary's.
+func (t *tracker) schema(id uint16) *mcap.Schema {
+	s := t.schemas[id]
+	if s == nil && t.r.opts.skipBad && t.r.summary != nil {
+		s = t.r.summary.schemas[id]
+	}
+	return s
+}
+
+// message parses the head of a message record and finds its channel.
+func (t *tracker) message(rec item) (id uint16, seq uint32, logTime, pubTime uint64, err error) {
+	file := t.r.file
+	if id, seq, logTime, pubTime, err = parseMessageHead(file, rec.errOffset(), rec.body); err != nil {
+		return
+	}
+	if t.chans[id] == nil && t.r.opts.skipBad && t.r.summary != nil {
+		if c := t.r.summary.channels[id]; c != nil {
+			if s := t.schema(c.SchemaID); s != nil || c.SchemaID == 0 {
+				t.chans[id] = t.r.channel(c, s)
+			}
+		}
+	}
+	if t.chans[id] == nil {
+		err = errorf(file, rec.errOffset(), "message.channel_id", record.ErrFormat, "message on channel %d before its channel record", id)
+	}
+	return
+}
+
+// linearIter yields messages in file order.
+type linearIter struct {
+	r      *Reader
+	w      *walker
+	f      record.Filter
+	t      *tracker
+	wanted map[uint16]bool     // whether the filter selects a channel's topic
+	lost   map[uint16]struct{} // channels reported lost (WithSkipBad)
+	msg    record.Message
+	err    error
 }
 
 func newLinearIter(r *Reader, f record.Filter) *linearIter {
 	return &linearIter{
-		r:       r,
-		w:       newWalker(r.ra, r.file, r.size, r.opts.verifyCRC),
-		f:       f,
-		schemas: map[uint16]*mcap.Schema{},
-		chans:   map[uint16]*record.Channel{},
-		wanted:  map[uint16]bool{},
+		r:      r,
+		w:      r.newWalker(r.skip),
+		f:      f,
+		t:      r.newTracker(),
+		wanted: map[uint16]bool{},
+		lost:   map[uint16]struct{}{},
 	}
 }
 
@@ -334,40 +539,45 @@ func (it *linearIter) Next() (*record.Message, error) {
 }
 
 func (it *linearIter) next() (*record.Message, error) {
-	file := it.r.file
 	for {
 		rec, err := it.w.next()
 		if err != nil {
 			return nil, err
 		}
 		switch rec.op {
-		case mcap.OpSchema:
-			s, err := safeParse(file, rec.errOffset(), "schema", mcap.ParseSchema, rec.body)
+		case mcap.OpSchema, mcap.OpChannel:
+			ch, _, err := it.t.add(rec)
 			if err != nil {
-				return nil, err
+				if !it.r.opts.skipBad {
+					return nil, err
+				}
+				it.skipRecord(rec, err, "the record is left out")
+				continue
 			}
-			it.schemas[s.ID] = s
-		case mcap.OpChannel:
-			c, err := safeParse(file, rec.errOffset(), "channel", mcap.ParseChannel, rec.body)
-			if err != nil {
-				return nil, err
+			if ch != nil {
+				delete(it.wanted, uint16(ch.ID))
 			}
-			s := it.schemas[c.SchemaID]
-			if s == nil && c.SchemaID != 0 {
-				return nil, errorf(file, rec.errOffset(), "channel.schema_id", record.ErrFormat, "channel %d uses schema %d before its schema record", c.ID, c.SchemaID)
-			}
-			it.chans[c.ID] = it.r.channel(c, s)
-			it.wanted[c.ID] = it.f.Topic == nil || it.f.Topic(c.Topic)
 		case mcap.OpMessage:
-			id, seq, lt, pt, err := parseMessageHead(file, rec.errOffset(), rec.body)
+			id, seq, lt, pt, err := it.t.message(rec)
 			if err != nil {
-				return nil, err
+				if !it.r.opts.skipBad {
+					return nil, err
+				}
+				if len(rec.body) < messageHeadLen {
+					it.skipRecord(rec, err, "the record is left out")
+				} else if _, done := it.lost[id]; !done {
+					it.lost[id] = struct{}{}
+					it.skipRecord(rec, err, fmt.Sprintf("the messages of channel %d, which no channel record defines, are left out", id))
+				}
+				continue
 			}
-			ch := it.chans[id]
-			if ch == nil {
-				return nil, errorf(file, rec.errOffset(), "message.channel_id", record.ErrFormat, "message on channel %d before its channel record", id)
+			ch := it.t.chans[id]
+			want, ok := it.wanted[id]
+			if !ok {
+				want = it.f.Topic == nil || it.f.Topic(ch.Topic)
+				it.wanted[id] = want
 			}
-			if !it.wanted[id] || !it.f.Match(ch.Topic, int64(lt)) {
+			if !want || !it.f.Match(ch.Topic, int64(lt)) {
 				continue
 			}
 			it.msg = record.Message{
@@ -375,13 +585,23 @@ func (it *linearIter) next() (*record.Message, error) {
 				LogTime:     int64(lt),
 				PublishTime: int64(pt),
 				Sequence:    uint64(seq),
-				Source:      file,
+				Source:      it.r.file,
 				Offset:      rec.offset,
 				Data:        rec.body[messageHeadLen:],
 			}
 			return &it.msg, nil
 		}
 	}
+}
+
+// skipRecord reports a record that cannot be used: its own bytes, or those
+// of the compressed chunk that holds it.
+func (it *linearIter) skipRecord(rec item, err error, what string) {
+	off, n := rec.frame.offset, rec.frame.end()-rec.frame.offset
+	if rec.offset >= 0 {
+		off, n = rec.offset, recordHeaderLen+int64(len(rec.body))
+	}
+	it.r.skip(Skipped{Offset: off, Length: n, Reason: describe(err) + "; " + what, Err: err})
 }
 
 // Close releases the iterator; it is idempotent.

@@ -26,6 +26,8 @@ type options struct {
 	workers   int
 	noIndex   bool
 	verifyCRC bool
+	skipBad   bool
+	onSkip    func(Skipped)
 }
 
 func defaultOptions() options {
@@ -46,6 +48,30 @@ func WithoutIndex() Option {
 // WithVerifyCRC sets whether chunk CRCs are checked on read (default true).
 func WithVerifyCRC(verify bool) Option {
 	return func(o *options) { o.verifyCRC = verify }
+}
+
+// WithSkipBad makes message iterators go on past damaged data instead of
+// stopping at the first error, as Recover does:
+//   - A chunk whose CRC fails, or whose compressed data stops
+//     decompressing, yields the records of it that still frame and parse;
+//     the chunk is reported as unverified (their content may be damaged).
+//   - A chunk cut off by the end of the file yields the complete records of
+//     its part that decompresses; the iterator then ends with io.EOF.
+//   - Where a record's length is damaged, the complete records of the chunk
+//     there are yielded and reading goes on at the next chunk the summary's
+//     chunk index lists, or ends there (io.EOF) without one.
+//   - A record that does not parse, or a message on a channel that no
+//     channel record (nor the summary) defines, is left out.
+//
+// report, if not nil, is called with each damaged stretch, from the
+// goroutine calling Next, before the messages read from it. Skipped.Kept
+// counts the message records still read from it, whether or not the
+// filter selects them (a linear read counts those on a channel it then
+// finds undefined, which it reports on their own). Summary and Channels of a file read without its index
+// count what can be read, without reporting. Without this option the
+// iterators stop at the first error.
+func WithSkipBad(report func(Skipped)) Option {
+	return func(o *options) { o.skipBad, o.onSkip = true, report }
 }
 
 // Reader is an open MCAP file. It implements record.Reader. Its methods may

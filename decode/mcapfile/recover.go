@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
@@ -16,8 +15,9 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 )
 
-// Skipped is a stretch of the input that Recover could not copy as it is:
-// a damaged or cut record, or a section it could not use.
+// Skipped is a stretch of the input that Recover could not copy as it is,
+// or that a reader made WithSkipBad went on past: a damaged or cut record,
+// or a section it could not use.
 type Skipped struct {
 	Offset int64 // where the damaged record starts
 	Length int64 // bytes it spans (to the end of the file when the rest is unreadable)
@@ -34,6 +34,9 @@ type Skipped struct {
 	Unverified bool
 	Kept       uint64
 	Dropped    uint64
+	// Err is the problem itself: a *record.Error naming the file, offset
+	// and field, unwrapping to a sentinel (record.ErrCRC, ErrTruncated ...).
+	Err error
 }
 
 // RecoverReport says what Recover kept and what it skipped.
@@ -196,7 +199,7 @@ type recoverer struct {
 	rep       *RecoverReport
 	dec       decoders
 	ix        *index                  // the summary section, when intact
-	starts    []int64                 // sorted offsets of the chunks ix indexes
+	starts    chunkStarts             // the chunks ix indexes
 	schemas   map[uint16]*mcap.Schema // schemas of the data section
 	chans     map[uint16]uint32       // input channel id → output channel id
 	schemaIDs map[uint16]bool         // input schemas of the channels written
@@ -208,7 +211,7 @@ func (rc *recoverer) skip(s Skipped) {
 }
 
 func (rc *recoverer) skipErr(off, n int64, err error) {
-	rc.skip(Skipped{Offset: off, Length: n, Reason: describe(err)})
+	rc.skip(Skipped{Offset: off, Length: n, Reason: describe(err), Err: err})
 }
 
 // loadSummary reads the summary section when the file has one; a damaged
@@ -217,33 +220,20 @@ func (rc *recoverer) loadSummary() {
 	ix, err := readIndex(rc.ra, rc.file, rc.size)
 	if err == nil {
 		rc.ix = ix
-		if ix == nil {
-			return
-		}
-		for _, ci := range ix.chunks {
-			rc.starts = append(rc.starts, int64(ci.ChunkStartOffset))
-		}
-		slices.Sort(rc.starts)
+		rc.starts = newChunkStarts(ix)
 		return
 	}
 	off := rc.size - tailLen
 	if footer, ferr := readFooter(rc.ra, rc.file, rc.size); ferr == nil && footer != nil && footer.SummaryStart >= magicLen && int64(footer.SummaryStart) < off {
 		off = int64(footer.SummaryStart)
 	}
-	rc.skip(Skipped{Offset: off, Length: rc.size - off, Reason: "summary section not used: " + describe(err)})
+	rc.skip(Skipped{Offset: off, Length: rc.size - off, Reason: "summary section not used: " + describe(err), Err: err})
 }
 
 // nextChunk returns the offset of the first chunk the summary indexes after
-// off and before end, or -1. Only offsets where a chunk record lies whole
-// before limit count.
+// off and before end, or -1 (see chunkStarts.next).
 func (rc *recoverer) nextChunk(off, end, limit int64) int64 {
-	i, _ := slices.BinarySearch(rc.starts, off+1)
-	for ; i < len(rc.starts) && rc.starts[i] < end; i++ {
-		if fr, err := readFrame(rc.ra, rc.file, rc.starts[i], limit); err == nil && fr.op == mcap.OpChunk {
-			return rc.starts[i]
-		}
-	}
-	return -1
+	return rc.starts.next(rc.ra, rc.file, off, end, limit)
 }
 
 func (rc *recoverer) run() error {
@@ -264,7 +254,8 @@ func (rc *recoverer) scan() error {
 		start := sc.pos
 		fr, err := sc.next()
 		if err == io.EOF {
-			rc.skip(Skipped{Offset: start, Reason: "file ends without a data end record"})
+			rc.skip(Skipped{Offset: start, Reason: "file ends without a data end record",
+				Err: errorf(rc.file, start, "data end", record.ErrTruncated, "file ends without a data end record")})
 			return nil
 		}
 		if err == nil && fr.op != mcap.OpFooter {
@@ -497,88 +488,52 @@ func (rc *recoverer) chunk(fr frame, body []byte, cut error) error {
 	if err != nil {
 		return err
 	}
-	data, damage := unpackChunk(&rc.dec, rc.file, fr.offset, ck, rc.buf)
+	data, fate := salvageRecords(&rc.dec, rc.file, fr, ck, rc.buf, cut, true)
 	if ck.compression != "" && cap(data) > cap(rc.buf) {
 		rc.buf = data[:0]
 	}
-	if errors.Is(damage, record.ErrUnsupported) {
-		return damage
+	if errors.Is(fate.damage, record.ErrUnsupported) {
+		return fate.damage
 	}
-	verified := damage == nil
-	drop := !verified && rc.opts.dropUnverified
-	var kept, seen, used, bad uint64
-	var firstErr error
-	lost := -1 // uncompressed offset where the records stop framing
+	fate.dropped = fate.damage != nil && rc.opts.dropUnverified
 	for p := 0; p < len(data); {
-		if len(data)-p < recordHeaderLen {
-			lost = p
-			break
-		}
 		op := mcap.OpCode(data[p])
-		n := binary.LittleEndian.Uint64(data[p+1:])
-		if n > uint64(len(data)-p-recordHeaderLen) {
-			lost = p
-			break
-		}
-		body := data[p+recordHeaderLen : p+recordHeaderLen+int(n)]
-		p += recordHeaderLen + int(n)
+		n := int(binary.LittleEndian.Uint64(data[p+1:]))
+		body := data[p+recordHeaderLen : p+recordHeaderLen+n]
+		p += recordHeaderLen + n
 		if op == mcap.OpMessage {
-			seen++
+			fate.seen++
 		}
-		if drop {
+		if fate.dropped {
 			continue
 		}
 		before := rc.rep.Messages
-		if err := rc.record(op, fr.offset, body, !verified); err != nil {
+		if err := rc.record(op, fr.offset, body, fate.damage != nil); err != nil {
 			if isWriteError(err) {
 				return err
 			}
-			bad++
-			if firstErr == nil {
-				firstErr = err
+			fate.bad++
+			if fate.firstBad == nil {
+				fate.firstBad = err
 			}
 		} else {
-			used++
+			fate.used++
 		}
-		kept += rc.rep.Messages - before
+		fate.kept += rc.rep.Messages - before
 	}
-	if cut == nil && verified && lost < 0 && firstErr == nil {
+	if fate.whole() {
 		return nil
 	}
-	s := Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Kept: kept, Unverified: !verified && used > 0}
-	var why []string
 	switch {
-	case cut != nil:
-		why = append(why, describe(cut))
-	case !verified:
-		why = append(why, describe(damage))
+	case fate.dropped:
+		rc.rep.Dropped += fate.seen
+	case fate.size == 0:
+	case fate.damage != nil && cut != nil:
+		rc.rep.Salvaged += fate.kept
+	case fate.damage != nil:
+		rc.rep.Suspect += fate.kept
 	}
-	if lost >= 0 && (cut == nil || verified) {
-		why = append(why, fmt.Sprintf("the records past uncompressed offset %d of %d do not frame", lost, len(data)))
-	}
-	if firstErr != nil {
-		why = append(why, fmt.Sprintf("%d records do not parse (first: %s)", bad, describe(firstErr)))
-	}
-	switch {
-	case drop:
-		s.Dropped = seen
-		rc.rep.Dropped += seen
-		why = append(why, fmt.Sprintf("%d messages dropped", seen))
-	case len(data) == 0:
-		why = append(why, "none of its records can be read")
-	case !verified && cut != nil:
-		rc.rep.Salvaged += kept
-		why = append(why, fmt.Sprintf("%d messages salvaged from the %d bytes that decompress", kept, len(data)))
-	case !verified:
-		rc.rep.Suspect += kept
-		why = append(why, fmt.Sprintf("%d messages kept, their content may be damaged", kept))
-	case cut != nil && ck.crc != 0:
-		why = append(why, fmt.Sprintf("the chunk's records are whole and match its CRC: %d messages kept", kept))
-	case cut != nil:
-		why = append(why, fmt.Sprintf("the chunk's records are whole (it has no CRC): %d messages kept", kept))
-	}
-	s.Reason = strings.Join(why, "; ")
-	rc.skip(s)
+	rc.skip(fate.skipped(fr.end() - fr.offset))
 	return nil
 }
 
@@ -587,24 +542,10 @@ func (rc *recoverer) chunk(fr frame, body []byte, cut error) error {
 // cuts off, or one whose length field is damaged. cut says what is wrong.
 // ok is false when no chunk head lies at off.
 func (rc *recoverer) salvageChunk(off, end int64, cut error) (ok bool, err error) {
-	var hdr [recordHeaderLen]byte
-	if end-off < recordHeaderLen+chunkHeadLen || readAt(rc.ra, hdr[:], off) != nil || mcap.OpCode(hdr[0]) != mcap.OpChunk {
+	fr, body, ok := cutChunk(rc.ra, off, end)
+	if !ok {
 		return false, nil
 	}
-	body := make([]byte, end-off-recordHeaderLen)
-	if readAt(rc.ra, body, off+recordHeaderLen) != nil {
-		return false, nil
-	}
-	// Make the records length fit what is there, then parse as usual.
-	n := int(binary.LittleEndian.Uint32(body[28:]))
-	if n > len(body)-chunkHeadLen-8 {
-		return false, nil
-	}
-	p := chunkHeadLen + n
-	if avail := uint64(len(body) - p - 8); binary.LittleEndian.Uint64(body[p:]) > avail {
-		binary.LittleEndian.PutUint64(body[p:], avail)
-	}
-	fr := frame{op: mcap.OpChunk, offset: off, bodyLen: int64(len(body))}
 	if err := rc.chunk(fr, body, cut); err != nil {
 		if isWriteError(err) {
 			return true, err

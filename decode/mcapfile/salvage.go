@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
+	"io"
+	"slices"
 	"strings"
 
 	"github.com/baglab/baglab/decode/record"
@@ -220,4 +223,167 @@ func lz4BlockPrefix(dst, src []byte, limit int) (out []byte, complete bool) {
 		}
 	}
 	return dst, true
+}
+
+// chunkStarts are the sorted offsets of the chunks a summary's chunk index
+// lists: where a scan whose framing is lost picks up again.
+type chunkStarts []int64
+
+func newChunkStarts(ix *index) chunkStarts {
+	if ix == nil {
+		return nil
+	}
+	cs := make(chunkStarts, 0, len(ix.chunks))
+	for _, ci := range ix.chunks {
+		cs = append(cs, int64(ci.ChunkStartOffset))
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+// next returns the offset of the first chunk listed after off and before
+// end, or -1. Only offsets where a chunk record lies whole before limit
+// count.
+func (cs chunkStarts) next(ra io.ReaderAt, file string, off, end, limit int64) int64 {
+	i, _ := slices.BinarySearch(cs, off+1)
+	for ; i < len(cs) && cs[i] < end; i++ {
+		if fr, err := readFrame(ra, file, cs[i], limit); err == nil && fr.op == mcap.OpChunk {
+			return cs[i]
+		}
+	}
+	return -1
+}
+
+// cutChunk reads a chunk whose framing is lost, of which the bytes
+// [off, end) are at hand: one the end of the file cuts off, or one whose
+// length field is damaged. It reads no more than the chunk's head says its
+// records take, makes the records length fit what is there, and returns the
+// chunk as a frame spanning [off, end) with that body. ok is false when no
+// chunk head lies at off.
+func cutChunk(ra io.ReaderAt, off, end int64) (fr frame, body []byte, ok bool) {
+	var head [recordHeaderLen + chunkHeadLen]byte
+	avail := end - off - recordHeaderLen
+	if avail < chunkHeadLen+8 || readAt(ra, head[:], off) != nil || mcap.OpCode(head[0]) != mcap.OpChunk {
+		return frame{}, nil, false
+	}
+	n := int64(binary.LittleEndian.Uint32(head[recordHeaderLen+28:]))
+	if n > avail-chunkHeadLen-8 {
+		return frame{}, nil, false
+	}
+	p := chunkHeadLen + n // offset of the records length in the body
+	var rl [8]byte
+	if readAt(ra, rl[:], off+recordHeaderLen+p) != nil {
+		return frame{}, nil, false
+	}
+	size := avail
+	if want := binary.LittleEndian.Uint64(rl[:]); want < uint64(avail-p-8) {
+		size = p + 8 + int64(want)
+	}
+	body = make([]byte, size)
+	if readAt(ra, body, off+recordHeaderLen) != nil {
+		return frame{}, nil, false
+	}
+	binary.LittleEndian.PutUint64(body[p:], uint64(size-p-8))
+	return frame{op: mcap.OpChunk, offset: off, bodyLen: avail}, body, true
+}
+
+// framed returns how many leading bytes of records frame as whole records.
+func framed(records []byte) int {
+	p := 0
+	for len(records)-p >= recordHeaderLen {
+		n := binary.LittleEndian.Uint64(records[p+1:])
+		if n > uint64(len(records)-p-recordHeaderLen) {
+			break
+		}
+		p += recordHeaderLen + int(n)
+	}
+	return p
+}
+
+// chunkFate is what became of the records of a chunk that a reader going
+// on past damage unpacked: what is wrong with it and what it still gave.
+type chunkFate struct {
+	file   string
+	off    int64 // chunk record offset
+	cut    error // why the chunk's framing is lost (cut off, damaged length), nil when whole
+	damage error // why its records are unverified (CRC, decompression), nil when they check
+	hasCRC bool
+	size   int // bytes of records that decompressed
+	lost   int // uncompressed offset where the records stop framing, -1 when all frame
+	// used and bad count the records that parse and those that do not;
+	// kept the messages used, seen all messages met.
+	used, bad, kept, seen uint64
+	firstBad              error
+	dropped               bool // the records were left out on request
+}
+
+// salvageRecords unpacks the records of chunk ck (the record fr, its
+// framing lost for cut when not nil) for a reader that goes on past
+// damage: it returns the records that frame whole, and the chunk's fate
+// with its damage; the caller counts what it uses of them. verify false
+// ignores the chunk's CRC. dst is reused for the output when large enough.
+func salvageRecords(dec *decoders, file string, fr frame, ck *chunk, dst []byte, cut error, verify bool) ([]byte, chunkFate) {
+	if !verify && ck.crc != 0 {
+		c := *ck
+		c.crc = 0
+		ck = &c
+	}
+	data, damage := unpackChunk(dec, file, fr.offset, ck, dst)
+	f := chunkFate{file: file, off: fr.offset, cut: cut, damage: damage, hasCRC: ck.crc != 0, size: len(data), lost: -1}
+	n := framed(data)
+	if n < len(data) {
+		f.lost = n
+	}
+	return data[:n], f
+}
+
+// whole reports whether the chunk gave all its records, verified.
+func (f *chunkFate) whole() bool {
+	return f.cut == nil && f.damage == nil && f.lost < 0 && f.firstBad == nil
+}
+
+// unverified reports whether the records used have no CRC to vouch for them.
+func (f *chunkFate) unverified() bool { return f.damage != nil && f.used > 0 }
+
+// skipped describes a damaged chunk spanning length bytes.
+func (f *chunkFate) skipped(length int64) Skipped {
+	s := Skipped{Offset: f.off, Length: length, Kept: f.kept, Unverified: f.unverified()}
+	var why []string
+	switch {
+	case f.cut != nil:
+		s.Err = f.cut
+		why = append(why, describe(f.cut))
+	case f.damage != nil:
+		s.Err = f.damage
+		why = append(why, describe(f.damage))
+	}
+	if f.lost >= 0 && (f.cut == nil || f.damage == nil) {
+		why = append(why, fmt.Sprintf("the records past uncompressed offset %d of %d do not frame", f.lost, f.size))
+		if s.Err == nil {
+			s.Err = errorf(f.file, f.off, "chunk record", record.ErrLength, "the records past uncompressed offset %d of %d do not frame", f.lost, f.size)
+		}
+	}
+	if f.firstBad != nil {
+		why = append(why, fmt.Sprintf("%d records do not parse (first: %s)", f.bad, describe(f.firstBad)))
+		if s.Err == nil {
+			s.Err = f.firstBad
+		}
+	}
+	switch {
+	case f.dropped:
+		s.Dropped = f.seen
+		why = append(why, fmt.Sprintf("%d messages dropped", f.seen))
+	case f.size == 0:
+		why = append(why, "none of its records can be read")
+	case f.damage != nil && f.cut != nil:
+		why = append(why, fmt.Sprintf("%d messages salvaged from the %d bytes that decompress", f.kept, f.size))
+	case f.damage != nil:
+		why = append(why, fmt.Sprintf("%d messages kept, their content may be damaged", f.kept))
+	case f.cut != nil && f.hasCRC:
+		why = append(why, fmt.Sprintf("the chunk's records are whole and match its CRC: %d messages kept", f.kept))
+	case f.cut != nil:
+		why = append(why, fmt.Sprintf("the chunk's records are whole (it has no CRC): %d messages kept", f.kept))
+	}
+	s.Reason = strings.Join(why, "; ")
+	return s
 }
