@@ -126,7 +126,9 @@ func OpenMany(paths []string, o OpenOptions) (record.Reader, error) {
 	return m, nil
 }
 
-func openMCAPDir(dir string) (record.Reader, error) {
+// openMCAPDir opens the split MCAP files of a rosbag2 folder, merged in log
+// time order, with the options o.
+func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 	var files []string
 	meta, err := db3.ReadBag2Metadata(dir)
 	switch {
@@ -149,7 +151,7 @@ func openMCAPDir(dir string) (record.Reader, error) {
 			m.Close()
 			return nil, err
 		}
-		r, err := mcapfile.Open(p)
+		r, err := mcapfile.Open(p, mcapOptions(p, o)...)
 		if err != nil {
 			m.Close()
 			return nil, err

@@ -105,7 +105,9 @@ func sniffDir(dir string) (Format, error) {
 type OpenOptions struct {
 	// OnSkip, when set, makes readers that can go on past damaged data do
 	// so (ROS1 bags: a chunk that does not decompress, a record that does
-	// not parse, a cut tail), reporting each skipped range to OnSkip as a
+	// not parse, a cut tail; MCAP files and rosbag2 MCAP folders: a chunk
+	// whose CRC fails or that does not decompress, a record whose length is
+	// damaged, a cut tail), reporting each skipped range to OnSkip as a
 	// *record.Error. Other readers still stop at the first error.
 	OnSkip func(error)
 }
@@ -146,11 +148,46 @@ func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 		return db3.Open(path)
 	case FormatMCAP:
 		if st.IsDir() {
-			return openMCAPDir(path)
+			return openMCAPDir(path, o)
 		}
-		return mcapfile.Open(path)
+		return mcapfile.Open(path, mcapOptions(path, o)...)
 	}
 	return nil, fmt.Errorf("%s: unsupported format %q", path, format)
+}
+
+// mcapOptions are the reader options of the MCAP file at path: with
+// o.OnSkip, WithSkipBad reporting each damaged stretch as a *record.Error
+// naming the file, the stretch and what was salvaged from it.
+func mcapOptions(path string, o OpenOptions) []mcapfile.Option {
+	if o.OnSkip == nil {
+		return nil
+	}
+	return []mcapfile.Option{mcapfile.WithSkipBad(func(s mcapfile.Skipped) {
+		e := &record.Error{File: path, Offset: s.Offset, Err: record.ErrFormat, Detail: s.Reason}
+		var re *record.Error
+		if errors.As(s.Err, &re) {
+			// Reason begins with the error's topic, field and cause, which
+			// the record.Error prints itself.
+			var head string
+			if re.Topic != "" {
+				head += "topic " + re.Topic + ": "
+			}
+			if re.Field != "" {
+				head += re.Field + ": "
+			}
+			if re.Err != nil {
+				head += re.Err.Error() + ": "
+				e.Err = re.Err
+			}
+			e.Topic, e.Field, e.Detail = re.Topic, re.Field, strings.TrimPrefix(s.Reason, head)
+		} else if s.Err != nil {
+			e.Err = s.Err
+		}
+		if s.Length > 0 {
+			e.Detail += fmt.Sprintf("; damaged bytes [%d, %d)", s.Offset, s.Offset+s.Length)
+		}
+		o.OnSkip(e)
+	})}
 }
 
 // FormatOf returns the format of an open reader.
