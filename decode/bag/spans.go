@@ -31,38 +31,51 @@ func (s timeSpan) union(o timeSpan) timeSpan {
 // missing or disagree with its chunk info is read itself instead.
 type spanReader struct {
 	r *Reader
-	// byStart and byEnd list the chunks by start and by end time.
-	byStart, byEnd []*chunkRef
-	chunks         map[*chunkRef]map[uint32]timeSpan
-	buf, out       []byte
-	dec            decompressor
+	// lists holds, per connection, its message count and the chunks with
+	// messages of it.
+	lists    map[uint32]*connChunks
+	chunks   map[*chunkRef]map[uint32]timeSpan
+	buf, out []byte
+	dec      decompressor
+}
+
+// connChunks counts a connection's messages and lists the chunks holding
+// it by start and by end time, as positions in Reader.chunks.
+type connChunks struct {
+	count          uint64
+	byStart, byEnd []int32
 }
 
 func newSpanReader(r *Reader) *spanReader {
-	sr := &spanReader{r: r, chunks: map[*chunkRef]map[uint32]timeSpan{}}
-	byStart := func(a, b *chunkRef) int { return cmp.Compare(a.info.StartTime, b.info.StartTime) }
-	byEnd := func(a, b *chunkRef) int { return cmp.Compare(a.info.EndTime, b.info.EndTime) }
-	sr.byStart, sr.byEnd = sorted(r.chunks, byStart), sorted(r.chunks, byEnd)
-	return sr
-}
-
-// sorted returns a stably sorted copy of chunks (they usually are in order).
-func sorted(chunks []*chunkRef, order func(a, b *chunkRef) int) []*chunkRef {
-	out := slices.Clone(chunks)
-	if !slices.IsSortedFunc(out, order) {
-		slices.SortStableFunc(out, order)
-	}
-	return out
-}
-
-// holds reports whether chunk c holds messages of conn.
-func (c *chunkRef) holds(conn uint32) bool {
-	for _, cc := range c.info.Counts {
-		if cc.Conn == conn {
-			return cc.Count > 0
+	sr := &spanReader{r: r, lists: map[uint32]*connChunks{}, chunks: map[*chunkRef]map[uint32]timeSpan{}}
+	for i, c := range r.chunks {
+		for _, cc := range c.info.Counts {
+			if cc.Count > 0 {
+				l := sr.lists[cc.Conn]
+				if l == nil {
+					l = &connChunks{}
+					sr.lists[cc.Conn] = l
+				}
+				l.count += uint64(cc.Count)
+				l.byStart = append(l.byStart, int32(i))
+			}
 		}
 	}
-	return false
+	start := func(a, b int32) int { return cmp.Compare(r.chunks[a].info.StartTime, r.chunks[b].info.StartTime) }
+	end := func(a, b int32) int { return cmp.Compare(r.chunks[a].info.EndTime, r.chunks[b].info.EndTime) }
+	for _, l := range sr.lists {
+		// Chunks are usually stored in time order: the lists are sorted
+		// and shared.
+		if !slices.IsSortedFunc(l.byStart, start) {
+			slices.SortStableFunc(l.byStart, start)
+		}
+		l.byEnd = l.byStart
+		if !slices.IsSortedFunc(l.byEnd, end) {
+			l.byEnd = slices.Clone(l.byStart)
+			slices.SortStableFunc(l.byEnd, end)
+		}
+	}
+	return sr
 }
 
 // conn returns the log times of the first and last messages of conn.
@@ -73,14 +86,16 @@ func (c *chunkRef) holds(conn uint32) bool {
 // in time. Should no chunk hold a message of conn after all (chunk infos
 // that disagree with the chunks), the chunk infos' times bound it.
 func (sr *spanReader) conn(conn uint32) (timeSpan, error) {
+	l := sr.lists[conn]
+	if l == nil {
+		return timeSpan{}, nil
+	}
 	var s timeSpan
 	ok := false
-	for _, c := range sr.byStart {
+	for _, i := range l.byStart {
+		c := sr.r.chunks[i]
 		if ok && c.info.StartTime >= s.first {
 			break
-		}
-		if !c.holds(conn) {
-			continue
 		}
 		spans, err := sr.chunk(c)
 		if err != nil {
@@ -91,15 +106,14 @@ func (sr *spanReader) conn(conn uint32) (timeSpan, error) {
 		}
 	}
 	if !ok {
-		return sr.bounds(conn), nil
+		// Bound it by the chunk infos.
+		return timeSpan{sr.r.chunks[l.byStart[0]].info.StartTime, sr.r.chunks[l.byEnd[len(l.byEnd)-1]].info.EndTime}, nil
 	}
 	ok = false
-	for _, c := range slices.Backward(sr.byEnd) {
+	for _, i := range slices.Backward(l.byEnd) {
+		c := sr.r.chunks[i]
 		if ok && c.info.EndTime <= s.last {
 			break
-		}
-		if !c.holds(conn) {
-			continue
 		}
 		spans, err := sr.chunk(c)
 		if err != nil {
@@ -110,22 +124,6 @@ func (sr *spanReader) conn(conn uint32) (timeSpan, error) {
 		}
 	}
 	return s, nil
-}
-
-// bounds is the span of the chunk infos listing conn.
-func (sr *spanReader) bounds(conn uint32) timeSpan {
-	var s timeSpan
-	ok := false
-	for _, c := range sr.byStart {
-		if c.holds(conn) {
-			cs := timeSpan{c.info.StartTime, c.info.EndTime}
-			if ok {
-				cs = cs.union(s)
-			}
-			s, ok = cs, true
-		}
-	}
-	return s
 }
 
 // chunk returns the span of each connection's messages in chunk c.

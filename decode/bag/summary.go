@@ -28,22 +28,17 @@ func (r *Reader) Summary() (*record.Summary, error) {
 		return &c, nil
 	}
 	acc := newSummaryAcc(r)
-	sr := newSpanReader(r)
 	for _, c := range r.chunks {
 		acc.compression(c.compression)
-		for _, cc := range c.info.Counts {
-			if cc.Count > 0 {
-				acc.count(cc.Conn, uint64(cc.Count))
-			}
-		}
 	}
+	sr := newSpanReader(r)
 	for _, conn := range r.connOrder {
-		if st := acc.stats[conn]; st != nil {
+		if l := sr.lists[conn]; l != nil {
 			sp, err := sr.conn(conn)
 			if err != nil {
 				return nil, err
 			}
-			st.span = sp
+			acc.count(conn, l.count).span = sp
 		}
 	}
 	return acc.summary(), nil

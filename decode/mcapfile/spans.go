@@ -34,15 +34,20 @@ type spanReader struct {
 	ix     *index
 	verify bool
 
-	// byStart lists, per channel, the chunks that may hold it by message
-	// start time; byEnd by message end time, latest first.
-	byStart, byEnd map[uint16][]*mcap.ChunkIndex
+	// lists holds, per channel, the chunks with message index records of
+	// it; unindexed the spans found in the chunks without any.
+	lists     map[uint16]*channelChunks
+	unindexed map[uint16]span
 
 	indexed map[chunkChannel]spanResult          // message index record reads
 	chunks  map[*mcap.ChunkIndex]map[uint16]span // chunk reads
 	buf     []byte
 	dec     decoders
 }
+
+// channelChunks lists the chunks holding a channel by message start and by
+// message end time.
+type channelChunks struct{ byStart, byEnd []*mcap.ChunkIndex }
 
 type chunkChannel struct {
 	ci *mcap.ChunkIndex
@@ -55,39 +60,58 @@ type spanResult struct {
 }
 
 func newSpanReader(ra io.ReaderAt, file string, ix *index, verify bool) *spanReader {
-	sr := &spanReader{ra: ra, file: file, ix: ix, verify: verify,
-		byStart: map[uint16][]*mcap.ChunkIndex{}, byEnd: map[uint16][]*mcap.ChunkIndex{},
+	return &spanReader{ra: ra, file: file, ix: ix, verify: verify,
+		lists: map[uint16]*channelChunks{}, unindexed: map[uint16]span{},
 		indexed: map[chunkChannel]spanResult{}, chunks: map[*mcap.ChunkIndex]map[uint16]span{}}
-	order := slices.Clone(ix.chunks)
-	slices.SortStableFunc(order, func(a, b *mcap.ChunkIndex) int {
-		return cmp.Or(cmp.Compare(a.MessageStartTime, b.MessageStartTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
-	})
-	sr.lists(order, sr.byStart)
-	slices.SortStableFunc(order, func(a, b *mcap.ChunkIndex) int {
-		return cmp.Or(cmp.Compare(b.MessageEndTime, a.MessageEndTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
-	})
-	sr.lists(order, sr.byEnd)
-	return sr
 }
 
-// lists appends each chunk of order to the lists of the channels it may
-// hold: those it has message index records for, or every channel when it
-// has none.
-func (sr *spanReader) lists(order []*mcap.ChunkIndex, by map[uint16][]*mcap.ChunkIndex) {
+// load lists the chunks of each channel and reads the chunks that have no
+// message index records (they may hold any channel).
+func (sr *spanReader) load() error {
+	start := func(a, b *mcap.ChunkIndex) int {
+		return cmp.Or(cmp.Compare(a.MessageStartTime, b.MessageStartTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
+	}
+	end := func(a, b *mcap.ChunkIndex) int {
+		return cmp.Or(cmp.Compare(a.MessageEndTime, b.MessageEndTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
+	}
+	order := slices.Clone(sr.ix.chunks)
+	if !slices.IsSortedFunc(order, start) {
+		slices.SortFunc(order, start)
+	}
 	for _, ci := range order {
 		if len(ci.MessageIndexOffsets) == 0 {
 			if ci.UncompressedSize == 0 {
 				continue
 			}
-			for _, id := range sr.ix.channelIDs {
-				by[id] = append(by[id], ci)
+			spans, err := sr.chunk(ci)
+			if err != nil {
+				return err
+			}
+			for id, s := range spans {
+				if u, ok := sr.unindexed[id]; ok {
+					s = s.union(u)
+				}
+				sr.unindexed[id] = s
 			}
 			continue
 		}
 		for id := range ci.MessageIndexOffsets {
-			by[id] = append(by[id], ci)
+			l := sr.lists[id]
+			if l == nil {
+				l = &channelChunks{}
+				sr.lists[id] = l
+			}
+			l.byStart = append(l.byStart, ci)
 		}
 	}
+	for _, l := range sr.lists {
+		l.byEnd = l.byStart
+		if !slices.IsSortedFunc(l.byEnd, end) {
+			l.byEnd = slices.Clone(l.byStart)
+			slices.SortFunc(l.byEnd, end)
+		}
+	}
+	return nil
 }
 
 // channel returns the log times of the first and last messages of channel
@@ -97,49 +121,49 @@ func (sr *spanReader) lists(order []*mcap.ChunkIndex, by map[uint16][]*mcap.Chun
 // earliest message found so far, and by end time (latest first) until one
 // ends at or before the latest found: usually one chunk each.
 func (sr *spanReader) channel(id uint16) (s span, ok bool, err error) {
-	for _, ci := range sr.byStart[id] {
-		if ok && ci.MessageStartTime >= s.first {
-			break
-		}
-		cs, found, err := sr.chunkChannel(ci, id)
-		if err != nil {
-			return span{}, false, err
-		}
-		if found && (!ok || cs.first < s.first) {
-			s.first, ok = cs.first, true
-		}
+	s, ok = sr.unindexed[id]
+	l := sr.lists[id]
+	if l == nil {
+		return s, ok, nil
 	}
-	if !ok {
-		return span{}, false, nil
-	}
-	found := false
-	for _, ci := range sr.byEnd[id] {
-		if found && ci.MessageEndTime <= s.last {
+	first, last := ok, ok // s.first and s.last are set
+	for _, ci := range l.byStart {
+		if first && ci.MessageStartTime >= s.first {
 			break
 		}
 		cs, in, err := sr.chunkChannel(ci, id)
 		if err != nil {
 			return span{}, false, err
 		}
-		if in && (!found || cs.last > s.last) {
-			s.last, found = cs.last, true
+		if in && (!first || cs.first < s.first) {
+			s.first, first = cs.first, true
 		}
 	}
-	return s, found, nil
+	for _, ci := range slices.Backward(l.byEnd) {
+		if last && ci.MessageEndTime <= s.last {
+			break
+		}
+		cs, in, err := sr.chunkChannel(ci, id)
+		if err != nil {
+			return span{}, false, err
+		}
+		if in && (!last || cs.last > s.last) {
+			s.last, last = cs.last, true
+		}
+	}
+	return s, first && last, nil
 }
 
 // chunkChannel returns the span of channel id's messages in chunk ci, from
 // its message index record when that is sound, else from the chunk.
 func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (span, bool, error) {
-	if off, ok := ci.MessageIndexOffsets[id]; ok {
-		key := chunkChannel{ci, id}
-		if r, done := sr.indexed[key]; done {
-			return r.s, r.ok, nil
-		}
-		if s, in, ok := sr.messageIndex(ci, id, off); ok {
-			sr.indexed[key] = spanResult{s, in}
-			return s, in, nil
-		}
+	key := chunkChannel{ci, id}
+	if r, done := sr.indexed[key]; done {
+		return r.s, r.ok, nil
+	}
+	if s, in, ok := sr.messageIndex(ci, id, ci.MessageIndexOffsets[id]); ok {
+		sr.indexed[key] = spanResult{s, in}
+		return s, in, nil
 	}
 	spans, err := sr.chunk(ci)
 	if err != nil {
@@ -238,6 +262,9 @@ func (sr *spanReader) close() { sr.dec.close() }
 func (ix *index) spans(ra io.ReaderAt, file string, verify bool, per map[uint16]uint64) (map[uint16]span, bool, error) {
 	sr := newSpanReader(ra, file, ix, verify)
 	defer sr.close()
+	if err := sr.load(); err != nil {
+		return nil, false, err
+	}
 	out := make(map[uint16]span, len(per))
 	for _, id := range ix.channelIDs {
 		if per[id] == 0 {
