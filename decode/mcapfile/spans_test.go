@@ -278,3 +278,22 @@ func TestSummaryOverlappingChunks(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSummary opens the 150 MB benchmark recording and summarises it
+// from its summary section and a few message index records.
+func BenchmarkSummary(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bench.mcap")
+	writeBench(b, path, "zstd")
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, err := r.Summary()
+		if err != nil || len(s.Topics) != 2 || s.Topics[0].FrequencyHz <= 0 {
+			b.Fatal(s, err)
+		}
+		r.Close()
+	}
+}
