@@ -16,7 +16,7 @@ import (
 )
 
 // chunkOffsets lists the offsets of the chunk records of an MCAP file.
-func chunkOffsets(t *testing.T, data []byte) []int64 {
+func chunkOffsets(t testing.TB, data []byte) []int64 {
 	t.Helper()
 	var out []int64
 	for p := int64(magicLen); p+recordHeaderLen <= int64(len(data)); {

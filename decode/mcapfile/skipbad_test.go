@@ -623,3 +623,47 @@ func FuzzSkipBad(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadSkipBad reads a file of 200,000 small messages in 64 KiB
+// chunks with WithSkipBad, intact and with the second half of its middle
+// chunk zeroed.
+func BenchmarkReadSkipBad(b *testing.B) {
+	for _, comp := range []string{"zstd", "lz4"} {
+		data := smallFile(b, comp, 200_000, 64<<10)
+		chunks := mcapfile.ChunkOffsets(b, data)
+		victim := chunks[len(chunks)/2]
+		length := recordLen(data, victim)
+		bad := bytes.Clone(data)
+		clear(bad[victim+length/2 : victim+length])
+		for _, f := range []struct {
+			name string
+			data []byte
+		}{{"intact", data}, {"damaged", bad}} {
+			for _, mode := range modes {
+				b.Run(comp+"/"+f.name+"/"+mode.name, func(b *testing.B) {
+					b.SetBytes(int64(len(f.data)))
+					b.ReportAllocs()
+					for range b.N {
+						r, err := mcapfile.NewReader(bytes.NewReader(f.data), int64(len(f.data)), "bench.mcap",
+							append([]mcapfile.Option{mcapfile.WithSkipBad(nil)}, mode.opts...)...)
+						if err != nil {
+							b.Fatal(err)
+						}
+						it, _ := r.Messages(record.Filter{})
+						n := 0
+						for ; ; n++ {
+							if _, err = it.Next(); err != nil {
+								break
+							}
+						}
+						if err != io.EOF || n < 190_000 {
+							b.Fatalf("%d messages, then %v", n, err)
+						}
+						it.Close()
+						r.Close()
+					}
+				})
+			}
+		}
+	}
+}
