@@ -383,6 +383,8 @@ func (f *chunkFate) skipped(length int64) Skipped {
 		why = append(why, fmt.Sprintf("the chunk's records are whole and match its CRC: %d messages kept", f.kept))
 	case f.cut != nil:
 		why = append(why, fmt.Sprintf("the chunk's records are whole (it has no CRC): %d messages kept", f.kept))
+	default:
+		why = append(why, fmt.Sprintf("%d messages kept", f.kept))
 	}
 	s.Reason = strings.Join(why, "; ")
 	return s

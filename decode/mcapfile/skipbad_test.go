@@ -347,6 +347,47 @@ func testSkipBadLength(t *testing.T, dir string) {
 		})
 	}
 
+	// A record inside a chunk without a CRC: the records before it are
+	// read, those after it in the chunk lost.
+	t.Run("in-chunk", func(t *testing.T) {
+		var inChunk []msg
+		for _, m := range fileOrder(t, intactPath, false) {
+			if m.offset < next {
+				inChunk = append(inChunk, m)
+			}
+		}
+		cut := inChunk[len(inChunk)/2].offset
+		bad := bytes.Clone(data)
+		binary.LittleEndian.PutUint32(bad[victim+9+24:], 0) // no CRC
+		binary.LittleEndian.PutUint64(bad[cut+1:], 1<<40)
+		badPath := filepath.Join(t.TempDir(), "bad.mcap")
+		if err := os.WriteFile(badPath, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, mode := range modes {
+			var want []msg
+			for _, m := range readFile(t, intactPath, false, record.Filter{}, mode.opts...).msgs {
+				if m.offset < cut || m.offset >= next {
+					want = append(want, m)
+				}
+			}
+			got := readFile(t, badPath, true, record.Filter{}, mode.opts...)
+			if got.err != io.EOF || !slices.Equal(got.msgs, want) {
+				t.Fatalf("%s: %d messages ending with %v, want %d", mode.name, len(got.msgs), got.err, len(want))
+			}
+			kept := len(inChunk) / 2
+			s := wantSkipped(t, got.skipped, badPath, victim, victimLen, kept, nil)
+			// The chunk's records follow its head and compression name.
+			records := victim + 9 + 32 + int64(binary.LittleEndian.Uint32(data[victim+9+28:])) + 8
+			if !errors.Is(s.Err, record.ErrLength) || s.Reason != fmt.Sprintf("the records past uncompressed offset %d of %d do not frame; %d messages kept",
+				cut-records, binary.LittleEndian.Uint64(data[victim+9+16:]), kept) {
+				t.Errorf("%s: reported %+v", mode.name, s)
+			}
+			strict := readFile(t, badPath, false, record.Filter{}, mode.opts...)
+			wantError(t, strict.err, badPath, victim, "message record length", record.ErrLength)
+		}
+	})
+
 	// Without a summary: the file cut at its middle chunk, with the length
 	// of the first chunk damaged.
 	_, cut := middleChunkCut(t, data)
