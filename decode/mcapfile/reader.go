@@ -262,9 +262,10 @@ func sortChannels(cs []*record.Channel) {
 // per-channel counts) and, for each channel's first and last log times, the
 // message index records of the few chunks whose time range can hold them;
 // no chunk is decompressed unless its message index records are missing or
-// do not match it. Otherwise the whole file is scanned once. Start and end
-// times are exact, and FrequencyHz is record.Frequency over the topic's own
-// span.
+// do not match it (chunks without any are read once). Otherwise the whole
+// file is scanned once. Start and end times are exact, and FrequencyHz is
+// record.Frequency over the topic's own span. With WithSkipBad a chunk that
+// must be read but cannot be bounds the times with its chunk index's.
 func (r *Reader) Summary() (*record.Summary, error) {
 	if r.ix != nil {
 		per, total, ok, err := r.ix.counts(r.ra, r.file)
@@ -273,7 +274,7 @@ func (r *Reader) Summary() (*record.Summary, error) {
 		}
 		var spans map[uint16]span
 		if ok {
-			spans, ok, err = r.ix.spans(r.ra, r.file, r.opts.verifyCRC, per)
+			spans, ok, err = r.ix.spans(r.ra, r.file, r.opts, per)
 			if err != nil {
 				return nil, err
 			}

@@ -29,15 +29,19 @@ func (s span) union(o span) span { return span{min(s.first, o.first), max(s.last
 // without usable ones, the chunk itself) of only the chunks whose time range
 // can hold an extreme, caching what it read.
 type spanReader struct {
-	ra     io.ReaderAt
-	file   string
-	ix     *index
-	verify bool
+	ra   io.ReaderAt
+	file string
+	ix   *index
+	opts options
 
 	// lists holds, per channel, the chunks with message index records of
 	// it; unindexed the spans found in the chunks without any.
 	lists     map[uint16]*channelChunks
 	unindexed map[uint16]span
+	// lost bounds the chunks without message index records that could not
+	// be read (with WithSkipBad).
+	lost     span
+	haveLost bool
 
 	indexed map[chunkChannel]spanResult          // message index record reads
 	chunks  map[*mcap.ChunkIndex]map[uint16]span // chunk reads
@@ -59,8 +63,8 @@ type spanResult struct {
 	ok bool // the chunk holds messages of the channel
 }
 
-func newSpanReader(ra io.ReaderAt, file string, ix *index, verify bool) *spanReader {
-	return &spanReader{ra: ra, file: file, ix: ix, verify: verify,
+func newSpanReader(ra io.ReaderAt, file string, ix *index, opts options) *spanReader {
+	return &spanReader{ra: ra, file: file, ix: ix, opts: opts,
 		lists: map[uint16]*channelChunks{}, unindexed: map[uint16]span{},
 		indexed: map[chunkChannel]spanResult{}, chunks: map[*mcap.ChunkIndex]map[uint16]span{}}
 }
@@ -85,7 +89,15 @@ func (sr *spanReader) load() error {
 			}
 			spans, err := sr.chunk(ci)
 			if err != nil {
-				return err
+				if !sr.opts.skipBad {
+					return err
+				}
+				b := span{ci.MessageStartTime, ci.MessageEndTime}
+				if sr.haveLost {
+					b = b.union(sr.lost)
+				}
+				sr.lost, sr.haveLost = b, true
+				continue
 			}
 			for id, s := range spans {
 				if u, ok := sr.unindexed[id]; ok {
@@ -120,10 +132,17 @@ func (sr *spanReader) load() error {
 // The chunks are taken by start time until one starts at or after the
 // earliest message found so far, and by end time (latest first) until one
 // ends at or before the latest found: usually one chunk each.
+//
+// With WithSkipBad a chunk that cannot be read counts as holding messages
+// of the channel at its index's start and end times, and a channel found
+// nowhere is bounded by the unreadable chunks without message indexes.
 func (sr *spanReader) channel(id uint16) (s span, ok bool, err error) {
 	s, ok = sr.unindexed[id]
 	l := sr.lists[id]
 	if l == nil {
+		if !ok && sr.haveLost {
+			return sr.lost, true, nil
+		}
 		return s, ok, nil
 	}
 	first, last := ok, ok // s.first and s.last are set
@@ -151,6 +170,9 @@ func (sr *spanReader) channel(id uint16) (s span, ok bool, err error) {
 			s.last, last = cs.last, true
 		}
 	}
+	if !first && sr.haveLost {
+		return sr.lost, true, nil
+	}
 	return s, first && last, nil
 }
 
@@ -167,6 +189,9 @@ func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (span, bool, 
 	}
 	spans, err := sr.chunk(ci)
 	if err != nil {
+		if sr.opts.skipBad {
+			return span{ci.MessageStartTime, ci.MessageEndTime}, true, nil
+		}
 		return span{}, false, err
 	}
 	s, in := spans[id]
@@ -219,7 +244,7 @@ func (sr *spanReader) chunk(ci *mcap.ChunkIndex) (map[uint16]span, error) {
 	if err != nil {
 		return nil, err
 	}
-	records, err := sr.dec.decompress(sr.file, off, ck, nil, sr.verify)
+	records, err := sr.dec.decompress(sr.file, off, ck, nil, sr.opts.verifyCRC)
 	if err != nil {
 		return nil, err
 	}
@@ -259,8 +284,8 @@ func (sr *spanReader) close() { sr.dec.close() }
 // spans returns the span of every channel that per counts messages on, or
 // ok false when the chunks do not hold a message of one of them (the
 // summary does not describe the data; a scan will).
-func (ix *index) spans(ra io.ReaderAt, file string, verify bool, per map[uint16]uint64) (map[uint16]span, bool, error) {
-	sr := newSpanReader(ra, file, ix, verify)
+func (ix *index) spans(ra io.ReaderAt, file string, opts options, per map[uint16]uint64) (map[uint16]span, bool, error) {
+	sr := newSpanReader(ra, file, ix, opts)
 	defer sr.close()
 	if err := sr.load(); err != nil {
 		return nil, false, err

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -198,6 +199,20 @@ func writeOverlap(t *testing.T, opts mcap.WriterOptions) ([]byte, map[string]top
 	return buf.Bytes(), want
 }
 
+// damageRecordsLength returns a copy of data whose chunk at off claims
+// more records than it holds.
+func damageRecordsLength(t *testing.T, data []byte, off uint64) []byte {
+	t.Helper()
+	out := bytes.Clone(data)
+	if out[off] != byte(mcap.OpChunk) {
+		t.Fatalf("no chunk at %d", off)
+	}
+	body := off + 9
+	n := uint64(binary.LittleEndian.Uint32(out[body+28:]))
+	binary.LittleEndian.PutUint64(out[body+32+n:], 1<<40)
+	return out
+}
+
 // rangeReader records the ranges read through it.
 type rangeReader struct {
 	r      *bytes.Reader
@@ -275,6 +290,30 @@ func TestSummaryOverlappingChunks(t *testing.T) {
 			}
 			binary.LittleEndian.PutUint16(bad[off+9:], 3)
 			checkTopicSpans(t, summaryOf(bad), want)
+
+			// Damaged chunks: Summary fails, or with WithSkipBad an
+			// unreadable chunk bounds what it would have given.
+			nr, err := NewReader(bytes.NewReader(noIndex), int64(len(noIndex)), "noindex.mcap")
+			if err != nil || nr.ix == nil || len(nr.ix.chunks) != 6 {
+				t.Fatalf("file without message indexes: %v", err)
+			}
+			noIndexCut := damageRecordsLength(t, noIndex, nr.ix.chunks[5].ChunkStartOffset) // /z alone
+			badCut := damageRecordsLength(t, bad, c.ChunkStartOffset)
+			for _, d := range [][]byte{noIndexCut, badCut} {
+				dr, err := NewReader(bytes.NewReader(d), int64(len(d)), "damaged.mcap")
+				if err != nil {
+					t.Fatal(err)
+				}
+				var e *record.Error
+				if _, err := dr.Summary(); !errors.As(err, &e) || e.File != "damaged.mcap" {
+					t.Fatalf("Summary of a damaged chunk = %v, want a *record.Error", err)
+				}
+			}
+			checkTopicSpans(t, summaryOf(noIndexCut, WithSkipBad(nil)), want)
+			x := want["/x"]
+			x.first = int64(c.MessageStartTime)
+			sum = summaryOf(badCut, WithSkipBad(nil))
+			checkTopicSpans(t, sum, map[string]topicSpan{"/x": x, "/y": want["/y"], "/z": want["/z"]})
 		})
 	}
 }
