@@ -29,7 +29,11 @@ func newInfoCmd(g *globalOptions) *cobra.Command {
 file has one, so it is fast on large files. With --json prints one object per
 file (an array when several files are given):
   {"path","format","start_ns","end_ns","duration_ns","message_count",
-   "compression","topics":[{"topic","type","encoding","md5","message_count","frequency_hz"}]}`,
+   "compression","topics":[{"topic","type","encoding","md5","message_count",
+   "start_ns","end_ns","frequency_hz"}]}
+plus "metadata" and "attachments" for MCAP files. A topic's frequency_hz is
+its mean rate over its own span, (message_count-1)/(end_ns-start_ns) in Hz,
+the same for every format (rosbag info --freq prints the median rate).`,
 		Example: "  baglab info study.bag\n  baglab info --json run1.mcap run2.mcap\n  baglab info rosbag2_folder/",
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
