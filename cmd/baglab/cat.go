@@ -52,7 +52,7 @@ are base64 strings; NaN and ±Inf are the strings "NaN", "Infinity",
 	}
 	o.sel.addFlags(cmd)
 	cmd.Flags().Int64VarP(&o.limit, "limit", "n", 0, "stop after N messages (0 = all)")
-	cmd.Flags().BoolVar(&o.skipBad, "skip-bad", false, "go on past messages that fail to decode and damaged parts of a bag, reporting each on stderr, instead of stopping")
+	cmd.Flags().BoolVar(&o.skipBad, "skip-bad", false, "go on past messages that fail to decode and damaged parts of bags and MCAP files, reporting each on stderr, instead of stopping")
 	return cmd
 }
 
