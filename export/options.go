@@ -223,7 +223,7 @@ func defaultConfig() config {
 		budget:        64 << 20,
 		csvComma:      ',',
 		version:       "dev",
-		mem:           memory.DefaultAllocator,
+		mem:           newPoolAllocator(64 << 20),
 	}
 }
 
@@ -289,6 +289,7 @@ func WithCSVCRLF(on bool) Option { return func(c *config) { c.csvCRLF = on } }
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }
 
 // WithAllocator sets the Arrow memory allocator (tests pass a checked one).
+// The default keeps up to 64 MiB of large freed buffers for reuse.
 func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
 
 // WithProgress sets a function called after each exported message with the
