@@ -12,8 +12,9 @@ FUZZTIME    ?= 20s
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 PY          := /usr/bin/python3
 NODE_DIR    := testdata/node
-APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic python3-numpy weka default-jdk-headless \
-               ros-std-msgs ros-geometry-msgs ros-sensor-msgs chromium
+APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic python3-numpy \
+               python3-std-msgs python3-geometry-msgs python3-sensor-msgs ros-std-msgs ros-geometry-msgs \
+               ros-sensor-msgs weka default-jdk-headless chromium
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: all build test deps deps-apt deps-npm lint fuzz bench demo sample clean
@@ -27,10 +28,10 @@ build:
 deps: deps-apt deps-npm
 
 deps-apt:
-	@if ! $(PY) -c 'import rosbag, genpy, genmsg, numpy' >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
+	@if ! $(PY) -c 'import rosbag, genpy, genmsg, numpy, std_msgs.msg, geometry_msgs.msg, sensor_msgs.msg' >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
 	  echo "installing Debian test peers: $(APT_PKGS)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(APT_PKGS) >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PKGS) >/dev/null; \
 	fi
 
 deps-npm:
