@@ -1,13 +1,12 @@
 package db3_test
 
 import (
-	"io"
 	"path/filepath"
 	"testing"
 
 	"github.com/baglab/baglab/decode/db3"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/studygen"
 )
 
@@ -31,75 +30,7 @@ func TestSummaryStudy(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer r.Close()
-			checkSummaryMessages(t, r)
+			recordtest.CheckSummary(t, r)
 		})
-	}
-}
-
-// span counts messages and their time span.
-type span struct {
-	n           uint64
-	first, last int64
-}
-
-func (s *span) add(t int64) {
-	if s.n == 0 {
-		s.first, s.last = t, t
-	}
-	s.n++
-	s.first, s.last = min(s.first, t), max(s.last, t)
-}
-
-// checkSummaryMessages compares r's Summary with its messages.
-func checkSummaryMessages(t *testing.T, r record.Reader) {
-	t.Helper()
-	sum, err := r.Summary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := map[string]*span{}
-	var all span
-	it, err := r.Messages(record.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer it.Close()
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := per[m.Channel.Topic]
-		if s == nil {
-			s = &span{}
-			per[m.Channel.Topic] = s
-		}
-		s.add(m.LogTime)
-		all.add(m.LogTime)
-	}
-	if all.n == 0 {
-		t.Fatal("no messages: nothing to compare")
-	}
-	if sum.MessageCount != all.n || sum.StartNs != all.first || sum.EndNs != all.last || sum.DurationNs != all.last-all.first {
-		t.Errorf("summary %d msgs [%d, %d], messages %+v", sum.MessageCount, sum.StartNs, sum.EndNs, all)
-	}
-	for _, ts := range sum.Topics {
-		s := per[ts.Topic]
-		if s == nil {
-			s = &span{}
-		}
-		if ts.MessageCount != s.n || ts.StartNs != s.first || ts.EndNs != s.last {
-			t.Errorf("%s: %d msgs [%d, %d], messages %+v", ts.Topic, ts.MessageCount, ts.StartNs, ts.EndNs, *s)
-		}
-		if f := record.Frequency(s.n, s.first, s.last); ts.FrequencyHz != f || s.n > 2 && f <= 0 {
-			t.Errorf("%s: %v Hz, want %v", ts.Topic, ts.FrequencyHz, f)
-		}
-		delete(per, ts.Topic)
-	}
-	for topic := range per {
-		t.Errorf("topic %s missing from the summary", topic)
 	}
 }
