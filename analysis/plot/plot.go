@@ -32,6 +32,20 @@ func (f *Figure) WriteTo(w io.Writer, format string) error {
 	return err
 }
 
+// fileSafe keeps letters, digits, '-' and '_' of s for use in a file name.
+func fileSafe(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '-'
+		}
+	}
+	if len(b) > 40 {
+		b = b[:40]
+	}
+	return string(b)
+}
+
 var palette = []color.Color{
 	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
 	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
@@ -90,7 +104,8 @@ func Placements(r *analysis.PlacementsResult) []*Figure {
 				p.Add(c)
 			}
 		}
-		figs = append(figs, &Figure{Name: fmt.Sprintf("placements_%d", gi), Title: p.Title.Text, Plot: p, W: 5 * vg.Inch, H: 5 * vg.Inch})
+		name := fmt.Sprintf("placements_%02d_%s_%s_%s", gi, fileSafe(g.Item), fileSafe(g.Surface), fileSafe(g.ReferenceFrameID))
+		figs = append(figs, &Figure{Name: name, Title: p.Title.Text, Plot: p, W: 5 * vg.Inch, H: 5 * vg.Inch})
 	}
 	return figs
 }

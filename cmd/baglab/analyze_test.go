@@ -512,7 +512,7 @@ func TestAnalyzePlots(t *testing.T) {
 	if len(names) != 2*(groups+4) {
 		t.Errorf("%d files, want PNG and SVG for %d placement groups, grasp rates, the fact timeline, map degrees and query latency: %v", len(names), groups, names)
 	}
-	for _, n := range []string{"grasp_rates.png", "fact_timeline.svg", "placements_0.png", "map_degrees.svg", "query_latency.png"} {
+	for _, n := range []string{"grasp_rates.png", "fact_timeline.svg", "placements_00_book_bookshelf_bookshelf.png", "map_degrees.svg", "query_latency.png"} {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		switch {
 		case err != nil:
