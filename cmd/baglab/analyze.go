@@ -380,9 +380,9 @@ func headline(r analysis.Result) string {
 				learned++
 			}
 		}
-		s := fmt.Sprintf("%d placements in %d groups", x.Placements, len(x.Groups))
+		s := fmt.Sprintf("%d placements in %d groups (a placement counts once per reference frame it is given in)", x.Placements, len(x.Groups))
 		if len(x.Models) > 0 {
-			s += fmt.Sprintf("; %d models learned (theta %s), %d groups pruned (fewer than %d placements, %d total), %d skipped",
+			s += fmt.Sprintf("; %d models learned (theta %s), %d groups pruned (fewer than %d of the %d placements in their surface's own frame), %d skipped",
 				learned, x.Theta, pruned, x.PruneLimit, x.PruneTotal, skipped)
 		}
 		return s + fmt.Sprintf("; %d recorded models", len(x.Recorded))
