@@ -5,9 +5,11 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/export"
 	"github.com/spf13/cobra"
@@ -194,6 +196,11 @@ func runExport(o *exportOptions) error {
 			}
 		}
 	}
+	if path, ok := strings.CutPrefix(o.arrays, "explode:"); ok {
+		if err := requireArrayPath(readers, filter, res, path); err != nil {
+			return err
+		}
+	}
 	var noted sync.Map
 	resolve := func(ch *record.Channel) (export.TypedDecoder, error) {
 		d, err := res.For(ch)
@@ -230,4 +237,50 @@ func runExport(o *exportOptions) error {
 	bar.done()
 	g.note("baglab: exported %d file(s) into %d dataset file(s) under %s", len(inputs), len(exp.Files()), o.out)
 	return nil
+}
+
+// requireArrayPath fails unless some selected topic's type has an array at
+// path (dot separated, as in the CSV header), so that a typo in
+// --arrays explode:PATH is not silently exported as JSON cells.
+func requireArrayPath(readers []record.Reader, f record.Filter, res *decode.Resolver, path string) error {
+	var types []string
+	for _, r := range readers {
+		chans, err := r.Channels()
+		if err != nil {
+			return err
+		}
+		for _, ch := range chans {
+			if f.Topic != nil && !f.Topic(ch.Topic) {
+				continue
+			}
+			dec, err := res.For(ch)
+			if err != nil {
+				continue
+			}
+			if fieldAt(dec.Type(), path) {
+				return nil
+			}
+			types = append(types, dec.Type().Name)
+		}
+	}
+	return usageErrorf("--arrays explode:%s: no selected topic has an array field %q (types: %s)", path, path, strings.Join(types, ", "))
+}
+
+// fieldAt reports whether t has an array field at the dotted path.
+func fieldAt(t *msgdef.Type, path string) bool {
+	parts := strings.Split(path, ".")
+	for i, name := range parts {
+		f := t.Field(name)
+		if f == nil {
+			return false
+		}
+		if i == len(parts)-1 {
+			return f.Array != msgdef.Scalar
+		}
+		if f.Kind != msgdef.Struct || f.Array != msgdef.Scalar {
+			return false
+		}
+		t = f.Msg
+	}
+	return false
 }

@@ -279,3 +279,17 @@ func TestExportEveryNativeType(t *testing.T) {
 		}
 	}
 }
+
+func TestExportExplodeUnknownPath(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "csv")
+	_, stderr, code := run(t, "export", studyFile("study.bag"), "--format", "csv", "--topics", "/agent_monitor/factList", "--arrays", "explode:facts", "--out", out)
+	if code != exitUsage || !strings.Contains(stderr, `no selected topic has an array field "facts"`) {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed export created its output directory")
+	}
+	if _, stderr, code := run(t, "export", studyFile("study.bag"), "--format", "csv", "--topics", "/agent_monitor/factList", "--arrays", "explode:factList", "--out", out); code != 0 {
+		t.Errorf("explode:factList: exit %d: %s", code, stderr)
+	}
+}
