@@ -28,6 +28,7 @@ func (o *copyOptions) addFlags(cmd *cobra.Command) {
 	o.sel.addFlags(cmd)
 	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
+	completeValues(cmd, "compression", "none", "lz4", "bz2", "zstd")
 }
 
 func newFilterCmd(g *globalOptions) *cobra.Command {

@@ -83,6 +83,11 @@ succeeds; on error or interrupt none are left.`,
 	fl.IntVarP(&o.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "input files exported in parallel (output is the same for any value)")
 	fl.IntVar(&o.rowGroupSize, "row-group-size", 0, "rows per Parquet row group at most (default 131072; groups also end at 16 MiB)")
 	fl.BoolVar(&o.skipBad, "skip-bad", false, "skip messages that fail to decode, reporting each on stderr, instead of stopping")
+	completeValues(cmd, "format", "parquet", "csv")
+	completeValues(cmd, "compression", "zstd", "snappy", "lz4", "none")
+	completeValues(cmd, "partition-by", "none", "source", "date")
+	completeValues(cmd, "time-format", "rfc3339", "ns")
+	completeValues(cmd, "arrays", "json", "explode:", "first:")
 	return cmd
 }
 

@@ -205,3 +205,10 @@ func requireDefinitions(r record.Reader, f record.Filter, res *decode.Resolver, 
 		Detail: fmt.Sprintf("no definition for %d type(s): %s; the recording stores none for them and baglab's registry lacks them: add their packages with --msg-path DIR",
 			len(types), strings.Join(parts, "; "))}
 }
+
+// completeValues offers values for flag in shell completion.
+func completeValues(cmd *cobra.Command, flag string, values ...string) {
+	_ = cmd.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return values, cobra.ShellCompDirectiveNoFileComp
+	})
+}
