@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/baglab/baglab/decode"
@@ -97,7 +98,7 @@ func runCopy(o *copyOptions) error {
 		return usageErrorf("%v", err)
 	}
 	if !o.force {
-		if _, err := statFile(o.output); err == nil {
+		if _, err := os.Stat(o.output); err == nil {
 			return usageErrorf("%s exists (use --force to overwrite)", o.output)
 		}
 	}

@@ -147,7 +147,6 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(out, ", ")
 }
 
-func statFile(path string) (os.FileInfo, error) { return os.Stat(path) }
 
 func isDir(path string) bool {
 	st, err := os.Stat(path)

@@ -75,7 +75,7 @@ func (o *repairOptions) prepare(suffix string) error {
 		o.output = base + suffix
 	}
 	if !o.force {
-		if _, err := statFile(o.output); err == nil {
+		if _, err := os.Stat(o.output); err == nil {
 			return usageErrorf("%s exists (use --force to overwrite)", o.output)
 		}
 	}
