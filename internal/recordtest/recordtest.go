@@ -1,4 +1,3 @@
-// Package recordtest holds checks that the container readers' tests share.
 package recordtest
 
 import (

@@ -1,0 +1,2 @@
+// Package recordtest holds checks that the container readers' tests share.
+package recordtest
