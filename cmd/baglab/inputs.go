@@ -147,7 +147,6 @@ func joinNonEmpty(parts ...string) string {
 	return strings.Join(out, ", ")
 }
 
-
 func isDir(path string) bool {
 	st, err := os.Stat(path)
 	return err == nil && st.IsDir()
