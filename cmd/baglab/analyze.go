@@ -106,6 +106,7 @@ type analyzeOptions struct {
 	baseline    string
 	tolerance   float64
 	modelsOut   string
+	force       bool
 	modelsTopic string
 }
 
@@ -198,6 +199,7 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	fl.Float64Var(&o.tolerance, "tolerance", 1e-9, "relative tolerance of --baseline")
 	fl.StringVar(&o.modelsOut, "models-out", "", "write the learned placement models (TaskModels) into `FILE` (.bag or .mcap)")
 	fl.StringVar(&o.modelsTopic, "models-topic", "/interactive_world/models", "topic of --models-out")
+	fl.BoolVarP(&o.force, "force", "f", false, "overwrite an existing --models-out file")
 	return cmd
 }
 
@@ -220,6 +222,9 @@ func runAnalyze(o *analyzeOptions) error {
 		}
 		if _, err := decode.OutputFormat(o.modelsOut); err != nil {
 			return usageErrorf("--models-out: %v", err)
+		}
+		if _, err := os.Stat(o.modelsOut); err == nil && !o.force {
+			return usageErrorf("--models-out %s exists (use --force to overwrite)", o.modelsOut)
 		}
 	}
 	var baseline []byte

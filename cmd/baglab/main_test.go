@@ -461,3 +461,20 @@ func TestDoctor(t *testing.T) {
 		}
 	}
 }
+
+func TestModelsOutNeedsForce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "models.bag")
+	if err := os.WriteFile(out, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"analyze", "placements", studyFile("study.bag"), "--models-out", out}
+	if _, stderr, code := run(t, args...); code != exitUsage || !strings.Contains(stderr, "--force") {
+		t.Errorf("existing --models-out: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep me" {
+		t.Error("the existing file was changed")
+	}
+	if _, stderr, code := run(t, append(args[:len(args)-2], "--models-out", out, "--force")...); code != 0 {
+		t.Errorf("--force: exit %d: %s", code, stderr)
+	}
+}
