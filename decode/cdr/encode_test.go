@@ -8,6 +8,7 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
 )
 
@@ -50,10 +51,10 @@ func TestWString(t *testing.T) {
 	}
 	lone := append([]byte{}, le...)
 	lone[18], lone[19] = 'b', 0 // high surrogate followed by 'b'
-	checkErr(t, d.Decode(lone, nopSink{}), record.ErrBadUTF8, 16, "w")
+	checkErr(t, d.Decode(lone, sink.Discard), record.ErrBadUTF8, 16, "w")
 	low := append([]byte{}, le...)
 	low[12], low[13] = 0x16, 0xdd // a lone low surrogate first
-	checkErr(t, d.Decode(low, nopSink{}), record.ErrBadUTF8, 12, "w")
+	checkErr(t, d.Decode(low, sink.Discard), record.ErrBadUTF8, 12, "w")
 }
 
 // TestBounds: the decoder reads over-bound data as recorded; the encoder

@@ -8,6 +8,7 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
 )
 
@@ -77,7 +78,7 @@ func TestHeader(t *testing.T) {
 		{"unknown high byte", []byte{1, 1, 0, 0, 7}, record.ErrFormat},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			checkErr(t, d.Decode(c.data, nopSink{}), c.sentinel, 0, "")
+			checkErr(t, d.Decode(c.data, sink.Discard), c.sentinel, 0, "")
 		})
 	}
 	for _, data := range [][]byte{{0, 0, 0, 0, 7}, {0, 1, 0, 0, 7}} {
@@ -103,7 +104,7 @@ func TestTrailing(t *testing.T) {
 		{[]byte{0, 1, 0, 3, 7, 1, 2, 3}, true},     // options announce 3
 		{[]byte{0, 1, 0, 2, 7, 1, 2, 3}, false},    // options say 2, there are 3
 	} {
-		err := d.Decode(c.data, nopSink{})
+		err := d.Decode(c.data, sink.Discard)
 		if c.ok && err != nil {
 			t.Errorf("% x: %v", c.data, err)
 		}
@@ -128,11 +129,11 @@ func TestStringErrors(t *testing.T) {
 	if err != nil || v.Fields[1] != "" {
 		t.Fatalf("count 0: %v %v", v, err)
 	}
-	checkErr(t, d.Decode(cat([]byte{3, 0, 0, 0, 'a', 'b', 'c'}), nopSink{}), record.ErrFormat, 14, "s")
-	checkErr(t, d.Decode(cat([]byte{3, 0, 0, 0, 'a', 0xff, 0}), nopSink{}), record.ErrBadUTF8, 12, "s")
-	checkErr(t, d.Decode(cat([]byte{30, 0, 0, 0, 'a', 0}), nopSink{}), record.ErrLength, 8, "s")
-	checkErr(t, d.Decode(cat([]byte{0xff, 0xff, 0xff, 0xff, 'a', 0}), nopSink{}), record.ErrLength, 8, "s")
-	checkErr(t, d.Decode(cat([]byte{1, 0}), nopSink{}), record.ErrTruncated, 8, "s")
+	checkErr(t, d.Decode(cat([]byte{3, 0, 0, 0, 'a', 'b', 'c'}), sink.Discard), record.ErrFormat, 14, "s")
+	checkErr(t, d.Decode(cat([]byte{3, 0, 0, 0, 'a', 0xff, 0}), sink.Discard), record.ErrBadUTF8, 12, "s")
+	checkErr(t, d.Decode(cat([]byte{30, 0, 0, 0, 'a', 0}), sink.Discard), record.ErrLength, 8, "s")
+	checkErr(t, d.Decode(cat([]byte{0xff, 0xff, 0xff, 0xff, 'a', 0}), sink.Discard), record.ErrLength, 8, "s")
+	checkErr(t, d.Decode(cat([]byte{1, 0}), sink.Discard), record.ErrTruncated, 8, "s")
 }
 
 // TestErrorPath checks the field path and offset of an error deep inside a
@@ -168,23 +169,23 @@ func TestErrorPath(t *testing.T) {
 	if got := string(data[third+4 : third+4+14]); got != "?c rdf:type ?d" {
 		t.Fatalf("third pattern at the wrong offset: %q", got)
 	}
-	checkErr(t, d.Decode(data[:third+4+10], nopSink{}), record.ErrLength, int64(third), "request[0].patterns[2]")
+	checkErr(t, d.Decode(data[:third+4+10], sink.Discard), record.ErrLength, int64(third), "request[0].patterns[2]")
 	huge := append([]byte{}, data...)
 	huge[third+3] = 0x7f
-	checkErr(t, d.Decode(huge, nopSink{}), record.ErrLength, int64(third), "request[0].patterns[2]")
+	checkErr(t, d.Decode(huge, sink.Discard), record.ErrLength, int64(third), "request[0].patterns[2]")
 	bad := append([]byte{}, data...)
 	bad[third+4+2] = 0xc3 // "?c" -> invalid UTF-8 continuation
 	bad[third+4+3] = 0x28
-	checkErr(t, d.Decode(bad, nopSink{}), record.ErrBadUTF8, int64(third+4), "request[0].patterns[2]")
+	checkErr(t, d.Decode(bad, sink.Discard), record.ErrBadUTF8, int64(third+4), "request[0].patterns[2]")
 	noNUL := append([]byte{}, data...)
 	noNUL[third+4+14] = '!'
-	checkErr(t, d.Decode(noNUL, nopSink{}), record.ErrFormat, int64(third+4+14), "request[0].patterns[2]")
+	checkErr(t, d.Decode(noNUL, sink.Discard), record.ErrFormat, int64(third+4+14), "request[0].patterns[2]")
 	// A nested struct: cut inside info.stamp.nanosec.
-	checkErr(t, d.Decode(data[:headerSize+10], nopSink{}), record.ErrTruncated, headerSize+8, "info.stamp.nanosec")
+	checkErr(t, d.Decode(data[:headerSize+10], sink.Discard), record.ErrTruncated, headerSize+8, "info.stamp.nanosec")
 	// The request count itself says 2 where only one fits.
 	two := append([]byte{}, data...)
 	two[headerSize+40] = 200
-	checkErr(t, d.Decode(two, nopSink{}), record.ErrLength, headerSize+40, "request")
+	checkErr(t, d.Decode(two, sink.Discard), record.ErrLength, headerSize+40, "request")
 }
 
 // TestHugeCounts: a count near 2^32 fails with ErrLength before anything is
@@ -203,7 +204,7 @@ func TestHugeCounts(t *testing.T) {
 	} {
 		d := mustCompile(t, mustType(t, "t/T", c.text))
 		data := []byte{0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4}
-		var rec recSink
+		rec := recSink{Sink: sink.Discard}
 		checkErr(t, d.Decode(data, &rec), record.ErrLength, 4, c.field)
 		if rec.arrays != 0 {
 			t.Errorf("%s: BeginArray called before the count was checked", c.text)
@@ -217,7 +218,7 @@ func TestHugeCounts(t *testing.T) {
 
 // recSink counts BeginArray calls.
 type recSink struct {
-	nopSink
+	sink.Sink
 	arrays int
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/sink"
 )
 
 // FuzzDecode decodes arbitrary bytes with the decoders of every golden type.
@@ -24,7 +25,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, i uint8, data []byte) {
 		d := decs[int(i)%len(decs)]
-		if err := d.Decode(data, nopSink{}); err != nil {
+		if err := d.Decode(data, sink.Discard); err != nil {
 			var e *record.Error
 			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data))+8 {
 				t.Fatalf("bad error %#v", err)

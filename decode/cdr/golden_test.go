@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/sink"
 )
 
 // TestGolden decodes every fixture written by @foxglove/rosmsg2-serialization
@@ -82,7 +83,7 @@ func TestGoldenCoverage(t *testing.T) {
 // TestTruncated cuts every fixture at every byte: always an error, never a
 // panic, and always one of the sentinels a short buffer can cause.
 func TestTruncated(t *testing.T) {
-	var s nopSink
+	s := sink.Discard
 	for _, c := range loadGolden(t) {
 		d, err := Compile(c.t)
 		if err != nil {

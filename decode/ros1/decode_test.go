@@ -150,7 +150,7 @@ func TestDecodeTruncated(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := 0; k < len(tc.data); k++ {
-			err := d.Decode(tc.data[:k], noop{})
+			err := d.Decode(tc.data[:k], sink.Discard)
 			var re *record.Error
 			if !errors.As(err, &re) {
 				t.Fatalf("%s cut at %d: got %v, want *record.Error", tc.name, k, err)
@@ -221,7 +221,7 @@ func TestDecodeErrors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = d.Decode(tc.data, noop{})
+			err = d.Decode(tc.data, sink.Discard)
 			var re *record.Error
 			if !errors.As(err, &re) {
 				t.Fatalf("got %v, want *record.Error", err)
@@ -234,7 +234,7 @@ func TestDecodeErrors(t *testing.T) {
 	}
 	// The full message decodes.
 	d, _ := Compile(tData)
-	if err := d.Decode(full, noop{}); err != nil {
+	if err := d.Decode(full, sink.Discard); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -254,7 +254,7 @@ func TestHugeLengthNoAlloc(t *testing.T) {
 		wire{}.u32(0).u32(0).u32(0xfffffff0),
 		wire{}.u32(0).u32(0).u32(0).u32(0xfffffff0),
 	} {
-		for _, s := range []sink.Sink{noop{}, sink.NewJSONWriter(), value.NewBuilder()} {
+		for _, s := range []sink.Sink{sink.Discard, sink.NewJSONWriter(), value.NewBuilder()} {
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for range 10 {
@@ -319,20 +319,3 @@ func TestDecodeJSON(t *testing.T) {
 		t.Errorf("Begin: %s", got)
 	}
 }
-
-// noop is a sink that ignores everything.
-type noop struct{}
-
-func (noop) BeginMessage(*msgdef.Type)        {}
-func (noop) EndMessage()                      {}
-func (noop) BeginStruct(*msgdef.Field)        {}
-func (noop) EndStruct()                       {}
-func (noop) BeginArray(*msgdef.Field, int)    {}
-func (noop) EndArray()                        {}
-func (noop) Bool(*msgdef.Field, bool)         {}
-func (noop) Int(*msgdef.Field, int64)         {}
-func (noop) Uint(*msgdef.Field, uint64)       {}
-func (noop) Float(*msgdef.Field, float64)     {}
-func (noop) String(*msgdef.Field, []byte)     {}
-func (noop) Bytes(*msgdef.Field, []byte)      {}
-func (noop) Time(*msgdef.Field, int64, int64) {}
