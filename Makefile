@@ -14,30 +14,36 @@ PY          := /usr/bin/python3
 NODE_DIR    := testdata/node
 APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic python3-numpy \
                python3-std-msgs python3-geometry-msgs python3-sensor-msgs ros-std-msgs ros-geometry-msgs \
-               ros-sensor-msgs weka default-jdk-headless chromium
+               ros-sensor-msgs weka default-jdk-headless chromium python3-rospy ros-core python3-distributed
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build test deps deps-apt deps-npm lint fuzz bench demo sample clean
+.PHONY: all build install test deps deps-apt deps-npm lint fuzz bench demo sample clean
 
 all: build
 
 build:
 	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/baglab
 
+## install: go install ./cmd/baglab into $(go env GOBIN), default ~/go/bin
+install:
+	$(GO) install -ldflags "-X main.version=$(VERSION)" ./cmd/baglab
+
 ## deps: the independent peers the tests compare against (Debian ROS1, npm MCAP/CDR/DuckDB, chromium)
 deps: deps-apt deps-npm
 
 deps-apt:
-	@if ! $(PY) -c 'import rosbag, genpy, genmsg, numpy, std_msgs.msg, geometry_msgs.msg, sensor_msgs.msg' >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
+	@if ! $(PY) -c 'import rosbag, genpy, genmsg, numpy, rostopic, rospy, rosmaster, distributed, std_msgs.msg, geometry_msgs.msg, sensor_msgs.msg' >/dev/null 2>&1 || ! command -v roscore >/dev/null 2>&1 || ! command -v chromium >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
 	  echo "installing Debian test peers: $(APT_PKGS)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PKGS) >/dev/null; \
 	fi
 
 deps-npm:
-	@if [ -f $(NODE_DIR)/package.json ] && [ ! -d $(NODE_DIR)/node_modules ]; then \
+	@# npm ci again whenever package-lock.json differs from the one node_modules was installed from
+	@if [ -f $(NODE_DIR)/package.json ] && ! cmp -s $(NODE_DIR)/package-lock.json $(NODE_DIR)/node_modules/.baglab-installed-lock; then \
 	  echo "installing npm test peers in $(NODE_DIR)"; \
-	  npm ci --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error; \
+	  npm ci --prefix $(NODE_DIR) --no-audit --no-fund --loglevel=error && \
+	  cp $(NODE_DIR)/package-lock.json $(NODE_DIR)/node_modules/.baglab-installed-lock; \
 	fi
 
 test: deps build
