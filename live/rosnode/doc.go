@@ -1,0 +1,32 @@
+// Package rosnode is a ROS1 node for baglab's recorder and player: a
+// client of the master's XML-RPC API, a slave API server, a TCPROS
+// listener, publishers of pre-serialized messages and subscribers that
+// take any type.
+//
+// New starts the node (slave XML-RPC server and TCPROS listener on
+// Options.Host; see Options for how ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME,
+// ROS_NAMESPACE, __name:= and __ns:= are honoured). Then:
+//
+//   - Advertise registers a publisher for a topic with the given type, MD5
+//     and definition (as a bag stores them); Publish sends pre-serialized
+//     ROS1 bytes to every connected subscriber. A latched publisher keeps
+//     the last message and sends it first to each subscriber that connects
+//     later. Subscribers that ask for md5sum "*" (rosbag record, rostopic)
+//     or for the advertised md5sum are accepted; others get an error header
+//     naming both types, as roscpp does. Each subscriber has its own queue
+//     of Options.PublishQueue messages; when a slow subscriber lets it fill
+//     the oldest message is dropped and counted (Publisher.Drops).
+//   - Subscribe registers a subscriber (type and md5sum "*" by default),
+//     connects to every publisher the master names and to those announced
+//     later by publisherUpdate, and hands each message with the publisher's
+//     connection header kept verbatim (callerid, latching, md5sum, type,
+//     message_definition) to a callback. Frames longer than
+//     Options.MaxMessage (1 GiB by default) drop that connection with a log
+//     line; malformed headers likewise. Lost connections are retried while
+//     the master still lists the publisher.
+//   - Close unregisters every publisher and subscriber from the master and
+//     closes every connection.
+//
+// Every connection is TCPROS with tcp_nodelay=1. Log lines (a dropped
+// connection and why) go to Options.Logf.
+package rosnode

@@ -1,0 +1,217 @@
+package rosnode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/baglab/baglab/live/tcpros"
+	"github.com/baglab/baglab/live/xmlrpc"
+)
+
+// Node is a running ROS1 node.
+type Node struct {
+	opts   Options
+	master *Master
+	uri    string // slave API URI
+
+	httpLn  net.Listener
+	httpS   *http.Server
+	tcpLn   net.Listener
+	tcpPort int
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	pubs     map[string]*Publisher
+	subs     map[string]*Subscriber
+	closed   bool
+	shutOnce sync.Once
+
+	connIDs atomic.Int64
+}
+
+// New starts a node: its slave XML-RPC server and TCPROS listener, both
+// on Options.Host. It does not contact the master until the first
+// Advertise or Subscribe; use Master().GetURI to check it is up.
+func New(ctx context.Context, o Options) (*Node, error) {
+	o, err := o.resolved()
+	if err != nil {
+		return nil, err
+	}
+	bind := bindAddr(o.Host)
+	httpLn, err := net.Listen("tcp", net.JoinHostPort(bind, "0"))
+	if err != nil {
+		return nil, fmt.Errorf("rosnode: listening for XML-RPC on %s: %w", o.Host, err)
+	}
+	tcpLn, err := net.Listen("tcp", net.JoinHostPort(bind, "0"))
+	if err != nil {
+		httpLn.Close()
+		return nil, fmt.Errorf("rosnode: listening for TCPROS on %s: %w", o.Host, err)
+	}
+	n := &Node{
+		opts:    o,
+		uri:     "http://" + net.JoinHostPort(o.Host, strconv.Itoa(httpLn.Addr().(*net.TCPAddr).Port)) + "/",
+		httpLn:  httpLn,
+		tcpLn:   tcpLn,
+		tcpPort: tcpLn.Addr().(*net.TCPAddr).Port,
+		pubs:    map[string]*Publisher{},
+		subs:    map[string]*Subscriber{},
+	}
+	n.master = NewMaster(o.MasterURI, o.Name)
+	n.master.client.HTTP = &http.Client{Timeout: o.Timeout}
+	n.ctx, n.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	n.httpS = &http.Server{
+		Handler: &xmlrpc.Server{Handle: n.handleSlave, OnError: func(remote string, err error) {
+			o.Logf("slave API: bad request from %s: %v", remote, err)
+		}},
+		ReadHeaderTimeout: o.Timeout,
+		ReadTimeout:       4 * o.Timeout,
+	}
+	n.wg.Add(2)
+	go func() {
+		defer n.wg.Done()
+		_ = n.httpS.Serve(httpLn)
+	}()
+	go func() {
+		defer n.wg.Done()
+		n.serveTCPROS()
+	}()
+	return n, nil
+}
+
+// Name is the node's resolved name.
+func (n *Node) Name() string { return n.opts.Name }
+
+// URI is the node's slave API URI.
+func (n *Node) URI() string { return n.uri }
+
+// Master is the node's master client.
+func (n *Node) Master() *Master { return n.master }
+
+// Resolve resolves a topic name against the node's namespace.
+func (n *Node) Resolve(name string) string { return Resolve(n.opts.Namespace, name) }
+
+// Close unregisters every publisher and subscriber, closes every
+// connection and stops the servers. It is idempotent.
+func (n *Node) Close() error {
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil
+	}
+	n.closed = true
+	pubs := make([]*Publisher, 0, len(n.pubs))
+	for _, p := range n.pubs {
+		pubs = append(pubs, p)
+	}
+	subs := make([]*Subscriber, 0, len(n.subs))
+	for _, s := range n.subs {
+		subs = append(subs, s)
+	}
+	n.mu.Unlock()
+	var errs []error
+	for _, p := range pubs {
+		errs = append(errs, p.Close())
+	}
+	for _, s := range subs {
+		errs = append(errs, s.Close())
+	}
+	n.cancel()
+	n.tcpLn.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	_ = n.httpS.Shutdown(sctx)
+	n.wg.Wait()
+	return errors.Join(errs...)
+}
+
+// unregisterCtx bounds an unregistration, which also runs during Close
+// after the node's context is gone.
+func (n *Node) unregisterCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), n.opts.Timeout)
+}
+
+// serveTCPROS accepts subscriber connections to this node's publishers.
+func (n *Node) serveTCPROS() {
+	for {
+		c, err := n.tcpLn.Accept()
+		if err != nil {
+			if n.ctx.Err() == nil {
+				n.opts.Logf("TCPROS listener stopped: %v", err)
+			}
+			return
+		}
+		n.wg.Add(1)
+		go func() {
+			defer n.wg.Done()
+			n.acceptSubscriber(c)
+		}()
+	}
+}
+
+// acceptSubscriber runs the publisher side of one TCPROS handshake and
+// hands the connection to its publisher.
+func (n *Node) acceptSubscriber(c net.Conn) {
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	_ = c.SetDeadline(time.Now().Add(n.opts.Timeout))
+	h, err := tcpros.ReadHeader(c)
+	if err != nil {
+		n.opts.Logf("TCPROS connection from %s closed: %v", c.RemoteAddr(), err)
+		c.Close()
+		return
+	}
+	refuse := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...)
+		n.opts.Logf("TCPROS connection from %s (%s) refused: %s", c.RemoteAddr(), h.Value("callerid"), msg)
+		_ = tcpros.WriteHeader(c, tcpros.Header{{Key: "error", Value: msg}})
+		c.Close()
+	}
+	if _, ok := h.Get("service"); ok {
+		refuse("this node offers no services")
+		return
+	}
+	topic := h.Value("topic")
+	n.mu.Lock()
+	p := n.pubs[topic]
+	n.mu.Unlock()
+	if p == nil {
+		refuse("no publisher for topic [%s]", topic)
+		return
+	}
+	md5 := h.Value("md5sum")
+	if md5 != "*" && p.info.MD5 != "*" && md5 != p.info.MD5 {
+		refuse("Client [%s] wants topic %s to have datatype/md5sum [%s/%s], but our version has [%s/%s]. Dropping connection.",
+			h.Value("callerid"), topic, h.Value("type"), md5, p.info.Type, p.info.MD5)
+		return
+	}
+	latching := "0"
+	if p.info.Latching {
+		latching = "1"
+	}
+	resp := tcpros.Header{
+		{Key: "callerid", Value: n.opts.Name},
+		{Key: "latching", Value: latching},
+		{Key: "md5sum", Value: p.info.MD5},
+		{Key: "message_definition", Value: p.info.Definition},
+		{Key: "topic", Value: topic},
+		{Key: "type", Value: p.info.Type},
+	}
+	if err := tcpros.WriteHeader(c, resp); err != nil {
+		n.opts.Logf("TCPROS connection from %s closed: writing header: %v", c.RemoteAddr(), err)
+		c.Close()
+		return
+	}
+	_ = c.SetDeadline(time.Time{})
+	p.serve(c, h.Value("callerid"), n.connIDs.Add(1))
+}

@@ -1,0 +1,97 @@
+package rosnode_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baglab/baglab/live/internal/rostest"
+	"github.com/baglab/baglab/live/rosnode"
+)
+
+// stringMsg serializes a std_msgs/String.
+func stringMsg(s string) []byte {
+	b := []byte{byte(len(s)), byte(len(s) >> 8), byte(len(s) >> 16), byte(len(s) >> 24)}
+	return append(b, s...)
+}
+
+const (
+	stringMD5 = "992ce8a1687cec8c8bd883ec73ca41d1"
+	stringDef = "string data\n"
+)
+
+// rostopic echo, started after a latched publish, receives it, then the
+// messages that follow, with the type we advertised.
+func TestPublishToRostopicEcho(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	node, err := rosnode.New(ctx, rosnode.Options{Name: "/baglab_test_pub", MasterURI: m.URI, Host: "127.0.0.1", Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	pub, err := node.Advertise("/chatter", rosnode.TopicInfo{Type: "std_msgs/String", MD5: stringMD5, Definition: stringDef, Latching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Publish(stringMsg("latched")); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, err := m.Output(t, 40*time.Second, rostest.Python, "/usr/bin/rostopic", "echo", "-n", "3", "/chatter")
+		done <- result{out, err}
+	}()
+	if err := pub.WaitForSubscribers(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, s := range []string{"second", "third"} {
+		if err := pub.Publish(stringMsg(s)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("rostopic echo: %v\n%s", r.err, r.out)
+	}
+	want := "data: \"latched\"\n---\ndata: \"second\"\n---\ndata: \"third\"\n---\n"
+	if r.out != want {
+		t.Fatalf("rostopic echo printed\n%q\nwant\n%q", r.out, want)
+	}
+	// The master knows the type we advertised.
+	types, err := node.Master().GetTopicTypes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, tt := range types {
+		if tt.Topic == "/chatter" && tt.Type == "std_msgs/String" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("master topic types %v lack /chatter std_msgs/String", types)
+	}
+	if err := node.Close(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := rosnode.NewMaster(m.URI, "/check").GetSystemState(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range st.Publishers {
+		for _, n := range p.Nodes {
+			if strings.Contains(n, "baglab_test_pub") {
+				t.Fatalf("after Close the master still lists %s publishing %s", n, p.Topic)
+			}
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package rosnode
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/baglab/baglab/live/tcpros"
+)
+
+// Connection is one publisher's TCPROS connection to a subscriber.
+type Connection struct {
+	// ID is unique within the node.
+	ID    int64
+	Topic string
+	// PublisherURI is the publisher node's slave API URI.
+	PublisherURI string
+	// Header is the publisher's connection header, verbatim: callerid,
+	// latching, md5sum, message_definition, topic, type and whatever else
+	// it sent.
+	Header tcpros.Header
+}
+
+// Message is one received message.
+type Message struct {
+	Conn *Connection
+	// Data is the serialized message; it belongs to the receiver.
+	Data []byte
+	// Received is when its last byte was read.
+	Received time.Time
+}
+
+// SubscribeOptions configure a subscriber.
+type SubscribeOptions struct {
+	// Type and MD5 are what the subscriber asks for; "" means "*" (any), as
+	// rosbag record does.
+	Type, MD5 string
+	// OnMessage receives every message, from the connection's goroutine:
+	// it must not block for long (the publisher's queue fills meanwhile).
+	OnMessage func(*Message)
+	// OnConnect, when set, is called when a publisher connection opens and
+	// OnDisconnect when it closes (with the reason).
+	OnConnect    func(*Connection)
+	OnDisconnect func(c *Connection, err error)
+}
+
+// Subscriber receives one topic from every publisher the master knows.
+type Subscriber struct {
+	node  *Node
+	topic string
+	opts  SubscribeOptions
+
+	mu     sync.Mutex
+	links  map[string]*link
+	closed bool
+	wg     sync.WaitGroup
+}
+
+type link struct {
+	sub    *Subscriber
+	uri    string
+	ctx    context.Context
+	cancel context.CancelFunc
+	cur    atomic.Pointer[linkStats]
+}
+
+type linkStats struct {
+	id    int64
+	bytes atomic.Int64
+	msgs  atomic.Int64
+	drops atomic.Int64
+}
+
+// Subscribe registers a subscriber of topic (resolved against the node's
+// namespace) and connects to its publishers, now and as they come.
+func (n *Node) Subscribe(topic string, o SubscribeOptions) (*Subscriber, error) {
+	if o.Type == "" {
+		o.Type = "*"
+	}
+	if o.MD5 == "" {
+		o.MD5 = "*"
+	}
+	if o.OnMessage == nil {
+		return nil, fmt.Errorf("rosnode: subscribe %s: OnMessage required", topic)
+	}
+	topic = n.Resolve(topic)
+	s := &Subscriber{node: n, topic: topic, opts: o, links: map[string]*link{}}
+	n.mu.Lock()
+	if n.closed {
+		n.mu.Unlock()
+		return nil, ErrClosed
+	}
+	if n.subs[topic] != nil {
+		n.mu.Unlock()
+		return nil, fmt.Errorf("rosnode: %s is already subscribed by this node", topic)
+	}
+	n.subs[topic] = s
+	n.mu.Unlock()
+	ctx, cancel := context.WithTimeout(n.ctx, n.opts.Timeout)
+	defer cancel()
+	uris, err := n.master.RegisterSubscriber(ctx, topic, o.Type, n.uri)
+	if err != nil {
+		n.mu.Lock()
+		delete(n.subs, topic)
+		n.mu.Unlock()
+		return nil, fmt.Errorf("rosnode: subscribe %s at master %s: %w", topic, n.opts.MasterURI, err)
+	}
+	s.update(uris)
+	return s, nil
+}
+
+// Topic is the resolved topic name.
+func (s *Subscriber) Topic() string { return s.topic }
+
+// NumPublishers is the number of publishers currently connected.
+func (s *Subscriber) NumPublishers() int {
+	k := 0
+	for _, l := range s.linkList() {
+		if l.stats() != nil {
+			k++
+		}
+	}
+	return k
+}
+
+// Close unregisters the subscriber and closes its connections; it is
+// idempotent.
+func (s *Subscriber) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	for _, l := range s.links {
+		l.cancel()
+	}
+	s.mu.Unlock()
+	n := s.node
+	n.mu.Lock()
+	if n.subs[s.topic] == s {
+		delete(n.subs, s.topic)
+	}
+	n.mu.Unlock()
+	ctx, cancel := n.unregisterCtx()
+	defer cancel()
+	_, err := n.master.UnregisterSubscriber(ctx, s.topic, n.uri)
+	s.wg.Wait()
+	if err != nil {
+		return fmt.Errorf("rosnode: unregister subscriber %s: %w", s.topic, err)
+	}
+	return nil
+}
+
+// update makes the set of publisher links equal to uris.
+func (s *Subscriber) update(uris []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	want := map[string]bool{}
+	for _, u := range uris {
+		want[u] = true
+		if s.links[u] == nil {
+			l := &link{sub: s, uri: u}
+			l.ctx, l.cancel = context.WithCancel(s.node.ctx)
+			s.links[u] = l
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
+				l.run()
+			}()
+		}
+	}
+	for u, l := range s.links {
+		if !want[u] {
+			l.cancel()
+			delete(s.links, u)
+		}
+	}
+}
+
+func (s *Subscriber) linkList() []*link {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*link, 0, len(s.links))
+	for _, l := range s.links {
+		out = append(out, l)
+	}
+	return out
+}
+
+func (l *link) stats() *linkStats { return l.cur.Load() }
+
+// run keeps a connection to one publisher, reconnecting with backoff
+// while the link is wanted.
+func (l *link) run() {
+	n := l.sub.node
+	backoff := 100 * time.Millisecond
+	for l.ctx.Err() == nil {
+		start := time.Now()
+		err := l.connectOnce()
+		if l.ctx.Err() != nil {
+			return
+		}
+		n.opts.Logf("subscriber %s: connection to %s closed: %v", l.sub.topic, l.uri, err)
+		if time.Since(start) > 10*time.Second {
+			backoff = 100 * time.Millisecond
+		}
+		select {
+		case <-time.After(backoff):
+		case <-l.ctx.Done():
+			return
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+}
+
+// connectOnce runs one TCPROS connection to the publisher until it fails.
+func (l *link) connectOnce() error {
+	n := l.sub.node
+	ctx, cancel := context.WithTimeout(l.ctx, n.opts.Timeout)
+	host, port, err := n.master.requestTopic(ctx, l.uri, l.sub.topic)
+	if err != nil {
+		cancel()
+		return err
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(port)))
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	stop := context.AfterFunc(l.ctx, func() { c.Close() })
+	defer stop()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetNoDelay(true)
+	}
+	_ = c.SetDeadline(time.Now().Add(n.opts.Timeout))
+	o := l.sub.opts
+	req := tcpros.Header{
+		{Key: "callerid", Value: n.opts.Name},
+		{Key: "md5sum", Value: o.MD5},
+		{Key: "message_definition", Value: ""},
+		{Key: "tcp_nodelay", Value: "1"},
+		{Key: "topic", Value: l.sub.topic},
+		{Key: "type", Value: o.Type},
+	}
+	if err := tcpros.WriteHeader(c, req); err != nil {
+		return fmt.Errorf("writing header: %w", err)
+	}
+	h, err := tcpros.ReadHeader(c)
+	if err != nil {
+		return err
+	}
+	if e, ok := h.Get("error"); ok {
+		return fmt.Errorf("publisher refused: %s", e)
+	}
+	if h.Value("md5sum") == "" || h.Value("type") == "" {
+		return fmt.Errorf("publisher header lacks md5sum or type")
+	}
+	_ = c.SetDeadline(time.Time{})
+	conn := &Connection{ID: n.connIDs.Add(1), Topic: l.sub.topic, PublisherURI: l.uri, Header: h}
+	st := &linkStats{id: conn.ID}
+	l.cur.Store(st)
+	defer l.cur.Store(nil)
+	if o.OnConnect != nil {
+		o.OnConnect(conn)
+	}
+	err = l.receive(c, conn, st)
+	if o.OnDisconnect != nil {
+		o.OnDisconnect(conn, err)
+	}
+	return err
+}
+
+func (l *link) receive(c net.Conn, conn *Connection, st *linkStats) error {
+	max := l.sub.node.opts.MaxMessage
+	for {
+		b, err := tcpros.ReadFrame(c, nil, max)
+		if err != nil {
+			return err
+		}
+		st.bytes.Add(int64(len(b)))
+		st.msgs.Add(1)
+		l.sub.opts.OnMessage(&Message{Conn: conn, Data: b, Received: time.Now()})
+	}
+}
