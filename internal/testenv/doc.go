@@ -13,6 +13,8 @@
 //	// rosbag.js bags, rosbag2 recordings, the genmsg tables):
 //	// $BAGLAB_FIXTURES, default ../shared/public-fixtures beside the checkout
 //	bag := testenv.Fixtures(t, "rosbag-js", "example.bag")
+//	// an optional extra (fuzz seeds): false and one log line when absent
+//	dir, ok := testenv.FixturesIfPresent(t, "mcap-conformance")
 //
 //	// an independent peer, installed by `make test` (make deps):
 //	testenv.RequirePeer(t, "duckdb")      // node + npm @duckdb/node-api

@@ -85,6 +85,23 @@ func Fixtures(t testing.TB, rel ...string) string {
 	return p
 }
 
+// FixturesIfPresent is Fixtures for an optional extra (fuzz seeds, a second
+// check): when rel is absent it logs one line and returns false instead of
+// skipping, and still fails the test when CI is set.
+func FixturesIfPresent(t testing.TB, rel ...string) (string, bool) {
+	t.Helper()
+	p := filepath.Join(append([]string{FixturesDir(t)}, rel...)...)
+	if _, err := os.Stat(p); err != nil {
+		why := fmt.Sprintf("public fixture %s not found (set %s to the public-fixtures folder)", p, FixturesVar)
+		if CI() {
+			t.Fatalf("%s; CI is set, so this is a failure", why)
+		}
+		t.Logf("%s: left out", why)
+		return "", false
+	}
+	return p, true
+}
+
 // Shared returns the absolute path of rel inside the shared folder the
 // fixtures sit in (the parent of FixturesDir, e.g. shared/msgs), by the same
 // rule as Fixtures.

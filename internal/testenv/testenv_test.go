@@ -30,6 +30,7 @@ func TestRule(t *testing.T) {
 		{"fixture absent, CI=false", "fixture", "false", false, FixturesVar},
 		{"peer absent", "peer", "", false, "peer weka not usable"},
 		{"peer absent in CI", "peer", "1", true, "CI is set"},
+		{"optional absent in CI", "optional", "true", true, "CI is set"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cmd := exec.Command(exe, "-test.run", "^TestProbe$", "-test.v")
@@ -57,6 +58,10 @@ func TestProbe(t *testing.T) {
 		Fixtures(t, "rosbag-js", "example.bag")
 	case "peer":
 		RequirePeer(t, "weka") // PATH is empty: no java
+	case "optional":
+		if _, ok := FixturesIfPresent(t, "nothing"); !ok {
+			t.Skip("absent (probe)")
+		}
 	}
 	t.Fatal("not reached: the helper should have stopped the test")
 }
@@ -95,5 +100,20 @@ func TestPeerNames(t *testing.T) {
 		if peers[n].what == "" {
 			t.Errorf("peer %s: no install hint", n)
 		}
+	}
+}
+
+// TestFixturesIfPresent: an absent optional fixture is reported, not skipped
+// (CI set fails: see TestRule's probes).
+func TestFixturesIfPresent(t *testing.T) {
+	if CI() {
+		t.Setenv("CI", "")
+	}
+	t.Setenv(FixturesVar, t.TempDir())
+	if p, ok := FixturesIfPresent(t, "nope"); ok || p != "" {
+		t.Errorf("FixturesIfPresent(nope) = %q, %v", p, ok)
+	}
+	if p, ok := FixturesIfPresent(t); !ok || p != FixturesDir(t) {
+		t.Errorf("FixturesIfPresent() = %q, %v", p, ok)
 	}
 }
