@@ -298,6 +298,12 @@ func (w *Writer) flushChunk() {
 	w.infos = append(w.infos, info)
 	w.chunk.Reset()
 	w.chunkConns = w.chunkConns[:0]
+	// Hand every finished chunk to the OS at once, so that a recorder
+	// killed later loses only the chunk it was filling (reindex recovers
+	// the rest).
+	if w.err == nil {
+		w.err = w.out.Flush()
+	}
 }
 
 func (w *Writer) writeIndexData(id uint32, entries []IndexEntry) {
