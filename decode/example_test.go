@@ -9,14 +9,14 @@ import (
 	"github.com/baglab/baglab/decode/record"
 )
 
-// Read every /turtle1/pose message of a bag, decoded into value trees.
+// Read every /lama/objects message of a bag, decoded into value trees.
 func Example() {
-	r, err := decode.Open("../../shared/public-fixtures/rosbag-js/example.bag")
+	r, err := decode.Open("../testdata/sample/study.bag")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer r.Close()
-	match, _ := decode.TopicMatcher([]string{"/turtle1/pose"})
+	match, _ := decode.TopicMatcher([]string{"/lama/objects"})
 	it, err := r.Messages(record.Filter{Topic: match})
 	if err != nil {
 		log.Fatal(err)
@@ -41,13 +41,13 @@ func Example() {
 			log.Fatal(err)
 		}
 		if n == 0 {
-			x, _ := v.Float("x")
-			fmt.Printf("%s %s x=%.4f\n", m.Channel.Topic, dec.Type().Name, x)
+			name, _ := v.String("name")
+			fmt.Printf("%s %s name=%q\n", m.Channel.Topic, dec.Type().Name, name)
 		}
 		n++
 	}
 	fmt.Println(n, "messages")
 	// Output:
-	// /turtle1/pose turtlesim/Pose x=5.5444
-	// 1344 messages
+	// /lama/objects lama_msgs/LamaObject name="place_1"
+	// 11 messages
 }

@@ -12,7 +12,7 @@ import (
 
 // Summarise a bag from its index, then read one topic in time order.
 func ExampleOpen() {
-	r, err := bag.Open(filepath.Join("..", "..", "..", "shared", "public-fixtures", "rosbag-js", "example.bag"))
+	r, err := bag.Open(filepath.Join("..", "..", "testdata", "sample", "study.bag"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -24,7 +24,7 @@ func ExampleOpen() {
 		return
 	}
 	fmt.Println(s.MessageCount, "messages,", len(s.Topics), "topics, compression", s.Compression)
-	it, err := r.Messages(record.Filter{Topic: func(t string) bool { return t == "/turtle1/cmd_vel" }})
+	it, err := r.Messages(record.Filter{Topic: func(t string) bool { return t == "/interactive_world/placement" }})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -37,8 +37,8 @@ func ExampleOpen() {
 	}
 	fmt.Println(m.Channel.Schema.Name, m.LogTime, len(m.Data), "bytes")
 	// Output:
-	// 8647 messages, 9 topics, compression none
-	// geometry_msgs/Twist 1396293889366115136 48 bytes
+	// 343 messages, 15 topics, compression none
+	// interactive_world_msgs/Placement 1714564806371314185 352 bytes
 }
 
 // Write a bag and read it back.

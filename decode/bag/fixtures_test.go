@@ -9,16 +9,19 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
-// fixtureDir holds the rosbag.js fixtures with their Debian rosbag truth
-// files; CI lays /work/shared beside the repository.
-var fixtureDir = filepath.Join("..", "..", "..", "shared", "public-fixtures", "rosbag-js")
+// rosbagJS is a file of the rosbag.js fixtures with their Debian rosbag
+// truth files (public fixtures, found by testenv.Fixtures).
+func rosbagJS(t testing.TB, name string) string {
+	t.Helper()
+	return testenv.Fixtures(t, "rosbag-js", name)
+}
 
 // truth is the shape of a *.truth.json file written with Debian rosbag.
 type truth struct {
@@ -56,7 +59,7 @@ type truth struct {
 
 func loadTruth(t *testing.T, name string) *truth {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(fixtureDir, name+".truth.json"))
+	b, err := os.ReadFile(rosbagJS(t, name+".truth.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +142,7 @@ func TestFixtures(t *testing.T) {
 				if linear {
 					opts = append(opts, WithoutIndex())
 				}
-				r, err := Open(filepath.Join(fixtureDir, name), opts...)
+				r, err := Open(rosbagJS(t, name), opts...)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -276,7 +279,7 @@ func checkMessages(t *testing.T, msgs []msg, tr *truth) {
 // assumes each connection's index is sorted); we yield log time order, as
 // the Reader contract and rosbag's C++ View do.
 func TestUnsortedChunks(t *testing.T) {
-	r, err := Open(filepath.Join(fixtureDir, "example-unsorted-chunks.bag"))
+	r, err := Open(rosbagJS(t, "example-unsorted-chunks.bag"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +324,7 @@ func TestNotABag(t *testing.T) {
 			if tr.RosbagInfoOutput == "" {
 				t.Fatal("truth has no rosbag info output")
 			}
-			_, err := Open(filepath.Join(fixtureDir, c.name))
+			_, err := Open(rosbagJS(t, c.name))
 			var e *record.Error
 			if !errors.As(err, &e) || !errors.Is(err, c.cause) || e.Detail != c.detail || e.File == "" || e.Offset != 0 {
 				t.Fatalf("Open = %v, want a *record.Error %v %q", err, c.cause, c.detail)

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // seedBags returns small bags to seed the fuzzers: the small fixtures, the
@@ -16,7 +16,11 @@ import (
 func seedBags(t testing.TB) [][]byte {
 	var out [][]byte
 	for _, name := range []string{"example-unsorted-chunks.bag", "no-messages.bag", "example.bag"} {
-		data, err := os.ReadFile(filepath.Join(fixtureDir, name))
+		path, ok := testenv.FixturesIfPresent(t, "rosbag-js", name)
+		if !ok {
+			continue
+		}
+		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // The interop tests run Debian ROS1 rosbag (python3-rosbag, always as
@@ -45,7 +46,8 @@ func runPeer(t *testing.T, args ...string) *peerOutput {
 	if testing.Short() {
 		t.Skip("needs Debian rosbag (skipped with -short)")
 	}
-	cmd := exec.Command("/usr/bin/python3", append([]string{filepath.Join("testdata", "rosbag_peer.py")}, args...)...)
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	cmd := exec.Command(testenv.Python, append([]string{filepath.Join("testdata", "rosbag_peer.py")}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -316,7 +318,7 @@ func TestWriterRosbagReads(t *testing.T) {
 				}
 			}
 			checkPeerConnections(t, got, want)
-			info, err := exec.Command("/usr/bin/python3", "/usr/bin/rosbag", "info", "--yaml", path).CombinedOutput()
+			info, err := exec.Command(testenv.Python, "/usr/bin/rosbag", "info", "--yaml", path).CombinedOutput()
 			if err != nil || !strings.Contains(string(info), "indexed: True") || !strings.Contains(string(info), "messages: 460") {
 				t.Fatalf("rosbag info: %v\n%s", err, info)
 			}

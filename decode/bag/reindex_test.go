@@ -230,7 +230,7 @@ func TestCheckJunkAfterChunks(t *testing.T) {
 // bags give none.
 func TestCheck(t *testing.T) {
 	for _, name := range []string{"example.bag", "example-lz4.bag", "example-unsorted-chunks.bag", "no-messages.bag"} {
-		checkClean(t, filepath.Join(fixtureDir, name))
+		checkClean(t, rosbagJS(t, name))
 	}
 	good := smallBag(t, 200, 1500, CompressionLZ4)
 	r, err := NewReader(bytes.NewReader(good), int64(len(good)), "x.bag")

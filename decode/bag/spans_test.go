@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // peerTopics is what rosbag_peer.py topics prints: per topic, what Debian
@@ -44,7 +45,8 @@ func runPeerJSON(t *testing.T, v any, args ...string) {
 	if testing.Short() {
 		t.Skip("needs Debian rosbag (skipped with -short)")
 	}
-	cmd := exec.Command("/usr/bin/python3", append([]string{filepath.Join("testdata", "rosbag_peer.py")}, args...)...)
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	cmd := exec.Command(testenv.Python, append([]string{filepath.Join("testdata", "rosbag_peer.py")}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -88,7 +90,7 @@ func TestSummaryFixtureTopics(t *testing.T) {
 	if !testing.Short() {
 		var paths []string
 		for _, name := range names {
-			paths = append(paths, filepath.Join(fixtureDir, name))
+			paths = append(paths, rosbagJS(t, name))
 		}
 		peer = runPeerTopics(t, paths...)
 	}
@@ -96,7 +98,7 @@ func TestSummaryFixtureTopics(t *testing.T) {
 		tr := loadTruth(t, name)
 		for _, linear := range []bool{false, true} {
 			t.Run(name+map[bool]string{false: "/indexed", true: "/linear"}[linear], func(t *testing.T) {
-				s := summarise(t, filepath.Join(fixtureDir, name), linear)
+				s := summarise(t, rosbagJS(t, name), linear)
 				for _, ts := range s.Topics {
 					want := tr.Topics[ts.Topic]
 					if ts.StartNs != want.FirstTimeNs || ts.EndNs != want.LastTimeNs {
@@ -116,7 +118,7 @@ func TestSummaryFixtureTopics(t *testing.T) {
 	// 16.64 s. rosbag info --freq shows 32.9 Hz, one over the median gap;
 	// the mean rate is 21.39 Hz, not the 16.4 Hz of a count over the whole
 	// recording.
-	s := summarise(t, filepath.Join(fixtureDir, "example.bag"), false)
+	s := summarise(t, rosbagJS(t, "example.bag"), false)
 	i := slices.IndexFunc(s.Topics, func(ts record.TopicSummary) bool { return ts.Topic == "/turtle1/cmd_vel" })
 	if f := s.Topics[i].FrequencyHz; math.Abs(f-21.3944) > 1e-4 {
 		t.Errorf("/turtle1/cmd_vel: %v Hz, want 21.3944", f)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -31,7 +30,7 @@ func TestTruncatedFixtures(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			data, err := os.ReadFile(filepath.Join(fixtureDir, c.name))
+			data, err := os.ReadFile(rosbagJS(t, c.name))
 			if err != nil {
 				t.Fatal(err)
 			}

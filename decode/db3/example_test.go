@@ -8,7 +8,7 @@ import (
 )
 
 func ExampleReadBag2Metadata() {
-	m, err := db3.ReadBag2Metadata(filepath.Join("..", "..", "..", "shared", "public-fixtures", "rosbag2", "rosbag2_py", "talker"))
+	m, err := db3.ReadBag2Metadata(filepath.Join("..", "..", "testdata", "sample", "queries_rosbag2"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -18,8 +18,6 @@ func ExampleReadBag2Metadata() {
 		fmt.Println(t.Name, t.Type, t.SerializationFormat, t.MessageCount)
 	}
 	// Output:
-	// mcap [talker.mcap] 20
-	// /topic std_msgs/msg/String cdr 10
-	// /rosout rcl_interfaces/msg/Log cdr 10
-	// /parameter_events rcl_interfaces/msg/ParameterEvent cdr 0
+	// sqlite3 [queries_rosbag2_0.db3] 40
+	// /remap/query/_service_event remap_msgs/srv/Query_Event cdr 40
 }
