@@ -1,0 +1,99 @@
+package play
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"time"
+)
+
+// Options are rosbag play's options; DefaultOptions has its defaults.
+type Options struct {
+	// Rate multiplies the playback speed (-r); must be > 0.
+	Rate float64
+	// Loop restarts playback at the end (-l).
+	Loop bool
+	// Start skips this far into the recording (-s). Latched topics still
+	// get their last message from before Start.
+	Start time.Duration
+	// Duration plays only this much recording time from Start (-u); 0 plays
+	// to the end.
+	Duration time.Duration
+	// Immediate publishes without waiting (-i).
+	Immediate bool
+	// Pause starts paused (--pause).
+	Pause bool
+	// Delay is the sleep after advertising, so subscribers can connect (-d).
+	Delay time.Duration
+	// SkipEmpty, when > 0, sends a message at once when it comes more than
+	// this much recording time after the previous one (--skip-empty).
+	SkipEmpty time.Duration
+	// KeepAlive keeps the publishers up after the end until the context
+	// is cancelled (-k).
+	KeepAlive bool
+	// WaitForSubscribers waits until every publisher has a subscriber
+	// before playing (--wait-for-subscribers).
+	WaitForSubscribers bool
+	// Clock publishes /clock (rosgraph_msgs/Clock) at ClockHz (--clock, --hz).
+	Clock   bool
+	ClockHz float64
+	// Prefix is put in front of every output topic (-p).
+	Prefix string
+	// Remap renames recorded topics (FROM:=TO) before Prefix applies.
+	Remap map[string]string
+	// Topics selects the recorded topics to play; nil plays all.
+	Topics func(topic string) bool
+	// Exclude drops recorded topics that it matches in full.
+	Exclude *regexp.Regexp
+	// PauseTopics pauses playback before a message on one of these recorded
+	// topics while pause-topics mode is on (--pause-topics; key t toggles).
+	PauseTopics []string
+	// ReadAhead bounds the bytes of messages read, decompressed and
+	// converted ahead of the schedule.
+	ReadAhead int64
+	// Status, when set, receives a status line (\r-terminated) at most
+	// StatusEvery.
+	Status      io.Writer
+	StatusEvery time.Duration
+	// Keys delivers key presses (space, 's', 't'); nil when there is no
+	// terminal.
+	Keys <-chan byte
+	// Warn reports recoverable problems (topics that cannot be played).
+	Warn func(msg string)
+}
+
+// DefaultOptions are rosbag play's defaults.
+func DefaultOptions() Options {
+	return Options{
+		Rate:        1,
+		Delay:       200 * time.Millisecond,
+		ClockHz:     100,
+		ReadAhead:   64 << 20,
+		StatusEvery: 100 * time.Millisecond,
+	}
+}
+
+func (o *Options) validate() error {
+	switch {
+	case !(o.Rate > 0) || math.IsInf(o.Rate, 0):
+		return fmt.Errorf("rate %v: must be a positive number", o.Rate)
+	case o.Start < 0:
+		return fmt.Errorf("start %v: must not be negative", o.Start)
+	case o.Duration < 0:
+		return fmt.Errorf("duration %v: must not be negative", o.Duration)
+	case o.Delay < 0:
+		return fmt.Errorf("delay %v: must not be negative", o.Delay)
+	case o.SkipEmpty < 0:
+		return fmt.Errorf("skip-empty %v: must not be negative", o.SkipEmpty)
+	case o.Clock && (!(o.ClockHz > 0) || math.IsInf(o.ClockHz, 0)):
+		return fmt.Errorf("hz %v: must be a positive number", o.ClockHz)
+	}
+	if o.ReadAhead <= 0 {
+		o.ReadAhead = DefaultOptions().ReadAhead
+	}
+	if o.StatusEvery <= 0 {
+		o.StatusEvery = DefaultOptions().StatusEvery
+	}
+	return nil
+}

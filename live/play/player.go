@@ -1,0 +1,548 @@
+package play
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// forever is a wake-up time that never comes.
+const forever = time.Duration(math.MaxInt64)
+
+// Stats counts what a Run published.
+type Stats struct {
+	// Messages counts every message published (latched ones re-sent
+	// before Start included); /clock is not counted.
+	Messages uint64
+	// PerTopic counts them by output topic.
+	PerTopic map[string]uint64
+	// Loops is the number of passes over the recording that completed.
+	Loops int
+	// Elapsed is the wall time from the first message to the end.
+	Elapsed time.Duration
+}
+
+// Player replays one recording (several files merged count as one).
+type Player struct {
+	r    Source
+	o    Options
+	plan *plan
+	clk  timeSource
+	keys <-chan byte
+
+	filter         record.Filter
+	viewStart      int64 // the selected part of the recording, ns
+	viewEnd        int64
+	pauseTopics    map[string]bool
+	pauseTopicsOn  bool
+	clockPub       Publisher
+	paused         bool
+	step           bool
+	anchorWall     time.Duration // the wall time at which anchorBag is due
+	anchorBag      int64
+	pausedBag      int64 // the bag time playback stopped at while paused
+	prevBag        int64 // the last message published, or -1
+	nextTick       time.Duration
+	lastClock      int64
+	loopOffset     int64 // added to /clock, so that loops never move it back
+	nextStatus     time.Duration
+	status         string
+	firstPublished time.Duration
+	stats          Stats
+}
+
+// New prepares playback of r: it selects the channels o asks for and finds
+// each one's ROS1 type, MD5 sum and definition (CDR channels get the
+// equivalent ROS1 definition from res). Nothing is advertised yet.
+func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	sum, err := r.Summary()
+	if err != nil {
+		return nil, err
+	}
+	chans, err := r.Channels()
+	if err != nil {
+		return nil, err
+	}
+	pl, err := newPlan(chans, res, &o)
+	if err != nil {
+		return nil, err
+	}
+	if len(pl.outs) == 0 {
+		return nil, fmt.Errorf("%w: no topic to play", record.ErrNotFound)
+	}
+	p := &Player{r: r, o: o, plan: pl, clk: newMonotonic(), keys: o.Keys, pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1}
+	for _, t := range o.PauseTopics {
+		p.pauseTopics[t] = true
+	}
+	p.viewStart = sum.StartNs + int64(o.Start)
+	p.viewEnd = sum.EndNs
+	if o.Duration > 0 {
+		p.viewEnd = min(p.viewEnd, p.viewStart+int64(o.Duration))
+	}
+	p.filter = record.Filter{Topic: pl.selected, Start: p.viewStart}
+	if o.Duration > 0 {
+		p.filter.End = p.viewStart + int64(o.Duration) + 1 // rosbag's view includes its end time
+	}
+	if o.Start > 0 && p.viewStart > sum.EndNs {
+		return nil, fmt.Errorf("%w: start %v is past the end of the recording (%v long)", record.ErrNotFound, o.Start, time.Duration(sum.EndNs-sum.StartNs))
+	}
+	return p, nil
+}
+
+// Topics lists what Run advertises, sorted by name (/clock not included).
+func (p *Player) Topics() []Topic {
+	out := make([]Topic, len(p.plan.outs))
+	for i, o := range p.plan.outs {
+		out[i] = o.topic
+	}
+	return out
+}
+
+// Run advertises every topic on adv, waits (--delay, --wait-for-subscribers),
+// re-sends latched messages from before Start and plays the recording on
+// schedule, looping or keeping alive as asked. It returns when playback is
+// over or ctx is cancelled (not an error: the usual way to stop a loop).
+func (p *Player) Run(ctx context.Context, adv Advertiser) (Stats, error) {
+	p.stats.PerTopic = map[string]uint64{}
+	err := p.run(ctx, adv)
+	p.clearStatus()
+	if p.stats.Messages > 0 {
+		p.stats.Elapsed = p.clk.now() - p.firstPublished
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		err = nil
+	}
+	return p.stats, err
+}
+
+func (p *Player) run(ctx context.Context, adv Advertiser) error {
+	for _, out := range p.plan.outs {
+		pub, err := adv.Advertise(out.topic)
+		if err != nil {
+			return fmt.Errorf("advertise %s: %w", out.topic.Name, err)
+		}
+		out.pub = pub
+	}
+	if p.o.Clock {
+		pub, err := adv.Advertise(Topic{Name: clockTopic, Type: clockType, MD5: clockMD5, Definition: clockDef})
+		if err != nil {
+			return fmt.Errorf("advertise %s: %w", clockTopic, err)
+		}
+		p.clockPub = pub
+	}
+	if p.o.WaitForSubscribers {
+		if err := p.waitForSubscribers(ctx); err != nil {
+			return err
+		}
+	}
+	if err := p.pause(ctx, p.clk.now()+p.o.Delay); err != nil {
+		return err
+	}
+	if err := p.latchedBeforeStart(ctx); err != nil {
+		return err
+	}
+	p.paused = p.o.Pause
+	for {
+		n, first, last, err := p.playOnce(ctx)
+		if err != nil {
+			return err
+		}
+		p.stats.Loops++
+		if !p.o.Loop || n == 0 {
+			break
+		}
+		p.loopOffset += last - first
+	}
+	if p.o.KeepAlive {
+		for {
+			if _, _, err := p.sleep(ctx, p.wakeAt(forever), nil); err != nil {
+				return err
+			}
+			p.tick(p.clk.now(), math.MaxInt64)
+		}
+	}
+	return p.flush(ctx)
+}
+
+// flush waits (at most 5 s) until every publisher that can tell has sent
+// what it was given, so that the last messages are not cut off when the
+// node closes.
+func (p *Player) flush(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	pubs := []Publisher{p.clockPub}
+	for _, out := range p.plan.outs {
+		pubs = append(pubs, out.pub)
+	}
+	for _, pub := range pubs {
+		if f, ok := pub.(flusher); ok {
+			if err := f.Flush(ctx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// waitForSubscribers polls every 100 ms until each publisher has a subscriber.
+func (p *Player) waitForSubscribers(ctx context.Context) error {
+	p.log("waiting for a subscriber on every topic (--wait-for-subscribers)")
+	for {
+		ready := true
+		for _, out := range p.plan.outs {
+			ready = ready && out.pub.NumSubscribers() > 0
+		}
+		if ready {
+			return nil
+		}
+		if err := p.pause(ctx, p.clk.now()+100*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// pause waits until the monotonic time until, ignoring keys.
+func (p *Player) pause(ctx context.Context, until time.Duration) error {
+	if until <= p.clk.now() {
+		return ctx.Err()
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-p.clk.timer(until):
+		p.clk.reached(until)
+		return nil
+	}
+}
+
+// latchedBeforeStart publishes, for every latched channel, its last message
+// before Start, so that -s does not lose latched state (rosbag PR #1537).
+func (p *Player) latchedBeforeStart(ctx context.Context) error {
+	if p.o.Start <= 0 {
+		return nil
+	}
+	latchedTopic := map[string]bool{}
+	for _, out := range p.plan.outs {
+		if out.topic.Latching {
+			for _, t := range out.recorded {
+				latchedTopic[t] = true
+			}
+		}
+	}
+	if len(latchedTopic) == 0 {
+		return nil
+	}
+	f := record.Filter{Topic: func(t string) bool { return latchedTopic[t] }, End: p.viewStart}
+	ra, err := startReadAhead(ctx, p.r, f, p.plan, p.o.ReadAhead)
+	if err != nil {
+		return err
+	}
+	last := map[*output]item{}
+	var order []*output
+	for it := range ra.items {
+		ra.taken(it)
+		if _, ok := last[it.out]; !ok {
+			order = append(order, it.out)
+		}
+		last[it.out] = it
+	}
+	ra.stop()
+	if ra.err != nil {
+		return ra.err
+	}
+	for _, out := range order {
+		if err := p.publish(last[out]); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// playOnce plays the selected messages once and returns how many it
+// published and the log times of the first and last.
+func (p *Player) playOnce(ctx context.Context) (n int, first, last int64, err error) {
+	ra, err := startReadAhead(ctx, p.r, p.filter, p.plan, p.o.ReadAhead)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	defer ra.stop()
+	for {
+		it, ok, err := p.next(ctx, ra)
+		if err != nil || !ok {
+			return n, first, last, err
+		}
+		if n == 0 {
+			first = it.t
+			p.anchor(p.clk.now(), it.t)
+			p.pausedBag = it.t
+			p.prevBag = -1
+		}
+		err = p.waitFor(ctx, it)
+		if err == nil {
+			err = p.publish(it)
+		}
+		ra.taken(it)
+		if err != nil {
+			return n, first, last, err
+		}
+		n++
+		last = it.t
+	}
+}
+
+// next takes the next message from the read-ahead queue, serving keys,
+// /clock and the status line while it waits.
+func (p *Player) next(ctx context.Context, ra *readAhead) (item, bool, error) {
+	select {
+	case it, ok := <-ra.items:
+		if !ok {
+			return item{}, false, ra.err
+		}
+		return it, true, nil
+	default:
+	}
+	for {
+		w, it, err := p.sleep(ctx, p.wakeAt(forever), ra.items)
+		switch {
+		case err != nil:
+			return item{}, false, err
+		case w == wakeItem:
+			return it, true, nil
+		case w == wakeClosed:
+			return item{}, false, ra.err
+		}
+		p.tick(p.clk.now(), math.MaxInt64)
+	}
+}
+
+// waitFor waits until it is due: its log time on the schedule, or at once
+// with --immediate, after a gap longer than --skip-empty, or on a step.
+func (p *Player) waitFor(ctx context.Context, it item) error {
+	if p.pauseTopicsOn && p.pauseTopics[it.recorded] && !p.paused {
+		p.setPaused(p.clk.now(), true, it.t)
+	}
+	for {
+		now := p.clk.now()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if p.paused {
+			if p.step {
+				p.step = false
+				p.pausedBag = it.t
+				return nil
+			}
+		} else {
+			if p.o.Immediate {
+				return nil
+			}
+			if p.o.SkipEmpty > 0 && p.prevBag >= 0 && it.t-p.prevBag > int64(p.o.SkipEmpty) {
+				p.anchor(now, it.t)
+				return nil
+			}
+			if now >= p.due(it.t) {
+				return nil
+			}
+		}
+		due := forever
+		if !p.paused {
+			due = p.due(it.t)
+		}
+		if _, _, err := p.sleep(ctx, p.wakeAt(due), nil); err != nil {
+			return err
+		}
+		p.tick(p.clk.now(), it.t)
+	}
+}
+
+// publish sends one message, with a /clock tick first when one is due.
+func (p *Player) publish(it item) error {
+	now := p.clk.now()
+	if p.stats.Messages == 0 {
+		p.firstPublished = now
+	}
+	if p.clockPub != nil && now >= p.nextTick {
+		if err := p.publishClock(now, it.t); err != nil {
+			return err
+		}
+	}
+	if err := it.out.pub.Publish(it.data); err != nil {
+		return fmt.Errorf("publish on %s: %w", it.out.topic.Name, err)
+	}
+	it.out.sent++
+	p.stats.Messages++
+	p.stats.PerTopic[it.out.topic.Name]++
+	p.prevBag = it.t
+	if !p.paused {
+		p.pausedBag = it.t
+	}
+	p.showStatus(now, it.t)
+	return nil
+}
+
+// anchor puts bag time bag on the schedule at wall time wall.
+func (p *Player) anchor(wall time.Duration, bag int64) {
+	p.anchorWall, p.anchorBag = wall, bag
+}
+
+// due is the wall time at which bag time t is due.
+func (p *Player) due(t int64) time.Duration {
+	return p.anchorWall + time.Duration(float64(t-p.anchorBag)/p.o.Rate)
+}
+
+// bagNow is the bag time the schedule is at, at wall time now, never past
+// limit (the next message).
+func (p *Player) bagNow(now time.Duration, limit int64) int64 {
+	if p.paused {
+		return p.pausedBag
+	}
+	b := p.anchorBag + int64(float64(now-p.anchorWall)*p.o.Rate)
+	return min(b, limit)
+}
+
+// setPaused pauses or resumes at wall time now; on resume the schedule
+// continues from where it stopped.
+func (p *Player) setPaused(now time.Duration, paused bool, limit int64) {
+	if paused == p.paused {
+		return
+	}
+	if paused {
+		p.pausedBag = max(p.bagNow(now, limit), p.pausedBag)
+	} else {
+		p.anchor(now, p.pausedBag)
+	}
+	p.paused = paused
+	p.showStatus(now, limit)
+}
+
+// wakeAt is the earliest of due, the next /clock tick and the next status line.
+func (p *Player) wakeAt(due time.Duration) time.Duration {
+	w := due
+	if p.clockPub != nil {
+		w = min(w, p.nextTick)
+	}
+	if p.o.Status != nil {
+		w = min(w, p.nextStatus)
+	}
+	return w
+}
+
+// tick publishes /clock and the status line when they are due.
+func (p *Player) tick(now time.Duration, limit int64) {
+	if p.clockPub != nil && now >= p.nextTick {
+		_ = p.publishClock(now, limit)
+	}
+	p.showStatus(now, limit)
+}
+
+// publishClock publishes the schedule's bag time (plus the loop offset,
+// never going back) and sets the next tick.
+func (p *Player) publishClock(now time.Duration, limit int64) error {
+	t := max(p.bagNow(now, limit)+p.loopOffset, p.lastClock)
+	p.lastClock = t
+	period := time.Duration(float64(time.Second) / p.o.ClockHz)
+	p.nextTick = max(p.nextTick+period, now)
+	if err := p.clockPub.Publish(clockMessage(t)); err != nil {
+		return fmt.Errorf("publish on %s: %w", clockTopic, err)
+	}
+	return nil
+}
+
+type wake int
+
+const (
+	wakeTime wake = iota
+	wakeKey
+	wakeItem
+	wakeClosed
+)
+
+// sleep waits until the monotonic time until, a key press or (with items
+// not nil) the next message, whichever comes first.
+func (p *Player) sleep(ctx context.Context, until time.Duration, items <-chan item) (wake, item, error) {
+	var timer <-chan time.Time
+	if until != forever {
+		timer = p.clk.timer(until)
+	}
+	select {
+	case <-ctx.Done():
+		return wakeTime, item{}, ctx.Err()
+	case <-timer:
+		p.clk.reached(until)
+		return wakeTime, item{}, nil
+	case k, ok := <-p.keys:
+		if !ok {
+			p.keys = nil
+		} else {
+			p.key(k)
+		}
+		return wakeKey, item{}, nil
+	case it, ok := <-items:
+		if !ok {
+			return wakeClosed, item{}, nil
+		}
+		return wakeItem, it, nil
+	}
+}
+
+// Keys understood while playing, as in rosbag play.
+const (
+	KeyPause       = ' ' // pause or resume
+	KeyStep        = 's' // publish the next message while paused
+	KeyPauseTopics = 't' // toggle pausing on --pause-topics
+)
+
+func (p *Player) key(k byte) {
+	now := p.clk.now()
+	switch k {
+	case KeyPause:
+		p.setPaused(now, !p.paused, math.MaxInt64)
+	case KeyStep:
+		if p.paused {
+			p.step = true
+		}
+	case KeyPauseTopics:
+		p.pauseTopicsOn = !p.pauseTopicsOn
+	}
+}
+
+func (p *Player) log(msg string) {
+	if p.o.Warn != nil {
+		p.o.Warn(msg)
+	}
+}
+
+// showStatus writes the status line when it is due.
+func (p *Player) showStatus(now time.Duration, limit int64) {
+	if p.o.Status == nil || now < p.nextStatus {
+		return
+	}
+	p.nextStatus = now + p.o.StatusEvery
+	state := "RUNNING"
+	if p.paused {
+		state = "PAUSED "
+	}
+	bag := p.bagNow(now, limit)
+	if limit == math.MaxInt64 && !p.paused && p.prevBag >= 0 {
+		bag = min(bag, max(p.prevBag, p.viewEnd))
+	}
+	p.status = fmt.Sprintf(" [%s]  Bag Time: %17.6f   Duration: %.6f / %.6f ", state,
+		float64(bag)/1e9, max(0, float64(bag-p.viewStart)/1e9), float64(p.viewEnd-p.viewStart)/1e9)
+	_, _ = io.WriteString(p.o.Status, "\r"+p.status)
+}
+
+// clearStatus ends the status line.
+func (p *Player) clearStatus() {
+	if p.o.Status != nil && p.status != "" {
+		_, _ = io.WriteString(p.o.Status, "\n")
+	}
+}

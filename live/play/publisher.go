@@ -1,0 +1,27 @@
+package play
+
+// Topic is what a publisher advertises: the output topic name and the ROS1
+// connection header fields of the recording.
+type Topic struct {
+	Name       string
+	Type       string
+	MD5        string
+	Definition string
+	// Latching makes the publisher hand its last message to every new
+	// subscriber (connection header latching=1).
+	Latching bool
+}
+
+// Publisher sends pre-serialized ROS1 messages on one topic.
+type Publisher interface {
+	// Publish sends one serialized message to every subscriber. The player
+	// does not reuse data after the call.
+	Publish(data []byte) error
+	// NumSubscribers is the number of connected subscribers.
+	NumSubscribers() int
+}
+
+// Advertiser creates publishers on a ROS graph (a node).
+type Advertiser interface {
+	Advertise(t Topic) (Publisher, error)
+}

@@ -1,0 +1,95 @@
+package play
+
+import (
+	"context"
+	"io"
+
+	"github.com/baglab/baglab/decode/record"
+	"golang.org/x/sync/semaphore"
+)
+
+// item is one message ready to publish: its own copy of ROS1 bytes.
+type item struct {
+	out      *output
+	recorded string // the recorded topic
+	t        int64  // log time, ns since the epoch
+	data     []byte
+}
+
+// readAhead reads, decompresses and converts messages on its own goroutine
+// into a queue bounded in bytes, so that a slow chunk never stalls the
+// schedule while the queue holds enough.
+type readAhead struct {
+	items  chan item
+	budget *semaphore.Weighted
+	limit  int64
+	err    error // set before items is closed
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+func startReadAhead(ctx context.Context, r Source, f record.Filter, p *plan, limit int64) (*readAhead, error) {
+	it, err := r.Messages(f)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	ra := &readAhead{items: make(chan item, 4096), budget: semaphore.NewWeighted(limit), limit: limit, cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(ra.done)
+		defer close(ra.items)
+		defer it.Close()
+		ra.err = ra.fill(ctx, it, p)
+	}()
+	return ra, nil
+}
+
+func (ra *readAhead) fill(ctx context.Context, it record.Iterator, p *plan) error {
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		conv, ok, err := p.converter(m.Channel)
+		if err != nil {
+			return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+		}
+		if !ok {
+			continue
+		}
+		var data []byte
+		if conv != nil {
+			if data, err = conv(m.Data); err != nil {
+				return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+			}
+		} else {
+			data = append([]byte(nil), m.Data...)
+		}
+		if err := ra.budget.Acquire(ctx, ra.weight(data)); err != nil {
+			return nil // stopped
+		}
+		select {
+		case ra.items <- item{out: p.byTopic[m.Channel.Topic], recorded: m.Channel.Topic, t: m.LogTime, data: data}:
+		case <-ctx.Done():
+			return nil
+		}
+	}
+}
+
+// weight is what a message counts against the budget: a message larger
+// than the whole budget takes all of it.
+func (ra *readAhead) weight(data []byte) int64 { return min(int64(len(data))+1, ra.limit) }
+
+// taken returns an item's share of the budget once the player is done with it.
+func (ra *readAhead) taken(it item) { ra.budget.Release(ra.weight(it.data)) }
+
+// stop ends the reading goroutine and waits for it.
+func (ra *readAhead) stop() {
+	ra.cancel()
+	for range ra.items {
+	}
+	<-ra.done
+}

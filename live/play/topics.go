@@ -1,0 +1,166 @@
+package play
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// output is one advertised topic and the recorded topics that feed it.
+type output struct {
+	topic    Topic
+	pub      Publisher
+	recorded []string
+	sent     uint64
+}
+
+// plan maps the recorded channels of a reader to output topics.
+type plan struct {
+	res     *decode.Resolver
+	outs    []*output          // sorted by output name
+	byTopic map[string]*output // recorded topic → output
+
+	mu   sync.Mutex
+	conv map[*record.Channel]converter
+}
+
+// converter turns a recorded message into ROS1 wire bytes; nil passes the
+// bytes through.
+type converter func([]byte) ([]byte, error)
+
+// OutputName is the topic a recorded topic is published on: remapped
+// (FROM:=TO, matched against the recorded name), then prefixed.
+func OutputName(recorded, prefix string, remap map[string]string) string {
+	name := recorded
+	if to, ok := remap[recorded]; ok {
+		name = to
+	}
+	if prefix != "" {
+		name = prefix + "/" + name
+	}
+	name = path.Clean("/" + name)
+	return name
+}
+
+func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, error) {
+	p := &plan{res: res, byTopic: map[string]*output{}, conv: map[*record.Channel]converter{}}
+	byName := map[string]*output{}
+	skipped := map[string]bool{}
+	for _, ch := range chans {
+		if !o.selects(ch.Topic) {
+			continue
+		}
+		if ch.MessageEncoding == "json" {
+			if !skipped[ch.Topic] && o.Warn != nil {
+				o.Warn(fmt.Sprintf("topic %s: JSON messages have no ROS1 form; not played", ch.Topic))
+			}
+			skipped[ch.Topic] = true
+			continue
+		}
+		t, conv, err := ros1Topic(res, ch)
+		if err != nil {
+			return nil, err
+		}
+		t.Name = OutputName(ch.Topic, o.Prefix, o.Remap)
+		p.conv[ch] = conv
+		out := byName[t.Name]
+		if out == nil {
+			out = &output{topic: t}
+			byName[t.Name] = out
+			p.outs = append(p.outs, out)
+		} else if out.topic.MD5 != t.MD5 && out.topic.MD5 != "*" {
+			return nil, fmt.Errorf("%w: %s would carry two types: %s (md5 %s, from %s) and %s (md5 %s, from %s); play one with --topics/--exclude or rename one with --remap",
+				record.ErrUnsupported, t.Name, out.topic.Type, out.topic.MD5, strings.Join(out.recorded, ", "), t.Type, t.MD5, ch.Topic)
+		} else {
+			out.topic.Latching = out.topic.Latching || t.Latching
+		}
+		if p.byTopic[ch.Topic] == nil {
+			p.byTopic[ch.Topic] = out
+			out.recorded = append(out.recorded, ch.Topic)
+		}
+	}
+	sort.Slice(p.outs, func(i, j int) bool { return p.outs[i].topic.Name < p.outs[j].topic.Name })
+	return p, nil
+}
+
+// selects reports whether o plays the recorded topic.
+func (o *Options) selects(topic string) bool {
+	if o.Topics != nil && !o.Topics(topic) {
+		return false
+	}
+	if o.Exclude != nil {
+		if loc := o.Exclude.FindStringIndex(topic); loc != nil && loc[0] == 0 && loc[1] == len(topic) {
+			return false
+		}
+	}
+	return true
+}
+
+// ros1Topic returns the ROS1 connection fields a channel is played with and
+// the converter of its messages: ROS1 channels keep their recorded type, MD5
+// sum and definition; CDR channels get the equivalent ROS1 definition.
+func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, converter, error) {
+	conv, c, err := res.ToROS1(ch)
+	if err != nil {
+		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
+	}
+	if ch.MessageEncoding == "ros1" {
+		conv = nil
+	}
+	if c, err = res.WithDefinition(c); err != nil {
+		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
+	}
+	t := Topic{Type: c.Schema.Name, MD5: c.Schema.MD5, Definition: string(c.Schema.Data), Latching: latched(ch)}
+	if t.MD5 == "" {
+		dec, err := res.For(c)
+		if err != nil {
+			return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
+		}
+		t.MD5 = msgdef.MD5(dec.Type())
+	}
+	return t, conv, nil
+}
+
+// latched reports whether a channel was latched: a ROS1 connection header
+// with latching=1, or a ROS2 publisher offering transient-local durability.
+func latched(ch *record.Channel) bool {
+	if ch.Metadata["latching"] == "1" {
+		return true
+	}
+	qos := ch.Metadata["offered_qos_profiles"]
+	return strings.Contains(qos, "transient_local") || strings.Contains(qos, "durability: 1\n") || strings.HasSuffix(qos, "durability: 1")
+}
+
+// converter returns the converter of a channel met while reading (the
+// reader of an unindexed bag may hand out channels it found while
+// scanning), or false when its topic is not played.
+func (p *plan) converter(ch *record.Channel) (converter, bool, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if conv, ok := p.conv[ch]; ok {
+		return conv, true, nil
+	}
+	out := p.byTopic[ch.Topic]
+	if out == nil {
+		return nil, false, nil
+	}
+	t, conv, err := ros1Topic(p.res, ch)
+	if err != nil {
+		return nil, false, err
+	}
+	if t.MD5 != out.topic.MD5 {
+		return nil, false, fmt.Errorf("%w: topic %s: a connection of type %s (md5 %s) appears after %s (md5 %s) was advertised",
+			record.ErrUnsupported, ch.Topic, t.Type, t.MD5, out.topic.Type, out.topic.MD5)
+	}
+	p.conv[ch] = conv
+	return conv, true, nil
+}
+
+// selected reports whether messages of a recorded topic are played.
+func (p *plan) selected(topic string) bool { return p.byTopic[topic] != nil }
