@@ -13,21 +13,25 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
-// fixtures is the shared public fixture tree (CI lays /work/shared beside
-// the repository).
-var fixtures = filepath.Join("..", "..", "..", "shared", "public-fixtures")
+// fixtures is the public fixture tree (testenv.Fixtures: absent, the test
+// skips, or fails when CI is set).
+func fixtures(t testing.TB) string {
+	t.Helper()
+	return testenv.Fixtures(t)
+}
 
 // conformanceInputs lists the MCAP conformance inputs; every one has an
 // expected-output JSON beside it.
 func conformanceInputs(t testing.TB) []string {
-	files, err := filepath.Glob(filepath.Join(fixtures, "mcap-conformance", "data", "*", "*.mcap"))
+	files, err := filepath.Glob(filepath.Join(fixtures(t), "mcap-conformance", "data", "*", "*.mcap"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(files) != 416 {
-		t.Fatalf("found %d conformance inputs under %s, want 416", len(files), fixtures)
+		t.Fatalf("found %d conformance inputs under %s, want 416", len(files), fixtures(t))
 	}
 	return files
 }

@@ -99,7 +99,7 @@ func TestIteratorCloseEarly(t *testing.T) {
 }
 
 func ExampleOpen() {
-	r, err := Open(filepath.Join("..", "..", "..", "shared", "public-fixtures", "rosbag2", "rosbag2_py", "talker", "talker.mcap"))
+	r, err := Open(filepath.Join("..", "..", "testdata", "sample", "queries.mcap"))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -109,15 +109,13 @@ func ExampleOpen() {
 	for _, tp := range sum.Topics {
 		fmt.Println(tp.Topic, tp.Type, tp.Encoding, tp.MessageCount)
 	}
-	it, _ := r.Messages(record.Filter{Topic: func(s string) bool { return s == "/topic" }})
+	it, _ := r.Messages(record.Filter{Topic: func(s string) bool { return s == "/remap/query/_service_event" }})
 	defer it.Close()
 	m, _ := it.Next()
 	fmt.Println(m.LogTime, len(m.Data))
 	// Output:
-	// /parameter_events rcl_interfaces/msg/ParameterEvent cdr 0
-	// /rosout rcl_interfaces/msg/Log cdr 10
-	// /topic std_msgs/msg/String cdr 10
-	// 1585866235112609068 24
+	// /remap/query/_service_event remap_msgs/srv/Query_Event cdr 40
+	// 1714564801000000000 128
 }
 
 // TestMessageOffsets checks that Offset locates the message record in the

@@ -50,14 +50,14 @@ type npmTruth struct {
 }
 
 func rosbag2MCAPs(t testing.TB) []string {
-	files, err := filepath.Glob(filepath.Join(fixtures, "rosbag2", "*", "*", "*.mcap"))
+	files, err := filepath.Glob(filepath.Join(fixtures(t), "rosbag2", "*", "*", "*.mcap"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, _ := filepath.Glob(filepath.Join(fixtures, "rosbag2", "*", "*", "*", "*.mcap"))
+	more, _ := filepath.Glob(filepath.Join(fixtures(t), "rosbag2", "*", "*", "*", "*.mcap"))
 	files = append(files, more...)
 	if len(files) < 20 {
-		t.Fatalf("found %d rosbag2 MCAPs under %s", len(files), fixtures)
+		t.Fatalf("found %d rosbag2 MCAPs under %s", len(files), fixtures(t))
 	}
 	return files
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 	"github.com/pierrec/lz4/v4"
 )
 
@@ -640,7 +641,10 @@ func FuzzSkipBad(f *testing.F) {
 		bad[len(bad)/2] ^= 0x20
 		f.Add(bad)
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "public-fixtures", "mcap-conformance", "data", "*", "*.mcap"))
+	var files []string
+	if dir, ok := testenv.FixturesIfPresent(f, "mcap-conformance"); ok {
+		files, _ = filepath.Glob(filepath.Join(dir, "data", "*", "*.mcap"))
+	}
 	for i, p := range files {
 		if i%11 != 0 {
 			continue

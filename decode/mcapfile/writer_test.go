@@ -15,11 +15,8 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
-
-// nodeDir holds the npm peers (package.json committed, node_modules installed
-// by the Makefile).
-var nodeDir = filepath.Join("..", "..", "testdata", "node")
 
 // npmDump is what testdata/mcapdump.cjs prints (read by npm @mcap/core).
 type npmDump struct {
@@ -76,7 +73,8 @@ type npmDump struct {
 // npmRead reads path with the npm @mcap/core reader.
 func npmRead(t *testing.T, path string) *npmDump {
 	t.Helper()
-	cmd := exec.Command("node", filepath.Join("testdata", "mcapdump.cjs"), nodeDir, path)
+	testenv.RequirePeer(t, "mcap")
+	cmd := exec.Command("node", filepath.Join("testdata", "mcapdump.cjs"), testenv.NodeDir(t), path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
