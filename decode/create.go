@@ -38,12 +38,34 @@ type Writer interface {
 	Abort()
 }
 
+// CheckCompression reports whether c names a compression of format ("" is
+// the format's default).
+func CheckCompression(format Format, c string) error {
+	switch format {
+	case FormatBag:
+		switch c {
+		case "", "none", "lz4", "bz2":
+			return nil
+		}
+		return fmt.Errorf("bag compression %q: want none, lz4 or bz2", c)
+	default:
+		switch c {
+		case "", "none", "lz4", "zstd":
+			return nil
+		}
+		return fmt.Errorf("MCAP compression %q: want zstd, lz4 or none", c)
+	}
+}
+
 // Create starts a recording at path in the format its extension names,
 // creating missing parent directories. The file is written under a
 // temporary name and appears only on Close.
 func Create(path string, o CreateOptions) (Writer, error) {
 	format, err := OutputFormat(path)
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckCompression(format, o.Compression); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -58,8 +80,6 @@ func Create(path string, o CreateOptions) (Writer, error) {
 			c = bag.CompressionLZ4
 		case "bz2":
 			c = bag.CompressionBZ2
-		default:
-			return nil, fmt.Errorf("bag compression %q: want none, lz4 or bz2", o.Compression)
 		}
 		w, err := bag.Create(path, bag.WithCompression(c))
 		if err != nil {
@@ -68,12 +88,8 @@ func Create(path string, o CreateOptions) (Writer, error) {
 		return bagWriter{w}, nil
 	default:
 		c := o.Compression
-		switch c {
-		case "":
+		if c == "" {
 			c = "zstd"
-		case "none", "lz4", "zstd":
-		default:
-			return nil, fmt.Errorf("MCAP compression %q: want zstd, lz4 or none", c)
 		}
 		opts := []mcapfile.WriterOption{mcapfile.WithCompression(c)}
 		if o.Profile != "" {

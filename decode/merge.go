@@ -138,11 +138,7 @@ func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 		return nil, err
 	}
 	if len(files) == 0 {
-		matches, _ := filepath.Glob(filepath.Join(dir, "*.mcap"))
-		sort.Strings(matches)
-		for _, f := range matches {
-			files = append(files, filepath.Base(f))
-		}
+		files = bag2Splits(dir, ".mcap")
 	}
 	m := &multiReader{path: dir}
 	for _, f := range files {

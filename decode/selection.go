@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"github.com/baglab/baglab/decode/record"
 	"math"
 	"path"
 	"regexp"
@@ -165,4 +166,84 @@ func (t TimeSpec) Resolve(startNs int64) int64 {
 		return startNs + t.ns
 	}
 	return t.ns
+}
+
+// parsedSelection is a Selection whose patterns and times parsed.
+type parsedSelection struct {
+	patterns   []string
+	match      func(string) bool
+	start, end TimeSpec
+}
+
+// parseSelection checks a Selection before any input is read.
+func parseSelection(s Selection) (*parsedSelection, error) {
+	p := &parsedSelection{}
+	for _, t := range s.Topics {
+		if t = strings.TrimSpace(t); t != "" {
+			p.patterns = append(p.patterns, t)
+		}
+	}
+	var err error
+	if p.match, err = TopicMatcher(p.patterns); err != nil {
+		return nil, fmt.Errorf("%w: --topics: %v", ErrSelection, err)
+	}
+	if p.start, err = ParseTimeSpec(s.Start); err != nil {
+		return nil, fmt.Errorf("%w: --start: %v", ErrSelection, err)
+	}
+	if p.end, err = ParseTimeSpec(s.End); err != nil {
+		return nil, fmt.Errorf("%w: --end: %v", ErrSelection, err)
+	}
+	return p, nil
+}
+
+// resolve makes the filter of the selection against the inputs' combined
+// summary. Patterns that match no topic at all are an error; a pattern
+// among others that matches nothing, and a window outside the recording,
+// are warnings.
+func (p *parsedSelection) resolve(sum *record.Summary, warn func(string, ...any)) (record.Filter, error) {
+	f := record.Filter{Topic: p.match}
+	if p.match != nil {
+		found := false
+		for _, t := range sum.Topics {
+			found = found || p.match(t.Topic)
+		}
+		if !found {
+			return f, fmt.Errorf("%w: --topics %s matches no topic of the input (see baglab info)", ErrSelection, strings.Join(p.patterns, ","))
+		}
+		for _, pat := range p.patterns {
+			one, _ := TopicMatcher([]string{pat})
+			hit := false
+			for _, t := range sum.Topics {
+				hit = hit || one(t.Topic)
+			}
+			if !hit {
+				warn("--topics %s matches no topic of the input", pat)
+			}
+		}
+	}
+	f.Start = p.start.Resolve(sum.StartNs)
+	f.End = p.end.Resolve(sum.StartNs)
+	if p.end.IsSet() && f.End <= 0 {
+		f.End = -1 // an end at or before the epoch selects nothing (0 would mean "no end")
+	}
+	if f.Start != 0 && f.End != 0 && f.End <= f.Start {
+		return f, fmt.Errorf("%w: --end (%d ns) is not after --start (%d ns)", ErrSelection, f.End, f.Start)
+	}
+	if sum.MessageCount > 0 && (p.start.IsSet() || p.end.IsSet()) {
+		switch {
+		case f.Start != 0 && f.Start > sum.EndNs:
+			warn("the time window starts at %s, after the recording ends (%s): no message is selected", formatTime(f.Start), formatTime(sum.EndNs))
+		case f.End != 0 && f.End <= sum.StartNs:
+			warn("the time window ends at %s, before the recording starts (%s): no message is selected", formatTime(f.End), formatTime(sum.StartNs))
+		}
+	}
+	return f, nil
+}
+
+// formatTime renders ns since the epoch for a note: RFC 3339 and seconds.
+func formatTime(ns int64) string {
+	if ns < 0 {
+		return "the epoch"
+	}
+	return fmt.Sprintf("%s (%d.%09d s)", time.Unix(0, ns).UTC().Format(time.RFC3339Nano), ns/1e9, ns%1e9)
 }

@@ -1,0 +1,115 @@
+package decode
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/baglab/baglab/decode/record"
+)
+
+// CopyTo writes the selected messages of in, in log time order, into w, a
+// recording of the given format, with their definitions, latching and
+// (MCAP) metadata and attachments. Messages bound for a ROS1 bag are
+// re-encoded in the ROS1 wire format when they are not already (CDR:
+// see Resolver.ToROS1). It returns the number of messages written; the
+// caller closes or aborts w.
+func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, error) {
+	if format == FormatBag || in.storesNoDefinitions() {
+		if err := in.RequireDefinitions(); err != nil {
+			return 0, err
+		}
+	}
+	it, err := in.Messages(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	type outChannel struct {
+		id      uint32
+		convert func([]byte) ([]byte, error)
+		skip    bool
+	}
+	chans := map[*record.Channel]*outChannel{}
+	var n int64
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		oc := chans[m.Channel]
+		if oc == nil {
+			oc = &outChannel{}
+			chans[m.Channel] = oc
+			out, convert, err := in.outChannel(format, m.Channel)
+			if err == nil {
+				oc.id, err = w.AddChannel(out)
+			}
+			if err != nil {
+				oc.skip = true
+				if err := in.Skip(record.WithFile(err, m.Source, -1, m.Channel.Topic)); err != nil {
+					return n, err
+				}
+			}
+			oc.convert = convert
+		}
+		if oc.skip {
+			continue
+		}
+		data := m.Data
+		if oc.convert != nil {
+			if data, err = oc.convert(m.Data); err != nil {
+				if err := in.Skip(MessageError(m, err)); err != nil {
+					return n, err
+				}
+				continue
+			}
+		}
+		out := record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: uint64(n), Data: data}
+		if err := w.WriteMessage(oc.id, &out); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, in.CopyExtras(w)
+}
+
+// storesNoDefinitions reports whether some channel of the inputs stores no
+// definition, which a copy must then take from the registry.
+func (in *Inputs) storesNoDefinitions() bool {
+	for i := range in.readers {
+		chans, err := in.Channels(i)
+		if err != nil {
+			return false
+		}
+		for _, ch := range chans {
+			if ch.MessageEncoding != "json" && (ch.Schema == nil || len(ch.Schema.Data) == 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outChannel is the channel ch becomes in a recording of format, and the
+// conversion of its messages (nil: copied as they are).
+func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, func([]byte) ([]byte, error), error) {
+	if format != FormatBag {
+		c, err := in.res.WithDefinition(ch)
+		return c, nil, err
+	}
+	if ch.MessageEncoding == "json" {
+		return nil, nil, fmt.Errorf("%w: topic %s has JSON messages, which a ROS1 bag cannot hold", record.ErrUnsupported, ch.Topic)
+	}
+	conv, c, err := in.res.ToROS1(ch)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ch.MessageEncoding == "ros1" {
+		conv = nil
+	}
+	return c, conv, nil
+}

@@ -1,0 +1,510 @@
+package decode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// ErrSelection is the cause of a selection that cannot be used: a topic
+// pattern or time that does not parse, patterns that match no topic at
+// all, an end before the start.
+var ErrSelection = errors.New("selection")
+
+// Selection chooses messages by topic and log time, as the user wrote them.
+type Selection struct {
+	// Topics are topic patterns (see TopicMatcher); none selects every topic.
+	Topics []string
+	// Start and End bound the log times, [Start, End) (see ParseTimeSpec);
+	// relative times count from the start of the inputs.
+	Start, End string
+}
+
+// InputOptions configure OpenInputs. The zero value reads every message of
+// every input and stops at the first damage.
+type InputOptions struct {
+	// Registry serves definitions the recordings do not store
+	// (msgdef.Default() when nil).
+	Registry *msgdef.Registry
+	// Selection picks the messages the iterators hand on.
+	Selection Selection
+	// SkipBad goes on past damaged data — a chunk or record the container
+	// cannot read, a message that does not decode, a channel whose
+	// definition is missing or does not compile — reporting each to OnSkip
+	// (see Skip), instead of stopping at the first.
+	SkipBad bool
+	// OnSkip receives what SkipBad skipped, a *record.Error naming the file
+	// and offset.
+	OnSkip func(error)
+	// OnWarning receives the notes about a selection that is partly empty:
+	// a topic pattern that matches nothing, a time window outside the
+	// recording.
+	OnWarning func(string)
+	// Progress, when set, is called with counts of messages read, from the
+	// goroutines that read them.
+	Progress func(n int)
+}
+
+// Inputs are the recordings a command reads: each path opened (folders
+// expanded, see Expand), their combined summary, one selection, one
+// definition resolver and one meaning of skip-bad for every way of reading
+// them (Messages for one merged stream, Each for per-input parallel work).
+type Inputs struct {
+	paths   []string
+	readers []record.Reader
+	sums    []*record.Summary
+	total   *record.Summary
+	filter  record.Filter
+	res     *Resolver
+	o       InputOptions
+	skipped atomic.Int64
+}
+
+// OpenInputs opens every recording that paths name, reads their summaries
+// and resolves o.Selection against them. A selection that does not parse
+// fails before any file is opened; one that selects nothing of some
+// patterns or times warns through o.OnWarning. A path that cannot be
+// opened gives an *InputError, a damaged file a *record.Error, a bad
+// selection an error wrapping ErrSelection.
+func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
+	sel, err := parseSelection(o.Selection)
+	if err != nil {
+		return nil, err
+	}
+	expanded, err := Expand(paths)
+	if err != nil {
+		return nil, err
+	}
+	in := &Inputs{paths: expanded, res: NewResolver(o.Registry), o: o}
+	var open OpenOptions
+	if o.SkipBad {
+		open.OnSkip = func(err error) { in.report(err) }
+	}
+	for _, p := range expanded {
+		r, err := OpenWith(p, open)
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		in.readers = append(in.readers, r)
+		s, err := r.Summary()
+		if err != nil {
+			in.Close()
+			return nil, err
+		}
+		s.Path = p
+		in.sums = append(in.sums, s)
+	}
+	in.total = CombineSummaries(in.sums)
+	if in.filter, err = sel.resolve(in.total, in.warn); err != nil {
+		in.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// Len is the number of recordings.
+func (in *Inputs) Len() int { return len(in.paths) }
+
+// Paths are the recordings, folders expanded, in the order read.
+func (in *Inputs) Paths() []string { return in.paths }
+
+// Reader returns the i-th recording's reader.
+func (in *Inputs) Reader(i int) record.Reader { return in.readers[i] }
+
+// FileSummary is the i-th recording's summary (its Path as given).
+func (in *Inputs) FileSummary(i int) *record.Summary { return in.sums[i] }
+
+// Channels lists the i-th recording's channels.
+func (in *Inputs) Channels(i int) ([]*record.Channel, error) { return in.readers[i].Channels() }
+
+// Summary is the combined summary of every recording.
+func (in *Inputs) Summary() *record.Summary { return in.total }
+
+// Filter is the resolved selection.
+func (in *Inputs) Filter() record.Filter { return in.filter }
+
+// Resolver is the definition resolver shared by every reading.
+func (in *Inputs) Resolver() *Resolver { return in.res }
+
+// SkipBad reports whether damage is skipped rather than fatal.
+func (in *Inputs) SkipBad() bool { return in.o.SkipBad }
+
+// Skipped counts what was skipped so far.
+func (in *Inputs) Skipped() int64 { return in.skipped.Load() }
+
+// Close closes every recording.
+func (in *Inputs) Close() error {
+	var errs []error
+	for _, r := range in.readers {
+		errs = append(errs, r.Close())
+	}
+	in.readers = nil
+	return errors.Join(errs...)
+}
+
+// Skip is where every reader of the inputs sends damage it met: with
+// SkipBad it reports err to OnSkip, counts it and returns nil (go on);
+// otherwise it returns err (stop).
+func (in *Inputs) Skip(err error) error {
+	if !in.o.SkipBad || err == nil || errors.Is(err, context.Canceled) {
+		return err
+	}
+	in.report(err)
+	return nil
+}
+
+func (in *Inputs) report(err error) {
+	in.skipped.Add(1)
+	if in.o.OnSkip != nil {
+		in.o.OnSkip(err)
+	}
+}
+
+func (in *Inputs) warn(format string, args ...any) {
+	if in.o.OnWarning != nil {
+		in.o.OnWarning(fmt.Sprintf(format, args...))
+	}
+}
+
+// Count is the number of selected messages the summaries list, of the
+// types want accepts (every type when want is nil): the total of a
+// progress bar.
+func (in *Inputs) Count(want func(typ string) bool) int64 {
+	var n int64
+	for _, s := range in.sums {
+		for _, t := range s.Topics {
+			if (in.filter.Topic == nil || in.filter.Topic(t.Topic)) && (want == nil || want(t.Type)) {
+				n += int64(t.MessageCount)
+			}
+		}
+	}
+	return n
+}
+
+// SelectsNothing reports whether the summaries show that the selection
+// keeps no message: no selected topic has a message in the time window.
+func (in *Inputs) SelectsNothing() bool {
+	f := in.filter
+	for _, t := range in.total.Topics {
+		if t.MessageCount == 0 || (f.Topic != nil && !f.Topic(t.Topic)) {
+			continue
+		}
+		if (f.End == 0 || t.StartNs < f.End) && (f.Start == 0 || t.EndNs >= f.Start) {
+			return false
+		}
+	}
+	return true
+}
+
+// RequireDefinitions fails with one error naming every selected type that
+// has no definition — neither stored in the recording (some rosbag2
+// databases store none) nor in the registry — so that the user learns them
+// all at once. With SkipBad it returns nil: those topics are skipped, each
+// with one report, as they are met.
+func (in *Inputs) RequireDefinitions() error {
+	if in.o.SkipBad {
+		return nil
+	}
+	missing := map[string][]string{}
+	var types []string
+	for i := range in.readers {
+		chans, err := in.Channels(i)
+		if err != nil {
+			return err
+		}
+		for _, ch := range chans {
+			if (in.filter.Topic != nil && !in.filter.Topic(ch.Topic)) || ch.MessageEncoding == "json" {
+				continue
+			}
+			if _, err := in.res.For(ch); err != nil && errors.Is(err, record.ErrUnknownType) {
+				name := TypeName(ch)
+				if name == "" {
+					name = "(a channel without a schema)"
+				}
+				if _, ok := missing[name]; !ok {
+					types = append(types, name)
+				}
+				if !contains(missing[name], ch.Topic) {
+					missing[name] = append(missing[name], ch.Topic)
+				}
+			}
+		}
+	}
+	if len(types) == 0 {
+		return nil
+	}
+	sort.Strings(types)
+	var parts []string
+	for _, name := range types {
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, strings.Join(missing[name], ", ")))
+	}
+	return &record.Error{File: strings.Join(in.paths, ", "), Offset: -1, Err: record.ErrUnknownType,
+		Detail: fmt.Sprintf("no definition for %d type(s): %s; the recording stores none for them and baglab's registry lacks them: add their packages with --msg-path DIR",
+			len(types), strings.Join(parts, "; "))}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// TypeName is the type a channel carries, as stored ("" without a schema).
+func TypeName(ch *record.Channel) string {
+	if ch.Schema == nil {
+		return ""
+	}
+	return ch.Schema.Name
+}
+
+// Messages iterates the selected messages of every recording as one
+// stream in log time order (equal times in the order of the inputs, see
+// Merge). It stops with ctx's error when ctx ends.
+func (in *Inputs) Messages(ctx context.Context) (record.Iterator, error) {
+	its := make([]record.Iterator, 0, len(in.readers))
+	for _, r := range in.readers {
+		it, err := r.Messages(in.filter)
+		if err != nil {
+			for _, it := range its {
+				it.Close()
+			}
+			return nil, err
+		}
+		its = append(its, it)
+	}
+	return in.watch(ctx, Merge(its)), nil
+}
+
+// FileMessages iterates the selected messages of the i-th recording alone.
+func (in *Inputs) FileMessages(ctx context.Context, i int) (record.Iterator, error) {
+	it, err := in.readers[i].Messages(in.filter)
+	if err != nil {
+		return nil, err
+	}
+	return in.watch(ctx, it), nil
+}
+
+// watchEvery is the number of messages between checks of the context and
+// progress reports.
+const watchEvery = 256
+
+// watch wraps it with the context check and the progress reports.
+func (in *Inputs) watch(ctx context.Context, it record.Iterator) record.Iterator {
+	return &watchedIter{it: it, ctx: ctx, progress: in.o.Progress}
+}
+
+type watchedIter struct {
+	it       record.Iterator
+	ctx      context.Context
+	progress func(int)
+	n        int
+	err      error
+}
+
+func (w *watchedIter) Next() (*record.Message, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	if w.n == watchEvery {
+		if w.progress != nil {
+			w.progress(w.n)
+		}
+		w.n = 0
+		if err := w.ctx.Err(); err != nil {
+			w.err = err
+			return nil, err
+		}
+	}
+	m, err := w.it.Next()
+	if err != nil {
+		if w.progress != nil && w.n > 0 {
+			w.progress(w.n)
+			w.n = 0
+		}
+		w.err = err
+		return nil, err
+	}
+	w.n++
+	return m, nil
+}
+
+func (w *watchedIter) Close() error { return w.it.Close() }
+
+// Visit receives one message of the i-th input and its channel's decoder
+// (nil for JSON-encoded channels).
+type Visit func(file int, m *record.Message, dec Decoder) error
+
+// EachOptions configure Each.
+type EachOptions struct {
+	// Jobs is the number of inputs read at once (at least 1).
+	Jobs int
+	// Want picks the message types handed to Visit ("pkg/Type" or
+	// "pkg/msg/Type" as stored); nil hands on every type. Topics whose
+	// every channel is of an unwanted type are not read at all.
+	Want func(typ string) bool
+	// Visit gets the messages. Calls for one input come from one
+	// goroutine, in that input's log time order; calls for different
+	// inputs run at once.
+	Visit Visit
+	// Done, when set, is called after an input's last message, in the
+	// goroutine that read it.
+	Done func(file int) error
+}
+
+// Each reads the selected messages of every input, up to o.Jobs inputs at
+// once, resolving each channel's decoder once per input. A channel whose
+// decoder cannot be made goes to Skip (under SkipBad its messages are
+// passed over). Each returns the first error in input order, not the
+// cancellations it caused, or ctx's error when ctx ends.
+func (in *Inputs) Each(ctx context.Context, o EachOptions) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := max(1, min(o.Jobs, len(in.readers)))
+	errs := make([]error, len(in.readers))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if errs[i] = in.each(ctx, i, o); errs[i] != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range in.readers {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+// each reads the i-th input for Each.
+func (in *Inputs) each(ctx context.Context, i int, o EachOptions) error {
+	f := in.filter
+	if o.Want != nil {
+		f.Topic = in.wantedTopics(i, o.Want)
+	}
+	r := in.readers[i]
+	it, err := r.Messages(f)
+	if err != nil {
+		return err
+	}
+	it = in.watch(ctx, it)
+	defer it.Close()
+	type plan struct {
+		dec  Decoder
+		skip bool
+	}
+	plans := map[*record.Channel]*plan{}
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		p := plans[m.Channel]
+		if p == nil {
+			p = &plan{}
+			plans[m.Channel] = p
+			typ := TypeName(m.Channel)
+			switch {
+			case o.Want != nil && !o.Want(typ):
+				p.skip = true
+			case m.Channel.MessageEncoding == "json":
+			default:
+				p.dec, err = in.res.For(m.Channel)
+				if err != nil {
+					p.skip = true
+					if err := in.Skip(record.WithFile(err, m.Source, -1, m.Channel.Topic)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if p.skip {
+			continue
+		}
+		if err := o.Visit(i, m, p.dec); err != nil {
+			return err
+		}
+	}
+	if o.Done != nil {
+		return o.Done(i)
+	}
+	return nil
+}
+
+// wantedTopics narrows the selection of the i-th input to the topics with
+// at least one channel of a wanted type; a topic the summary does not list
+// is read (and sorted per message by Each).
+func (in *Inputs) wantedTopics(i int, want func(string) bool) func(string) bool {
+	wanted, listed := map[string]bool{}, map[string]bool{}
+	for _, t := range in.sums[i].Topics {
+		listed[t.Topic] = true
+		wanted[t.Topic] = wanted[t.Topic] || want(t.Type)
+	}
+	chans, _ := in.Channels(i)
+	for _, ch := range chans {
+		listed[ch.Topic] = true
+		wanted[ch.Topic] = wanted[ch.Topic] || want(TypeName(ch))
+	}
+	sel := in.filter.Topic
+	return func(topic string) bool {
+		return (wanted[topic] || !listed[topic]) && (sel == nil || sel(topic))
+	}
+}
+
+// MessageError places a codec error (its offset counted within the
+// message) in the message's file: the offset becomes the message's, and
+// the detail says which byte of which message failed.
+func MessageError(m *record.Message, err error) error {
+	var e *record.Error
+	if !errors.As(err, &e) {
+		return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+	}
+	c := *e
+	c.File = m.Source
+	c.Topic = m.Channel.Topic
+	if c.Offset >= 0 {
+		where := fmt.Sprintf("byte %d of the %s message at log time %d", c.Offset, TypeName(m.Channel), m.LogTime)
+		if c.Detail != "" {
+			where += ", " + c.Detail
+		}
+		c.Detail = where
+	}
+	c.Offset = m.Offset
+	return &c
+}

@@ -1,0 +1,214 @@
+package decode_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+)
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExpand: a plain folder stands for its recordings in name order
+// (.bag files included, rosbag2 sub-folders as one recording each), a
+// rosbag2 folder and a folder of numbered splits are one recording.
+func TestExpand(t *testing.T) {
+	study := genStudy(t)
+	dir := t.TempDir()
+	copyFile(t, filepath.Join(study, "study.bag"), filepath.Join(dir, "plain", "b.bag"))
+	copyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "a.mcap"))
+	copyFile(t, filepath.Join(study, "queries.db3"), filepath.Join(dir, "plain", "c.db3"))
+	copyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "rb2", "run_0.mcap"))
+	copyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "rb2", "run_1.mcap"))
+	copyFile(t, filepath.Join(study, "truth.json"), filepath.Join(dir, "plain", "notes.json"))
+	if err := os.MkdirAll(filepath.Join(dir, "plain", "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := decode.Expand([]string{filepath.Join(dir, "plain")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range got {
+		names = append(names, strings.TrimPrefix(p, dir+"/"))
+	}
+	want := []string{"plain/a.mcap", "plain/b.bag", "plain/c.db3", "plain/rb2"}
+	if !slices.Equal(names, want) {
+		t.Errorf("Expand = %q, want %q", names, want)
+	}
+	if !decode.IsBag2Folder(filepath.Join(dir, "plain", "rb2")) || decode.IsBag2Folder(filepath.Join(dir, "plain")) {
+		t.Error("IsBag2Folder: the split folder is one recording, the plain folder is not")
+	}
+	_, err = decode.Expand([]string{filepath.Join(dir, "plain", "empty")})
+	var re *record.Error
+	if !errors.As(err, &re) {
+		t.Errorf("empty folder: %v, want a record.Error", err)
+	}
+	_, err = decode.Expand([]string{filepath.Join(dir, "nope.bag")})
+	var ie *decode.InputError
+	if !errors.As(err, &ie) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing path: %v, want an InputError wrapping ErrNotExist", err)
+	}
+	if _, err := decode.Open(filepath.Join(dir, "plain")); !errors.As(err, &ie) {
+		t.Errorf("Open(plain folder): %v, want an InputError", err)
+	}
+}
+
+// TestInputsSelection: a pattern that matches nothing among others warns,
+// patterns that match nothing at all and bad times are ErrSelection, a
+// window after the recording warns and selects nothing.
+func TestInputsSelection(t *testing.T) {
+	study := genStudy(t)
+	bagPath := filepath.Join(study, "study.bag")
+	var warnings []string
+	in, err := decode.OpenInputs([]string{bagPath}, decode.InputOptions{
+		Selection: decode.Selection{Topics: []string{"/interactive_world/placement", "/typo"}},
+		OnWarning: func(s string) { warnings = append(warnings, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "/typo") {
+		t.Errorf("warnings %q, want one about /typo", warnings)
+	}
+	if in.SelectsNothing() || in.Count(nil) == 0 {
+		t.Errorf("/interactive_world/placement selects nothing? count %d", in.Count(nil))
+	}
+	in.Close()
+	for _, sel := range []decode.Selection{{Topics: []string{"/typo"}}, {Start: "yesterday"}, {Start: "+10s", End: "+5s"}} {
+		if _, err := decode.OpenInputs([]string{bagPath}, decode.InputOptions{Selection: sel}); !errors.Is(err, decode.ErrSelection) {
+			t.Errorf("%+v: %v, want ErrSelection", sel, err)
+		}
+	}
+	warnings = nil
+	in, err = decode.OpenInputs([]string{bagPath}, decode.InputOptions{
+		Selection: decode.Selection{Start: "+1000000s"},
+		OnWarning: func(s string) { warnings = append(warnings, s) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if !in.SelectsNothing() || len(warnings) != 1 || !strings.Contains(warnings[0], "after the recording ends") {
+		t.Errorf("window after the end: selects nothing %v, warnings %q", in.SelectsNothing(), warnings)
+	}
+}
+
+// TestInputsEach: Each hands every selected message of every input to
+// Visit with a decoder, whatever the number of jobs; Messages gives the
+// same messages as one stream.
+func TestInputsEach(t *testing.T) {
+	study := genStudy(t)
+	paths := []string{filepath.Join(study, "study.bag"), filepath.Join(study, "study.mcap"), filepath.Join(study, "queries.db3")}
+	for _, jobs := range []int{1, 3} {
+		in, err := decode.OpenInputs(paths, decode.InputOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		perFile := make([]int, len(paths))
+		done := make([]bool, len(paths))
+		err = in.Each(context.Background(), decode.EachOptions{
+			Jobs: jobs,
+			Visit: func(file int, m *record.Message, dec decode.Decoder) error {
+				if dec == nil {
+					return errors.New("no decoder")
+				}
+				if _, err := dec.DecodeValue(m.Data); err != nil {
+					return err
+				}
+				mu.Lock()
+				perFile[file]++
+				mu.Unlock()
+				return nil
+			},
+			Done: func(file int) error { done[file] = true; return nil },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range paths {
+			if want := in.FileSummary(i).MessageCount; uint64(perFile[i]) != want || !done[i] {
+				t.Errorf("jobs %d: %s: %d messages (done %v), summary says %d", jobs, paths[i], perFile[i], done[i], want)
+			}
+		}
+		// Want narrows to one type.
+		n := 0
+		err = in.Each(context.Background(), decode.EachOptions{
+			Jobs: jobs,
+			Want: func(typ string) bool {
+				return typ == "interactive_world_msgs/Placement" || strings.HasSuffix(typ, "/Placement")
+			},
+			Visit: func(file int, m *record.Message, dec decode.Decoder) error {
+				mu.Lock()
+				n++
+				mu.Unlock()
+				return nil
+			},
+		})
+		if err != nil || int64(n) != in.Count(func(typ string) bool { return strings.HasSuffix(typ, "/Placement") }) {
+			t.Errorf("jobs %d: Want: %d messages, %v", jobs, n, err)
+		}
+		in.Close()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if _, err := in.WriteNDJSON(ctx, &strings.Builder{}, decode.NDJSONOptions{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("WriteNDJSON with an ended context: %v", err)
+	}
+}
+
+// TestInputsSkipBad: with SkipBad a truncated file and a CRC-damaged one
+// give their intact messages and report what was skipped; without it they
+// stop with a record.Error.
+func TestInputsSkipBad(t *testing.T) {
+	broken := filepath.Join("..", "testdata", "sample", "broken")
+	for _, name := range []string{"study-truncated.bag", "study-truncated.mcap", "study-crc.mcap"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(broken, name)
+			var skipped []error
+			in, err := decode.OpenInputs([]string{path}, decode.InputOptions{SkipBad: true, OnSkip: func(err error) { skipped = append(skipped, err) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := in.WriteNDJSON(context.Background(), &strings.Builder{}, decode.NDJSONOptions{})
+			in.Close()
+			if err != nil || n == 0 || len(skipped) == 0 {
+				t.Errorf("skip-bad: %d messages, %d skipped, %v", n, len(skipped), err)
+			}
+			in, err = decode.OpenInputs([]string{path}, decode.InputOptions{})
+			if err == nil {
+				_, err = in.WriteNDJSON(context.Background(), &strings.Builder{}, decode.NDJSONOptions{})
+				in.Close()
+			}
+			var re *record.Error
+			if !errors.As(err, &re) {
+				t.Errorf("without skip-bad: %v, want a record.Error", err)
+			}
+		})
+	}
+}
