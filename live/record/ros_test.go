@@ -1,0 +1,276 @@
+package record
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/live/internal/rostest"
+	"github.com/baglab/baglab/live/rosnode"
+)
+
+// bagMessages reads a recording with baglab's reader: per topic, the
+// messages' channels and data.
+type recorded struct {
+	ch   *record.Channel
+	data []byte
+}
+
+func readRecording(t *testing.T, path string) map[string][]recorded {
+	t.Helper()
+	r, err := decode.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	out := map[string][]recorded{}
+	for {
+		m, err := it.Next()
+		if err != nil {
+			break
+		}
+		out[m.Channel.Topic] = append(out[m.Channel.Topic], recorded{m.Channel, append([]byte(nil), m.Data...)})
+	}
+	return out
+}
+
+func stringData(b []byte) string {
+	if len(b) < 4 {
+		return ""
+	}
+	return string(b[4:])
+}
+
+// startRecorder runs a recorder against m until the returned stop is
+// called.
+func startRecorder(t *testing.T, m *rostest.Master, o Options) (*Recorder, func() *Result) {
+	t.Helper()
+	o.NodeOptions.MasterURI, o.NodeOptions.Host = m.URI, "127.0.0.1"
+	o.Logf = t.Logf
+	r, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	type ret struct {
+		res *Result
+		err error
+	}
+	done := make(chan ret, 1)
+	go func() {
+		res, err := r.Run(ctx)
+		done <- ret{res, err}
+	}()
+	var res *Result
+	stop := func() *Result {
+		if res != nil {
+			return res
+		}
+		cancel()
+		select {
+		case x := <-done:
+			if x.err != nil {
+				t.Fatalf("record: %v", x.err)
+			}
+			res = x.res
+		case <-time.After(30 * time.Second):
+			t.Fatal("recorder did not stop within 30 s")
+		}
+		return res
+	}
+	t.Cleanup(func() { cancel() })
+	return r, stop
+}
+
+func (r *Recorder) waitReceived(t *testing.T, topic string, n int64, timeout time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		for _, s := range r.topicStats(nil) {
+			if s.Topic == topic && s.Received >= n {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s: fewer than %d messages after %s: %+v", topic, n, timeout, r.topicStats(nil))
+}
+
+// waitPublished waits until the master lists a publisher of topic.
+func waitPublished(t *testing.T, m *rostest.Master, topic string) {
+	t.Helper()
+	mc := rosnode.NewMaster(m.URI, "/wait")
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		tops, err := mc.GetPublishedTopics(context.Background(), "")
+		if err == nil {
+			for _, tt := range tops {
+				if tt.Topic == topic {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("no publisher of %s after 30 s", topic)
+}
+
+// waitSubscribed waits until a node whose name starts with prefix
+// subscribes to every topic.
+func waitSubscribed(t *testing.T, m *rostest.Master, prefix string, topics ...string) {
+	t.Helper()
+	mc := rosnode.NewMaster(m.URI, "/wait")
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		st, err := mc.GetSystemState(context.Background())
+		if err != nil {
+			continue
+		}
+		n := 0
+		for _, s := range st.Subscribers {
+			for _, node := range s.Nodes {
+				if strings.HasPrefix(node, prefix) && slices.Contains(topics, s.Topic) {
+					n++
+				}
+			}
+		}
+		if n == len(topics) {
+			time.Sleep(time.Second) // for its connections to open
+			return
+		}
+	}
+	t.Fatalf("no %s* subscribed to %v after 30 s", prefix, topics)
+}
+
+const pyReadBag = `
+import sys, json, rosbag
+out = {}
+with rosbag.Bag(sys.argv[1]) as b:
+    for topic, msg, t, hdr in b.read_messages(return_connection_header=True):
+        d = out.setdefault(topic, {"headers": [], "data": []})
+        h = {k: (v.decode() if isinstance(v, bytes) else v) for k, v in hdr.items()}
+        if h not in d["headers"]:
+            d["headers"].append(h)
+        d["data"].append(msg.data)
+print(json.dumps(out))
+`
+
+type pyTopic struct {
+	Headers []map[string]string `json:"headers"`
+	Data    []string            `json:"data"`
+}
+
+func pythonRead(t *testing.T, m *rostest.Master, path string) map[string]pyTopic {
+	t.Helper()
+	out, err := m.Output(t, 60*time.Second, rostest.Python, "-c", pyReadBag, path)
+	if err != nil {
+		t.Fatalf("python rosbag read %s: %v\n%s", path, err, out)
+	}
+	var res map[string]pyTopic
+	if err := json.Unmarshal([]byte(out[strings.LastIndexByte(strings.TrimSpace(out), '\n')+1:]), &res); err != nil {
+		t.Fatalf("python rosbag output: %v\n%s", err, out)
+	}
+	return res
+}
+
+// What rostopic pub sends (a latched topic published before recording
+// starts, and a 50 Hz topic) is recorded with its type, count, content and
+// latching; the bag passes rosbag info, and python rosbag reads it back
+// with the same connection headers the real rosbag record wrote for the
+// same publishers.
+func TestRecordRostopicPubLikeRosbag(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic", "rosbag")
+	dir := t.TempDir()
+	m.Start(t, "pub-latched", rostest.Python, "/usr/bin/rostopic", "pub", "-l", "/latched", "std_msgs/String", "data: latched")
+	waitPublished(t, m, "/latched")
+	m.Start(t, "pub-chatter", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "50", "/chatter", "std_msgs/String", "data: hello")
+	waitPublished(t, m, "/chatter")
+	ref := filepath.Join(dir, "ref.bag")
+	rosbag := m.Start(t, "rosbag-record", rostest.Python, "/usr/bin/rosbag", "record", "-O", ref, "/chatter", "/latched")
+	waitSubscribed(t, m, "/record_", "/chatter", "/latched")
+
+	ours := filepath.Join(dir, "ours.bag")
+	r, stop := startRecorder(t, m, Options{Output: ours, Topics: []string{"/chatter", "latched"}, Compression: "lz4"})
+	r.waitReceived(t, "/chatter", 25, 30*time.Second)
+	r.waitReceived(t, "/latched", 1, 10*time.Second)
+	if _, err := os.Stat(ours + ".active"); err != nil {
+		t.Fatalf("while recording: %v", err)
+	}
+	res := stop()
+	if err := rosbag.Stop(syscall.SIGINT, 20*time.Second); err != nil {
+		t.Logf("rosbag record exit: %v", err)
+	}
+	if _, err := os.Stat(ours + ".active"); !os.IsNotExist(err) {
+		t.Fatalf("%s.active left after close: %v", ours, err)
+	}
+	if len(res.Files) != 1 || res.Files[0] != ours {
+		t.Fatalf("files %v, want [%s]", res.Files, ours)
+	}
+
+	got := readRecording(t, ours)
+	chatter, latched := got["/chatter"], got["/latched"]
+	if len(chatter) < 25 {
+		t.Fatalf("/chatter: %d messages, want >= 25", len(chatter))
+	}
+	for i, m := range chatter {
+		if stringData(m.data) != "hello" || m.ch.Schema.Name != "std_msgs/String" || m.ch.Schema.MD5 != stringMD5 {
+			t.Fatalf("/chatter message %d: %q type %s md5 %s", i, m.data, m.ch.Schema.Name, m.ch.Schema.MD5)
+		}
+	}
+	if len(latched) != 1 || stringData(latched[0].data) != "latched" || latched[0].ch.Metadata["latching"] != "1" {
+		t.Fatalf("/latched: %+v", latched)
+	}
+	if !strings.HasPrefix(latched[0].ch.Metadata["callerid"], "/rostopic_") {
+		t.Fatalf("/latched callerid %q, want rostopic's node", latched[0].ch.Metadata["callerid"])
+	}
+	// The counts kept in the file match what Run reported.
+	stats := got[StatsTopic]
+	if len(stats) != 1 {
+		t.Fatalf("%s: %d messages, want 1", StatsTopic, len(stats))
+	}
+	var st Stats
+	if err := json.Unmarshal([]byte(stringData(stats[0].data)), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range st.Topics {
+		if ts.Topic == "/chatter" && (ts.FileWritten != int64(len(chatter)) || ts.Dropped != 0) {
+			t.Fatalf("stats %+v, file holds %d /chatter messages", ts, len(chatter))
+		}
+	}
+
+	info, err := m.Output(t, 60*time.Second, rostest.Python, "/usr/bin/rosbag", "info", ours)
+	if err != nil {
+		t.Fatalf("rosbag info: %v\n%s", err, info)
+	}
+	for _, want := range []string{fmt.Sprintf("/chatter               %d msgs", len(chatter)), "/latched                1 msg", "compression: lz4"} {
+		if !strings.Contains(strings.Join(strings.Fields(info), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("rosbag info lacks %q:\n%s", want, info)
+		}
+	}
+
+	py := pythonRead(t, m, ours)
+	pyRef := pythonRead(t, m, ref)
+	for _, topic := range []string{"/chatter", "/latched"} {
+		if len(py[topic].Headers) != 1 || len(pyRef[topic].Headers) != 1 {
+			t.Fatalf("%s: %d connection headers (rosbag: %d), want 1", topic, len(py[topic].Headers), len(pyRef[topic].Headers))
+		}
+		if fmt.Sprint(py[topic].Headers[0]) != fmt.Sprint(pyRef[topic].Headers[0]) {
+			t.Errorf("%s connection header\n ours   %v\n rosbag %v", topic, py[topic].Headers[0], pyRef[topic].Headers[0])
+		}
+	}
+	if len(py["/chatter"].Data) != len(chatter) || py["/latched"].Data[0] != "latched" {
+		t.Fatalf("python rosbag read %d /chatter messages, /latched %v", len(py["/chatter"].Data), py["/latched"].Data)
+	}
+}
