@@ -10,10 +10,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/testenv"
 	"github.com/foxglove/mcap/go/mcap"
 )
-
-var sharedDir = filepath.Join("..", "..", "..", "shared")
 
 // TestRealRosbag2 decodes every cdr message of the rosbag2 MCAPs recorded by
 // ROS 2 itself (ros2/rosbag2 test resources): each decodes without error,
@@ -21,7 +20,7 @@ var sharedDir = filepath.Join("..", "..", "..", "shared")
 // first and last message of each topic equal what @mcap/core +
 // @foxglove/rosmsg2-serialization decoded (the .foxglove-npm.json files).
 func TestRealRosbag2(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join(sharedDir, "public-fixtures/rosbag2/*/*/*.mcap"))
+	files, err := filepath.Glob(filepath.Join(testenv.Fixtures(t, "rosbag2"), "*", "*", "*.mcap"))
 	if err != nil || len(files) < 10 {
 		t.Fatalf("rosbag2 fixtures: %d files, %v", len(files), err)
 	}

@@ -2,6 +2,7 @@ package cdr
 
 import (
 	"bytes"
+	"github.com/baglab/baglab/internal/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ func TestGoldenRegenerate(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs node")
 	}
+	testenv.RequirePeer(t, "rosmsg2", "cdr")
 	out := t.TempDir()
 	cmd := exec.Command("node", filepath.Join(goldenDir, "gen", "gen.mjs"), out)
 	if b, err := cmd.CombinedOutput(); err != nil {

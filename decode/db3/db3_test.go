@@ -15,12 +15,11 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // python is the Debian interpreter with the stdlib sqlite3 module.
-const python = "/usr/bin/python3"
-
-var fixtures = filepath.Join("..", "..", "..", "shared", "public-fixtures")
+const python = testenv.Python
 
 type wantMsg struct {
 	Topic     string `json:"topic"`
@@ -47,6 +46,7 @@ func TestMain(m *testing.M) {
 // per test binary); tests must not modify them.
 func pythonRecordings(t testing.TB) (dir string, want map[string][]wantMsg) {
 	t.Helper()
+	testenv.RequirePeer(t, "sqlite3")
 	pyOnce.Do(func() {
 		if pyDir, pyErr = os.MkdirTemp("", "db3test"); pyErr != nil {
 			return
@@ -351,6 +351,7 @@ func TestWriterRoundTrip(t *testing.T) {
 			}
 		}
 		// Independent check: Python's sqlite3 reads the tables.
+		testenv.RequirePeer(t, "sqlite3")
 		script := `
 import sqlite3, sys, json
 db = sqlite3.connect(sys.argv[1])
@@ -404,7 +405,8 @@ func mustJSON(v any) string {
 
 // TestFixtureMetadata parses every upstream rosbag2 metadata.yaml.
 func TestFixtureMetadata(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "rosbag2", "*", "*", "metadata.yaml"))
+	fixtures := testenv.FixturesDir(t)
+	files, _ := filepath.Glob(filepath.Join(testenv.Fixtures(t, "rosbag2"), "*", "*", "metadata.yaml"))
 	if len(files) < 10 {
 		t.Fatalf("found %d metadata.yaml files under %s", len(files), fixtures)
 	}
@@ -461,7 +463,11 @@ func TestFixtureMetadata(t *testing.T) {
 }
 
 func FuzzParseBag2Metadata(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join(fixtures, "rosbag2", "*", "*", "metadata.yaml"))
+	files := []string{filepath.Join("..", "..", "testdata", "sample", "queries_rosbag2", "metadata.yaml")}
+	if dir, ok := testenv.FixturesIfPresent(f, "rosbag2"); ok {
+		more, _ := filepath.Glob(filepath.Join(dir, "*", "*", "metadata.yaml"))
+		files = append(files, more...)
+	}
 	for _, p := range files {
 		b, err := os.ReadFile(p)
 		if err == nil {

@@ -2,30 +2,102 @@ package msgdef
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
 	"os"
+	"os/exec"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
 )
 
-// sharedMsgs returns the directory of the shared ROS definitions and their
-// genmsg-computed MD5 sums and full texts (shared/msgs beside the repo, or
-// $BAGLAB_SHARED/msgs).
+// genmsgRef is the reference for the embedded ROS1 definitions, computed at
+// test time by Debian's genmsg (testdata/genmsg_tables.py, actions expanded
+// by actionlib's genaction.py) over a copy of exactly what the registry
+// embeds.
+type genmsgRef struct {
+	md5    map[string]string // every .msg and action-generated type
+	action map[string]string // the action-generated types only
+	srv    map[string]string // every service, its Request and Response
+	full   map[string]string // full texts of the msg and action types
+}
+
+var (
+	genmsgOnce sync.Once
+	genmsgVal  *genmsgRef
+	genmsgErr  error
+)
+
+// genmsgTables runs genmsg once per test binary (the genmsg peer is
+// required: absent, the test skips, or fails when CI is set).
+func genmsgTables(t testing.TB) *genmsgRef {
+	t.Helper()
+	testenv.RequirePeer(t, "genmsg", "genaction")
+	genmsgOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "msgdef-genmsg")
+		if err != nil {
+			genmsgErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		if genmsgErr = writeEmbeddedROS1(dir); genmsgErr != nil {
+			return
+		}
+		var out bytes.Buffer
+		cmd := exec.Command(testenv.Python, filepath.Join("testdata", "genmsg_tables.py"), dir)
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			genmsgErr = fmt.Errorf("genmsg_tables.py: %v\n%s", err, out.String())
+			return
+		}
+		var raw struct {
+			Msg, Action map[string]struct{ MD5, Full string }
+			Srv         map[string]string
+		}
+		if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+			genmsgErr = fmt.Errorf("genmsg_tables.py output: %v", err)
+			return
+		}
+		ref := &genmsgRef{md5: map[string]string{}, action: map[string]string{}, srv: raw.Srv, full: map[string]string{}}
+		for name, e := range raw.Msg {
+			ref.md5[name], ref.full[name] = e.MD5, e.Full
+		}
+		for name, e := range raw.Action {
+			ref.md5[name], ref.full[name], ref.action[name] = e.MD5, e.Full, e.MD5
+		}
+		genmsgVal = ref
+	})
+	if genmsgErr != nil {
+		t.Fatal(genmsgErr)
+	}
+	return genmsgVal
+}
+
+// writeEmbeddedROS1 writes the embedded ROS1 definitions to dir
+// (dir/<pkg>/{msg,srv,action}/).
+func writeEmbeddedROS1(dir string) error {
+	sub, err := fs.Sub(embedded, "defs/ros1")
+	if err != nil {
+		return err
+	}
+	return os.CopyFS(dir, sub)
+}
+
+// sharedMsgs is shared/msgs beside the public fixtures: the same
+// definitions with MD5 and full-text tables genmsg computed when they were
+// collected, an extra check when present (testenv.Shared: absent, the
+// subtest skips, or fails when CI is set).
 func sharedMsgs(t testing.TB) string {
 	t.Helper()
-	dirs := []string{filepath.Join("..", "..", "..", "shared", "msgs")}
-	if env := os.Getenv("BAGLAB_SHARED"); env != "" {
-		dirs = append([]string{filepath.Join(env, "msgs")}, dirs...)
-	}
-	for _, d := range dirs {
-		if _, err := os.Stat(filepath.Join(d, "ros1-md5sums.txt")); err == nil {
-			return d
-		}
-	}
-	t.Fatalf("shared msgs not found in %v (set BAGLAB_SHARED)", dirs)
-	return ""
+	return testenv.Shared(t, "msgs")
 }
 
 // readSums reads "pkg/Type md5" lines.
@@ -61,45 +133,67 @@ func sortedKeys(m map[string]string) []string {
 }
 
 // TestRegistryMD5 checks every ROS1 message and action-generated type of
-// the embedded registry against the MD5 sums genmsg computed.
+// the embedded registry against the MD5 sums genmsg computes, and against
+// the tables of shared/msgs when present.
 func TestRegistryMD5(t *testing.T) {
-	dir := sharedMsgs(t)
-	reg := Default()
 	if defaultErr != nil {
 		t.Fatalf("embedded definitions: %v", defaultErr)
 	}
-	for _, file := range []string{"ros1-md5sums.txt", "ros1-action-md5sums.txt"} {
-		sums := readSums(t, filepath.Join(dir, file))
-		if len(sums) < 60 {
-			t.Fatalf("%s: only %d sums", file, len(sums))
+	ref := genmsgTables(t)
+	if len(ref.md5) < 200 || len(ref.action) < 60 {
+		t.Fatalf("genmsg computed only %d sums (%d action types)", len(ref.md5), len(ref.action))
+	}
+	checkMD5s(t, ref.md5, "genmsg")
+	t.Run("shared tables", func(t *testing.T) {
+		dir := sharedMsgs(t)
+		for _, file := range []string{"ros1-md5sums.txt", "ros1-action-md5sums.txt"} {
+			sums := readSums(t, filepath.Join(dir, file))
+			if len(sums) < 60 {
+				t.Fatalf("%s: only %d sums", file, len(sums))
+			}
+			checkMD5s(t, sums, file)
 		}
-		for _, name := range sortedKeys(sums) {
-			typ, err := reg.Lookup(name)
-			if err != nil {
-				t.Errorf("%s: %v", name, err)
-				continue
-			}
-			if got := MD5(typ); got != sums[name] {
-				t.Errorf("MD5(%s) = %s, genmsg %s", name, got, sums[name])
-			}
+	})
+}
+
+// checkMD5s checks the registry's MD5 of each type in sums.
+func checkMD5s(t *testing.T, sums map[string]string, source string) {
+	t.Helper()
+	reg := Default()
+	for _, name := range sortedKeys(sums) {
+		typ, err := reg.Lookup(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if got := MD5(typ); got != sums[name] {
+			t.Errorf("MD5(%s) = %s, %s %s", name, got, source, sums[name])
 		}
 	}
 }
 
-// TestServiceMD5 checks every ROS1 service and its request and response
-// against genmsg.
+// TestServiceMD5 checks every ROS1 service the registry embeds and its
+// request and response against genmsg, and against shared/msgs' table when
+// present.
 func TestServiceMD5(t *testing.T) {
-	dir := sharedMsgs(t)
-	sums := readSums(t, filepath.Join(dir, "ros1-srv-md5sums.txt"))
-	files, err := filepath.Glob(filepath.Join(dir, "ros1", "*", "srv", "*.srv"))
+	ref := genmsgTables(t)
+	checkServiceMD5s(t, ref.srv, "genmsg")
+	t.Run("shared tables", func(t *testing.T) {
+		checkServiceMD5s(t, readSums(t, filepath.Join(sharedMsgs(t), "ros1-srv-md5sums.txt")), "ros1-srv-md5sums.txt")
+	})
+}
+
+func checkServiceMD5s(t *testing.T, sums map[string]string, source string) {
+	t.Helper()
+	files, err := fs.Glob(embedded, "defs/ros1/*/srv/*.srv")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no .srv files: %v", err)
 	}
 	checked := 0
 	for _, file := range files {
-		pkg := filepath.Base(filepath.Dir(filepath.Dir(file)))
-		name := pkg + "/" + strings.TrimSuffix(filepath.Base(file), ".srv")
-		text, err := os.ReadFile(file)
+		pkg := path.Base(path.Dir(path.Dir(file)))
+		name := pkg + "/" + strings.TrimSuffix(path.Base(file), ".srv")
+		text, err := fs.ReadFile(embedded, file)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,11 +209,11 @@ func TestServiceMD5(t *testing.T) {
 		} {
 			want, ok := sums[c.name]
 			if !ok {
-				t.Errorf("%s missing from ros1-srv-md5sums.txt", c.name)
+				t.Errorf("%s missing from %s", c.name, source)
 				continue
 			}
 			if c.got != want {
-				t.Errorf("MD5(%s) = %s, genmsg %s", c.name, c.got, want)
+				t.Errorf("MD5(%s) = %s, %s %s", c.name, c.got, source, want)
 			}
 			checked++
 		}
@@ -128,31 +222,49 @@ func TestServiceMD5(t *testing.T) {
 		}
 	}
 	if checked != len(sums) {
-		t.Errorf("checked %d of %d srv sums", checked, len(sums))
+		t.Errorf("checked %d of %d srv sums of %s", checked, len(sums), source)
 	}
 }
 
 // TestFullText checks that the registry reproduces every genmsg full text
 // byte for byte, and that each full text parses back (without a registry)
-// to a type with the same MD5 and full text.
+// to a type with the same MD5 and full text; then the same for the texts of
+// shared/msgs/ros1-fulltext when present.
 func TestFullText(t *testing.T) {
-	dir := sharedMsgs(t)
-	sums := readSums(t, filepath.Join(dir, "ros1-md5sums.txt"))
-	for k, v := range readSums(t, filepath.Join(dir, "ros1-action-md5sums.txt")) {
-		sums[k] = v
+	ref := genmsgTables(t)
+	if len(ref.full) < 200 {
+		t.Fatalf("genmsg computed only %d full texts", len(ref.full))
 	}
-	files, err := filepath.Glob(filepath.Join(dir, "ros1-fulltext", "*.txt"))
-	if err != nil || len(files) < 100 {
-		t.Fatalf("fulltext files: %d, %v", len(files), err)
-	}
-	reg := Default()
-	for _, file := range files {
-		name := strings.Replace(strings.TrimSuffix(filepath.Base(file), ".txt"), "__", "/", 1)
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
+	checkFullTexts(t, ref.full, ref.md5)
+	t.Run("shared tables", func(t *testing.T) {
+		dir := sharedMsgs(t)
+		sums := readSums(t, filepath.Join(dir, "ros1-md5sums.txt"))
+		for k, v := range readSums(t, filepath.Join(dir, "ros1-action-md5sums.txt")) {
+			sums[k] = v
 		}
-		want := string(b)
+		files, err := filepath.Glob(filepath.Join(dir, "ros1-fulltext", "*.txt"))
+		if err != nil || len(files) < 100 {
+			t.Fatalf("fulltext files: %d, %v", len(files), err)
+		}
+		full := map[string]string{}
+		for _, file := range files {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full[strings.Replace(strings.TrimSuffix(filepath.Base(file), ".txt"), "__", "/", 1)] = string(b)
+		}
+		checkFullTexts(t, full, sums)
+	})
+}
+
+// checkFullTexts checks the registry against full texts (by type) and the
+// parsed-back texts against sums.
+func checkFullTexts(t *testing.T, full, sums map[string]string) {
+	t.Helper()
+	reg := Default()
+	for _, name := range sortedKeys(full) {
+		want := full[name]
 		typ, err := reg.Lookup(name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)

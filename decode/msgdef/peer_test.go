@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // python is the Debian interpreter that has the ROS1 peers (genmsg, rosbag).
-const python = "/usr/bin/python3"
+const python = testenv.Python
 
 // runPython runs a peer script and decodes its JSON output into v.
 func runPython(t *testing.T, script string, v any, args ...string) {
@@ -54,6 +56,7 @@ func TestGenmsgPeer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the genmsg peer")
 	}
+	testenv.RequirePeer(t, "genmsg", "ros-msgs")
 	files := map[string]string{
 		"p/msg/Consts.msg": "# constants\nint32 A = -5   # comment = here\nstring S = hello # not a comment  \nstring EMPTY=\n" +
 			"string T=a=b\nuint8 U=7\nchar C=200\nbyte B=-3\nfloat64 F= 1.5e3\nbool OK=True\nint32 x\n",
@@ -132,7 +135,8 @@ func TestBagConnections(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs the rosbag peer")
 	}
-	bags, err := filepath.Glob(filepath.Join(filepath.Dir(sharedMsgs(t)), "public-fixtures", "rosbag-js", "example*.bag"))
+	testenv.RequirePeer(t, "rosbag")
+	bags, err := filepath.Glob(filepath.Join(testenv.Fixtures(t, "rosbag-js"), "example*.bag"))
 	if err != nil || len(bags) < 3 {
 		t.Fatalf("bags: %v %v", bags, err)
 	}

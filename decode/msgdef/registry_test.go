@@ -2,7 +2,9 @@ package msgdef
 
 import (
 	"errors"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -80,10 +82,9 @@ func TestLookup(t *testing.T) {
 }
 
 func TestText(t *testing.T) {
-	dir := sharedMsgs(t)
 	reg := Default()
 	read := func(p string) string {
-		b, err := os.ReadFile(filepath.Join(dir, p))
+		b, err := fs.ReadFile(embedded, path.Join("defs", p))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -110,8 +111,11 @@ func TestText(t *testing.T) {
 }
 
 func TestExpandAction(t *testing.T) {
-	dir := sharedMsgs(t)
-	sums := readSums(t, filepath.Join(dir, "ros1-action-md5sums.txt"))
+	sums := genmsgTables(t).action
+	dir := t.TempDir()
+	if err := writeEmbeddedROS1(filepath.Join(dir, "ros1")); err != nil {
+		t.Fatal(err)
+	}
 	files, _ := filepath.Glob(filepath.Join(dir, "ros1", "*", "action", "*.action"))
 	if len(files)*7 != len(sums) {
 		t.Fatalf("%d actions for %d sums", len(files), len(sums))

@@ -17,6 +17,7 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // cdrWalker decodes little-endian XCDR1 bytes with a Type into JSON-like
@@ -172,7 +173,7 @@ type npmTruth struct {
 // cannot read) must give info/request/response events that match the
 // event type recorded in each message.
 func TestRosbag2Schemas(t *testing.T) {
-	dir := filepath.Join(filepath.Dir(sharedMsgs(t)), "public-fixtures", "rosbag2")
+	dir := testenv.Fixtures(t, "rosbag2")
 	files, err := filepath.Glob(filepath.Join(dir, "*", "*", "*.mcap"))
 	if err != nil || len(files) < 10 {
 		t.Fatalf("rosbag2 fixtures: %d files, %v", len(files), err)

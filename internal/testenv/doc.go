@@ -22,8 +22,8 @@
 //
 // Peers (see Peers for the full list): npm packages in testdata/node ("node",
 // "duckdb", "polars", "mcap", "rosmsg2", "cdr"), Debian python modules run
-// with /usr/bin/python3 ("genmsg", "genpy", "rosbag", "rostopic", "rospy",
-// "numpy", "ros-msgs", "dask"), and programs ("chromium", "java", "weka",
+// with /usr/bin/python3 ("genmsg", "genaction", "genpy", "rosbag", "rostopic", "rospy",
+// "numpy", "ros-msgs", "dask", "sqlite3"), and programs ("chromium", "java", "weka",
 // "roscore"). NodeDir is testdata/node, where the npm peers are installed;
 // Root is the module root. Shared holds the other folders of ../shared
 // (the definitions and tables in shared/msgs) by the same rule.

@@ -44,7 +44,7 @@ if (!outDir) {
   console.error("usage: node gen.mjs OUTDIR");
   process.exit(2);
 }
-const msgsRoot = process.argv[3] ?? path.join(here, "../../../../../shared/msgs/ros2");
+const msgsRoot = process.argv[3] ?? path.join(here, "../../../../decode/msgdef/defs/ros2"); // the embedded copies of the definitions
 
 // ---------------------------------------------------------------- PRNG
 function mulberry32(seed) {

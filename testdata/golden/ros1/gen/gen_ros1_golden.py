@@ -6,7 +6,7 @@ Everything here comes from Debian's ROS1 tooling, never from baglab:
   * action expansion: Debian libactionlib-msgs-dev's /usr/lib/actionlib_msgs/genaction.py
   * Python message classes: Debian python3-genpy's /usr/lib/genpy/genmsg_py.py and
     gensrv_py.py (the generators catkin runs), fed the .msg/.srv files of
-    /work/shared/msgs/ros1 (the exact text baglab ships), written to a temp dir
+    decode/msgdef/defs/ros1 (the exact text baglab embeds), written to a temp dir
   * serialization: the generated classes' serialize()/deserialize()
   * md5 and definition bundle: the generated classes' _md5sum and _full_text
     (what rosbag writes into a connection header)
@@ -53,7 +53,7 @@ EDGE_FIRST, EDGE_OTHERS = 0.6, 0.15
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT_DEFAULT = os.path.dirname(HERE)
-MSGS_DEFAULT = '/work/shared/msgs/ros1'
+MSGS_DEFAULT = os.path.join(HERE, '..', '..', '..', '..', 'decode', 'msgdef', 'defs', 'ros1')  # the embedded copies; the md5/full-text tables of ../shared/msgs are used when present
 EXTRA_DEFAULT = os.path.join(HERE, 'extra')
 
 DEBIAN_PKGS = ['std_msgs', 'geometry_msgs', 'sensor_msgs', 'actionlib_msgs',
