@@ -1,10 +1,13 @@
 package play
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -74,7 +77,33 @@ func DefaultOptions() Options {
 	}
 }
 
+// ErrOptions is the cause of every error about the options: a value out
+// of range, a selection with nothing to play.
+var ErrOptions = errors.New("play options")
+
+// ParseRemaps parses FROM:=TO topic remaps; relative names are taken as
+// absolute (rosbag play runs in the root namespace).
+func ParseRemaps(specs []string) (map[string]string, error) {
+	m := map[string]string{}
+	for _, s := range specs {
+		from, to, ok := strings.Cut(s, ":=")
+		from, to = strings.TrimSpace(from), strings.TrimSpace(to)
+		if !ok || from == "" || to == "" || strings.HasPrefix(from, "__") {
+			return nil, fmt.Errorf("%w: remap %q: want FROM:=TO", ErrOptions, s)
+		}
+		m[path.Clean("/"+from)] = path.Clean("/" + to)
+	}
+	return m, nil
+}
+
 func (o *Options) validate() error {
+	if err := o.check(); err != nil {
+		return fmt.Errorf("%w: %w", ErrOptions, err)
+	}
+	return nil
+}
+
+func (o *Options) check() error {
 	switch {
 	case !(o.Rate > 0) || math.IsInf(o.Rate, 0):
 		return fmt.Errorf("rate %v: must be a positive number", o.Rate)

@@ -77,7 +77,7 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 		return nil, err
 	}
 	if len(pl.outs) == 0 {
-		return nil, fmt.Errorf("%w: no topic to play", record.ErrNotFound)
+		return nil, fmt.Errorf("%w: no topic to play", ErrOptions)
 	}
 	p := &Player{r: r, o: o, plan: pl, clk: newMonotonic(), keys: o.Keys, pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1}
 	for _, t := range o.PauseTopics {
@@ -93,7 +93,7 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 		p.filter.End = p.viewStart + int64(o.Duration) + 1 // rosbag's view includes its end time
 	}
 	if o.Start > 0 && p.viewStart > sum.EndNs {
-		return nil, fmt.Errorf("%w: start %v is past the end of the recording (%v long)", record.ErrNotFound, o.Start, time.Duration(sum.EndNs-sum.StartNs))
+		return nil, fmt.Errorf("%w: start %v is past the end of the recording (%v long)", ErrOptions, o.Start, time.Duration(sum.EndNs-sum.StartNs))
 	}
 	return p, nil
 }
