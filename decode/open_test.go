@@ -13,19 +13,8 @@ import (
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/testenv"
 )
-
-// sharedDir is ../shared beside the repository (where CI lays it).
-func sharedDir(t testing.TB) string {
-	if d := os.Getenv("BAGLAB_SHARED"); d != "" {
-		return d
-	}
-	d, err := filepath.Abs("../../shared")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 func genStudy(t testing.TB) string {
 	dir := t.TempDir()
@@ -84,14 +73,17 @@ func drain(path string) (int, error) {
 
 func TestSniff(t *testing.T) {
 	dir := genStudy(t)
-	fx := filepath.Join(sharedDir(t), "public-fixtures")
 	cases := map[string]decode.Format{
-		filepath.Join(dir, "study.bag"):                        decode.FormatBag,
-		filepath.Join(dir, "broken/study.bag.active"):          decode.FormatBag,
-		filepath.Join(dir, "study.mcap"):                       decode.FormatMCAP,
-		filepath.Join(dir, "queries.db3"):                      decode.FormatDB3,
-		filepath.Join(fx, "rosbag2/rosbag2_py/multiple_files"): decode.FormatMCAP,
-		filepath.Join(fx, "rosbag-js/example-lz4.bag"):         decode.FormatBag,
+		filepath.Join(dir, "study.bag"):               decode.FormatBag,
+		filepath.Join(dir, "broken/study.bag.active"): decode.FormatBag,
+		filepath.Join(dir, "study.mcap"):              decode.FormatMCAP,
+		filepath.Join(dir, "queries.db3"):             decode.FormatDB3,
+	}
+	var bad []string
+	if fx, ok := testenv.FixturesIfPresent(t); ok {
+		cases[filepath.Join(fx, "rosbag2/rosbag2_py/multiple_files")] = decode.FormatMCAP
+		cases[filepath.Join(fx, "rosbag-js/example-lz4.bag")] = decode.FormatBag
+		bad = []string{filepath.Join(fx, "rosbag-js/asci-file.txt"), filepath.Join(fx, "rosbag-js/empty-file.bag")}
 	}
 	for path, want := range cases {
 		if _, err := os.Stat(path); err != nil {
@@ -103,7 +95,7 @@ func TestSniff(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", path, got, err, want)
 		}
 	}
-	for _, bad := range []string{filepath.Join(fx, "rosbag-js/asci-file.txt"), filepath.Join(fx, "rosbag-js/empty-file.bag")} {
+	for _, bad := range bad {
 		_, err := decode.Sniff(bad)
 		var re *record.Error
 		if !errors.As(err, &re) || re.File != bad || re.Offset != 0 {
@@ -116,19 +108,20 @@ func TestSniff(t *testing.T) {
 // study and of the other implementations' fixtures through the front door.
 func TestDecodeEveryFixture(t *testing.T) {
 	dir := genStudy(t)
-	fx := filepath.Join(sharedDir(t), "public-fixtures")
 	paths := []string{}
 	for _, name := range []string{"study.bag", "study-lz4.bag", "study-bz2.bag", "study.mcap", "study-lz4.mcap", "study-none.mcap", "queries.mcap", "queries.db3", "queries_rosbag2", "all_types.bag", "all_types.mcap", "all_types_ros2.mcap", "all_types_ros2.db3", "broken/study.bag.active"} {
 		paths = append(paths, filepath.Join(dir, name))
 	}
-	for _, name := range []string{"example.bag", "example-bz2.bag", "example-lz4.bag", "example-unsorted-chunks.bag", "no-messages.bag"} {
-		paths = append(paths, filepath.Join(fx, "rosbag-js", name))
-	}
-	paths = append(paths, filepath.Join(fx, "rosbag2/rosbag2_py/wbag"), filepath.Join(fx, "rosbag2/rosbag2_py/multiple_files"))
-	rb2, _ := filepath.Glob(filepath.Join(fx, "rosbag2/*/*/*.mcap"))
-	for _, p := range rb2 {
-		if !strings.Contains(p, "wrong_rmw") {
-			paths = append(paths, p)
+	if fx, ok := testenv.FixturesIfPresent(t); ok {
+		for _, name := range []string{"example.bag", "example-bz2.bag", "example-lz4.bag", "example-unsorted-chunks.bag", "no-messages.bag"} {
+			paths = append(paths, filepath.Join(fx, "rosbag-js", name))
+		}
+		paths = append(paths, filepath.Join(fx, "rosbag2/rosbag2_py/wbag"), filepath.Join(fx, "rosbag2/rosbag2_py/multiple_files"))
+		rb2, _ := filepath.Glob(filepath.Join(fx, "rosbag2/*/*/*.mcap"))
+		for _, p := range rb2 {
+			if !strings.Contains(p, "wrong_rmw") {
+				paths = append(paths, p)
+			}
 		}
 	}
 	for _, p := range paths {
@@ -143,8 +136,10 @@ func TestDecodeEveryFixture(t *testing.T) {
 // every cut either reads cleanly or fails with an error, never a panic.
 func TestCutEverywhere(t *testing.T) {
 	dir := genStudy(t)
-	fx := filepath.Join(sharedDir(t), "public-fixtures")
-	srcs := []string{filepath.Join(dir, "queries.mcap"), filepath.Join(fx, "rosbag-js/example-lz4.bag"), filepath.Join(dir, "study-bz2.bag")}
+	srcs := []string{filepath.Join(dir, "queries.mcap"), filepath.Join(dir, "study-bz2.bag")}
+	if p, ok := testenv.FixturesIfPresent(t, "rosbag-js", "example-lz4.bag"); ok {
+		srcs = append(srcs, p)
+	}
 	tmp := t.TempDir()
 	for _, src := range srcs {
 		data, err := os.ReadFile(src)

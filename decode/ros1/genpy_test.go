@@ -10,6 +10,8 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/sink"
+
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // TestGenpy is a small independent check against Debian's genpy:
@@ -23,6 +25,7 @@ func TestGenpy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("needs /usr/bin/python3 with genpy")
 	}
+	testenv.RequirePeer(t, "genpy", "ros-msgs")
 	const h = `{"seq":7,"stamp":{"sec":1700000000,"nsec":123456789},"frame_id":"base_link"}`
 	want := map[string]string{
 		"header": h,
@@ -40,7 +43,7 @@ func TestGenpy(t *testing.T) {
 			`"names":["héllo","tab\there \"q\""],"f":0.1,"small":[-128,127],"c":65,"b":-5,` +
 			`"big":18446744073709551615,"neg":-9223372036854775808,"flag":true}`,
 	}
-	out, err := exec.Command("/usr/bin/python3", "testdata/genpy_check.py").Output()
+	out, err := exec.Command(testenv.Python, "testdata/genpy_check.py").Output()
 	if err != nil {
 		t.Fatalf("genpy_check.py: %v", err)
 	}
