@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // ThetaMode selects how the learner treats the rotation.
@@ -39,9 +41,22 @@ type LearnOptions struct {
 	Theta ThetaMode
 	// Disable skips learning (statistics only).
 	Disable bool
-	// Workers bounds the groups learned at once (0: GOMAXPROCS). The models
-	// do not depend on it.
+	// Workers bounds the EM fits run at once, across groups and the
+	// cross-validation folds of a group (0: GOMAXPROCS). The models do not
+	// depend on it.
 	Workers int
+	// Progress, when set, is called after every EM fit and every group
+	// learned, never concurrently.
+	Progress func(LearnProgress)
+}
+
+// LearnProgress is what LearnOptions.Progress is told.
+type LearnProgress struct {
+	// Groups is the number of groups to learn, GroupsDone those learned.
+	Groups, GroupsDone int
+	// Fits counts the EM fits done so far: one per cross-validation fold
+	// of every number of clusters tried, and one final fit per group.
+	Fits int64
 }
 
 func (o LearnOptions) seed() int32 {
@@ -116,9 +131,52 @@ type LearnedModel struct {
 	Error       string `json:"error,omitempty"`
 }
 
+// learnGroups learns models[i] from pts[i] for each i of todo. Groups are
+// learned o.Workers at a time and share one pool of o.Workers slots with
+// their cross-validation folds. Every EM fit has its own seeded generator
+// and results are combined in a fixed order, so the models do not depend on
+// the number of workers.
+func learnGroups(models []LearnedModel, pts [][]point, todo []int, o LearnOptions) {
+	workers := o.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	prog := LearnProgress{Groups: len(todo)}
+	report := func(fits int64, groups int) {
+		if o.Progress == nil {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		prog.Fits += fits
+		prog.GroupsDone += groups
+		o.Progress(prog)
+	}
+	pool := newFitPool(workers, func() { report(1, 0) })
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				learnGroup(&models[i], pts[i], o, pool)
+				report(0, 1)
+			}
+		}()
+	}
+	for _, i := range todo {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
 // learnGroup runs the jinteractiveworld EMModel on one group's points
-// (already in canonical order) and fills m.
-func learnGroup(m *LearnedModel, pts []point, o LearnOptions) {
+// (already in canonical order) and fills m. The cross-validation folds run
+// on pool (nil: in this goroutine).
+func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *fitPool) {
 	m.DecisionValue = Num(math.Inf(1))
 	rows := make([][]float64, len(pts))
 	offset := 0.0
@@ -136,7 +194,7 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions) {
 		}
 		rows[i] = []float64{p.X, p.Y, th}
 	}
-	e, err := fitEM(rows, o.seed())
+	e, err := fitEM(rows, o.seed(), pool)
 	if err != nil {
 		m.Error = err.Error()
 		return
@@ -157,8 +215,10 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions) {
 	}
 	n := float64(len(rows))
 	best := -1
+	ranks := make([]float64, e.k)
+	pool.each(e.k, func(c int) { ranks[c] = clusterRank(rows, members[c], n) })
 	for c := 0; c < e.k; c++ {
-		rank := clusterRank(rows, members[c], n)
+		rank := ranks[c]
 		theta := e.mean[c][2]
 		if o.Theta == ThetaCircular {
 			theta = wrapAngle(theta + offset)
@@ -186,23 +246,31 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions) {
 // ordered pairs of members divided by the cluster's share of the group,
 // NaN-free +Inf for clusters with fewer than two members (where Java
 // computes 0/0 and never picks them).
+//
+// The distances are summed in Java's order (every ordered pair, row by
+// row) so that the value is Java's to the bit: halving the work by
+// symmetry or splitting the sum would round differently. Math.pow(d, 2)
+// is d*d in Java (fdlibm and HotSpot special-case the exponent 2).
 func clusterRank(rows [][]float64, idx []int, n float64) float64 {
 	nm := len(idx)
 	if nm < 2 {
 		return math.Inf(1)
 	}
+	xs := make([]float64, nm)
+	ys := make([]float64, nm)
+	ts := make([]float64, nm)
+	for i, r := range idx {
+		xs[i], ys[i], ts[i] = rows[r][0], rows[r][1], rows[r][2]
+	}
 	dist := 0.0
-	for _, i := range idx {
-		for _, j := range idx {
+	for i := range xs {
+		x, y, t := xs[i], ys[i], ts[i]
+		for j := range xs {
 			if i == j {
 				continue
 			}
-			s := 0.0
-			for k := range rows[i] {
-				d := rows[i][k] - rows[j][k]
-				s += math.Pow(d, 2)
-			}
-			dist += math.Sqrt(s)
+			dx, dy, dt := x-xs[j], y-ys[j], t-ts[j]
+			dist += math.Sqrt(dx*dx + dy*dy + dt*dt)
 		}
 	}
 	return dist / float64(nm*(nm-1)) * 1.0 / (float64(nm) / n)

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/baglab/baglab/decode/value"
 )
@@ -315,32 +313,6 @@ func (p *Placements) Result() (Result, error) {
 	res.Frames = rankFrames(res.Groups)
 	res.Recorded = p.compareRecorded(learned)
 	return res, nil
-}
-
-// learnGroups learns models[i] from pts[i] for each i of todo, on up to
-// o.Workers goroutines. Groups are independent (each EM run has its own
-// seeded generator), so the models do not depend on the number of workers.
-func learnGroups(models []LearnedModel, pts [][]point, todo []int, o LearnOptions) {
-	workers := o.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(workers, len(todo)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				learnGroup(&models[i], pts[i], o)
-			}
-		}()
-	}
-	for _, i := range todo {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 }
 
 func groupStats(k GroupKey, pts []point) PlacementGroup {

@@ -133,7 +133,7 @@ func TestEMMatchesWeka(t *testing.T) {
 	for i, name := range names {
 		rows, peer := sets[name], peers[i]
 		t.Run(name, func(t *testing.T) {
-			e, err := fitEM(rows, 100)
+			e, err := fitEM(rows, 100, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -158,7 +158,7 @@ func TestEMMatchesWeka(t *testing.T) {
 			for i, r := range rows {
 				pts[i] = point{X: r[0], Y: r[1], Theta: r[2]}
 			}
-			learnGroup(&m, pts, LearnOptions{})
+			learnGroup(&m, pts, LearnOptions{}, nil)
 			for i, a := range m.Assignments {
 				if a != peer.assign[i] {
 					t.Fatalf("assignment %d: got %d, weka %d", i, a, peer.assign[i])
