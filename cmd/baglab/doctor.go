@@ -133,7 +133,7 @@ func checkFile(o *doctorOptions) ([]problem, error) {
 			return nil, err
 		}
 		for _, p := range ps {
-			probs = append(probs, problem{o.file, p.Offset, p.Severity, p.Message})
+			probs = append(probs, problem{o.file, p.Offset, string(p.Severity), p.Message})
 		}
 	case format == decode.FormatMCAP && !isDir(o.file):
 		ps, err := mcapfile.Check(o.file)
@@ -142,10 +142,10 @@ func checkFile(o *doctorOptions) ([]problem, error) {
 		}
 		for _, p := range ps {
 			msg := p.Message
-			if p.Severity == mcapfile.SeverityError && !strings.Contains(msg, "baglab recover") {
+			if p.Severity == record.SeverityError && !strings.Contains(msg, "baglab recover") {
 				msg += "; `baglab recover` salvages what is intact"
 			}
-			probs = append(probs, problem{o.file, p.Offset, p.Severity, msg})
+			probs = append(probs, problem{o.file, p.Offset, string(p.Severity), msg})
 		}
 	}
 	damaged := false

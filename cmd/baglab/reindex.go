@@ -126,7 +126,7 @@ func runRecover(o *repairOptions) error {
 		if s.Unverified {
 			what = "kept unverified"
 		}
-		fmt.Fprintf(w, "  %s bytes [%d, %d): %s\n", what, s.Offset, s.Offset+s.Length, s.Reason)
+		fmt.Fprintf(w, "  %s bytes [%d, %d): %s\n", what, s.Offset, s.Offset+s.Length, s.Reason())
 	}
 	return nil
 }

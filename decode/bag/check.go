@@ -2,7 +2,6 @@ package bag
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -11,23 +10,6 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 )
-
-// Problem severities.
-const (
-	SeverityError   = "error"   // data is damaged, unreadable or inconsistent with its definition
-	SeverityWarning = "warning" // readable by scanning, but the index or a count is missing or off
-)
-
-// Problem is one finding of Check.
-type Problem struct {
-	Offset   int64  // file offset of the record concerned
-	Severity string // SeverityError or SeverityWarning
-	Message  string
-}
-
-func (p Problem) String() string {
-	return fmt.Sprintf("%s at offset %d: %s", p.Severity, p.Offset, p.Message)
-}
 
 // Check examines the bag at path and lists its problems, in file order:
 // the record structure (framing, op codes, what follows the last chunk),
@@ -39,7 +21,7 @@ func (p Problem) String() string {
 // connection's message definition, which must parse and hash to the
 // connection's md5sum. It returns an error only when the file cannot be
 // examined as a bag at all (not a bag, unreadable bag header).
-func Check(path string) ([]Problem, error) {
+func Check(path string) ([]record.Problem, error) {
 	r, err := Open(path, WithoutIndex())
 	if err != nil {
 		return nil, err
@@ -49,18 +31,18 @@ func Check(path string) ([]Problem, error) {
 }
 
 // check examines a bag opened WithoutIndex.
-func check(r *Reader) []Problem {
+func check(r *Reader) []record.Problem {
 	c := &checker{r: r, conns: map[uint32]*Connection{}, connAt: map[uint32]int64{}, chunkAt: map[int64]*chunkSeen{}}
 	c.walk()
 	c.checkIndex()
 	c.checkDefinitions()
-	slices.SortStableFunc(c.probs, func(a, b Problem) int { return cmp.Compare(a.Offset, b.Offset) })
+	slices.SortStableFunc(c.probs, func(a, b record.Problem) int { return cmp.Compare(a.Offset, b.Offset) })
 	return c.probs
 }
 
 type checker struct {
 	r     *Reader
-	probs []Problem
+	probs []record.Problem
 	dec   decompressor
 	raw   []byte
 	out   []byte
@@ -89,27 +71,15 @@ type chunkSeen struct {
 	indexPos map[uint32]int64
 }
 
-func (c *checker) add(off int64, sev, format string, args ...any) {
+func (c *checker) add(off int64, sev record.Severity, format string, args ...any) *record.Problem {
 	for i, a := range args {
-		args[i] = bareError(a)
+		// A Problem carries its offset itself and doctor names the file.
+		if err, ok := a.(error); ok {
+			args[i] = record.Brief(err)
+		}
 	}
-	c.probs = append(c.probs, Problem{Offset: off, Severity: sev, Message: fmt.Sprintf(format, args...)})
-}
-
-// bareError drops the file name and offset from a *record.Error: a Problem
-// carries its offset itself and doctor names the file.
-func bareError(a any) any {
-	err, ok := a.(error)
-	if !ok {
-		return a
-	}
-	var e *record.Error
-	if !errors.As(err, &e) {
-		return a
-	}
-	b := *e
-	b.File, b.Offset = "", -1
-	return &b
+	c.probs = append(c.probs, record.Problem{Offset: off, Severity: sev, Message: fmt.Sprintf(format, args...)})
+	return &c.probs[len(c.probs)-1]
 }
 
 // walk reads every record in file order.
@@ -137,11 +107,11 @@ func (c *checker) walk() {
 				c.indexAt = rec.Offset
 			}
 		} else if c.indexAt >= 0 && rec.Op != OpMessageData {
-			c.add(rec.Offset, SeverityWarning, "%s record after the index section began at offset %d", rec.Op, c.indexAt)
+			c.add(rec.Offset, record.SeverityWarning, "%s record after the index section began at offset %d", rec.Op, c.indexAt)
 		}
 		header := slices.Clone(rec.Header)
 		if c.raw, err = lex.ReadData(rec, c.raw); err != nil {
-			c.add(rec.Offset, SeverityError, "%v", err)
+			c.add(rec.Offset, record.SeverityError, "%v", err)
 			break
 		}
 		if rec.Op != OpMessageData && rec.Op != OpConnection {
@@ -177,10 +147,10 @@ func (c *checker) walk() {
 			c.infoAt = append(c.infoAt, rec.Offset)
 		case OpMessageData:
 			if !c.open {
-				c.add(rec.Offset, SeverityWarning, "message data record outside any chunk (bag 2.0 keeps messages in chunks)")
+				c.add(rec.Offset, record.SeverityWarning, "message data record outside any chunk (bag 2.0 keeps messages in chunks)")
 			}
 		default:
-			c.add(rec.Offset, SeverityError, "unexpected %s record", rec.Op)
+			c.add(rec.Offset, record.SeverityError, "unexpected %s record", rec.Op)
 		}
 	}
 	c.endChunk()
@@ -194,20 +164,20 @@ func (c *checker) framingProblem(off int64, err error) bool {
 	pos := int64(r.header.IndexPos)
 	switch {
 	case c.indexAt < 0 && pos > off && pos < r.size:
-		c.add(off, SeverityError, "records cannot be framed from here up to the index section at %d "+
+		c.add(off, record.SeverityError, "records cannot be framed from here up to the index section at %d "+
 			"(damaged data, or bytes left by rosbag reindex of a cut bag, ros_comm #2282): readers that scan the file stop here: %v", pos, err)
 		return true
 	case errIsTruncation(err):
-		c.add(off, SeverityError, "file is cut: %v; `baglab reindex` salvages the complete messages", err)
+		c.add(off, record.SeverityError, "file is cut: %v", err).Repair = record.RepairReindex
 	default:
-		c.add(off, SeverityError, "%v", err)
+		c.add(off, record.SeverityError, "%v", err)
 	}
 	return false
 }
 
 // recordProblem reports a record that is framed but does not parse.
 func (c *checker) recordProblem(off int64, err error) {
-	c.add(off, SeverityError, "%v", record.WithFile(err, c.r.path, off, ""))
+	c.add(off, record.SeverityError, "%v", record.WithFile(err, c.r.path, off, ""))
 }
 
 // chunk checks one chunk record and the records inside it. It returns
@@ -219,8 +189,7 @@ func (c *checker) chunk(rec *Record, header, data []byte) bool {
 		return true
 	}
 	if rec.DataLen == 0 && h.Size == 0 {
-		c.add(rec.Offset, SeverityError, "unterminated %s chunk: the recording stopped while writing it; "+
-			"`baglab reindex` salvages its complete messages", h.Compression)
+		c.add(rec.Offset, record.SeverityError, "unterminated %s chunk: the recording stopped while writing it", h.Compression).Repair = record.RepairReindex
 		c.open = h.Compression == CompressionNone || h.Compression == ""
 		return c.open
 	}
@@ -229,14 +198,14 @@ func (c *checker) chunk(rec *Record, header, data []byte) bool {
 	c.chunkAt[rec.Offset] = seen
 	c.cur = seen
 	if (h.Compression == CompressionNone || h.Compression == "") && uint32(len(data)) != h.Size {
-		c.add(rec.Offset, SeverityWarning, "uncompressed chunk holds %d bytes, its size field says %d", len(data), h.Size)
+		c.add(rec.Offset, record.SeverityWarning, "uncompressed chunk holds %d bytes, its size field says %d", len(data), h.Size)
 	}
 	out, err := c.dec.decompress(c.out, h.Compression, data, h.Size)
 	if h.Compression != CompressionNone && h.Compression != "" && out != nil {
 		c.out = out
 	}
 	if err != nil {
-		c.add(rec.Offset, SeverityError, "chunk does not decompress: %v", record.WithFile(err, c.r.path, rec.DataOffset, ""))
+		c.add(rec.Offset, record.SeverityError, "chunk does not decompress: %v", record.WithFile(err, c.r.path, rec.DataOffset, ""))
 		return true
 	}
 	stored := int64(-1)
@@ -247,11 +216,11 @@ func (c *checker) chunk(rec *Record, header, data []byte) bool {
 	for p := 0; p < len(out); {
 		ih, idata, next, err := splitRecord(out, p)
 		if err != nil {
-			c.add(rec.Offset, SeverityError, "chunk content: %v", chunkError(err, c.r.path, rec.Offset, stored))
+			c.add(rec.Offset, record.SeverityError, "chunk content: %v", chunkError(err, c.r.path, rec.Offset, stored))
 			return true
 		}
 		if err := c.chunkRecord(seen, ih, idata, p, &first); err != nil {
-			c.add(rec.Offset, SeverityError, "chunk content: %v", chunkError(rebase(err, int64(p)), c.r.path, rec.Offset, stored))
+			c.add(rec.Offset, record.SeverityError, "chunk content: %v", chunkError(rebase(err, int64(p)), c.r.path, rec.Offset, stored))
 		}
 		p = next
 	}
@@ -271,7 +240,7 @@ func (c *checker) chunkRecord(seen *chunkSeen, header, data []byte, p int, first
 		}
 		if old, ok := c.conns[conn.Conn]; ok {
 			if !slices.Equal(old.Fields, conn.Fields) || old.Topic != conn.Topic {
-				c.add(seen.pos, SeverityError, "connection %d is defined twice with different headers (first at %d)", conn.Conn, c.connAt[conn.Conn])
+				c.add(seen.pos, record.SeverityError, "connection %d is defined twice with different headers (first at %d)", conn.Conn, c.connAt[conn.Conn])
 			}
 			return nil
 		}
@@ -306,14 +275,14 @@ func (c *checker) indexData(rec *Record, header, data []byte) {
 		return
 	}
 	if uint64(len(data)) != 12*uint64(x.Count) {
-		c.add(rec.Offset, SeverityWarning, "index data for connection %d has %d bytes, %d entries need %d", x.Conn, len(data), x.Count, 12*x.Count)
+		c.add(rec.Offset, record.SeverityWarning, "index data for connection %d has %d bytes, %d entries need %d", x.Conn, len(data), x.Count, 12*x.Count)
 	}
 	if c.cur == nil {
-		c.add(rec.Offset, SeverityWarning, "index data record that follows no chunk")
+		c.add(rec.Offset, record.SeverityWarning, "index data record that follows no chunk")
 		return
 	}
 	if _, dup := c.cur.index[x.Conn]; dup {
-		c.add(rec.Offset, SeverityWarning, "second index data record for connection %d after chunk %d", x.Conn, c.cur.pos)
+		c.add(rec.Offset, record.SeverityWarning, "second index data record for connection %d after chunk %d", x.Conn, c.cur.pos)
 	}
 	c.cur.index[x.Conn] = x
 	c.cur.indexPos[x.Conn] = rec.Offset
@@ -330,7 +299,7 @@ func (c *checker) endChunk() {
 		got := s.entries[conn]
 		x := s.index[conn]
 		if x == nil {
-			c.add(s.pos, SeverityWarning, "chunk has %d messages of connection %d but no index data record for them", len(got), conn)
+			c.add(s.pos, record.SeverityWarning, "chunk has %d messages of connection %d but no index data record for them", len(got), conn)
 			continue
 		}
 		want := slices.Clone(x.Entries)
@@ -340,12 +309,12 @@ func (c *checker) endChunk() {
 		sortEntries(want)
 		sortEntries(got)
 		if !slices.Equal(want, got) {
-			c.add(s.indexPos[conn], SeverityWarning, "index data for connection %d lists %d messages that do not match the chunk's %d", conn, len(want), len(got))
+			c.add(s.indexPos[conn], record.SeverityWarning, "index data for connection %d lists %d messages that do not match the chunk's %d", conn, len(want), len(got))
 		}
 	}
 	for _, conn := range slices.Sorted(maps.Keys(s.index)) {
 		if _, ok := s.entries[conn]; !ok {
-			c.add(s.indexPos[conn], SeverityWarning, "index data for connection %d, which has no messages in the chunk", conn)
+			c.add(s.indexPos[conn], record.SeverityWarning, "index data for connection %d, which has no messages in the chunk", conn)
 		}
 	}
 }
@@ -354,7 +323,7 @@ func (c *checker) endChunk() {
 func (c *checker) checkIndex() {
 	h := c.r.header
 	if h.IndexPos == 0 {
-		c.add(int64(len(Magic)), SeverityWarning, "bag is not indexed (index_pos is 0, as rosbag leaves a recording it could not close); `baglab reindex` rebuilds the index")
+		c.add(int64(len(Magic)), record.SeverityWarning, "bag is not indexed (index_pos is 0, as rosbag leaves a recording it could not close)").Repair = record.RepairReindex
 		return
 	}
 	if c.indexAt < 0 && int64(h.IndexPos) == c.r.size {
@@ -362,23 +331,23 @@ func (c *checker) checkIndex() {
 	}
 	if int64(h.IndexPos) != c.indexAt {
 		if c.indexAt < 0 {
-			c.add(int64(len(Magic)), SeverityWarning, "bag header gives index_pos %d but no index section was found", h.IndexPos)
+			c.add(int64(len(Magic)), record.SeverityWarning, "bag header gives index_pos %d but no index section was found", h.IndexPos)
 			return
 		}
-		c.add(int64(len(Magic)), SeverityWarning, "bag header gives index_pos %d, the index section starts at %d", h.IndexPos, c.indexAt)
+		c.add(int64(len(Magic)), record.SeverityWarning, "bag header gives index_pos %d, the index section starts at %d", h.IndexPos, c.indexAt)
 	}
 	if int(h.ConnCount) != len(c.indexConns) {
-		c.add(int64(len(Magic)), SeverityWarning, "bag header counts %d connections, the index section has %d", h.ConnCount, len(c.indexConns))
+		c.add(int64(len(Magic)), record.SeverityWarning, "bag header counts %d connections, the index section has %d", h.ConnCount, len(c.indexConns))
 	}
 	if int(h.ChunkCount) != len(c.infos) {
-		c.add(int64(len(Magic)), SeverityWarning, "bag header counts %d chunks, the index section has %d chunk infos", h.ChunkCount, len(c.infos))
+		c.add(int64(len(Magic)), record.SeverityWarning, "bag header counts %d chunks, the index section has %d chunk infos", h.ChunkCount, len(c.infos))
 	}
 	described := map[int64]bool{}
 	for i, info := range c.infos {
 		at := c.infoAt[i]
 		s := c.chunkAt[int64(info.ChunkPos)]
 		if s == nil {
-			c.add(at, SeverityWarning, "chunk info points at offset %d, where no chunk starts", info.ChunkPos)
+			c.add(at, record.SeverityWarning, "chunk info points at offset %d, where no chunk starts", info.ChunkPos)
 			continue
 		}
 		described[s.pos] = true
@@ -388,34 +357,34 @@ func (c *checker) checkIndex() {
 		}
 		for conn, e := range s.entries {
 			if counts[conn] != uint32(len(e)) {
-				c.add(at, SeverityWarning, "chunk info of chunk %d counts %d messages of connection %d, the chunk has %d", s.pos, counts[conn], conn, len(e))
+				c.add(at, record.SeverityWarning, "chunk info of chunk %d counts %d messages of connection %d, the chunk has %d", s.pos, counts[conn], conn, len(e))
 			}
 			delete(counts, conn)
 		}
 		for _, conn := range slices.Sorted(maps.Keys(counts)) {
 			if counts[conn] != 0 {
-				c.add(at, SeverityWarning, "chunk info of chunk %d counts %d messages of connection %d, the chunk has none", s.pos, counts[conn], conn)
+				c.add(at, record.SeverityWarning, "chunk info of chunk %d counts %d messages of connection %d, the chunk has none", s.pos, counts[conn], conn)
 			}
 		}
 		if len(s.entries) > 0 && (info.StartTime != s.start || info.EndTime != s.end) {
-			c.add(at, SeverityWarning, "chunk info of chunk %d gives times %d..%d ns, its messages span %d..%d", s.pos, info.StartTime, info.EndTime, s.start, s.end)
+			c.add(at, record.SeverityWarning, "chunk info of chunk %d gives times %d..%d ns, its messages span %d..%d", s.pos, info.StartTime, info.EndTime, s.start, s.end)
 		}
 	}
 	for _, s := range c.chunks {
 		if !described[s.pos] {
-			c.add(s.pos, SeverityWarning, "chunk has no chunk info in the index section")
+			c.add(s.pos, record.SeverityWarning, "chunk has no chunk info in the index section")
 		}
 	}
 	index := map[uint32]*Connection{}
 	for _, ic := range c.indexConns {
 		index[ic.Conn] = ic
 		if cc := c.conns[ic.Conn]; cc != nil && (cc.Topic != ic.Topic || !slices.Equal(cc.Fields, ic.Fields)) {
-			c.add(c.connAt[ic.Conn], SeverityWarning, "connection %d differs between its chunk record and the index section", ic.Conn)
+			c.add(c.connAt[ic.Conn], record.SeverityWarning, "connection %d differs between its chunk record and the index section", ic.Conn)
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.conns)) {
 		if index[id] == nil {
-			c.add(c.connAt[id], SeverityWarning, "connection %d (%s) is missing from the index section", id, c.conns[id].Topic)
+			c.add(c.connAt[id], record.SeverityWarning, "connection %d (%s) is missing from the index section", id, c.conns[id].Topic)
 		}
 	}
 }
@@ -440,11 +409,11 @@ func (c *checker) checkDefinitions() {
 		at := c.connAt[id]
 		t, err := msgdef.ParseBundle(conn.Type, conn.MessageDefinition, msgdef.ROS1, nil)
 		if err != nil {
-			c.add(at, SeverityError, "connection %d (%s): the message definition of %s does not parse: %v", id, conn.Topic, conn.Type, err)
+			c.add(at, record.SeverityError, "connection %d (%s): the message definition of %s does not parse: %v", id, conn.Topic, conn.Type, err)
 			continue
 		}
 		if sum := msgdef.MD5(t); conn.MD5Sum != "*" && sum != conn.MD5Sum {
-			c.add(at, SeverityError, "connection %d (%s): md5sum %s, but the message definition of %s gives %s", id, conn.Topic, conn.MD5Sum, conn.Type, sum)
+			c.add(at, record.SeverityError, "connection %d (%s): md5sum %s, but the message definition of %s gives %s", id, conn.Topic, conn.MD5Sum, conn.Type, sum)
 		}
 	}
 }

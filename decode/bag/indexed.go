@@ -1,82 +1,42 @@
 package bag
 
 import (
-	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"io"
 	"slices"
-	"sync"
 
+	"github.com/baglab/baglab/decode/internal/chunked"
 	"github.com/baglab/baglab/decode/record"
 )
 
-// indexedIter merges the messages of the selected chunks in log time order.
-//
-// Chunks are taken in order of their start time. A dispatcher hands them to
-// a pool of workers, which read, decompress and index them (from the index
-// data records that follow each chunk, or by scanning the chunk when those
-// are missing or disagree with it); the iterator receives them in dispatch
-// order through a channel of bounded capacity. A chunk is merged in as soon
-// as its start time is not after the earliest pending message, so chunks
-// that overlap in time, or are stored out of order, still give a single time
-// ordered stream. Ties are broken by chunk position, then by position in the
-// chunk: equal times come out in file order.
+// indexedIter reads the selected chunks through the shared ordered merge
+// (decode/internal/chunked): equal times come out in file order. Workers
+// read, decompress and index each chunk, from the index data records that
+// follow it, or by scanning the chunk when those are missing or disagree
+// with it.
 type indexedIter struct {
 	r     *Reader
 	f     record.Filter
 	want  map[uint32]bool   // selected connections
 	rank  map[uint32]uint32 // connection id -> position in the index section
 	chans []*record.Channel // by rank
-
-	order   []*chunkRef // selected chunks by (start time, position)
-	next    int         // next chunk of order to merge
-	results chan *chunkJob
-	stop    chan struct{}
-	wg      sync.WaitGroup
-
-	heap    jobHeap
-	release *chunkJob // exhausted chunk, released on the next call
-	seq     uint64
-	err     error
+	refs  []*chunkRef       // the selected chunks, as given to the merge
+	merge *chunked.Merge
+	seq   uint64
 }
-
-// chunkJob is one chunk being or having been loaded.
-type chunkJob struct {
-	ref     *chunkRef
-	done    chan struct{}
-	buf     *[]byte // pooled buffer that data lives in
-	data    []byte  // uncompressed chunk data
-	entries []entry // selected messages in (time, offset) order
-	pos     int     // next entry to yield
-	err     error
-}
-
-// entry is one message in a chunk. It holds no pointers, so that sorting
-// entries needs no write barriers.
-type entry struct {
-	time       int64
-	rank       uint32 // the connection's position in the index section, see indexedIter.chans
-	rec        uint32 // offset of the message data record
-	start, end uint32 // its data
-}
-
-var (
-	bufPool   = sync.Pool{New: func() any { return new([]byte) }}
-	entryPool = sync.Pool{New: func() any { return new([]entry) }}
-)
 
 // worker is the reusable state of one worker goroutine.
 type worker struct {
+	it      *indexedIter
 	dec     decompressor
-	index   []byte  // index data records after a chunk
-	runs    []int   // where each index data record's entries start
-	scratch []entry // for merging runs
+	index   []byte          // index data records after a chunk
+	runs    []int           // where each index data record's entries start
+	scratch []chunked.Entry // for merging runs
 }
 
 func (r *Reader) indexedMessages(f record.Filter) *indexedIter {
-	it := &indexedIter{r: r, f: f, want: map[uint32]bool{}, rank: map[uint32]uint32{}, stop: make(chan struct{})}
+	it := &indexedIter{r: r, f: f, want: map[uint32]bool{}, rank: map[uint32]uint32{}}
 	for i, id := range r.connOrder {
 		ch := r.conns[id]
 		it.rank[id] = uint32(i)
@@ -85,143 +45,65 @@ func (r *Reader) indexedMessages(f record.Filter) *indexedIter {
 			it.want[id] = true
 		}
 	}
+	var chunks []chunked.Chunk
 	for _, c := range r.chunks {
 		if f.End != 0 && c.info.StartTime >= f.End || f.Start != 0 && c.info.EndTime < f.Start {
 			continue
 		}
 		if slices.ContainsFunc(c.info.Counts, func(cc ConnCount) bool { return cc.Count > 0 && it.want[cc.Conn] }) {
-			it.order = append(it.order, c)
+			it.refs = append(it.refs, c)
+			chunks = append(chunks, chunked.Chunk{Pos: c.pos, Len: c.end() - c.pos, Start: c.info.StartTime, End: c.info.EndTime})
 		}
 	}
-	slices.SortStableFunc(it.order, func(a, b *chunkRef) int {
-		return cmp.Or(cmp.Compare(a.info.StartTime, b.info.StartTime), cmp.Compare(a.pos, b.pos))
-	})
-	workers := r.opts.workers
-	it.results = make(chan *chunkJob, workers)
-	jobs := make(chan *chunkJob)
-	it.wg.Add(1 + workers)
-	go it.dispatch(jobs)
-	for range workers {
-		go it.work(jobs)
-	}
+	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
+		chunked.Options{Workers: r.opts.workers, SkipBad: r.opts.skipBad, OnSkip: r.opts.onSkip})
 	return it
 }
 
-func (it *indexedIter) dispatch(jobs chan<- *chunkJob) {
-	defer it.wg.Done()
-	defer close(it.results)
-	defer close(jobs)
-	for _, ref := range it.order {
-		j := &chunkJob{ref: ref, done: make(chan struct{})}
-		select {
-		case jobs <- j:
-		case <-it.stop:
-			return
-		}
-		select {
-		case it.results <- j:
-		case <-it.stop:
-			return
-		}
-	}
-}
+// Close releases the worker's state.
+func (w *worker) Close() {}
 
-func (it *indexedIter) work(jobs <-chan *chunkJob) {
-	defer it.wg.Done()
-	var w worker
-	for j := range jobs {
-		j.err = it.load(j, &w)
-		close(j.done)
-	}
-}
-
-// load reads, decompresses and indexes one chunk.
-func (it *indexedIter) load(j *chunkJob, w *worker) error {
-	ref, r := j.ref, it.r
-	raw := bufPool.Get().(*[]byte)
-	*raw = grow(*raw, int(ref.dataLen))
-	if n, err := r.r.ReadAt(*raw, ref.dataOffset); n < len(*raw) {
-		bufPool.Put(raw)
+// Load reads, decompresses and indexes chunk i.
+func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
+	it := w.it
+	ref, r := it.refs[i], it.r
+	l := &chunked.Loaded{Base: -1}
+	raw := chunked.Grow(b.Get(), int(ref.dataLen))
+	if n, err := r.r.ReadAt(raw, ref.dataOffset); n < len(raw) {
+		b.Put(raw)
 		if err == nil || err == io.EOF {
 			err = &record.Error{File: r.path, Offset: ref.dataOffset + int64(n), Field: "chunk.data", Err: record.ErrTruncated, Detail: "short read"}
 		}
-		return err
+		l.Err = err
+		return l
 	}
-	if ref.compression == CompressionNone || ref.compression == "" {
-		j.buf, j.data = raw, *raw
+	if ref.stored() {
+		l.Data, l.Base = raw, ref.dataOffset
 	} else {
-		out := bufPool.Get().(*[]byte)
-		data, err := w.dec.decompress(*out, ref.compression, *raw, ref.size)
-		bufPool.Put(raw)
-		*out = data[:cap(data)]
-		j.buf, j.data = out, data
+		data, err := w.dec.decompress(b.Get(), ref.compression, raw, ref.size)
+		b.Put(raw)
+		l.Data = data
 		if err != nil {
-			return record.WithFile(err, r.path, ref.dataOffset, "")
+			b.Put(data)
+			l.Err = record.WithFile(err, r.path, ref.dataOffset, "")
+			return l
 		}
 	}
-	entries := (*entryPool.Get().(*[]entry))[:0]
+	l.Owned = [][]byte{l.Data}
+	entries := b.Entries()
 	w.runs = w.runs[:0]
-	entries, err := it.fromIndex(j, w, entries)
+	entries, err := w.fromIndex(ref, l.Data, entries)
 	if err != nil {
 		// The index data is missing or disagrees with the chunk: the chunk
 		// itself is the authority.
 		w.runs = w.runs[:0]
-		entries, err = it.fromScan(j, entries[:0])
-		if err != nil {
-			entryPool.Put(&entries)
-			return err
+		if entries, err = it.fromScan(ref, l.Data, entries[:0]); err != nil {
+			l.Err = err
+			return l
 		}
 	}
-	j.entries = w.order(entries)
-	return nil
-}
-
-func entryOrder(a, b entry) int {
-	return cmp.Or(cmp.Compare(a.time, b.time), cmp.Compare(a.rank, b.rank), cmp.Compare(a.rec, b.rec))
-}
-
-// order sorts entries by (time, rank, offset). When they come from index
-// data records (w.runs set), each record's entries are already sorted
-// (rosbag keeps them so) and merging the runs pairwise takes linear time per
-// pass; otherwise, or when a run is not sorted, they are sorted.
-func (w *worker) order(entries []entry) []entry {
-	runs := append(w.runs, len(entries))
-	sorted := true
-	for i := 0; i+1 < len(runs) && sorted; i++ {
-		sorted = slices.IsSortedFunc(entries[runs[i]:runs[i+1]], entryOrder)
-	}
-	if len(w.runs) == 0 || !sorted {
-		if !slices.IsSortedFunc(entries, entryOrder) {
-			slices.SortFunc(entries, entryOrder)
-		}
-		return entries
-	}
-	for len(runs) > 2 {
-		out := w.scratch[:0]
-		next := runs[:1]
-		for i := 0; i+1 < len(runs); i += 2 {
-			if i+2 < len(runs) {
-				out = mergeEntries(out, entries[runs[i]:runs[i+1]], entries[runs[i+1]:runs[i+2]])
-			} else {
-				out = append(out, entries[runs[i]:runs[i+1]]...)
-			}
-			next = append(next, len(out))
-		}
-		w.scratch, entries, runs = entries[:0], out, next
-	}
-	return entries
-}
-
-// mergeEntries appends the merge of two sorted runs to out.
-func mergeEntries(out, a, b []entry) []entry {
-	for len(a) > 0 && len(b) > 0 {
-		if entryOrder(b[0], a[0]) < 0 {
-			out, b = append(out, b[0]), b[1:]
-		} else {
-			out, a = append(out, a[0]), a[1:]
-		}
-	}
-	return append(append(out, a...), b...)
+	l.Entries, w.scratch = chunked.Sort(entries, w.runs, w.scratch)
+	return l
 }
 
 // stored reports whether the chunk's data is stored uncompressed, so that
@@ -238,8 +120,8 @@ func (c *chunkRef) placeErr(err error, path string) error {
 
 // fromIndex appends the selected messages of a chunk to entries from the
 // index data records after it, checking each against the chunk.
-func (it *indexedIter) fromIndex(j *chunkJob, w *worker, entries []entry) ([]entry, error) {
-	ref, r := j.ref, it.r
+func (w *worker) fromIndex(ref *chunkRef, chunk []byte, entries []chunked.Entry) ([]chunked.Entry, error) {
+	it, r := w.it, w.it.r
 	n := ref.indexEnd - ref.end()
 	if n > maxIndexRegion {
 		return entries, errIndexMismatch
@@ -271,7 +153,7 @@ func (it *indexedIter) fromIndex(j *chunkJob, w *worker, entries []entry) ([]ent
 			if !inRange(it.f, t) {
 				continue
 			}
-			header, msg, next, err := splitRecord(j.data, int(off))
+			header, msg, next, err := splitRecord(chunk, int(off))
 			if err != nil {
 				return entries, errIndexMismatch
 			}
@@ -279,7 +161,7 @@ func (it *indexedIter) fromIndex(j *chunkJob, w *worker, entries []entry) ([]ent
 			if err != nil || mconn != conn || mt != t {
 				return entries, errIndexMismatch
 			}
-			entries = append(entries, entry{time: t, rank: rank, rec: off, start: uint32(next - len(msg)), end: uint32(next)})
+			entries = append(entries, chunked.Entry{Time: t, Conn: rank, At: off, Start: uint32(next - len(msg)), End: uint32(next)})
 		}
 	}
 	for _, cc := range ref.info.Counts {
@@ -335,24 +217,24 @@ func parseIndexHeader(header, data []byte) (conn, count uint32, err error) {
 
 // fromScan appends the selected messages of a chunk to entries by reading
 // its records.
-func (it *indexedIter) fromScan(j *chunkJob, entries []entry) ([]entry, error) {
-	for p := 0; p < len(j.data); {
-		header, data, next, err := splitRecord(j.data, p)
+func (it *indexedIter) fromScan(ref *chunkRef, chunk []byte, entries []chunked.Entry) ([]chunked.Entry, error) {
+	for p := 0; p < len(chunk); {
+		header, data, next, err := splitRecord(chunk, p)
 		if err != nil {
-			return nil, j.ref.placeErr(err, it.r.path)
+			return nil, ref.placeErr(err, it.r.path)
 		}
 		op, err := RecordOp(header)
 		if err != nil {
-			return nil, j.ref.placeErr(rebase(err, int64(p)), it.r.path)
+			return nil, ref.placeErr(rebase(err, int64(p)), it.r.path)
 		}
 		if op == OpMessageData {
 			conn, t, err := parseMessageHeader(header)
 			if err != nil {
-				return nil, j.ref.placeErr(rebase(err, int64(p)), it.r.path)
+				return nil, ref.placeErr(rebase(err, int64(p)), it.r.path)
 			}
 			if it.want[conn] && inRange(it.f, t) {
 				start := uint32(next - len(data))
-				entries = append(entries, entry{time: t, rank: it.rank[conn], rec: uint32(p), start: start, end: uint32(next)})
+				entries = append(entries, chunked.Entry{Time: t, Conn: it.rank[conn], At: uint32(p), Start: start, End: uint32(next)})
 			}
 		}
 		p = next
@@ -372,128 +254,18 @@ func (it *indexedIter) Next() (*record.Message, error) {
 // NextInto fills m with the next message, reusing m; m.Data is valid until
 // the next call.
 func (it *indexedIter) NextInto(m *record.Message) error {
-	if it.err != nil {
-		return it.err
+	l, e, err := it.merge.Next()
+	if err != nil {
+		return err
 	}
-	if it.release != nil {
-		it.put(it.release)
-		it.release = nil
-	}
-	for it.next < len(it.order) && (len(it.heap) == 0 || it.order[it.next].info.StartTime <= it.heap[0].entries[it.heap[0].pos].time) {
-		j, ok := <-it.results
-		if !ok {
-			return it.fail(io.EOF) // stopped
-		}
-		<-j.done
-		it.next++
-		if j.err != nil {
-			it.put(j)
-			if !it.r.opts.skipBad {
-				return it.fail(j.err)
-			}
-			it.r.skip(Skipped{Offset: j.ref.pos, Length: j.ref.end() - j.ref.pos, Err: j.err})
-			continue
-		}
-		if len(j.entries) == 0 {
-			it.put(j)
-			continue
-		}
-		heap.Push(&it.heap, j)
-	}
-	if len(it.heap) == 0 {
-		return it.fail(io.EOF)
-	}
-	j := it.heap[0]
-	e := j.entries[j.pos]
-	j.pos++
-	if j.pos == len(j.entries) {
-		heap.Pop(&it.heap)
-		it.release = j
-	} else {
-		heap.Fix(&it.heap, 0)
-	}
-	off := j.ref.pos
-	if j.ref.stored() {
-		off = j.ref.dataOffset + int64(e.rec)
-	}
-	*m = record.Message{Channel: it.chans[e.rank], LogTime: e.time, PublishTime: e.time, Sequence: it.seq,
-		Source: it.r.path, Offset: off, Data: j.data[e.start:e.end:e.end]}
+	*m = record.Message{Channel: it.chans[e.Conn], LogTime: e.Time, PublishTime: e.Time, Sequence: it.seq,
+		Source: it.r.path, Offset: l.Offset(e), Data: l.Data[e.Start:e.End:e.End]}
 	it.seq++
 	return nil
 }
 
-// put returns a job's buffers to their pools.
-func (it *indexedIter) put(j *chunkJob) {
-	if j.buf != nil {
-		bufPool.Put(j.buf)
-		j.buf, j.data = nil, nil
-	}
-	if e := j.entries; e != nil {
-		entryPool.Put(&e)
-		j.entries = nil
-	}
-}
-
-func (it *indexedIter) fail(err error) error {
-	it.err = err
-	if err == io.EOF {
-		it.shutdown()
-	}
-	return err
-}
-
-// shutdown stops the dispatcher and workers and waits for them.
-func (it *indexedIter) shutdown() {
-	select {
-	case <-it.stop:
-		return
-	default:
-	}
-	close(it.stop)
-	for j := range it.results {
-		<-j.done
-		it.put(j)
-	}
-	it.wg.Wait()
-	for _, j := range it.heap {
-		it.put(j)
-	}
-	it.heap = nil
-	if it.release != nil {
-		it.put(it.release)
-		it.release = nil
-	}
-}
-
 // Close stops the iteration and releases its buffers; idempotent.
 func (it *indexedIter) Close() error {
-	if it.err == nil {
-		it.err = io.EOF
-	}
-	it.shutdown()
+	it.merge.Close()
 	return nil
-}
-
-// jobHeap orders loaded chunks by their next entry: time, connection rank,
-// then chunk position.
-type jobHeap []*chunkJob
-
-func (h jobHeap) Len() int { return len(h) }
-func (h jobHeap) Less(a, b int) bool {
-	x, y := h[a].entries[h[a].pos], h[b].entries[h[b].pos]
-	if x.time != y.time {
-		return x.time < y.time
-	}
-	if x.rank != y.rank {
-		return x.rank < y.rank
-	}
-	return h[a].ref.pos < h[b].ref.pos
-}
-func (h jobHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
-func (h *jobHeap) Push(x any)   { *h = append(*h, x.(*chunkJob)) }
-func (h *jobHeap) Pop() any {
-	old := *h
-	j := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return j
 }

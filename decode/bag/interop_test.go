@@ -213,7 +213,7 @@ func TestReadActiveBag(t *testing.T) {
 					t.Fatalf("cut at %d gives %d messages, more than a longer cut (%d)", cut, len(got), prev)
 				}
 				prev = len(got)
-				var skipped []Skipped
+				var skipped []record.Skipped
 				got2, err := readCut(data[:cut], true, &skipped)
 				if err != nil || len(got2) != len(got) || len(skipped) != wantSkips || wantSkips == 1 && skipped[0].Offset+skipped[0].Length != int64(cut) {
 					t.Fatalf("cut at %d with skip-bad: %d messages (strict %d), %v, skipped %+v", cut, len(got2), len(got), err, skipped)
@@ -231,9 +231,9 @@ func TestReadActiveBag(t *testing.T) {
 }
 
 // readCut reads all messages of a bag held in data.
-func readCut(data []byte, skipBad bool, skipped *[]Skipped, opts ...Option) ([]msg, error) {
+func readCut(data []byte, skipBad bool, skipped *[]record.Skipped, opts ...Option) ([]msg, error) {
 	if skipBad {
-		opts = append(opts, WithSkipBad(func(s Skipped) { *skipped = append(*skipped, s) }))
+		opts = append(opts, WithSkipBad(func(s record.Skipped) { *skipped = append(*skipped, s) }))
 	}
 	r, err := NewReader(bytes.NewReader(data), int64(len(data)), "cut.bag", opts...)
 	if err != nil {
@@ -379,8 +379,8 @@ func TestReadKilledRosbag(t *testing.T) {
 				t.Fatalf("%d of %d messages, %v", len(got), len(written), err)
 			}
 			probs, err := Check(in)
-			if err != nil || !slices.ContainsFunc(probs, func(p Problem) bool {
-				return p.Severity == SeverityError && strings.Contains(p.Message, "unterminated")
+			if err != nil || !slices.ContainsFunc(probs, func(p record.Problem) bool {
+				return p.Severity == record.SeverityError && strings.Contains(p.Message, "unterminated")
 			}) {
 				t.Fatalf("Check: %v %v", probs, err)
 			}

@@ -129,7 +129,7 @@ func (it *linearIter) NextInto(m *record.Message) error {
 			if !it.r.opts.skipBad {
 				return it.fail(err)
 			}
-			it.r.skip(Skipped{Offset: rec.Offset, Length: rec.End() - rec.Offset, Err: err})
+			it.r.skip(record.Skipped{Offset: rec.Offset, Length: rec.End() - rec.Offset, Err: err})
 		}
 	}
 }
@@ -329,7 +329,7 @@ func (it *linearIter) nextInChunk(m *record.Message) (bool, error) {
 		if !it.r.opts.skipBad {
 			return false, err
 		}
-		it.r.skip(Skipped{Offset: it.fileOffset(pos), Length: int64(next - pos), Err: err})
+		it.r.skip(record.Skipped{Offset: it.fileOffset(pos), Length: int64(next - pos), Err: err})
 		it.cpos = next
 	}
 	return false, nil
@@ -381,6 +381,6 @@ func (it *linearIter) endChunk() error {
 	if !it.r.opts.skipBad {
 		return err
 	}
-	it.r.skip(Skipped{Offset: it.chunkOff, Length: it.chunkLen, Salvaged: it.salvaged, Err: err})
+	it.r.skip(record.Skipped{Offset: it.chunkOff, Length: it.chunkLen, Kept: uint64(it.salvaged), Err: err})
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/baglab/baglab/decode/internal/fileio"
 	"github.com/baglab/baglab/decode/record"
 )
 
@@ -21,7 +22,7 @@ type readerOptions struct {
 	workers int
 	linear  bool
 	skipBad bool
-	onSkip  func(Skipped)
+	onSkip  func(record.Skipped)
 }
 
 func defaultReaderOptions() readerOptions {
@@ -44,22 +45,10 @@ func WithoutIndex() Option {
 // WithSkipBad makes iteration go on past damaged data instead of stopping
 // at the first error: a chunk that does not decompress, a record that does
 // not parse, a cut tail. Complete messages before the damage are still
-// yielded. report, if not nil, is called for every skipped range.
-func WithSkipBad(report func(Skipped)) Option {
+// yielded. report, if not nil, is called for every skipped range, with
+// record.Skipped.Kept counting the messages salvaged from it.
+func WithSkipBad(report func(record.Skipped)) Option {
 	return func(o *readerOptions) { o.skipBad, o.onSkip = true, report }
-}
-
-// Skipped is a range of the file that a reader or Reindex could not use.
-type Skipped struct {
-	// Offset and Length locate the skipped bytes in the file. For a damaged
-	// compressed chunk the range is the whole chunk record (or the rest of
-	// the file when the chunk is cut), although the complete messages that
-	// still decompressed from it were salvaged.
-	Offset int64
-	Length int64
-	// Salvaged counts messages recovered from inside the range.
-	Salvaged int
-	Err      error
 }
 
 // chunkRef is a chunk known from the index.
@@ -115,22 +104,13 @@ var _ record.Reader = (*Reader)(nil)
 
 // Open opens the bag file at path.
 func Open(path string, opts ...Option) (*Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r, err := NewReader(f, st.Size(), path, opts...)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r.closer = f
-	return r, nil
+	return fileio.Open(path, func(f *os.File, size int64) (*Reader, error) {
+		r, err := NewReader(f, size, path, opts...)
+		if err == nil {
+			r.closer = f
+		}
+		return r, err
+	})
 }
 
 // NewReader reads the bag held in the size bytes of r; path names it in
@@ -442,7 +422,8 @@ func (r *Reader) channelList() []*record.Channel {
 }
 
 // Messages iterates the messages the filter selects. With an index they
-// come in log time order (ties in file order), merged across chunks that
+// come in log time order, equal times in file order (chunk position, then
+// position in the chunk: the rule of every format), merged across chunks that
 // may overlap in time or be stored out of order; only chunks that hold
 // selected connections in the selected time range are read, by a pool of
 // workers that decompress ahead. Without an index they come in file order,
@@ -463,7 +444,7 @@ func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 }
 
 // skip reports a skipped range to the WithSkipBad callback.
-func (r *Reader) skip(s Skipped) {
+func (r *Reader) skip(s record.Skipped) {
 	if r.opts.onSkip != nil {
 		r.opts.onSkip(s)
 	}

@@ -19,7 +19,7 @@ type ReindexReport struct {
 	Chunks      int
 	// Skipped lists the damaged or cut ranges of the input, in file order;
 	// BytesSkipped adds up their lengths.
-	Skipped      []Skipped
+	Skipped      []record.Skipped
 	BytesSkipped int64
 }
 
@@ -30,8 +30,8 @@ func (r *ReindexReport) String() string {
 		fmt.Fprintf(&b, "; skipped %d bytes:", r.BytesSkipped)
 		for _, s := range r.Skipped {
 			fmt.Fprintf(&b, " [%d, %d)", s.Offset, s.Offset+s.Length)
-			if s.Salvaged > 0 {
-				fmt.Fprintf(&b, " (%d messages salvaged from it)", s.Salvaged)
+			if s.Kept > 0 {
+				fmt.Fprintf(&b, " (%d messages salvaged from it)", s.Kept)
 			}
 		}
 	}
@@ -56,7 +56,7 @@ func (r *ReindexReport) String() string {
 // input's first chunk.
 func Reindex(in, out string, opts ...WriterOption) (*ReindexReport, error) {
 	rep := &ReindexReport{}
-	r, err := Open(in, WithoutIndex(), WithSkipBad(func(s Skipped) {
+	r, err := Open(in, WithoutIndex(), WithSkipBad(func(s record.Skipped) {
 		rep.Skipped = append(rep.Skipped, s)
 		rep.BytesSkipped += s.Length
 	}))
@@ -178,6 +178,6 @@ func (r *Reader) skipTo(from int64, err error) int64 {
 	if next < 0 {
 		next = r.size
 	}
-	r.skip(Skipped{Offset: from, Length: next - from, Err: err})
+	r.skip(record.Skipped{Offset: from, Length: next - from, Err: err})
 	return next
 }

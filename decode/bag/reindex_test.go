@@ -172,7 +172,7 @@ func TestReindexMidFileDamage(t *testing.T) {
 		lexAll(t, out)
 		checkClean(t, out)
 		probs, err := Check(in)
-		if err != nil || len(probs) == 0 || probs[0].Offset != bad.pos || probs[0].Severity != SeverityError {
+		if err != nil || len(probs) == 0 || probs[0].Offset != bad.pos || probs[0].Severity != record.SeverityError {
 			t.Fatalf("%s: Check of the damaged bag: %v %v", comp, probs, err)
 		}
 	}
@@ -215,7 +215,7 @@ func TestCheckJunkAfterChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(probs) != 1 || probs[0].Offset != int64(pos) || probs[0].Severity != SeverityError || !strings.Contains(probs[0].Message, "#2282") {
+	if len(probs) != 1 || probs[0].Offset != int64(pos) || probs[0].Severity != record.SeverityError || !strings.Contains(probs[0].Message, "#2282") {
 		t.Fatalf("Check = %v, want one error at %d", probs, pos)
 	}
 	rep, err := Reindex(in, out)
@@ -252,32 +252,32 @@ func TestCheck(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		edit  func([]byte) []byte
-		sev   string
+		sev   record.Severity
 		words string
 	}{
 		{"md5", func(b []byte) []byte {
 			return bytes.ReplaceAll(b, []byte(stringSchema.MD5), []byte("00000000000000000000000000000000"))
-		}, SeverityError, "md5sum 00000000000000000000000000000000, but the message definition of std_msgs/String gives 992ce8a1687cec8c8bd883ec73ca41d1"},
+		}, record.SeverityError, "md5sum 00000000000000000000000000000000, but the message definition of std_msgs/String gives 992ce8a1687cec8c8bd883ec73ca41d1"},
 		{"definition", func(b []byte) []byte {
 			return bytes.ReplaceAll(b, []byte("string data"), []byte("strin@ data"))
-		}, SeverityError, "does not parse"},
+		}, record.SeverityError, "does not parse"},
 		{"chunk info count", func(b []byte) []byte {
 			binary.LittleEndian.PutUint32(b[firstInfo+4:], 999)
 			return b
-		}, SeverityWarning, "counts 999 messages of connection"},
+		}, record.SeverityWarning, "counts 999 messages of connection"},
 		{"unindexed", func(b []byte) []byte {
 			i := bytes.Index(b, []byte("index_pos="))
 			binary.LittleEndian.PutUint64(b[i+len("index_pos="):], 0)
 			return b[:r.Header().IndexPos]
-		}, SeverityWarning, "not indexed"},
+		}, record.SeverityWarning, "not indexed"},
 		{"cut", func(b []byte) []byte {
 			return b[:r.chunks[1].pos+50]
-		}, SeverityError, "file is cut"},
+		}, record.SeverityError, "file is cut"},
 		{"bad chunk", func(b []byte) []byte {
 			b[r.chunks[1].dataOffset+8] ^= 0xff
 			b[r.chunks[1].dataOffset+9] ^= 0xff
 			return b
-		}, SeverityError, "chunk does not decompress"},
+		}, record.SeverityError, "chunk does not decompress"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			data := c.edit(slices.Clone(good))

@@ -1,28 +1,12 @@
 package bag
 
 import (
-	"cmp"
 	"io"
-	"slices"
+
+	"github.com/baglab/baglab/decode/internal/chunked"
 
 	"github.com/baglab/baglab/decode/record"
 )
-
-// timeSpan is the log time range of a connection's messages.
-type timeSpan struct{ first, last int64 }
-
-// with returns s widened to hold t, or the span of t alone when fresh.
-func (s timeSpan) with(t int64, fresh bool) timeSpan {
-	if fresh {
-		return timeSpan{t, t}
-	}
-	return timeSpan{min(s.first, t), max(s.last, t)}
-}
-
-// union returns the span holding both s and o.
-func (s timeSpan) union(o timeSpan) timeSpan {
-	return timeSpan{min(s.first, o.first), max(s.last, o.last)}
-}
 
 // spanReader finds the exact log times of connections' first and last
 // messages in an indexed bag. It reads the index data records that follow
@@ -34,21 +18,21 @@ type spanReader struct {
 	// lists holds, per connection, its message count and the chunks with
 	// messages of it.
 	lists    map[uint32]*connChunks
-	chunks   map[*chunkRef]map[uint32]timeSpan
+	chunks   map[*chunkRef]map[uint32]chunked.Span
 	buf, out []byte
 	dec      decompressor
 }
 
 // connChunks counts a connection's messages and lists the chunks holding
-// it by start and by end time, as positions in Reader.chunks.
+// it by start and by end time.
 type connChunks struct {
 	count          uint64
-	byStart, byEnd []int32
+	byStart, byEnd []*chunkRef
 }
 
 func newSpanReader(r *Reader) *spanReader {
-	sr := &spanReader{r: r, lists: map[uint32]*connChunks{}, chunks: map[*chunkRef]map[uint32]timeSpan{}}
-	for i, c := range r.chunks {
+	sr := &spanReader{r: r, lists: map[uint32]*connChunks{}, chunks: map[*chunkRef]map[uint32]chunked.Span{}}
+	for _, c := range r.chunks {
 		for _, cc := range c.info.Counts {
 			if cc.Count > 0 {
 				l := sr.lists[cc.Conn]
@@ -57,77 +41,46 @@ func newSpanReader(r *Reader) *spanReader {
 					sr.lists[cc.Conn] = l
 				}
 				l.count += uint64(cc.Count)
-				l.byStart = append(l.byStart, int32(i))
+				l.byStart = append(l.byStart, c)
 			}
 		}
 	}
-	start := func(a, b int32) int { return cmp.Compare(r.chunks[a].info.StartTime, r.chunks[b].info.StartTime) }
-	end := func(a, b int32) int { return cmp.Compare(r.chunks[a].info.EndTime, r.chunks[b].info.EndTime) }
 	for _, l := range sr.lists {
-		// Chunks are usually stored in time order: the lists are sorted
-		// and shared.
-		if !slices.IsSortedFunc(l.byStart, start) {
-			slices.SortStableFunc(l.byStart, start)
-		}
-		l.byEnd = l.byStart
-		if !slices.IsSortedFunc(l.byEnd, end) {
-			l.byEnd = slices.Clone(l.byStart)
-			slices.SortStableFunc(l.byEnd, end)
-		}
+		l.byStart, l.byEnd = chunked.ByTime(l.byStart, chunkStart, chunkEnd)
 	}
 	return sr
 }
 
-// conn returns the log times of the first and last messages of conn.
-//
-// Its chunks are taken by start time until one starts at or after the
-// earliest message found so far, and by end time (latest first) until one
-// ends at or before the latest found: one chunk each unless chunks overlap
-// in time. Should no chunk hold a message of conn after all (chunk infos
-// that disagree with the chunks), the chunk infos' times bound it.
-func (sr *spanReader) conn(conn uint32) (timeSpan, error) {
+func chunkStart(c *chunkRef) int64 { return c.info.StartTime }
+func chunkEnd(c *chunkRef) int64   { return c.info.EndTime }
+
+// conn returns the log times of the first and last messages of conn (see
+// chunked.Extremes). Should no chunk hold a message of conn after all
+// (chunk infos that disagree with the chunks), the chunk infos' times
+// bound it.
+func (sr *spanReader) conn(conn uint32) (chunked.Span, error) {
 	l := sr.lists[conn]
 	if l == nil {
-		return timeSpan{}, nil
+		return chunked.Span{}, nil
 	}
-	var s timeSpan
-	ok := false
-	for _, i := range l.byStart {
-		c := sr.r.chunks[i]
-		if ok && c.info.StartTime >= s.first {
-			break
-		}
-		spans, err := sr.chunk(c)
-		if err != nil {
-			return timeSpan{}, err
-		}
-		if cs, in := spans[conn]; in && (!ok || cs.first < s.first) {
-			s.first, ok = cs.first, true
-		}
+	s, first, last, err := chunked.Extremes(l.byStart, l.byEnd, chunkStart, chunkEnd, chunked.Span{}, false,
+		func(c *chunkRef) (chunked.Span, bool, error) {
+			spans, err := sr.chunk(c)
+			cs, ok := spans[conn]
+			return cs, ok, err
+		})
+	if err != nil {
+		return chunked.Span{}, err
 	}
-	if !ok {
+	if !first || !last {
 		// Bound it by the chunk infos.
-		return timeSpan{sr.r.chunks[l.byStart[0]].info.StartTime, sr.r.chunks[l.byEnd[len(l.byEnd)-1]].info.EndTime}, nil
-	}
-	ok = false
-	for _, i := range slices.Backward(l.byEnd) {
-		c := sr.r.chunks[i]
-		if ok && c.info.EndTime <= s.last {
-			break
-		}
-		spans, err := sr.chunk(c)
-		if err != nil {
-			return timeSpan{}, err
-		}
-		if cs, in := spans[conn]; in && (!ok || cs.last > s.last) {
-			s.last, ok = cs.last, true
-		}
+		return chunked.Span{First: l.byStart[0].info.StartTime, Last: l.byEnd[len(l.byEnd)-1].info.EndTime}, nil
 	}
 	return s, nil
 }
 
 // chunk returns the span of each connection's messages in chunk c.
-func (sr *spanReader) chunk(c *chunkRef) (map[uint32]timeSpan, error) {
+func (sr *spanReader) chunk(c *chunkRef) (map[uint32]chunked.Span, error) {
 	if spans, ok := sr.chunks[c]; ok {
 		return spans, nil
 	}
@@ -140,9 +93,9 @@ func (sr *spanReader) chunk(c *chunkRef) (map[uint32]timeSpan, error) {
 			}
 			// The iterator reports the damage; the chunk info bounds what
 			// the chunk held.
-			spans = map[uint32]timeSpan{}
+			spans = map[uint32]chunked.Span{}
 			for _, cc := range c.info.Counts {
-				spans[cc.Conn] = timeSpan{c.info.StartTime, c.info.EndTime}
+				spans[cc.Conn] = chunked.Span{First: c.info.StartTime, Last: c.info.EndTime}
 			}
 		}
 	}
@@ -153,7 +106,7 @@ func (sr *spanReader) chunk(c *chunkRef) (map[uint32]timeSpan, error) {
 // fromIndex reads the span of each connection in chunk c from the index
 // data records after it (entries need not be sorted by time). ok is false
 // when they are unreadable or do not count what the chunk info counts.
-func (sr *spanReader) fromIndex(c *chunkRef) (spans map[uint32]timeSpan, ok bool) {
+func (sr *spanReader) fromIndex(c *chunkRef) (spans map[uint32]chunked.Span, ok bool) {
 	n := c.indexEnd - c.end()
 	if n > maxIndexRegion {
 		return nil, false
@@ -162,7 +115,7 @@ func (sr *spanReader) fromIndex(c *chunkRef) (spans map[uint32]timeSpan, ok bool
 	if m, _ := sr.r.r.ReadAt(sr.buf, c.end()); int64(m) < n {
 		return nil, false
 	}
-	spans = map[uint32]timeSpan{}
+	spans = map[uint32]chunked.Span{}
 	counts := map[uint32]uint32{}
 	for p := 0; p < len(sr.buf); {
 		header, data, next, err := splitRecord(sr.buf, p)
@@ -176,7 +129,7 @@ func (sr *spanReader) fromIndex(c *chunkRef) (spans map[uint32]timeSpan, ok bool
 		}
 		s, seen := spans[conn]
 		for e := range count {
-			s = s.with(timeNs(data[12*e:]), !seen && e == 0)
+			s = s.With(timeNs(data[12*e:]), !seen && e == 0)
 		}
 		if count > 0 {
 			spans[conn] = s
@@ -193,7 +146,7 @@ func (sr *spanReader) fromIndex(c *chunkRef) (spans map[uint32]timeSpan, ok bool
 
 // fromChunk reads and decompresses chunk c and returns the span of each
 // connection's messages in it.
-func (sr *spanReader) fromChunk(c *chunkRef) (map[uint32]timeSpan, error) {
+func (sr *spanReader) fromChunk(c *chunkRef) (map[uint32]chunked.Span, error) {
 	path := sr.r.path
 	sr.buf = grow(sr.buf, int(c.dataLen))
 	if n, err := sr.r.r.ReadAt(sr.buf, c.dataOffset); n < len(sr.buf) {
@@ -209,7 +162,7 @@ func (sr *spanReader) fromChunk(c *chunkRef) (map[uint32]timeSpan, error) {
 	if err != nil {
 		return nil, record.WithFile(err, path, c.dataOffset, "")
 	}
-	spans := map[uint32]timeSpan{}
+	spans := map[uint32]chunked.Span{}
 	for p := 0; p < len(data); {
 		header, _, next, err := splitRecord(data, p)
 		if err != nil {
@@ -225,7 +178,7 @@ func (sr *spanReader) fromChunk(c *chunkRef) (map[uint32]timeSpan, error) {
 				return nil, c.placeErr(rebase(err, int64(p)), path)
 			}
 			s, seen := spans[conn]
-			spans[conn] = s.with(t, !seen)
+			spans[conn] = s.With(t, !seen)
 		}
 		p = next
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baglab/baglab/decode/internal/chunked"
 	"github.com/baglab/baglab/decode/record"
 )
 
@@ -53,7 +54,7 @@ type summaryAcc struct {
 
 type connStats struct {
 	count uint64
-	span  timeSpan
+	span  chunked.Span
 }
 
 func newSummaryAcc(r *Reader) *summaryAcc {
@@ -83,7 +84,7 @@ func (a *summaryAcc) count(conn uint32, n uint64) *connStats {
 // message adds one message of conn at t.
 func (a *summaryAcc) message(conn uint32, t int64) {
 	s := a.count(conn, 1)
-	s.span = s.span.with(t, s.count == 1)
+	s.span = s.span.With(t, s.count == 1)
 }
 
 func (a *summaryAcc) summary() *record.Summary {
@@ -94,7 +95,7 @@ func (a *summaryAcc) summary() *record.Summary {
 		s.Compression = string(CompressionNone)
 	}
 	topics := map[string]*record.TopicSummary{}
-	var all timeSpan
+	var all chunked.Span
 	for _, ch := range s.Channels {
 		st := a.stats[ch.ID]
 		if st == nil || st.count == 0 {
@@ -102,7 +103,7 @@ func (a *summaryAcc) summary() *record.Summary {
 		}
 		sp := st.span
 		if s.MessageCount > 0 {
-			all = all.union(sp)
+			all = all.Union(sp)
 		} else {
 			all = sp
 		}
@@ -112,12 +113,12 @@ func (a *summaryAcc) summary() *record.Summary {
 			t = &record.TopicSummary{Topic: ch.Topic, Type: ch.Schema.Name, Encoding: ch.MessageEncoding, MD5: ch.Schema.MD5}
 			topics[ch.Topic] = t
 		} else {
-			sp = sp.union(timeSpan{t.StartNs, t.EndNs})
+			sp = sp.Union(chunked.Span{First: t.StartNs, Last: t.EndNs})
 		}
 		t.MessageCount += st.count
-		t.StartNs, t.EndNs = sp.first, sp.last
+		t.StartNs, t.EndNs = sp.First, sp.Last
 	}
-	s.StartNs, s.EndNs = all.first, all.last
+	s.StartNs, s.EndNs = all.First, all.Last
 	s.DurationNs = s.EndNs - s.StartNs
 	for _, t := range topics {
 		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)

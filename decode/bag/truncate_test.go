@@ -67,7 +67,7 @@ func checkCut(t *testing.T, data []byte, full []msg) {
 		t.Fatalf("cut at %d: %d messages, the whole file has %d", cut, len(got), len(full))
 	}
 	equalMsgs(t, got, full[:len(got)])
-	var skipped []Skipped
+	var skipped []record.Skipped
 	got2, err2 := readCut(data, true, &skipped)
 	if err2 != nil && !(errors.Is(err2, record.ErrTruncated) && got2 == nil) {
 		// Only Open (magic, bag header) may fail with WithSkipBad.
@@ -163,9 +163,9 @@ func TestDamagedChunk(t *testing.T) {
 		if !errors.As(err, &e) || e.Offset < bad.pos || e.Offset > bad.end() {
 			t.Fatalf("linear %v: after %d messages: %v, want an error in chunk %d..%d", linear, n, err, bad.pos, bad.end())
 		}
-		var skipped []Skipped
+		var skipped []record.Skipped
 		r, _ = NewReader(bytes.NewReader(data), int64(len(data)), "d.bag",
-			append(opts, WithSkipBad(func(s Skipped) { skipped = append(skipped, s) }))...)
+			append(opts, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))...)
 		n2, err := count(r)
 		lost := int(bad.info.MessageCount())
 		if err != nil || len(skipped) != 1 || skipped[0].Offset != bad.pos || n2 < 2000-lost || n2 == 2000 {

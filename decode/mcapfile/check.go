@@ -10,28 +10,9 @@ import (
 	"os"
 	"slices"
 
+	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
 )
-
-// Severities of a Problem.
-const (
-	SeverityError   = "error"   // data is damaged or unreadable
-	SeverityWarning = "warning" // readable, but an index or count is missing or off
-)
-
-// Problem is one finding of Check.
-type Problem struct {
-	Offset   int64  // byte offset in the file, -1 when it concerns the whole file
-	Severity string // SeverityError or SeverityWarning
-	// Message says what is wrong, without the file name and offset:
-	// "chunk.uncompressed_crc: CRC mismatch: computed 622d41f1, stored 49731892".
-	Message string
-}
-
-// String formats the problem for a human.
-func (p Problem) String() string {
-	return fmt.Sprintf("%s at offset %d: %s", p.Severity, p.Offset, p.Message)
-}
 
 // chunkFacts is what Check found in one chunk.
 type chunkFacts struct {
@@ -57,7 +38,7 @@ type checker struct {
 	file     string
 	ra       io.ReaderAt
 	size     int64
-	problems []Problem
+	problems []record.Problem
 	ix       *index // the summary section, when it reads
 	ixErr    error  // why it does not
 	damaged  bool   // some damage of the data section was reported
@@ -79,14 +60,18 @@ type checker struct {
 	buf           []byte // decompression buffer, reused
 }
 
-func (c *checker) add(off int64, sev, format string, args ...any) {
-	c.problems = append(c.problems, Problem{Offset: off, Severity: sev, Message: fmt.Sprintf(format, args...)})
+func (c *checker) add(off int64, sev record.Severity, format string, args ...any) {
+	p := record.Problem{Offset: off, Severity: sev, Message: fmt.Sprintf(format, args...)}
+	if sev == record.SeverityError {
+		p.Repair = record.RepairRecover
+	}
+	c.problems = append(c.problems, p)
 }
 
 // addErr reports a damaged record: err's offset when it has one, else off.
 func (c *checker) addErr(off int64, err error) {
 	c.damaged = true
-	c.problems = append(c.problems, Problem{Offset: errOffset(err, off), Severity: SeverityError, Message: describe(err)})
+	c.problems = append(c.problems, record.Problem{Offset: errOffset(err, off), Severity: record.SeverityError, Message: record.Brief(err), Repair: record.RepairRecover})
 }
 
 // Check verifies an MCAP file for `baglab doctor`: magic, record framing,
@@ -103,7 +88,7 @@ func (c *checker) addErr(off int64, err error) {
 // none does, as a warning when only the summary section does and no damage
 // explains it (and not at all when damage does). After damage, the
 // statistics' disagreements with the data are summed up in one warning.
-func Check(path string) ([]Problem, error) {
+func Check(path string) ([]record.Problem, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -118,7 +103,7 @@ func Check(path string) ([]Problem, error) {
 
 // CheckReaderAt is Check for the size bytes of ra; path names the file in
 // messages.
-func CheckReaderAt(ra io.ReaderAt, size int64, path string) []Problem {
+func CheckReaderAt(ra io.ReaderAt, size int64, path string) []record.Problem {
 	c := &checker{file: path, ra: ra, size: size, schemas: map[uint16]bool{}, channels: map[uint16]bool{},
 		earlyChannels: map[uint16]*early{}, earlySchemas: map[uint16]*early{},
 		counts: map[uint16]uint64{}, atts: map[int64]Attachment{}, metas: map[int64]string{}}
@@ -144,7 +129,7 @@ func (c *checker) run() {
 			c.ix, c.ixErr = readIndex(c.ra, c.file, c.size)
 		}
 	} else if err == nil {
-		c.add(c.size, SeverityError, "file does not end with a footer and the MCAP magic (truncated or unfinished)")
+		c.add(c.size, record.SeverityError, "file does not end with a footer and the MCAP magic (truncated or unfinished)")
 	}
 	crc := crc32.NewIEEE()
 	crc.Write(mcap.Magic)
@@ -156,7 +141,7 @@ func (c *checker) run() {
 		fr, err := sc.next()
 		if err == io.EOF {
 			if !dataEnd {
-				c.add(sc.pos, SeverityError, "data section ends without a data end record")
+				c.add(sc.pos, record.SeverityError, "data section ends without a data end record")
 			}
 			break
 		}
@@ -166,7 +151,7 @@ func (c *checker) run() {
 			return
 		}
 		if first && fr.op != mcap.OpHeader {
-			c.add(fr.offset, SeverityError, "first record is %s, want header", fr.op)
+			c.add(fr.offset, record.SeverityError, "first record is %s, want header", fr.op)
 		}
 		first = false
 		if fr.op == mcap.OpDataEnd {
@@ -178,7 +163,7 @@ func (c *checker) run() {
 			}
 			if len(body) >= 4 {
 				if want := binary.LittleEndian.Uint32(body); want != 0 && want != crc.Sum32() {
-					c.add(fr.offset, SeverityError, "data_end.data_section_crc: CRC mismatch: computed %08x, stored %08x", crc.Sum32(), want)
+					c.add(fr.offset, record.SeverityError, "data_end.data_section_crc: CRC mismatch: computed %08x, stored %08x", crc.Sum32(), want)
 				}
 			}
 			dataEnd = true
@@ -221,7 +206,7 @@ func (c *checker) record(sc *scanner, fr frame, prev *chunkFacts) *chunkFacts {
 		return c.chunk(fr, body)
 	case mcap.OpMessageIndex:
 		if prev == nil {
-			c.add(fr.offset, SeverityWarning, "message index record not after a chunk")
+			c.add(fr.offset, record.SeverityWarning, "message index record not after a chunk")
 			return nil
 		}
 		if len(body) >= 2 {
@@ -310,11 +295,11 @@ func (c *checker) reportEarly() {
 		inSummary := c.ix != nil && c.ix.channels[id] != nil
 		switch {
 		case c.channels[id]:
-			c.add(e.first, SeverityError, "%d messages on channel %d come before its channel record", e.n, id)
+			c.add(e.first, record.SeverityError, "%d messages on channel %d come before its channel record", e.n, id)
 		case inSummary && !c.damaged:
-			c.add(e.first, SeverityWarning, "%d messages on channel %d, whose channel record is only in the summary section", e.n, id)
+			c.add(e.first, record.SeverityWarning, "%d messages on channel %d, whose channel record is only in the summary section", e.n, id)
 		case !inSummary:
-			c.add(e.first, SeverityError, "%d messages on channel %d, which no channel record defines", e.n, id)
+			c.add(e.first, record.SeverityError, "%d messages on channel %d, which no channel record defines", e.n, id)
 		}
 	}
 	for _, id := range slices.Sorted(maps.Keys(c.earlySchemas)) {
@@ -322,11 +307,11 @@ func (c *checker) reportEarly() {
 		inSummary := c.ix != nil && c.ix.schemas[id] != nil
 		switch {
 		case c.schemas[id]:
-			c.add(e.first, SeverityError, "%d channels use schema %d before its schema record", e.n, id)
+			c.add(e.first, record.SeverityError, "%d channels use schema %d before its schema record", e.n, id)
 		case inSummary && !c.damaged:
-			c.add(e.first, SeverityWarning, "%d channels use schema %d, whose schema record is only in the summary section", e.n, id)
+			c.add(e.first, record.SeverityWarning, "%d channels use schema %d, whose schema record is only in the summary section", e.n, id)
 		case !inSummary:
-			c.add(e.first, SeverityError, "%d channels use schema %d, which no schema record defines", e.n, id)
+			c.add(e.first, record.SeverityError, "%d channels use schema %d, which no schema record defines", e.n, id)
 		}
 	}
 }
@@ -371,7 +356,7 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 	})
 	switch {
 	case damage != nil:
-		msg := describe(damage)
+		msg := record.Brief(damage)
 		switch {
 		case data == nil:
 		case uint64(len(data)) == ck.uncompressedSize:
@@ -383,11 +368,11 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 			msg += "; then its records stop framing"
 		}
 		c.damaged = true
-		c.add(errOffset(damage, fr.offset), SeverityError, "%s", msg)
+		c.add(errOffset(damage, fr.offset), record.SeverityError, "%s", msg)
 	case err != nil:
 		c.addErr(fr.offset, err)
 	case n > 0 && (lo != ck.start || hi != ck.end):
-		c.add(fr.offset, SeverityWarning, "chunk says messages span [%d, %d], they span [%d, %d]", ck.start, ck.end, lo, hi)
+		c.add(fr.offset, record.SeverityWarning, "chunk says messages span [%d, %d], they span [%d, %d]", ck.start, ck.end, lo, hi)
 	}
 	return facts
 }
@@ -406,12 +391,12 @@ func (c *checker) messageIndex(fr frame, body []byte, ch *chunkFacts) {
 	}
 	for _, e := range idx.Entries() {
 		if e.Offset > uint64(len(data)) || uint64(len(data))-e.Offset < recordHeaderLen+messageHeadLen || mcap.OpCode(data[e.Offset]) != mcap.OpMessage {
-			c.add(fr.offset, SeverityError, "message index of channel %d points at uncompressed offset %d, which is not a message record", idx.ChannelID, e.Offset)
+			c.add(fr.offset, record.SeverityError, "message index of channel %d points at uncompressed offset %d, which is not a message record", idx.ChannelID, e.Offset)
 			return
 		}
 		m := data[e.Offset+recordHeaderLen:]
 		if id, lt := binary.LittleEndian.Uint16(m), binary.LittleEndian.Uint64(m[6:]); id != idx.ChannelID || lt != e.Timestamp {
-			c.add(fr.offset, SeverityError, "message index entry (channel %d, time %d) does not match the message at uncompressed offset %d (channel %d, time %d)",
+			c.add(fr.offset, record.SeverityError, "message index entry (channel %d, time %d) does not match the message at uncompressed offset %d (channel %d, time %d)",
 				idx.ChannelID, e.Timestamp, e.Offset, id, lt)
 			return
 		}
@@ -442,7 +427,7 @@ func (c *checker) attachment(fr frame) {
 		return
 	}
 	if h.Sum32() != want {
-		c.add(fr.offset, SeverityError, "attachment.crc: CRC mismatch: attachment %q: computed %08x, stored %08x", a.Name, h.Sum32(), want)
+		c.add(fr.offset, record.SeverityError, "attachment.crc: CRC mismatch: attachment %q: computed %08x, stored %08x", a.Name, h.Sum32(), want)
 	}
 }
 
@@ -452,7 +437,7 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		return
 	}
 	if footer.SummaryStart == 0 {
-		c.add(-1, SeverityWarning, "no summary section: the file has no index and is read linearly")
+		c.add(-1, record.SeverityWarning, "no summary section: the file has no index and is read linearly")
 		return
 	}
 	ix := c.ix
@@ -461,7 +446,7 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		return
 	}
 	if ok, why := ix.usable(); !ok && c.total > 0 {
-		c.add(int64(footer.SummaryStart), SeverityWarning, "the summary does not index the messages (%s): the file is read linearly", why)
+		c.add(int64(footer.SummaryStart), record.SeverityWarning, "the summary does not index the messages (%s): the file is read linearly", why)
 	}
 	found := map[int64]*chunkFacts{}
 	for _, f := range c.chunks {
@@ -470,43 +455,43 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 	for _, ci := range ix.chunks {
 		f := found[int64(ci.ChunkStartOffset)]
 		if f == nil {
-			c.add(int64(ci.ChunkStartOffset), SeverityError, "chunk index points at offset %d, where no chunk starts", ci.ChunkStartOffset)
+			c.add(int64(ci.ChunkStartOffset), record.SeverityError, "chunk index points at offset %d, where no chunk starts", ci.ChunkStartOffset)
 			continue
 		}
 		delete(found, f.offset)
 		comp := string(ci.Compression)
 		switch {
 		case uint64(f.length) != ci.ChunkLength:
-			c.add(f.offset, SeverityError, "chunk index says length %d, the chunk is %d bytes", ci.ChunkLength, f.length)
+			c.add(f.offset, record.SeverityError, "chunk index says length %d, the chunk is %d bytes", ci.ChunkLength, f.length)
 		case ci.MessageStartTime != f.start || ci.MessageEndTime != f.end:
-			c.add(f.offset, SeverityError, "chunk index says [%d, %d], the chunk says [%d, %d]", ci.MessageStartTime, ci.MessageEndTime, f.start, f.end)
+			c.add(f.offset, record.SeverityError, "chunk index says [%d, %d], the chunk says [%d, %d]", ci.MessageStartTime, ci.MessageEndTime, f.start, f.end)
 		case comp != f.compression || ci.CompressedSize != f.compressed || ci.UncompressedSize != f.uncompressed:
-			c.add(f.offset, SeverityError, "chunk index says %q %d/%d bytes, the chunk is %q %d/%d", comp, ci.CompressedSize, ci.UncompressedSize, f.compression, f.compressed, f.uncompressed)
+			c.add(f.offset, record.SeverityError, "chunk index says %q %d/%d bytes, the chunk is %q %d/%d", comp, ci.CompressedSize, ci.UncompressedSize, f.compression, f.compressed, f.uncompressed)
 		case len(ci.MessageIndexOffsets) > 0 && !maps.Equal(ci.MessageIndexOffsets, f.indexOffsets):
-			c.add(f.offset, SeverityError, "chunk index message index offsets %v, found %v", ci.MessageIndexOffsets, f.indexOffsets)
+			c.add(f.offset, record.SeverityError, "chunk index message index offsets %v, found %v", ci.MessageIndexOffsets, f.indexOffsets)
 		case len(ci.MessageIndexOffsets) > 0 && ci.MessageIndexLength != uint64(f.indexLength):
-			c.add(f.offset, SeverityError, "chunk index message index length %d, found %d", ci.MessageIndexLength, f.indexLength)
+			c.add(f.offset, record.SeverityError, "chunk index message index length %d, found %d", ci.MessageIndexLength, f.indexLength)
 		}
 	}
 	if len(ix.chunks) > 0 {
 		for _, off := range slices.Sorted(maps.Keys(found)) {
-			c.add(off, SeverityWarning, "chunk at %d is missing from the chunk index", off)
+			c.add(off, record.SeverityWarning, "chunk at %d is missing from the chunk index", off)
 		}
 	}
 	for _, a := range ix.attachments {
 		got, ok := c.atts[int64(a.Offset)]
 		if !ok || got.Name != a.Name || got.MediaType != a.MediaType || got.Size != a.DataSize || got.LogTime != a.LogTime || got.CreateTime != a.CreateTime {
-			c.add(int64(a.Offset), SeverityError, "attachment index entry %q does not match an attachment record", a.Name)
+			c.add(int64(a.Offset), record.SeverityError, "attachment index entry %q does not match an attachment record", a.Name)
 		}
 	}
 	for _, m := range ix.metadata {
 		if name, ok := c.metas[int64(m.Offset)]; !ok || name != m.Name {
-			c.add(int64(m.Offset), SeverityError, "metadata index entry %q does not match a metadata record", m.Name)
+			c.add(int64(m.Offset), record.SeverityError, "metadata index entry %q does not match a metadata record", m.Name)
 		}
 	}
 	st := ix.stats
 	if st == nil {
-		c.add(int64(footer.SummaryStart), SeverityWarning, "no statistics record")
+		c.add(int64(footer.SummaryStart), record.SeverityWarning, "no statistics record")
 		return
 	}
 	// Statistics that disagree with the data are warnings: every message is
@@ -554,11 +539,11 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 	case len(diffs) == 0:
 	case !c.damaged:
 		for _, d := range diffs {
-			c.add(off, SeverityWarning, "%s", d)
+			c.add(off, record.SeverityWarning, "%s", d)
 		}
 	case len(diffs) == 1:
-		c.add(off, SeverityWarning, "%s (the damaged data holds the rest)", diffs[0])
+		c.add(off, record.SeverityWarning, "%s (the damaged data holds the rest)", diffs[0])
 	default:
-		c.add(off, SeverityWarning, "%s, and %d more disagreements of the statistics with the damaged data", diffs[0], len(diffs)-1)
+		c.add(off, record.SeverityWarning, "%s, and %d more disagreements of the statistics with the damaged data", diffs[0], len(diffs)-1)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
 )
 
@@ -74,7 +75,7 @@ func TestCheckEarlyMessages(t *testing.T) {
 		name    string
 		data    func(m *mcapBuilder)
 		summary func(m *mcapBuilder)
-		want    []Problem
+		want    []record.Problem
 		// messages Recover keeps and drops as orphans
 		kept, orphans uint64
 	}{
@@ -87,7 +88,7 @@ func TestCheckEarlyMessages(t *testing.T) {
 				m.channel(1, 0, "/a")
 				m.message(1, 13)
 			},
-			want: []Problem{{0, SeverityError, "3 messages on channel 1 come before its channel record"}},
+			want: []record.Problem{{Severity: record.SeverityError, Message: "3 messages on channel 1 come before its channel record", Repair: record.RepairRecover}},
 			kept: 1, orphans: 3,
 		},
 		{
@@ -98,7 +99,7 @@ func TestCheckEarlyMessages(t *testing.T) {
 				first = m.message(7, 11)
 				m.message(7, 12)
 			},
-			want: []Problem{{0, SeverityError, "2 messages on channel 7, which no channel record defines"}},
+			want: []record.Problem{{Severity: record.SeverityError, Message: "2 messages on channel 7, which no channel record defines", Repair: record.RepairRecover}},
 			kept: 1, orphans: 2,
 		},
 		{
@@ -110,7 +111,7 @@ func TestCheckEarlyMessages(t *testing.T) {
 			summary: func(m *mcapBuilder) {
 				m.channel(1, 0, "/a")
 			},
-			want: []Problem{{0, SeverityWarning, "2 messages on channel 1, whose channel record is only in the summary section"}},
+			want: []record.Problem{{Severity: record.SeverityWarning, Message: "2 messages on channel 1, whose channel record is only in the summary section", Repair: record.RepairNone}},
 			kept: 2,
 		},
 	}
@@ -119,7 +120,7 @@ func TestCheckEarlyMessages(t *testing.T) {
 			file := handMade(tc.data, tc.summary)
 			tc.want[0].Offset = first
 			got := CheckReaderAt(bytes.NewReader(file), int64(len(file)), "x.mcap")
-			var probs []Problem
+			var probs []record.Problem
 			for _, p := range got {
 				// The hand-made files have no statistics or index.
 				if strings.Contains(p.Message, "channel") {

@@ -236,7 +236,7 @@ func TestConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, p := range probs {
-				if p.Severity == SeverityError {
+				if p.Severity == record.SeverityError {
 					t.Errorf("Check: %v", p)
 				}
 			}

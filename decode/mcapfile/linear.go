@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/baglab/baglab/decode/internal/chunked"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
 )
@@ -21,6 +22,15 @@ type item struct {
 	chunkHdr *chunk // the enclosing chunk, when inChunk
 }
 
+// messageOffset is the Message.Offset of a message record: its own offset,
+// or inside a compressed chunk the chunk record's.
+func (it item) messageOffset() int64 {
+	if it.offset < 0 {
+		return it.frame.offset
+	}
+	return it.offset
+}
+
 // walker yields the records of the data section in file order, expanding
 // chunks. It stops at DataEnd or the footer. Made to go on (goOn), it walks
 // past damage as Recover does, reporting each damaged stretch.
@@ -33,8 +43,8 @@ type walker struct {
 	verify bool
 	// going on past damage
 	salvage bool
-	starts  chunkStarts   // chunks of the summary's chunk index, to pick up at
-	report  func(Skipped) // nil: skip silently
+	starts  chunkStarts          // chunks of the summary's chunk index, to pick up at
+	report  func(record.Skipped) // nil: skip silently
 	// current chunk
 	ck       *chunk
 	ckFrame  frame
@@ -57,20 +67,20 @@ func newWalker(ra io.ReaderAt, file string, size int64, verify bool) *walker {
 // data stops decompressing give the records that frame, and where the
 // framing is lost the walk picks up at the next chunk starts lists, or ends.
 // report, if not nil, gets each damaged stretch.
-func (w *walker) goOn(starts chunkStarts, report func(Skipped)) {
+func (w *walker) goOn(starts chunkStarts, report func(record.Skipped)) {
 	w.salvage, w.starts, w.report = true, starts, report
 }
 
 func (w *walker) close() { w.dec.close() }
 
-func (w *walker) skip(s Skipped) {
+func (w *walker) skip(s record.Skipped) {
 	if w.report != nil {
 		w.report(s)
 	}
 }
 
 func (w *walker) skipErr(off, n int64, err error) {
-	w.skip(Skipped{Offset: off, Length: n, Reason: describe(err), Err: err})
+	w.skip(record.Skipped{Offset: off, Length: n, Err: err})
 }
 
 // next returns the next record, io.EOF after DataEnd or the footer, or an
@@ -140,9 +150,9 @@ func (w *walker) next() (item, error) {
 			if w.salvage {
 				w.salvageChunk(fr, body, nil)
 				if next, op := overlong(fr, body); next >= 0 {
-					w.skip(Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Reason: fmt.Sprintf(
-						"chunk record length: the record runs %d bytes past its records, which a %s record follows: reading goes on there", fr.end()-next, op),
-						Err: errorf(w.file, fr.offset, "chunk record length", record.ErrFormat, "the record runs %d bytes past its records", fr.end()-next)})
+					w.skip(record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset,
+						Note: fmt.Sprintf("a %s record follows its records: reading goes on there", op),
+						Err:  errorf(w.file, fr.offset, "chunk record length", record.ErrFormat, "the record runs %d bytes past its records", fr.end()-next)})
 					w.sc.pos = next
 				}
 				continue
@@ -329,7 +339,7 @@ func attachmentFromHead(file string, fr frame, head []byte) (Attachment, error) 
 type scanResult struct {
 	channels     []*record.Channel
 	counts       map[uint16]uint64
-	spans        map[uint16]span // log times of each channel's first and last messages
+	spans        map[uint16]chunked.Span // log times of each channel's first and last messages
 	total        uint64
 	compressions []string
 	attachments  []Attachment
@@ -347,7 +357,7 @@ func (r *Reader) scan() (*scanResult, error) {
 	r.mu.Unlock()
 	w := r.newWalker(nil)
 	defer w.close()
-	sr := &scanResult{counts: map[uint16]uint64{}, spans: map[uint16]span{}, attachments: []Attachment{}, metadata: []Metadata{}}
+	sr := &scanResult{counts: map[uint16]uint64{}, spans: map[uint16]chunked.Span{}, attachments: []Attachment{}, metadata: []Metadata{}}
 	t := r.newTracker()
 	for {
 		it, err := w.next()
@@ -379,7 +389,7 @@ func (r *Reader) scan() (*scanResult, error) {
 			}
 			sr.total++
 			sr.counts[id]++
-			sr.spans[id] = sr.spans[id].with(lt, sr.counts[id] == 1)
+			sr.spans[id] = sr.spans[id].With(int64(lt), sr.counts[id] == 1)
 			if it.inChunk {
 				name := it.chunkHdr.compression
 				if name == "" {
@@ -418,7 +428,7 @@ func (r *Reader) scan() (*scanResult, error) {
 
 // newWalker returns a walker over r's data section that, with WithSkipBad,
 // goes on past damage, reporting it to report.
-func (r *Reader) newWalker(report func(Skipped)) *walker {
+func (r *Reader) newWalker(report func(record.Skipped)) *walker {
 	w := newWalker(r.ra, r.file, r.size, r.opts.verifyCRC)
 	if r.opts.skipBad {
 		w.goOn(newChunkStarts(r.summary), report)
@@ -427,7 +437,7 @@ func (r *Reader) newWalker(report func(Skipped)) *walker {
 }
 
 // skip reports a damaged stretch to the WithSkipBad callback.
-func (r *Reader) skip(s Skipped) {
+func (r *Reader) skip(s record.Skipped) {
 	if r.opts.onSkip != nil {
 		r.opts.onSkip(s)
 	}
@@ -586,7 +596,7 @@ func (it *linearIter) next() (*record.Message, error) {
 				PublishTime: int64(pt),
 				Sequence:    uint64(seq),
 				Source:      it.r.file,
-				Offset:      rec.offset,
+				Offset:      rec.messageOffset(),
 				Data:        rec.body[messageHeadLen:],
 			}
 			return &it.msg, nil
@@ -601,7 +611,7 @@ func (it *linearIter) skipRecord(rec item, err error, what string) {
 	if rec.offset >= 0 {
 		off, n = rec.offset, recordHeaderLen+int64(len(rec.body))
 	}
-	it.r.skip(Skipped{Offset: off, Length: n, Reason: describe(err) + "; " + what, Err: err})
+	it.r.skip(record.Skipped{Offset: off, Length: n, Note: what, Err: err})
 }
 
 // Close releases the iterator; it is idempotent.

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/baglab/baglab/decode/internal/chunked"
+	"github.com/baglab/baglab/decode/internal/fileio"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
 )
@@ -27,7 +29,7 @@ type options struct {
 	noIndex   bool
 	verifyCRC bool
 	skipBad   bool
-	onSkip    func(Skipped)
+	onSkip    func(record.Skipped)
 }
 
 func defaultOptions() options {
@@ -70,7 +72,7 @@ func WithVerifyCRC(verify bool) Option {
 // finds undefined, which it reports on their own). Summary and Channels of a file read without its index
 // count what can be read, without reporting. Without this option the
 // iterators stop at the first error.
-func WithSkipBad(report func(Skipped)) Option {
+func WithSkipBad(report func(record.Skipped)) Option {
 	return func(o *options) { o.skipBad, o.onSkip = true, report }
 }
 
@@ -103,22 +105,13 @@ type schemaKey struct {
 
 // Open opens the MCAP file at path.
 func Open(path string, opts ...Option) (*Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r, err := NewReader(f, st.Size(), path, opts...)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	r.closer = f
-	return r, nil
+	return fileio.Open(path, func(f *os.File, size int64) (*Reader, error) {
+		r, err := NewReader(f, size, path, opts...)
+		if err == nil {
+			r.closer = f
+		}
+		return r, err
+	})
 }
 
 // NewReader reads the MCAP file held by ra, size bytes long; path names it
@@ -272,7 +265,7 @@ func (r *Reader) Summary() (*record.Summary, error) {
 		if err != nil {
 			return nil, err
 		}
-		var spans map[uint16]span
+		var spans map[uint16]chunked.Span
 		if ok {
 			spans, ok, err = r.ix.spans(r.ra, r.file, r.opts, per)
 			if err != nil {
@@ -293,7 +286,7 @@ func (r *Reader) Summary() (*record.Summary, error) {
 
 // makeSummary builds the summary from per-channel counts and spans; the
 // channels sharing a topic are combined.
-func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, spans map[uint16]span, total uint64, compression string) *record.Summary {
+func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, spans map[uint16]chunked.Span, total uint64, compression string) *record.Summary {
 	s := &record.Summary{
 		Path:         r.file,
 		Format:       "mcap",
@@ -303,7 +296,7 @@ func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, spans
 		Topics:       []record.TopicSummary{},
 	}
 	byTopic := map[string]int{}
-	var all span
+	var all chunked.Span
 	seen := false
 	for _, c := range chs {
 		i, ok := byTopic[c.Topic]
@@ -319,17 +312,17 @@ func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, spans
 		sp := spans[uint16(c.ID)]
 		t := &s.Topics[i]
 		if t.MessageCount > 0 {
-			sp = sp.union(span{uint64(t.StartNs), uint64(t.EndNs)})
+			sp = sp.Union(chunked.Span{First: t.StartNs, Last: t.EndNs})
 		}
 		t.MessageCount += n
-		t.StartNs, t.EndNs = int64(sp.first), int64(sp.last)
+		t.StartNs, t.EndNs = sp.First, sp.Last
 		if seen {
-			sp = sp.union(all)
+			sp = sp.Union(all)
 		}
 		all, seen = sp, true
 	}
 	if seen {
-		s.StartNs, s.EndNs = int64(all.first), int64(all.last)
+		s.StartNs, s.EndNs = all.First, all.Last
 		s.DurationNs = s.EndNs - s.StartNs
 	}
 	for i := range s.Topics {

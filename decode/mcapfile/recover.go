@@ -15,30 +15,6 @@ import (
 	"github.com/foxglove/mcap/go/mcap"
 )
 
-// Skipped is a stretch of the input that Recover could not copy as it is,
-// or that a reader made WithSkipBad went on past: a damaged or cut record,
-// or a section it could not use.
-type Skipped struct {
-	Offset int64 // where the damaged record starts
-	Length int64 // bytes it spans (to the end of the file when the rest is unreadable)
-	// Reason says what is wrong and what became of the records, without the
-	// file name and offset.
-	Reason string
-	// Unverified is set when records of the stretch are in the recovered
-	// file although no CRC vouches for them: those of a chunk whose CRC
-	// fails or whose compressed data is damaged (their content may be
-	// damaged), the complete records before the cut of a chunk cut off by
-	// the end of the file, an attachment whose CRC fails. Kept counts the
-	// messages among them; Dropped the messages the stretch was seen to hold
-	// that were left out (WithDropUnverified).
-	Unverified bool
-	Kept       uint64
-	Dropped    uint64
-	// Err is the problem itself: a *record.Error naming the file, offset
-	// and field, unwrapping to a sentinel (record.ErrCRC, ErrTruncated ...).
-	Err error
-}
-
 // RecoverReport says what Recover kept and what it skipped.
 type RecoverReport struct {
 	Messages    uint64
@@ -63,7 +39,7 @@ type RecoverReport struct {
 	// because their record in the data section was lost (part of Channels).
 	SummaryChannels int
 	// Skipped lists the damaged stretches in file order.
-	Skipped []Skipped
+	Skipped []record.Skipped
 	// Complete is true when the data section was read to its end.
 	Complete bool
 }
@@ -206,12 +182,12 @@ type recoverer struct {
 	buf       []byte                  // decompression buffer, reused
 }
 
-func (rc *recoverer) skip(s Skipped) {
+func (rc *recoverer) skip(s record.Skipped) {
 	rc.rep.Skipped = append(rc.rep.Skipped, s)
 }
 
 func (rc *recoverer) skipErr(off, n int64, err error) {
-	rc.skip(Skipped{Offset: off, Length: n, Reason: describe(err), Err: err})
+	rc.skip(record.Skipped{Offset: off, Length: n, Err: err})
 }
 
 // loadSummary reads the summary section when the file has one; a damaged
@@ -227,7 +203,7 @@ func (rc *recoverer) loadSummary() {
 	if footer, ferr := readFooter(rc.ra, rc.file, rc.size); ferr == nil && footer != nil && footer.SummaryStart >= magicLen && int64(footer.SummaryStart) < off {
 		off = int64(footer.SummaryStart)
 	}
-	rc.skip(Skipped{Offset: off, Length: rc.size - off, Reason: "summary section not used: " + describe(err), Err: err})
+	rc.skip(record.Skipped{Offset: off, Length: rc.size - off, Note: "summary section not used", Err: err})
 }
 
 // nextChunk returns the offset of the first chunk the summary indexes after
@@ -254,7 +230,7 @@ func (rc *recoverer) scan() error {
 		start := sc.pos
 		fr, err := sc.next()
 		if err == io.EOF {
-			rc.skip(Skipped{Offset: start, Reason: "file ends without a data end record",
+			rc.skip(record.Skipped{Offset: start,
 				Err: errorf(rc.file, start, "data end", record.ErrTruncated, "file ends without a data end record")})
 			return nil
 		}
@@ -306,8 +282,9 @@ func (rc *recoverer) scan() error {
 		if fr.op == mcap.OpChunk {
 			if err = rc.chunk(fr, body, nil); err == nil {
 				if next, op := overlong(fr, body); next >= 0 {
-					rc.skip(Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Reason: fmt.Sprintf(
-						"chunk record length: the record runs %d bytes past its records, which a %s record follows: the scan goes on there", fr.end()-next, op)})
+					rc.skip(record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset,
+						Note: fmt.Sprintf("a %s record follows its records: the scan goes on there", op),
+						Err:  errorf(rc.file, fr.offset, "chunk record length", record.ErrFormat, "the record runs %d bytes past its records", fr.end()-next)})
 					sc.pos = next
 				}
 			}
@@ -573,10 +550,10 @@ func (rc *recoverer) attachment(fr frame) error {
 		h.Write(data[:a.Size])
 		if h.Sum32() != want {
 			err := errorf(rc.file, fr.offset, "attachment.crc", record.ErrCRC, "attachment %q: computed %08x, stored %08x", a.Name, h.Sum32(), want)
-			s := Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Reason: describe(err) + "; attachment dropped"}
+			s := record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Note: "attachment dropped", Err: err}
 			if !rc.opts.dropUnverified {
 				s.Unverified = true
-				s.Reason = describe(err) + "; attachment kept, its content may be damaged"
+				s.Note = "attachment kept, its content may be damaged"
 			}
 			rc.skip(s)
 			if rc.opts.dropUnverified {

@@ -247,9 +247,9 @@ func TestRecoverDamagedChunk(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Logf("Check: %v", probs)
-			var errs []Problem
+			var errs []record.Problem
 			for _, p := range probs {
-				if p.Severity == SeverityError {
+				if p.Severity == record.SeverityError {
 					errs = append(errs, p)
 				}
 			}
@@ -272,7 +272,7 @@ func TestRecoverDamagedChunk(t *testing.T) {
 				!rep.Skipped[0].Unverified && rep.Suspect > 0 {
 				t.Fatalf("report %+v", *rep)
 			}
-			if comp == "none" && (rep.Suspect != uint64(lost) || !strings.HasSuffix(rep.Skipped[0].Reason, fmt.Sprintf("; %d messages kept, their content may be damaged", lost))) {
+			if comp == "none" && (rep.Suspect != uint64(lost) || !strings.HasSuffix(rep.Skipped[0].Reason(), fmt.Sprintf("; %d messages kept, their content may be damaged", lost))) {
 				t.Errorf("kept %d of the %d messages of the damaged chunk: %+v", rep.Suspect, lost, rep.Skipped[0])
 			}
 			got, _ := fileOrder(t, out)
@@ -281,7 +281,7 @@ func TestRecoverDamagedChunk(t *testing.T) {
 			}
 			// The kept messages of the damaged chunk come first; one of them
 			// (for an uncompressed chunk) differs in one byte.
-			t.Logf("kept %d of %d: %s", rep.Suspect, lost, rep.Skipped[0].Reason)
+			t.Logf("kept %d of %d: %s", rep.Suspect, lost, rep.Skipped[0].Reason())
 			k := int(rep.Suspect)
 			if !slices.Equal(got[k:], orig[lost:]) {
 				t.Error("the messages of the intact chunks differ")
@@ -360,7 +360,7 @@ func TestRecoverDamagedLength(t *testing.T) {
 	}
 	if !rep.Complete || rep.Messages != uint64(len(orig)) || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != victim ||
 		rep.Skipped[0].Length != chunks[3]-victim || rep.Skipped[0].Unverified || rep.Salvaged != 0 ||
-		!strings.Contains(rep.Skipped[0].Reason, "whole and match its CRC") {
+		!strings.Contains(rep.Skipped[0].Reason(), "whole and match its CRC") {
 		t.Fatalf("report %+v", *rep)
 	}
 	got, _ := fileOrder(t, out)
@@ -383,7 +383,7 @@ func TestRecoverDamagedLength(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !rep.Complete || rep.Messages != uint64(len(orig)) || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != mi ||
-		rep.Skipped[0].Length != chunks[3]-mi || !strings.Contains(rep.Skipped[0].Reason, fmt.Sprintf("runs over the chunk that the summary indexes at %d", chunks[3])) {
+		rep.Skipped[0].Length != chunks[3]-mi || !strings.Contains(rep.Skipped[0].Reason(), fmt.Sprintf("runs over the chunk that the summary indexes at %d", chunks[3])) {
 		t.Fatalf("report %+v", *rep)
 	}
 
@@ -400,7 +400,7 @@ func TestRecoverDamagedLength(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !rep.Complete || rep.Messages != uint64(len(orig)) || len(rep.Skipped) != 1 || rep.Skipped[0].Offset != victim ||
-			!strings.HasPrefix(rep.Skipped[0].Reason, "chunk record length: the record runs ") {
+			!strings.HasPrefix(rep.Skipped[0].Reason(), "chunk record length: malformed data: the record runs ") {
 			t.Fatalf("report %+v", *rep)
 		}
 		if got, _ := fileOrder(t, out); !slices.Equal(got, orig) {
@@ -435,7 +435,7 @@ func TestRecoverAttachmentCRC(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rep.Messages != testMessages || len(rep.Skipped) != 1 || rep.Skipped[0].Unverified == drop || (rep.Attachments == 1) == drop ||
-			!strings.HasPrefix(rep.Skipped[0].Reason, "attachment.crc: CRC mismatch: attachment \"calib.yaml\"") {
+			!strings.HasPrefix(rep.Skipped[0].Reason(), "attachment.crc: CRC mismatch: attachment \"calib.yaml\"") {
 			t.Errorf("drop %v: report %+v", drop, *rep)
 		}
 		r, err := Open(out)

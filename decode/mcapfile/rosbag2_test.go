@@ -204,7 +204,7 @@ func TestRosbag2MCAP(t *testing.T) {
 				t.Fatal(err)
 			} else {
 				for _, p := range probs {
-					if p.Severity == SeverityError {
+					if p.Severity == record.SeverityError {
 						t.Errorf("Check: %v", p)
 					}
 				}

@@ -16,29 +16,6 @@ import (
 	"github.com/pierrec/lz4/v4"
 )
 
-// describe returns the text of err without the file name and byte offset,
-// which a Problem or a Skipped entry carries apart: "field: cause: detail".
-func describe(err error) string {
-	var re *record.Error
-	if !errors.As(err, &re) {
-		return err.Error()
-	}
-	var parts []string
-	if re.Topic != "" {
-		parts = append(parts, "topic "+re.Topic)
-	}
-	if re.Field != "" {
-		parts = append(parts, re.Field)
-	}
-	if re.Err != nil {
-		parts = append(parts, re.Err.Error())
-	}
-	if re.Detail != "" {
-		parts = append(parts, re.Detail)
-	}
-	return strings.Join(parts, ": ")
-}
-
 // errOffset is the byte offset err names, or def when it names none.
 func errOffset(err error, def int64) int64 {
 	var re *record.Error
@@ -345,28 +322,31 @@ func (f *chunkFate) whole() bool {
 // unverified reports whether the records used have no CRC to vouch for them.
 func (f *chunkFate) unverified() bool { return f.damage != nil && f.used > 0 }
 
-// skipped describes a damaged chunk spanning length bytes.
-func (f *chunkFate) skipped(length int64) Skipped {
-	s := Skipped{Offset: f.off, Length: length, Kept: f.kept, Unverified: f.unverified()}
+// skipped describes a damaged chunk spanning length bytes: Err is the
+// first thing wrong with it, Note the rest and what became of its messages.
+func (f *chunkFate) skipped(length int64) record.Skipped {
+	s := record.Skipped{Offset: f.off, Length: length, Kept: f.kept, Unverified: f.unverified()}
 	var why []string
 	switch {
 	case f.cut != nil:
 		s.Err = f.cut
-		why = append(why, describe(f.cut))
 	case f.damage != nil:
 		s.Err = f.damage
-		why = append(why, describe(f.damage))
 	}
 	if f.lost >= 0 && (f.cut == nil || f.damage == nil) {
-		why = append(why, fmt.Sprintf("the records past uncompressed offset %d of %d do not frame", f.lost, f.size))
+		lost := fmt.Sprintf("the records past uncompressed offset %d of %d do not frame", f.lost, f.size)
 		if s.Err == nil {
-			s.Err = errorf(f.file, f.off, "chunk record", record.ErrLength, "the records past uncompressed offset %d of %d do not frame", f.lost, f.size)
+			s.Err = errorf(f.file, f.off, "chunk record", record.ErrLength, "%s", lost)
+		} else {
+			why = append(why, lost)
 		}
 	}
 	if f.firstBad != nil {
-		why = append(why, fmt.Sprintf("%d records do not parse (first: %s)", f.bad, describe(f.firstBad)))
 		if s.Err == nil {
 			s.Err = f.firstBad
+		}
+		if f.bad > 1 || s.Err != f.firstBad {
+			why = append(why, fmt.Sprintf("%d records do not parse (first: %s)", f.bad, record.Brief(f.firstBad)))
 		}
 	}
 	switch {
@@ -386,6 +366,6 @@ func (f *chunkFate) skipped(length int64) Skipped {
 	default:
 		why = append(why, fmt.Sprintf("%d messages kept", f.kept))
 	}
-	s.Reason = strings.Join(why, "; ")
+	s.Note = strings.Join(why, "; ")
 	return s
 }

@@ -22,7 +22,7 @@ import (
 // read is what one iteration over a file gave.
 type read struct {
 	msgs    []msg
-	skipped []mcapfile.Skipped
+	skipped []record.Skipped
 	err     error // what ended the iteration
 }
 
@@ -33,7 +33,7 @@ func readFile(t *testing.T, path string, skip bool, f record.Filter, opts ...mca
 	t.Helper()
 	var out read
 	if skip {
-		opts = append(opts, mcapfile.WithSkipBad(func(s mcapfile.Skipped) { out.skipped = append(out.skipped, s) }))
+		opts = append(opts, mcapfile.WithSkipBad(func(s record.Skipped) { out.skipped = append(out.skipped, s) }))
 	}
 	r, err := mcapfile.Open(path, opts...)
 	if err != nil {
@@ -79,14 +79,14 @@ func wantError(t *testing.T, err error, path string, off int64, field string, se
 }
 
 // wantSkipped checks the one report of a damaged stretch.
-func wantSkipped(t *testing.T, got []mcapfile.Skipped, path string, off, length int64, kept int, sentinel error) mcapfile.Skipped {
+func wantSkipped(t *testing.T, got []record.Skipped, path string, off, length int64, kept int, sentinel error) record.Skipped {
 	t.Helper()
 	if len(got) != 1 {
 		t.Fatalf("%d stretches reported, want 1: %+v", len(got), got)
 	}
 	s := got[0]
 	if s.Offset != off || s.Length != length || s.Kept != uint64(kept) || s.Dropped != 0 || s.Unverified != (kept > 0 && sentinel != nil) ||
-		s.Reason == "" || strings.Contains(s.Reason, path) {
+		s.Reason() == "" || strings.Contains(s.Reason(), path) {
 		t.Errorf("reported %+v, want offset %d, length %d, %d messages kept", s, off, length, kept)
 	}
 	var re *record.Error
@@ -199,8 +199,8 @@ func testSkipBadCRC(t *testing.T, dir string) {
 					t.Errorf("%s: %d messages differ from the intact ones, want the damaged one", f.name, diff)
 				}
 				s := wantSkipped(t, got.skipped, badPath, victim, victimLen, inVictim, record.ErrCRC)
-				if !errors.Is(s.Err, record.ErrCRC) || !strings.HasPrefix(s.Reason, "chunk.uncompressed_crc: CRC mismatch: computed ") ||
-					!strings.HasSuffix(s.Reason, "messages kept, their content may be damaged") {
+				if !errors.Is(s.Err, record.ErrCRC) || !strings.HasPrefix(s.Reason(), "chunk.uncompressed_crc: CRC mismatch: computed ") ||
+					!strings.HasSuffix(s.Reason(), "messages kept, their content may be damaged") {
 					t.Errorf("%s: reported %+v", f.name, s)
 				}
 			}
@@ -271,7 +271,7 @@ func testSkipBadTruncated(t *testing.T, dir string) {
 			}
 			salvaged := len(got.msgs) - len(strict.msgs)
 			s := wantSkipped(t, got.skipped, badPath, victim, cut-victim, salvaged, record.ErrTruncated)
-			if !errors.Is(s.Err, record.ErrTruncated) || !strings.HasSuffix(s.Reason, "bytes that decompress") {
+			if !errors.Is(s.Err, record.ErrTruncated) || !strings.HasSuffix(s.Reason(), "bytes that decompress") {
 				t.Errorf("reported %+v", s)
 			}
 			if tc.cut == "" {
@@ -339,7 +339,7 @@ func testSkipBadLength(t *testing.T, dir string) {
 				}
 				n := chunkMessages(t, data, victim)
 				s := wantSkipped(t, got.skipped, badPath, victim, length, n, nil)
-				if !strings.HasSuffix(s.Reason, fmt.Sprintf("; the chunk's records are whole and match its CRC: %d messages kept", n)) {
+				if !strings.HasSuffix(s.Reason(), fmt.Sprintf("; the chunk's records are whole and match its CRC: %d messages kept", n)) {
 					t.Errorf("%s: reported %+v", mode.name, s)
 				}
 			}
@@ -380,7 +380,7 @@ func testSkipBadLength(t *testing.T, dir string) {
 			s := wantSkipped(t, got.skipped, badPath, victim, victimLen, kept, nil)
 			// The chunk's records follow its head and compression name.
 			records := victim + 9 + 32 + int64(binary.LittleEndian.Uint32(data[victim+9+28:])) + 8
-			if !errors.Is(s.Err, record.ErrLength) || s.Reason != fmt.Sprintf("the records past uncompressed offset %d of %d do not frame; %d messages kept",
+			if !errors.Is(s.Err, record.ErrLength) || s.Reason() != fmt.Sprintf("chunk record: length exceeds remaining bytes: the records past uncompressed offset %d of %d do not frame; %d messages kept",
 				cut-records, binary.LittleEndian.Uint64(data[victim+9+16:]), kept) {
 				t.Errorf("%s: reported %+v", mode.name, s)
 			}
@@ -455,7 +455,7 @@ func testSkipBadDecompress(t *testing.T, dir string) {
 			t.Errorf("%s: %d of the damaged chunk's %d messages lost, at %v", mode.name, len(gap), inVictim, gap)
 		}
 		s := wantSkipped(t, got.skipped, badPath, victim, victimLen, inVictim-len(gap), record.ErrFormat)
-		if !errors.Is(s.Err, record.ErrFormat) || !strings.HasSuffix(s.Reason, "messages kept, their content may be damaged") {
+		if !errors.Is(s.Err, record.ErrFormat) || !strings.HasSuffix(s.Reason(), "messages kept, their content may be damaged") {
 			t.Errorf("%s: reported %+v", mode.name, s)
 		}
 		if lost != nil && !maps.Equal(lost, missing) {
@@ -516,7 +516,7 @@ func smallFile(t testing.TB, compression string, n int, chunk int64) []byte {
 func readBytes(data []byte, name string, skip bool, opts ...mcapfile.Option) (read, error) {
 	var out read
 	if skip {
-		opts = append(opts, mcapfile.WithSkipBad(func(s mcapfile.Skipped) { out.skipped = append(out.skipped, s) }))
+		opts = append(opts, mcapfile.WithSkipBad(func(s record.Skipped) { out.skipped = append(out.skipped, s) }))
 	}
 	r, err := mcapfile.NewReader(bytes.NewReader(data), int64(len(data)), name, opts...)
 	if err != nil {
@@ -559,7 +559,7 @@ func checkSkipped(t *testing.T, data []byte, name string, got read) {
 	}
 	for _, s := range got.skipped {
 		var re *record.Error
-		if s.Offset < 0 || s.Length < 0 || s.Offset+s.Length > int64(len(data)) || s.Reason == "" ||
+		if s.Offset < 0 || s.Length < 0 || s.Offset+s.Length > int64(len(data)) || s.Reason() == "" ||
 			!errors.As(s.Err, &re) || re.File != name || !(errors.Is(s.Err, record.ErrTruncated) || errors.Is(s.Err, record.ErrLength) ||
 			errors.Is(s.Err, record.ErrFormat) || errors.Is(s.Err, record.ErrCRC) || errors.Is(s.Err, record.ErrUnsupported)) {
 			t.Fatalf("reported %+v over %d bytes", s, len(data))

@@ -6,23 +6,10 @@ import (
 	"io"
 	"slices"
 
+	"github.com/baglab/baglab/decode/internal/chunked"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
 )
-
-// span is the log time range of one channel's messages.
-type span struct{ first, last uint64 }
-
-// with returns s widened to hold t, or the span of t alone when fresh.
-func (s span) with(t uint64, fresh bool) span {
-	if fresh {
-		return span{t, t}
-	}
-	return span{min(s.first, t), max(s.last, t)}
-}
-
-// union returns the span holding both s and o.
-func (s span) union(o span) span { return span{min(s.first, o.first), max(s.last, o.last)} }
 
 // spanReader finds the exact log times of channels' first and last messages
 // from the summary: it reads the message index records (or, for a chunk
@@ -37,14 +24,14 @@ type spanReader struct {
 	// lists holds, per channel, the chunks with message index records of
 	// it; unindexed the spans found in the chunks without any.
 	lists     map[uint16]*channelChunks
-	unindexed map[uint16]span
+	unindexed map[uint16]chunked.Span
 	// lost bounds the chunks without message index records that could not
 	// be read (with WithSkipBad).
-	lost     span
+	lost     chunked.Span
 	haveLost bool
 
-	indexed map[chunkChannel]spanResult          // message index record reads
-	chunks  map[*mcap.ChunkIndex]map[uint16]span // chunk reads
+	indexed map[chunkChannel]spanResult                  // message index record reads
+	chunks  map[*mcap.ChunkIndex]map[uint16]chunked.Span // chunk reads
 	buf     []byte
 	dec     decoders
 }
@@ -59,29 +46,24 @@ type chunkChannel struct {
 }
 
 type spanResult struct {
-	s  span
+	s  chunked.Span
 	ok bool // the chunk holds messages of the channel
 }
 
 func newSpanReader(ra io.ReaderAt, file string, ix *index, opts options) *spanReader {
 	return &spanReader{ra: ra, file: file, ix: ix, opts: opts,
-		lists: map[uint16]*channelChunks{}, unindexed: map[uint16]span{},
-		indexed: map[chunkChannel]spanResult{}, chunks: map[*mcap.ChunkIndex]map[uint16]span{}}
+		lists: map[uint16]*channelChunks{}, unindexed: map[uint16]chunked.Span{},
+		indexed: map[chunkChannel]spanResult{}, chunks: map[*mcap.ChunkIndex]map[uint16]chunked.Span{}}
 }
 
 // load lists the chunks of each channel and reads the chunks that have no
 // message index records (they may hold any channel).
 func (sr *spanReader) load() error {
-	start := func(a, b *mcap.ChunkIndex) int {
-		return cmp.Or(cmp.Compare(a.MessageStartTime, b.MessageStartTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
-	}
-	end := func(a, b *mcap.ChunkIndex) int {
-		return cmp.Or(cmp.Compare(a.MessageEndTime, b.MessageEndTime), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
-	}
+	// By start time, ties in file order.
 	order := slices.Clone(sr.ix.chunks)
-	if !slices.IsSortedFunc(order, start) {
-		slices.SortFunc(order, start)
-	}
+	slices.SortFunc(order, func(a, b *mcap.ChunkIndex) int {
+		return cmp.Or(cmp.Compare(chunkStart(a), chunkStart(b)), cmp.Compare(a.ChunkStartOffset, b.ChunkStartOffset))
+	})
 	for _, ci := range order {
 		if len(ci.MessageIndexOffsets) == 0 {
 			if ci.UncompressedSize == 0 {
@@ -92,16 +74,16 @@ func (sr *spanReader) load() error {
 				if !sr.opts.skipBad {
 					return err
 				}
-				b := span{ci.MessageStartTime, ci.MessageEndTime}
+				b := chunked.Span{First: chunkStart(ci), Last: chunkEnd(ci)}
 				if sr.haveLost {
-					b = b.union(sr.lost)
+					b = b.Union(sr.lost)
 				}
 				sr.lost, sr.haveLost = b, true
 				continue
 			}
 			for id, s := range spans {
 				if u, ok := sr.unindexed[id]; ok {
-					s = s.union(u)
+					s = s.Union(u)
 				}
 				sr.unindexed[id] = s
 			}
@@ -117,26 +99,19 @@ func (sr *spanReader) load() error {
 		}
 	}
 	for _, l := range sr.lists {
-		l.byEnd = l.byStart
-		if !slices.IsSortedFunc(l.byEnd, end) {
-			l.byEnd = slices.Clone(l.byStart)
-			slices.SortFunc(l.byEnd, end)
-		}
+		l.byStart, l.byEnd = chunked.ByTime(l.byStart, chunkStart, chunkEnd)
 	}
 	return nil
 }
 
 // channel returns the log times of the first and last messages of channel
-// id; ok is false when no chunk holds a message of it.
-//
-// The chunks are taken by start time until one starts at or after the
-// earliest message found so far, and by end time (latest first) until one
-// ends at or before the latest found: usually one chunk each.
+// id (see chunked.Extremes); ok is false when no chunk holds a message of
+// it.
 //
 // With WithSkipBad a chunk that cannot be read counts as holding messages
 // of the channel at its index's start and end times, and a channel found
 // nowhere is bounded by the unreadable chunks without message indexes.
-func (sr *spanReader) channel(id uint16) (s span, ok bool, err error) {
+func (sr *spanReader) channel(id uint16) (s chunked.Span, ok bool, err error) {
 	s, ok = sr.unindexed[id]
 	l := sr.lists[id]
 	if l == nil {
@@ -145,30 +120,10 @@ func (sr *spanReader) channel(id uint16) (s span, ok bool, err error) {
 		}
 		return s, ok, nil
 	}
-	first, last := ok, ok // s.first and s.last are set
-	for _, ci := range l.byStart {
-		if first && ci.MessageStartTime >= s.first {
-			break
-		}
-		cs, in, err := sr.chunkChannel(ci, id)
-		if err != nil {
-			return span{}, false, err
-		}
-		if in && (!first || cs.first < s.first) {
-			s.first, first = cs.first, true
-		}
-	}
-	for _, ci := range slices.Backward(l.byEnd) {
-		if last && ci.MessageEndTime <= s.last {
-			break
-		}
-		cs, in, err := sr.chunkChannel(ci, id)
-		if err != nil {
-			return span{}, false, err
-		}
-		if in && (!last || cs.last > s.last) {
-			s.last, last = cs.last, true
-		}
+	s, first, last, err := chunked.Extremes(l.byStart, l.byEnd, chunkStart, chunkEnd, s, ok,
+		func(ci *mcap.ChunkIndex) (chunked.Span, bool, error) { return sr.chunkChannel(ci, id) })
+	if err != nil {
+		return chunked.Span{}, false, err
 	}
 	if !first && sr.haveLost {
 		return sr.lost, true, nil
@@ -176,9 +131,12 @@ func (sr *spanReader) channel(id uint16) (s span, ok bool, err error) {
 	return s, first && last, nil
 }
 
+func chunkStart(ci *mcap.ChunkIndex) int64 { return int64(ci.MessageStartTime) }
+func chunkEnd(ci *mcap.ChunkIndex) int64   { return int64(ci.MessageEndTime) }
+
 // chunkChannel returns the span of channel id's messages in chunk ci, from
 // its message index record when that is sound, else from the chunk.
-func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (span, bool, error) {
+func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (chunked.Span, bool, error) {
 	key := chunkChannel{ci, id}
 	if r, done := sr.indexed[key]; done {
 		return r.s, r.ok, nil
@@ -190,9 +148,9 @@ func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (span, bool, 
 	spans, err := sr.chunk(ci)
 	if err != nil {
 		if sr.opts.skipBad {
-			return span{ci.MessageStartTime, ci.MessageEndTime}, true, nil
+			return chunked.Span{First: chunkStart(ci), Last: chunkEnd(ci)}, true, nil
 		}
-		return span{}, false, err
+		return chunked.Span{}, false, err
 	}
 	s, in := spans[id]
 	return s, in, nil
@@ -201,22 +159,22 @@ func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (span, bool, 
 // messageIndex reads the message index record of channel id at off that
 // follows chunk ci and returns the span of its entries (in is false when it
 // has none). ok is false when the record is unreadable or does not match.
-func (sr *spanReader) messageIndex(ci *mcap.ChunkIndex, id uint16, off uint64) (s span, in, ok bool) {
+func (sr *spanReader) messageIndex(ci *mcap.ChunkIndex, id uint16, off uint64) (s chunked.Span, in, ok bool) {
 	fr, err := readFrame(sr.ra, sr.file, int64(off), sr.ix.messageIndexEnd(ci))
 	if err != nil || fr.op != mcap.OpMessageIndex || fr.bodyLen < 6 {
-		return span{}, false, false
+		return chunked.Span{}, false, false
 	}
 	sr.buf, err = readBody(sr.ra, sr.file, fr, sr.buf)
 	if err != nil {
-		return span{}, false, false
+		return chunked.Span{}, false, false
 	}
 	b := sr.buf
 	n := uint64(binary.LittleEndian.Uint32(b[2:]))
 	if binary.LittleEndian.Uint16(b) != id || n%16 != 0 || n > uint64(len(b)-6) {
-		return span{}, false, false
+		return chunked.Span{}, false, false
 	}
 	for e := b[6 : 6+n]; len(e) > 0; e = e[16:] {
-		s = s.with(binary.LittleEndian.Uint64(e), !in)
+		s = s.With(int64(binary.LittleEndian.Uint64(e)), !in)
 		in = true
 	}
 	return s, in, true
@@ -224,7 +182,7 @@ func (sr *spanReader) messageIndex(ci *mcap.ChunkIndex, id uint16, off uint64) (
 
 // chunk reads and decompresses chunk ci and returns the span of each
 // channel's messages in it.
-func (sr *spanReader) chunk(ci *mcap.ChunkIndex) (map[uint16]span, error) {
+func (sr *spanReader) chunk(ci *mcap.ChunkIndex) (map[uint16]chunked.Span, error) {
 	if spans, ok := sr.chunks[ci]; ok {
 		return spans, nil
 	}
@@ -248,7 +206,7 @@ func (sr *spanReader) chunk(ci *mcap.ChunkIndex) (map[uint16]span, error) {
 	if err != nil {
 		return nil, err
 	}
-	spans := map[uint16]span{}
+	spans := map[uint16]chunked.Span{}
 	err = chunkRecords(sr.file, off, records, func(op mcap.OpCode, _ int, body []byte) error {
 		if op != mcap.OpMessage {
 			return nil
@@ -258,7 +216,7 @@ func (sr *spanReader) chunk(ci *mcap.ChunkIndex) (map[uint16]span, error) {
 			return err
 		}
 		s, seen := spans[id]
-		spans[id] = s.with(lt, !seen)
+		spans[id] = s.With(int64(lt), !seen)
 		return nil
 	})
 	if err != nil {
@@ -284,13 +242,13 @@ func (sr *spanReader) close() { sr.dec.close() }
 // spans returns the span of every channel that per counts messages on, or
 // ok false when the chunks do not hold a message of one of them (the
 // summary does not describe the data; a scan will).
-func (ix *index) spans(ra io.ReaderAt, file string, opts options, per map[uint16]uint64) (map[uint16]span, bool, error) {
+func (ix *index) spans(ra io.ReaderAt, file string, opts options, per map[uint16]uint64) (map[uint16]chunked.Span, bool, error) {
 	sr := newSpanReader(ra, file, ix, opts)
 	defer sr.close()
 	if err := sr.load(); err != nil {
 		return nil, false, err
 	}
-	out := make(map[uint16]span, len(per))
+	out := make(map[uint16]chunked.Span, len(per))
 	for _, id := range ix.channelIDs {
 		if per[id] == 0 {
 			continue

@@ -156,9 +156,9 @@ func testStudyCRC(t *testing.T, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(probs) != 2 || probs[0].Offset != victim || probs[0].Severity != mcapfile.SeverityError ||
+	if len(probs) != 2 || probs[0].Offset != victim || probs[0].Severity != record.SeverityError ||
 		!strings.HasPrefix(probs[0].Message, "chunk.uncompressed_crc: CRC mismatch: computed ") ||
-		probs[1].Severity != mcapfile.SeverityError || !strings.HasPrefix(probs[1].Message, "data_end.data_section_crc: CRC mismatch: computed ") {
+		probs[1].Severity != record.SeverityError || !strings.HasPrefix(probs[1].Message, "data_end.data_section_crc: CRC mismatch: computed ") {
 		t.Errorf("Check: %v", probs)
 	}
 	for _, p := range probs {
@@ -179,7 +179,7 @@ func testStudyCRC(t *testing.T, dir string) {
 	}
 	s := rep.Skipped[0]
 	if s.Offset != victim || !s.Unverified || s.Kept != uint64(len(inVictim)) || s.Dropped != 0 ||
-		!strings.HasPrefix(s.Reason, "chunk.uncompressed_crc: CRC mismatch: computed ") || !strings.HasSuffix(s.Reason, "messages kept, their content may be damaged") {
+		!strings.HasPrefix(s.Reason(), "chunk.uncompressed_crc: CRC mismatch: computed ") || !strings.HasSuffix(s.Reason(), "messages kept, their content may be damaged") {
 		t.Errorf("skipped %+v", s)
 	}
 	got := fileOrder(t, out, false)

@@ -80,3 +80,42 @@ func WithFile(err error, file string, base int64, topic string) error {
 	}
 	return &Error{File: file, Offset: base, Topic: topic, Err: err}
 }
+
+// Brief is the text of e without its file name and byte offset, for a
+// caller that prints those itself (a Problem, a Skipped note): "topic /x:
+// a.b: truncated: detail".
+func (e *Error) Brief() string {
+	var parts []string
+	if e.Topic != "" {
+		parts = append(parts, "topic "+e.Topic)
+	}
+	if e.Field != "" {
+		parts = append(parts, e.Field)
+	}
+	if e.Err != nil {
+		parts = append(parts, e.Err.Error())
+	}
+	if e.Detail != "" {
+		parts = append(parts, e.Detail)
+	}
+	return strings.Join(parts, ": ")
+}
+
+// Brief is err's text without a file name and byte offset when err is
+// (or wraps) an *Error, else its whole text.
+func Brief(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Brief()
+	}
+	return err.Error()
+}
+
+// OffsetOf is the byte offset err names, or -1.
+func OffsetOf(err error) int64 {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Offset
+	}
+	return -1
+}

@@ -46,7 +46,8 @@ type Message struct {
 	Sequence uint64
 	// Source is the path of the file the message came from.
 	Source string
-	// Offset is the byte offset of the message record in its file, or -1.
+	// Offset is the byte offset of the message record in its file; inside
+	// a compressed chunk, the offset of the chunk record; -1 if unknown.
 	Offset int64
 	Data   []byte
 }
