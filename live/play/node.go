@@ -2,6 +2,8 @@ package play
 
 import (
 	"context"
+	"encoding/binary"
+	"sync/atomic"
 
 	"github.com/baglab/baglab/live/rosnode"
 )
@@ -19,4 +21,26 @@ func (a NodeAdvertiser) Advertise(t Topic) (Publisher, error) {
 // flusher is a publisher that can wait until what it published is sent.
 type flusher interface {
 	Flush(ctx context.Context) error
+}
+
+// RateControl subscribes on n to topic, whose messages begin with a
+// std_msgs/Header, and returns an Options.RateControl that reports the
+// last header stamp received (rosbag play --rate-control-topic reads the
+// same bytes: the stamp after the uint32 seq).
+func RateControl(n *rosnode.Node, topic string) (func() (int64, bool), error) {
+	var last atomic.Int64
+	last.Store(-1)
+	_, err := n.Subscribe(topic, rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) {
+		if len(m.Data) >= 12 {
+			sec, nsec := binary.LittleEndian.Uint32(m.Data[4:]), binary.LittleEndian.Uint32(m.Data[8:])
+			last.Store(int64(sec)*1e9 + int64(nsec))
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	return func() (int64, bool) {
+		v := last.Load()
+		return v, v >= 0
+	}, nil
 }

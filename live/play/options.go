@@ -55,6 +55,12 @@ type Options struct {
 	// ReadAhead bounds the bytes of messages read, decompressed and
 	// converted ahead of the schedule.
 	ReadAhead int64
+	// RateControl, when set, returns the last stamp (ns since the epoch)
+	// seen on the rate-control topic and whether one was seen: playback
+	// waits while it is more than RateControlMaxDelay ahead of that stamp
+	// (--rate-control-topic, --rate-control-max-delay).
+	RateControl         func() (stamp int64, ok bool)
+	RateControlMaxDelay time.Duration
 	// Status, when set, receives a status line (\r-terminated) at most
 	// StatusEvery.
 	Status      io.Writer
@@ -74,6 +80,8 @@ func DefaultOptions() Options {
 		ClockHz:     100,
 		ReadAhead:   64 << 20,
 		StatusEvery: 100 * time.Millisecond,
+
+		RateControlMaxDelay: time.Second,
 	}
 }
 
@@ -113,6 +121,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("duration %v: must not be negative", o.Duration)
 	case o.Delay < 0:
 		return fmt.Errorf("delay %v: must not be negative", o.Delay)
+	case o.RateControlMaxDelay < 0:
+		return fmt.Errorf("rate-control-max-delay %v: must not be negative", o.RateControlMaxDelay)
 	case o.SkipEmpty < 0:
 		return fmt.Errorf("skip-empty %v: must not be negative", o.SkipEmpty)
 	case o.Clock && (!(o.ClockHz > 0) || math.IsInf(o.ClockHz, 0)):

@@ -43,6 +43,7 @@ type Player struct {
 	pauseTopicsOn  bool
 	clockPub       Publisher
 	paused         bool
+	delayed        bool // by the rate-control topic
 	step           bool
 	anchorWall     time.Duration // the wall time at which anchorBag is due
 	anchorBag      int64
@@ -335,8 +336,9 @@ func (p *Player) waitFor(ctx context.Context, it item) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if p.paused {
-			if p.step {
+		p.rateControl(now, it.t)
+		if p.stopped() {
+			if p.step && p.paused {
 				p.step = false
 				p.pausedBag = it.t
 				return nil
@@ -354,8 +356,14 @@ func (p *Player) waitFor(ctx context.Context, it item) error {
 			}
 		}
 		due := forever
-		if !p.paused {
+		switch {
+		case p.delayed && !p.paused:
+			due = now + rateControlPoll
+		case !p.stopped():
 			due = p.due(it.t)
+			if p.o.RateControl != nil {
+				due = min(due, now+rateControlPoll)
+			}
 		}
 		if _, _, err := p.sleep(ctx, p.wakeAt(due), nil); err != nil {
 			return err
@@ -382,7 +390,7 @@ func (p *Player) publish(it item) error {
 	p.stats.Messages++
 	p.stats.PerTopic[it.out.topic.Name]++
 	p.prevBag = it.t
-	if !p.paused {
+	if !p.stopped() {
 		p.pausedBag = it.t
 	}
 	p.showStatus(now, it.t)
@@ -402,26 +410,57 @@ func (p *Player) due(t int64) time.Duration {
 // bagNow is the bag time the schedule is at, at wall time now, never past
 // limit (the next message).
 func (p *Player) bagNow(now time.Duration, limit int64) int64 {
-	if p.paused {
+	if p.stopped() {
 		return p.pausedBag
 	}
 	b := p.anchorBag + int64(float64(now-p.anchorWall)*p.o.Rate)
 	return min(b, limit)
 }
 
-// setPaused pauses or resumes at wall time now; on resume the schedule
-// continues from where it stopped.
+// stopped reports whether the schedule stands still: paused, or delayed by
+// the rate-control topic.
+func (p *Player) stopped() bool { return p.paused || p.delayed }
+
+// setPaused pauses or resumes at wall time now.
 func (p *Player) setPaused(now time.Duration, paused bool, limit int64) {
-	if paused == p.paused {
-		return
-	}
-	if paused {
+	p.setStopped(now, limit, func() { p.paused = paused })
+}
+
+// setStopped applies change to the paused and delayed states at wall time
+// now: when the schedule stops it remembers the bag time it stopped at;
+// when it runs again it continues from there.
+func (p *Player) setStopped(now time.Duration, limit int64, change func()) {
+	was := p.stopped()
+	if !was {
 		p.pausedBag = max(p.bagNow(now, limit), p.pausedBag)
-	} else {
+	}
+	change()
+	if was && !p.stopped() {
 		p.anchor(now, p.pausedBag)
 	}
-	p.paused = paused
-	p.showStatus(now, limit)
+	if was != p.stopped() {
+		p.nextStatus = 0
+		p.showStatus(now, limit)
+	}
+}
+
+// rateControlPoll is how often a delayed player looks at the rate-control
+// topic again.
+const rateControlPoll = 10 * time.Millisecond
+
+// rateControl delays playback while the bag time is more than
+// RateControlMaxDelay ahead of the last stamp on the rate-control topic
+// (and until a first stamp arrives), as rosbag play
+// --rate-control-topic does.
+func (p *Player) rateControl(now time.Duration, limit int64) {
+	if p.o.RateControl == nil {
+		return
+	}
+	stamp, ok := p.o.RateControl()
+	behind := !ok || p.bagNow(now, limit)-stamp > int64(p.o.RateControlMaxDelay)
+	if behind != p.delayed {
+		p.setStopped(now, limit, func() { p.delayed = behind })
+	}
 }
 
 // wakeAt is the earliest of due, the next /clock tick and the next status line.
@@ -528,11 +567,14 @@ func (p *Player) showStatus(now time.Duration, limit int64) {
 	}
 	p.nextStatus = now + p.o.StatusEvery
 	state := "RUNNING"
-	if p.paused {
+	switch {
+	case p.paused:
 		state = "PAUSED "
+	case p.delayed:
+		state = "DELAYED"
 	}
 	bag := p.bagNow(now, limit)
-	if limit == math.MaxInt64 && !p.paused && p.prevBag >= 0 {
+	if limit == math.MaxInt64 && !p.stopped() && p.prevBag >= 0 {
 		bag = min(bag, max(p.prevBag, p.viewEnd))
 	}
 	p.status = fmt.Sprintf(" [%s]  Bag Time: %17.6f   Duration: %.6f / %.6f ", state,

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -637,4 +638,72 @@ func cutIndex(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+func TestStatusLineAtMostTenPerSecond(t *testing.T) {
+	var msgs []msg
+	for i := range 2000 { // 2 s at 1 kHz
+		msgs = append(msgs, msg{"/fast", int64(i), fmt.Sprint(i)})
+	}
+	bag := writeRecording(t, ".bag", msgs)
+	var status strings.Builder
+	o := DefaultOptions()
+	o.Status = &status
+	net, _ := play(t, o, 0, bag)
+	sent := net.messages("")
+	span := sent[len(sent)-1].at - sent[0].at
+	lines := strings.Count(status.String(), "\r")
+	if max := int(span/(100*time.Millisecond)) + 2; lines > max || lines < max-4 {
+		t.Errorf("%d status lines over %v, want about one per 100 ms (≤ %d)", lines, span, max)
+	}
+	last := status.String()[strings.LastIndex(status.String(), "\r")+1:]
+	if !strings.Contains(last, "[RUNNING]") || !strings.Contains(last, "Duration: 1.9") || !strings.Contains(last, "/ 1.999000") {
+		t.Errorf("last status line %q", last)
+	}
+	if !strings.HasSuffix(status.String(), "\n") {
+		t.Error("status line not ended by a newline")
+	}
+}
+
+func TestRateControlDelays(t *testing.T) {
+	bag := writeRecording(t, ".bag", threeTopics)
+	r, err := decode.Open(bag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	o := DefaultOptions()
+	o.RateControlMaxDelay = 500 * time.Millisecond
+	clk := &fakeClock{}
+	// The controlling node is at 100 ms of bag time until 5 s of wall
+	// time, then far ahead.
+	o.RateControl = func() (int64, bool) {
+		if clk.now() < 5*time.Second {
+			return t0 + 100e6, true
+		}
+		return t0 + 10e9, true
+	}
+	p, err := New(r, decode.NewResolver(nil), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.clk = clk
+	net := &fakeNet{clk: clk}
+	if _, err := p.Run(context.Background(), net); err != nil {
+		t.Fatal(err)
+	}
+	at, _ := offsets(net.messages(""))
+	// a0..a2 (up to 200 ms) on schedule; b1 (1200 ms) waits until 5 s, when
+	// the bag time is resumed from 600 ms (100 ms + the 500 ms allowed).
+	if !equalFloats(at[:5], []float64{0, 10, 100, 150, 200}) {
+		t.Errorf("before the delay: %v", at[:5])
+	}
+	first := net.messages("")[0].at
+	b1 := float64(5*time.Second-first)/1e6 + 600
+	if d := at[5] - b1; d < -20 || d > 20 { // the player looks every 10 ms
+		t.Errorf("b1 at %v ms, want about %v", at[5], b1)
+	}
+	if d := at[6] - at[5]; d < 100-1e-6 || d > 100+1e-6 {
+		t.Errorf("a3 %v ms after b1, want 100", d)
+	}
 }
