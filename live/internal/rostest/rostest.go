@@ -133,12 +133,18 @@ type Proc struct {
 // Dir/NAME.log, in its own process group; the test's cleanup stops it.
 func (m *Master) Start(t testing.TB, name string, prog string, args ...string) *Proc {
 	t.Helper()
+	return m.StartEnv(t, name, nil, prog, args...)
+}
+
+// StartEnv is Start with extra environment variables (KEY=VALUE).
+func (m *Master) StartEnv(t testing.TB, name string, env []string, prog string, args ...string) *Proc {
+	t.Helper()
 	f, err := os.Create(filepath.Join(m.Dir, name+".log"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(prog, args...)
-	cmd.Env = m.Env()
+	cmd.Env = append(m.Env(), env...)
 	cmd.Dir = m.Dir
 	cmd.Stdout, cmd.Stderr = f, f
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -1,0 +1,236 @@
+package rosnode_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/live/tcpros"
+	"github.com/baglab/baglab/live/xmlrpc"
+)
+
+// fakeMaster answers registrations; registerSubscriber names publishers.
+func fakeMaster(t *testing.T, publishers ...string) string {
+	t.Helper()
+	pubs := make([]any, len(publishers))
+	for i, p := range publishers {
+		pubs[i] = p
+	}
+	s := httptest.NewServer(&xmlrpc.Server{Handle: func(method string, params []any) (any, error) {
+		switch method {
+		case "registerSubscriber":
+			return []any{1, "", pubs}, nil
+		case "registerPublisher":
+			return []any{1, "", []any{}}, nil
+		case "unregisterSubscriber", "unregisterPublisher":
+			return []any{1, "", 1}, nil
+		case "getUri":
+			return []any{1, "", "http://fake/"}, nil
+		}
+		return nil, fmt.Errorf("fake master: no %s", method)
+	}})
+	t.Cleanup(s.Close)
+	return s.URL + "/"
+}
+
+type logs struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logs) logf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+}
+
+func (l *logs) waitFor(t *testing.T, sub string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		l.mu.Lock()
+		for _, s := range l.lines {
+			if strings.Contains(s, sub) {
+				l.mu.Unlock()
+				return
+			}
+		}
+		l.mu.Unlock()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t.Fatalf("no log line contains %q; got %q", sub, l.lines)
+}
+
+// tcprosPort asks the node's slave API for its TCPROS endpoint.
+func tcprosPort(t *testing.T, n *rosnode.Node, topic string) string {
+	t.Helper()
+	var c xmlrpc.Client
+	v, err := c.Call(context.Background(), n.URI(), "requestTopic", "/peer", topic, []any{[]any{"TCPROS"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := v.([]any)[2].([]any)
+	return net.JoinHostPort(ep[1].(string), fmt.Sprint(ep[2].(int)))
+}
+
+// Malformed headers from a subscriber close only that connection, with a
+// logged reason; a well-formed subscriber is still served.
+func TestPublisherSurvivesMalformedHeaders(t *testing.T) {
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/pub", MasterURI: fakeMaster(t), Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	pub, err := n.Advertise("/x", rosnode.TopicInfo{Type: "std_msgs/String", MD5: "992ce8a1687cec8c8bd883ec73ca41d1", Definition: "string data\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := tcprosPort(t, n, "/x")
+	for _, tc := range []struct {
+		name, log string
+		send      []byte
+	}{
+		{"huge length", "length over limit", []byte{0xff, 0xff, 0xff, 0x7f}},
+		{"field past end", "claims 100 bytes", append(binary.LittleEndian.AppendUint32(nil, 8), 100, 0, 0, 0, 'a', '=', 'b', 'c')},
+		{"no equals sign", "no key=value", append(binary.LittleEndian.AppendUint32(nil, 7), 3, 0, 0, 0, 'a', 'b', 'c')},
+		{"cut short", "unexpected EOF", binary.LittleEndian.AppendUint32(nil, 50)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := net.Dial("tcp", addr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			c.Write(tc.send)
+			if tc.name == "cut short" {
+				c.(*net.TCPConn).CloseWrite()
+			}
+			c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			if _, err := io.ReadAll(c); err != nil {
+				t.Fatalf("connection not closed by the node: %v", err)
+			}
+			l.waitFor(t, tc.log)
+		})
+	}
+	// A subscriber asking for the wrong md5sum gets an error header.
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tcpros.WriteHeader(c, tcpros.Header{{Key: "callerid", Value: "/bad"}, {Key: "topic", Value: "/x"}, {Key: "md5sum", Value: "0123"}, {Key: "type", Value: "other/Type"}})
+	h, err := tcpros.ReadHeader(c)
+	c.Close()
+	if err != nil || !strings.Contains(h.Value("error"), "datatype/md5sum") {
+		t.Fatalf("wrong md5sum: header %v, %v", h, err)
+	}
+	// A good subscriber still gets messages.
+	c, err = net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	tcpros.WriteHeader(c, tcpros.Header{{Key: "callerid", Value: "/good"}, {Key: "topic", Value: "/x"}, {Key: "md5sum", Value: "*"}, {Key: "type", Value: "*"}, {Key: "tcp_nodelay", Value: "1"}})
+	if h, err = tcpros.ReadHeader(c); err != nil || h.Value("type") != "std_msgs/String" || h.Value("callerid") != "/pub" {
+		t.Fatalf("good subscriber: header %v, %v", h, err)
+	}
+	if err := pub.WaitForSubscribers(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+	pub.Publish([]byte{2, 0, 0, 0, 'h', 'i'})
+	frame, err := tcpros.ReadFrame(c, nil, 100)
+	if err != nil || string(frame) != "\x02\x00\x00\x00hi" {
+		t.Fatalf("frame %q, %v", frame, err)
+	}
+}
+
+// Malformed XML-RPC to the slave API gets a fault and a log line; the node
+// keeps answering.
+func TestSlaveAPISurvivesMalformedXML(t *testing.T) {
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/n", MasterURI: fakeMaster(t), Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	for _, body := range []string{"garbage", "<methodCall><methodName>getPid</methodName><params><param><value><array><data>" + strings.Repeat("<value><array><data>", 100),
+		"<methodCall><methodName>x</methodName><params><param><value><i4>nope</i4></value></param></params></methodCall>"} {
+		resp, err := http.Post(n.URI(), "text/xml", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = xmlrpc.DecodeResponse(resp.Body)
+		resp.Body.Close()
+		if _, ok := err.(*xmlrpc.Fault); !ok {
+			t.Fatalf("malformed call %.30q: got %v, want a fault", body, err)
+		}
+	}
+	l.waitFor(t, "slave API: bad request")
+	var c xmlrpc.Client
+	v, err := c.Call(context.Background(), n.URI(), "getPid", "/peer")
+	if err != nil || v.([]any)[0] != 1 {
+		t.Fatalf("getPid after bad requests: %v, %v", v, err)
+	}
+}
+
+// A publisher sending a frame over MaxMessage loses that connection with
+// a log line; the subscriber reconnects and receives what follows.
+func TestSubscriberDropsOversizedFrame(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for i := 0; ; i++ {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			tcpros.ReadHeader(c)
+			tcpros.WriteHeader(c, tcpros.Header{{Key: "callerid", Value: "/evil"}, {Key: "latching", Value: "0"}, {Key: "md5sum", Value: "abc"},
+				{Key: "message_definition", Value: "string data\n"}, {Key: "topic", Value: "/y"}, {Key: "type", Value: "std_msgs/String"}})
+			if i == 0 {
+				c.Write(binary.LittleEndian.AppendUint32(nil, 2000))
+				c.Write(bytes.Repeat([]byte{1}, 100))
+			} else {
+				tcpros.WriteFrame(c, []byte("ok"))
+			}
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	slave := httptest.NewServer(&xmlrpc.Server{Handle: func(method string, params []any) (any, error) {
+		return []any{1, "", []any{"TCPROS", "127.0.0.1", port}}, nil
+	}})
+	defer slave.Close()
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, slave.URL+"/"), MaxMessage: 1024, Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	got := make(chan *rosnode.Message, 10)
+	if _, err := n.Subscribe("/y", rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) { got <- m }}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-got:
+		if string(m.Data) != "ok" || m.Conn.Header.Value("callerid") != "/evil" || m.Conn.Header.Value("md5sum") != "abc" {
+			t.Fatalf("message %q header %v", m.Data, m.Conn.Header)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message after reconnecting")
+	}
+	l.waitFor(t, "frame of 2000 bytes, limit 1024")
+}

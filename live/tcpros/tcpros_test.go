@@ -1,0 +1,108 @@
+package tcpros
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+)
+
+// rospyHeader is the connection header rospy 1.15 sends as a publisher of
+// std_msgs/String (the fields and order rospy uses, encoded by hand).
+func rospyHeader() []byte {
+	var b []byte
+	for _, f := range []string{"callerid=/talker", "latching=1", "md5sum=992ce8a1687cec8c8bd883ec73ca41d1",
+		"message_definition=string data\n", "topic=/chatter", "type=std_msgs/String"} {
+		b = binary.LittleEndian.AppendUint32(b, uint32(len(f)))
+		b = append(b, f...)
+	}
+	return append(binary.LittleEndian.AppendUint32(nil, uint32(len(b))), b...)
+}
+
+func TestHeaderRoundTrip(t *testing.T) {
+	h, err := ReadHeader(bytes.NewReader(rospyHeader()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Value("latching") != "1" || h.Value("message_definition") != "string data\n" || len(h) != 6 || h[0].Key != "callerid" {
+		t.Fatalf("header %v", h)
+	}
+	if _, ok := h.Get("error"); ok {
+		t.Fatal("absent key found")
+	}
+	var b bytes.Buffer
+	if err := WriteHeader(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b.Bytes(), rospyHeader()) {
+		t.Fatal("re-encoded header differs from the wire bytes")
+	}
+	// A value may hold '='.
+	h2, err := ParseHeader(Header{{Key: "k", Value: "a=b"}}.Encode())
+	if err != nil || h2.Value("k") != "a=b" {
+		t.Fatalf("%v %v", h2, err)
+	}
+}
+
+func TestReadFrameBounds(t *testing.T) {
+	big := binary.LittleEndian.AppendUint32(nil, 1<<30)
+	if _, err := ReadFrame(bytes.NewReader(big), nil, 1<<20); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("over limit: %v", err)
+	}
+	// A frame announced large but cut short costs only what arrived.
+	cut := append(binary.LittleEndian.AppendUint32(nil, 100<<20), make([]byte, 10)...)
+	if b, err := ReadFrame(bytes.NewReader(cut), nil, 1<<30); err != io.ErrUnexpectedEOF || b != nil {
+		t.Fatalf("cut frame: %v", err)
+	}
+	// Frames larger than the growth step arrive whole; small ones reuse buf.
+	payload := bytes.Repeat([]byte("x"), 3*growStep+5)
+	var w bytes.Buffer
+	WriteFrame(&w, payload)
+	WriteFrame(&w, []byte("small"))
+	got, err := ReadFrame(&w, nil, 1<<30)
+	if err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("large frame: %d bytes, %v", len(got), err)
+	}
+	small, err := ReadFrame(&w, got, 1<<30)
+	if err != nil || string(small) != "small" || &small[0] != &got[0] {
+		t.Fatalf("small frame %q, %v (buffer reused: %v)", small, err, &small[0] == &got[0])
+	}
+	if _, err := ReadFrame(&w, nil, 10); err != io.EOF {
+		t.Fatalf("at the end: %v", err)
+	}
+}
+
+func FuzzParseHeader(f *testing.F) {
+	f.Add(rospyHeader()[4:])
+	f.Add([]byte{})
+	f.Add([]byte{5, 0, 0, 0, 'a', '=', 'b'})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		h, err := ParseHeader(b)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) {
+				t.Fatalf("error %v does not wrap ErrMalformed", err)
+			}
+			return
+		}
+		h2, err := ParseHeader(h.Encode())
+		if err != nil || !reflect.DeepEqual(h, h2) {
+			t.Fatalf("re-parsed %v, %v; want %v", h2, err, h)
+		}
+	})
+}
+
+func FuzzReadFrame(f *testing.F) {
+	f.Add(rospyHeader(), 64)
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff}, 1<<30)
+	f.Fuzz(func(t *testing.T, b []byte, limit int) {
+		if limit < 0 {
+			limit = -limit
+		}
+		got, err := ReadFrame(bytes.NewReader(b), nil, limit)
+		if err == nil && (len(got) > limit || len(got) > len(b)) {
+			t.Fatalf("frame of %d bytes from %d input, limit %d", len(got), len(b), limit)
+		}
+	})
+}
