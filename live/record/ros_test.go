@@ -14,7 +14,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/live/internal/rostest"
+	"github.com/baglab/baglab/internal/rostest"
 	"github.com/baglab/baglab/live/rosnode"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode/bag"
-	"github.com/baglab/baglab/live/internal/rostest"
+	"github.com/baglab/baglab/internal/rostest"
 )
 
 // pyPublisher publishes N std_msgs/String "NAME-i" at RATE Hz on TOPIC once

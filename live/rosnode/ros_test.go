@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/live/internal/rostest"
+	"github.com/baglab/baglab/internal/rostest"
 	"github.com/baglab/baglab/live/rosnode"
 )
 

@@ -1,0 +1,225 @@
+// Package rostest runs Debian's real ROS1 as a test peer: a roscore on a
+// free loopback port with its own ROS_HOME and ROS_LOG_DIR, and peer
+// processes (rostopic, rosbag, rospy scripts) in their own process
+// groups, each stopped by signalling only that group.
+//
+// When ROS is not installed a test skips with one line saying so, unless
+// the CI environment variable is set: then it fails (internal/testenv).
+package rostest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/live/rosnode"
+)
+
+// Python is the interpreter for rospy peers (Debian's, not the first
+// python3 on PATH).
+const Python = testenv.Python
+
+// Require skips (or, under CI, fails) t unless every named peer of
+// testenv.RequirePeer ("rostopic", "rosbag", "rospy", …) is usable.
+func Require(t testing.TB, peers ...string) {
+	t.Helper()
+	testenv.RequirePeer(t, peers...)
+}
+
+// Master is a running roscore.
+type Master struct {
+	URI string
+	Dir string // temp dir holding ROS_HOME, ROS_LOG_DIR and peer logs
+	env []string
+}
+
+// FreePort returns a free loopback TCP port.
+func FreePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// StartMaster starts `roscore -p PORT` for the test and stops it (its
+// process group only) when the test ends.
+func StartMaster(t testing.TB) *Master {
+	t.Helper()
+	Require(t, "roscore", "rospy", "ros-msgs")
+	dir := t.TempDir()
+	port := FreePort(t)
+	m := &Master{URI: fmt.Sprintf("http://127.0.0.1:%d/", port), Dir: dir}
+	for _, d := range []string{"home", "log"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "ROS_MASTER_URI", "ROS_IP", "ROS_HOSTNAME", "ROS_HOME", "ROS_LOG_DIR", "ROS_NAMESPACE", "PYTHONPATH", "PYTHONHOME":
+			continue
+		}
+		m.env = append(m.env, kv)
+	}
+	m.env = append(m.env, "ROS_MASTER_URI="+m.URI, "ROS_IP=127.0.0.1",
+		"ROS_HOME="+filepath.Join(dir, "home"), "ROS_LOG_DIR="+filepath.Join(dir, "log"), "PYTHONUNBUFFERED=1")
+	m.Start(t, "roscore", "roscore", "-p", strconv.Itoa(port))
+	deadline := time.Now().Add(60 * time.Second)
+	mc := rosnode.NewMaster(m.URI, "/rostest")
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := mc.GetURI(ctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("roscore on port %d not up after 60 s: %v\n%s", port, err, m.Log("roscore"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return m
+}
+
+// Env is the environment for processes talking to this master.
+func (m *Master) Env() []string { return append([]string(nil), m.env...) }
+
+// Setenv points this process's ROS environment at the master for the
+// test's duration.
+func (m *Master) Setenv(t *testing.T) {
+	t.Setenv("ROS_MASTER_URI", m.URI)
+	t.Setenv("ROS_IP", "127.0.0.1")
+	t.Setenv("ROS_HOSTNAME", "")
+	t.Setenv("ROS_NAMESPACE", "")
+}
+
+// Log returns what the named peer printed so far.
+func (m *Master) Log(name string) string {
+	b, _ := os.ReadFile(filepath.Join(m.Dir, name+".log"))
+	return string(b)
+}
+
+// Proc is a peer process in its own process group.
+type Proc struct {
+	Cmd  *exec.Cmd
+	done chan struct{}
+	once sync.Once
+	err  error
+}
+
+// Start runs a peer with the master's environment, output to
+// Dir/NAME.log, in its own process group; the test's cleanup stops it.
+func (m *Master) Start(t testing.TB, name string, prog string, args ...string) *Proc {
+	t.Helper()
+	return m.StartEnv(t, name, nil, prog, args...)
+}
+
+// StartEnv is Start with extra environment variables (KEY=VALUE).
+func (m *Master) StartEnv(t testing.TB, name string, env []string, prog string, args ...string) *Proc {
+	t.Helper()
+	f, err := os.Create(filepath.Join(m.Dir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(prog, args...)
+	cmd.Env = append(m.Env(), env...)
+	cmd.Dir = m.Dir
+	cmd.Stdout, cmd.Stderr = f, f
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		t.Fatalf("start %s: %v", name, err)
+	}
+	p := &Proc{Cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		f.Close()
+		close(p.done)
+	}()
+	t.Cleanup(func() { p.Stop(syscall.SIGINT, 10*time.Second) })
+	return p
+}
+
+// Output runs a peer to completion (bounded by timeout) and returns its
+// combined output.
+func (m *Master) Output(t testing.TB, timeout time.Duration, prog string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Env = m.Env()
+	cmd.Dir = m.Dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return "", err
+	}
+	p := &Proc{Cmd: cmd, done: make(chan struct{})}
+	go func() {
+		p.err = cmd.Wait()
+		close(p.done)
+	}()
+	select {
+	case <-p.done:
+	case <-time.After(timeout):
+		p.Stop(syscall.SIGKILL, time.Second)
+		return out.String(), fmt.Errorf("%s timed out after %s", prog, timeout)
+	}
+	return out.String(), p.err
+}
+
+// Done is closed when the process has exited.
+func (p *Proc) Done() <-chan struct{} { return p.done }
+
+// Wait waits for the process to exit by itself, at most timeout.
+func (p *Proc) Wait(timeout time.Duration) error {
+	select {
+	case <-p.done:
+		return p.err
+	case <-time.After(timeout):
+		return fmt.Errorf("%s still running after %s", p.Cmd.Path, timeout)
+	}
+}
+
+// Signal sends sig to the process group.
+func (p *Proc) Signal(sig syscall.Signal) {
+	_ = syscall.Kill(-p.Cmd.Process.Pid, sig)
+}
+
+// Stop sends sig to the process group, waits up to grace, then kills the
+// group. It returns the process's exit error.
+func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) error {
+	p.once.Do(func() {
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		p.Signal(sig)
+		select {
+		case <-p.done:
+		case <-time.After(grace):
+			p.Signal(syscall.SIGKILL)
+			<-p.done
+		}
+		// Children left in the group (roscore's rosmaster and rosout)
+		// go with it.
+		p.Signal(syscall.SIGKILL)
+	})
+	<-p.done
+	return p.err
+}
