@@ -9,6 +9,7 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 var registry = msgdef.Default()
@@ -59,7 +60,8 @@ func runPython(t *testing.T, script string, input, out any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command("/usr/bin/python3", "-c", script)
+	testenv.RequirePeer(t, "numpy")
+	cmd := exec.Command(testenv.Python, "-c", script)
 	cmd.Stdin = bytes.NewReader(in)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

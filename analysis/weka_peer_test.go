@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // wekaPeer runs the real Weka EM (Debian's weka.jar) through
@@ -25,6 +27,7 @@ type wekaPeerResult struct {
 
 func runWekaPeer(t *testing.T, sets [][][]float64) []wekaPeerResult {
 	t.Helper()
+	testenv.RequirePeer(t, "weka", "java")
 	var in bytes.Buffer
 	for _, rows := range sets {
 		for _, r := range rows {

@@ -24,6 +24,7 @@ import (
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // duckResult is one statement's result from testdata/duckdb/query.mjs.
@@ -37,6 +38,7 @@ type duckResult struct {
 // independent Parquet reader of these tests.
 func duckdb(t *testing.T, statements ...string) []duckResult {
 	t.Helper()
+	testenv.RequirePeer(t, "duckdb")
 	_, here, _, _ := runtime.Caller(0)
 	script := filepath.Join(filepath.Dir(here), "..", "testdata", "duckdb", "query.mjs")
 	cmd := exec.Command("node", script, "-")

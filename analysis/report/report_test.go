@@ -13,6 +13,7 @@ import (
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 func results(t *testing.T) []analysis.Result {
@@ -60,6 +61,7 @@ func TestReportInChromium(t *testing.T) {
 		t.Error("page loads external resources")
 	}
 	shot := filepath.Join(dir, "shot.png")
+	testenv.RequirePeer(t, "chromium")
 	cmd := exec.Command("/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+filepath.Join(dir, "profile"),
 		"--window-size=1200,1600", "--screenshot="+shot, "--dump-dom", "file://"+page)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 func sampleTable() *analysis.Table {
@@ -33,8 +34,9 @@ const { DuckDBInstance } = require('@duckdb/node-api');
 
 func duckdb(t *testing.T, sql string) [][]any {
 	t.Helper()
+	testenv.RequirePeer(t, "duckdb")
 	cmd := exec.Command("node", "-e", duckScript, sql)
-	cmd.Dir = "../../testdata/node"
+	cmd.Dir = testenv.NodeDir(t)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("duckdb: %v\n%s", err, out)

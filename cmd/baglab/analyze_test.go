@@ -19,6 +19,7 @@ import (
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // Topics of the study's analysed streams (the /all_types/ topics carry one
@@ -435,6 +436,7 @@ func TestAnalyzeJobs(t *testing.T) {
 // returns the rows of the one result.
 func duckdbQuery(t *testing.T, sql string) []map[string]any {
 	t.Helper()
+	testenv.RequirePeer(t, "duckdb")
 	cmd := exec.Command("node", "../../testdata/duckdb/query.mjs", sql)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -624,7 +626,8 @@ func TestAnalyzeModelsOut(t *testing.T) {
 		checkModels(t, c.path+" (baglab)", got, want)
 	}
 	// Debian python rosbag reads the bag.
-	cmd := exec.Command("/usr/bin/python3", "-c", rosbagModels, bagPath)
+	testenv.RequirePeer(t, "rosbag")
+	cmd := exec.Command(testenv.Python, "-c", rosbagModels, bagPath)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/baglab/baglab/internal/testenv"
 	"github.com/foxglove/mcap/go/mcap"
 )
 
@@ -49,7 +50,8 @@ type rosbagRow struct {
 
 func readWithRosbag(t *testing.T, path string) []rosbagRow {
 	t.Helper()
-	cmd := exec.Command("/usr/bin/python3", "-c", rosbagDump, path)
+	testenv.RequirePeer(t, "rosbag")
+	cmd := exec.Command(testenv.Python, "-c", rosbagDump, path)
 	out, err := cmd.Output()
 	if err != nil {
 		var stderr string
@@ -151,7 +153,7 @@ func TestConvertedBagsReadByRosbag(t *testing.T) {
 	// A real rosbag2 recording whose definitions carry ROS2 constants
 	// (bool true, quoted strings): genpy must accept the ROS1 definitions.
 	fromRosbag2 := filepath.Join(dir, "cdr_test.bag")
-	if _, stderr, code := run(t, "convert", filepath.Join(sharedFixtures(t), "rosbag2/rosbag2_tests/cdr_test"), fromRosbag2); code != 0 {
+	if _, stderr, code := run(t, "convert", testenv.Fixtures(t, "rosbag2", "rosbag2_tests", "cdr_test"), fromRosbag2); code != 0 {
 		t.Fatal(stderr)
 	}
 	rows = readWithRosbag(t, fromRosbag2)
@@ -163,18 +165,6 @@ func TestConvertedBagsReadByRosbag(t *testing.T) {
 			t.Errorf("%s (%s): rosbag built a class without fields: its definition did not load", r.Topic, r.Type)
 		}
 	}
-}
-
-func sharedFixtures(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("BAGLAB_SHARED"); d != "" {
-		return filepath.Join(d, "public-fixtures")
-	}
-	d, err := filepath.Abs("../../../shared/public-fixtures")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
 }
 
 // TestConvertedMCAPReadByLibrary: MCAP that baglab writes from a bag is read

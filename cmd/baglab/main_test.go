@@ -9,12 +9,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // studyDir holds the generated sample study shared by the CLI tests.
@@ -397,7 +399,8 @@ func TestMsgPath(t *testing.T) {
 // topic; --msg-path with the package makes it readable.
 func TestMissingDefinitions(t *testing.T) {
 	dir := t.TempDir()
-	if out, err := exec.Command("/usr/bin/python3", "../../decode/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
+	testenv.RequirePeer(t, "sqlite3")
+	if out, err := exec.Command(testenv.Python, "../../decode/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
 		t.Fatalf("mkdb3.py: %v\n%s", err, out)
 	}
 	old := filepath.Join(dir, "old.db3")
@@ -421,7 +424,7 @@ func TestMissingDefinitions(t *testing.T) {
 }
 
 func TestDoctor(t *testing.T) {
-	noSummary := filepath.Join(sharedFixtures(t), "mcap-conformance/data/NoData/NoData.mcap")
+	const noSummary = "(public fixture NoData.mcap)" // an MCAP without summary, found in the subtest
 	cases := []struct {
 		name string
 		args []string
@@ -436,6 +439,9 @@ func TestDoctor(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if i := slices.Index(c.args, noSummary); i >= 0 {
+				c.args[i] = testenv.Fixtures(t, "mcap-conformance", "data", "NoData", "NoData.mcap")
+			}
 			out, stderr, code := run(t, c.args...)
 			if code != c.code {
 				t.Errorf("exit %d, want %d\n%s%s", code, c.code, out, stderr)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // peerStudy writes a bag with Debian's rosbag and genpy (classes generated
@@ -73,7 +74,8 @@ func TestAnalyzePeerRecording(t *testing.T) {
 		t.Fatal(err)
 	}
 	bagPath := filepath.Join(dir, "peer.bag")
-	out, err := exec.Command("/usr/bin/python3", "-c", peerStudy, bagPath, defsPath).Output()
+	testenv.RequirePeer(t, "rosbag")
+	out, err := exec.Command(testenv.Python, "-c", peerStudy, bagPath, defsPath).Output()
 	if err != nil {
 		t.Fatalf("peer: %v", err)
 	}
