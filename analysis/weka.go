@@ -487,6 +487,20 @@ func growFloats(s []float64, n int) []float64 {
 // e.joint (after prepare).
 func (e *emState) logJoint(row []float64) []float64 {
 	natts := len(row)
+	if natts == 3 { // the learner's x, y, theta, unrolled
+		x0, x1, x2 := row[0], row[1], row[2]
+		for i := 0; i < e.k; i++ {
+			mean := e.mean[i*3 : i*3+3 : i*3+3]
+			twoVar := e.twoVar[i*3 : i*3+3 : i*3+3]
+			logSD := e.logSD[i*3 : i*3+3 : i*3+3]
+			d0, d1, d2 := x0-mean[0], x1-mean[1], x2-mean[2]
+			lp := 0.0 + (-(d0 * d0 / twoVar[0]) - emNormConst - logSD[0]) +
+				(-(d1 * d1 / twoVar[1]) - emNormConst - logSD[1]) +
+				(-(d2 * d2 / twoVar[2]) - emNormConst - logSD[2])
+			e.joint[i] = lp + e.logPrior[i]
+		}
+		return e.joint[:e.k]
+	}
 	for i := 0; i < e.k; i++ {
 		mean := e.mean[i*natts : (i+1)*natts]
 		twoVar := e.twoVar[i*natts : (i+1)*natts]
@@ -562,7 +576,24 @@ func (e *emState) mstep(inst *dataset) error {
 	// row order here. Its per-attribute weight sums are all equal.
 	for l := 0; l < inst.n; l++ {
 		row := inst.row(l)
-		for i, w := range e.weights[l*k : (l+1)*k] {
+		ws := e.weights[l*k : (l+1)*k]
+		if natts == 3 {
+			v0, v1, v2 := row[0], row[1], row[2]
+			q0, q1, q2 := v0*v0, v1*v1, v2*v2
+			for i, w := range ws {
+				mean := e.mean[i*3 : i*3+3 : i*3+3]
+				sd := e.sd[i*3 : i*3+3 : i*3+3]
+				mean[0] += v0 * w
+				mean[1] += v1 * w
+				mean[2] += v2 * w
+				sd[0] += q0 * w
+				sd[1] += q1 * w
+				sd[2] += q2 * w
+				e.wsum[i] += w
+			}
+			continue
+		}
+		for i, w := range ws {
 			mean := e.mean[i*natts : (i+1)*natts]
 			sd := e.sd[i*natts : (i+1)*natts]
 			for j, v := range row {
@@ -754,6 +785,15 @@ func simpleKMeans(d *dataset, k int, seed int32, sc *kmeansScratch) *kmeansResul
 			break
 		}
 	}
+	// The instances in their shuffled order, raw and normalised, so that
+	// every pass below reads memory in order.
+	xs := growFloats(sc.xs, n*natts)
+	ns := growFloats(sc.ns, n*natts)
+	sc.xs, sc.ns = xs, ns
+	for i, p := range perm {
+		copy(xs[i*natts:(i+1)*natts], d.row(p))
+		copy(ns[i*natts:(i+1)*natts], norm[p*natts:(p+1)*natts])
+	}
 	numClusters := len(centroids)
 	cnorm := make([]float64, numClusters*natts)
 	prev := make([]float64, numClusters*natts)
@@ -777,11 +817,11 @@ func simpleKMeans(d *dataset, k int, seed int32, sc *kmeansScratch) *kmeansResul
 		}
 		copy(prev, cn)
 		converged := true
-		for i, p := range perm {
+		for i := range assign {
 			best := assign[i]
 			if !(upper[i]*(1+boundMargin) < lower[i]) {
 				var bestSq, otherSq float64
-				best, bestSq, otherSq = nearest(norm[p*natts:(p+1)*natts], cn)
+				best, bestSq, otherSq = nearest(ns[i*natts:(i+1)*natts], cn)
 				upper[i] = boundUp(math.Sqrt(bestSq))
 				lower[i] = boundDown(math.Sqrt(otherSq))
 			}
@@ -799,16 +839,23 @@ func simpleKMeans(d *dataset, k int, seed int32, sc *kmeansScratch) *kmeansResul
 		clear(count[:numClusters])
 		clear(sums[:numClusters*natts])
 		clear(sumSqs[:numClusters*natts])
-		for i, p := range perm {
-			c := assign[i]
+		for i, c := range assign {
 			count[c]++
+			row := xs[i*natts : (i+1)*natts]
 			s := sums[c*natts : (c+1)*natts]
-			for j, v := range d.row(p) {
-				s[j] += v
+			if natts == 3 {
+				s = s[:3:3]
+				s[0] += row[0]
+				s[1] += row[1]
+				s[2] += row[2]
+			} else {
+				for j, v := range row {
+					s[j] += v
+				}
 			}
 			if converged {
 				sq := sumSqs[c*natts : (c+1)*natts]
-				for j, v := range d.row(p) {
+				for j, v := range row {
 					sq[j] += v * v
 				}
 			}
@@ -839,9 +886,8 @@ func simpleKMeans(d *dataset, k int, seed int32, sc *kmeansScratch) *kmeansResul
 			// Weka's squared error: each instance's distance to its
 			// centroid, squared, summed per cluster in instance order.
 			sqErr := make([]float64, numClusters)
-			for i, p := range perm {
-				c := assign[i]
-				dist := math.Sqrt(sqDist(norm[p*natts:(p+1)*natts], cn[c*natts:(c+1)*natts]))
+			for i, c := range assign {
+				dist := math.Sqrt(sqDist(ns[i*natts:(i+1)*natts], cn[c*natts:(c+1)*natts]))
 				if !(dist < math.MaxInt32) { // no centroid was nearer than Weka's start
 					dist = math.MaxInt32
 				}
@@ -868,8 +914,8 @@ func simpleKMeans(d *dataset, k int, seed int32, sc *kmeansScratch) *kmeansResul
 // kmeansScratch holds the per-instance buffers of simpleKMeans for reuse
 // by the next run.
 type kmeansScratch struct {
-	perm, assign []int
-	upper, lower []float64
+	perm, assign         []int
+	upper, lower, xs, ns []float64
 }
 
 func growInts(s []int, n int) []int {
