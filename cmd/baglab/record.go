@@ -1,0 +1,290 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/baglab/baglab/live/record"
+	"github.com/baglab/baglab/live/rosnode"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// recordOptions are `baglab record`'s flags: rosbag record's, same defaults.
+type recordOptions struct {
+	g                    *globalOptions
+	output, outputPrefix string
+	all, regex           bool
+	exclude, node        string
+	duration, size       string
+	split                bool
+	maxSplits, limit     int
+	bz2, lz4             bool
+	compression          string
+	chunkKB              int
+	buffMB               int
+	maxMessageMB         int
+	minSpace             string
+	repeatLatched        bool
+	publish, force       bool
+	tcpNoDelay, udp      bool
+}
+
+const recordLong = `Record live ROS1 topics into a bag (.bag) or an MCAP file (.mcap), as
+rosbag record does, with its options and defaults.
+
+Topics are named as arguments, or chosen with -a (every topic), -e (the
+arguments are regular expressions matched against whole names), -x (leave
+out topics a regular expression matches; alone it implies -a) or --node
+(the topics a node subscribes to). With -a, -e and --node the master is
+polled every second, so topics that appear later are recorded too. Every
+type is accepted and stored with its publisher's connection header
+(callerid, latching, md5sum, message_definition) as rosbag stores it.
+
+The file is NAME.active until it is closed with its index. Chunks are
+written as they fill (--chunksize), so if the recorder is killed,
+'baglab reindex NAME.bag.active' (MCAP: 'baglab recover') recovers every
+message up to the last chunk. Ctrl-C or SIGTERM stops recording, writes
+what is queued and closes the file (exit 0).
+
+--duration and --size stop recording, or with --split start a new file
+(NAME_0.bag, NAME_1.bag, ...); --max-splits keeps only the newest files.
+--duration takes 30, 30s, 5m or 1h; --size is in MB.
+
+Messages wait in a buffer of --buffsize MB (0 = unbounded). When it is full
+the oldest message is dropped, as rosbag does, but never silently: drops
+are counted per topic, logged, printed at the end and kept in the file (a
+bag gets a last std_msgs/String message on /baglab/record_stats holding
+JSON; an MCAP file a metadata record "baglab/record_stats"). The exit code
+is 1 when anything was dropped.
+
+--repeat-latched writes the last message of each latched publisher at the
+start of every split, keeping its latching and callerid (rosbag drops them,
+ros_comm#2350). On a terminal, a table on stderr shows per topic the
+publishers, messages, rate, bandwidth and drops, and the file size.
+
+The node honours ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME, ROS_NAMESPACE and the
+__name:=, __ns:=, __master:=, __ip:= arguments; its default name is
+/baglab_record_PID. It listens on ROS_HOSTNAME/ROS_IP when set, else on
+127.0.0.1 when the master is local.
+
+Differences from rosbag record: -o names the file itself (rosbag's -O;
+rosbag's prefix+date naming is --output-prefix); without -o or
+--output-prefix the file is YYYY-MM-DD-HH-MM-SS.bag as with rosbag. An
+existing file is not overwritten without --force. UDPROS (--udp) is not
+supported; TCP_NODELAY is always on (--tcpnodelay is accepted).`
+
+const recordExample = `  baglab record -o run.bag /chatter /tf
+  baglab record -a -x '/rosout.*' -o all.bag --lz4
+  baglab record -e '/camera/.*' -o cams.mcap --compression zstd
+  baglab record -o split.bag --split --duration 5m --max-splits 12 -a
+  baglab record -o imu.bag -l 100 /imu
+  baglab record -o move_base.bag --node /move_base
+  baglab reindex demo/data/broken/study.bag.active    # after a crash`
+
+func newRecordCmd(g *globalOptions) *cobra.Command {
+	o := &recordOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "record [TOPIC... | -a | -e REGEX...] [-o FILE.bag|FILE.mcap]",
+		Short:   "Record live ROS1 topics into a bag or MCAP file (rosbag record)",
+		Long:    recordLong,
+		Example: recordExample,
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRecord(o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&o.output, "output", "o", "", "the file to write: NAME.bag or NAME.mcap")
+	f.StringVarP(&o.output, "output-name", "O", "", "same as -o (rosbag's spelling)")
+	f.StringVar(&o.outputPrefix, "output-prefix", "", "write PREFIX_YYYY-MM-DD-HH-MM-SS.bag (.mcap when PREFIX ends in .mcap)")
+	f.BoolVarP(&o.all, "all", "a", false, "record every topic")
+	f.BoolVarP(&o.regex, "regex", "e", false, "the topic arguments are regular expressions")
+	f.StringVarP(&o.exclude, "exclude", "x", "", "leave out topics this regular expression matches (implies -a without -e/--node)")
+	f.StringVar(&o.node, "node", "", "record the topics this node subscribes to")
+	f.StringVar(&o.duration, "duration", "", "stop (or with --split, start a new file) after this long: 30, 30s, 5m, 1h")
+	f.StringVar(&o.size, "size", "", "stop (or with --split, start a new file) at this size in MB")
+	f.BoolVar(&o.split, "split", false, "split into several files at --size or --duration")
+	f.IntVar(&o.maxSplits, "max-splits", 0, "with --split, keep at most this many files, deleting the oldest (0 = all)")
+	f.IntVarP(&o.limit, "limit", "l", 0, "stop after this many messages on every topic (0 = unlimited)")
+	f.BoolVarP(&o.bz2, "bz2", "j", false, "compress bag chunks with bz2")
+	f.BoolVar(&o.lz4, "lz4", false, "compress chunks with lz4")
+	f.StringVar(&o.compression, "compression", "", "chunk compression: bag none|lz4|bz2 (default none), MCAP zstd|lz4|none (default zstd)")
+	f.IntVar(&o.chunkKB, "chunksize", record.DefaultChunkSize>>10, "chunk size in KB")
+	f.IntVarP(&o.buffMB, "buffsize", "b", record.DefaultBufSize>>20, "buffer size in MB; when full the oldest message is dropped and counted (0 = unbounded)")
+	f.IntVar(&o.maxMessageMB, "max-message", rosnode.DefaultMaxMessage>>20, "drop a publisher connection that sends a message over this many MB")
+	f.StringVarP(&o.minSpace, "min-space", "L", "1G", "stop recording when the disk has less free space than this (K, M, G suffixes; 0 = no check)")
+	f.BoolVar(&o.repeatLatched, "repeat-latched", false, "repeat the last latched messages at the start of each split file")
+	f.BoolVarP(&o.publish, "publish", "p", false, "latch the file name on begin_write (std_msgs/String) when a file opens")
+	f.BoolVarP(&o.force, "force", "f", false, "overwrite the output file if it exists")
+	f.BoolVar(&o.tcpNoDelay, "tcpnodelay", false, "accepted for rosbag compatibility: TCP_NODELAY is always on")
+	f.BoolVar(&o.udp, "udp", false, "UDPROS transport (not supported)")
+	_ = f.MarkHidden("output-name")
+	return cmd
+}
+
+// recordDuration parses rosbag's duration: seconds, or with s, m or h.
+func recordDuration(s string) (time.Duration, error) {
+	if s == "" {
+		return 0, nil
+	}
+	if v, err := strconv.ParseFloat(s, 64); err == nil {
+		if v <= 0 || v > 1e9 {
+			return 0, usageErrorf("--duration %s: want a positive duration", s)
+		}
+		return time.Duration(v * 1e9), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, usageErrorf("--duration %s: want 30, 30s, 5m or 1h", s)
+	}
+	return d, nil
+}
+
+// byteSize parses a size with an optional K, M or G suffix (powers of 1024).
+func byteSize(flag, s string, unit int64) (int64, error) {
+	mult := unit
+	t := strings.ToUpper(strings.TrimSpace(s))
+	for suf, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30} {
+		if strings.HasSuffix(t, suf) || strings.HasSuffix(t, suf+"B") {
+			mult = m
+			t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), suf)
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || v*float64(mult) > 1<<62 {
+		return 0, usageErrorf("--%s %s: want a size such as 512, 100M or 2G", flag, s)
+	}
+	return int64(v * float64(mult)), nil
+}
+
+// options turns the flags into the recorder's options.
+func (o *recordOptions) options(topics []string) (record.Options, error) {
+	ro := record.Options{Topics: topics, All: o.all, Regex: o.regex, Node: o.node, Split: o.split,
+		MaxSplits: o.maxSplits, Limit: o.limit, RepeatLatched: o.repeatLatched, Publish: o.publish, Force: o.force}
+	if o.udp {
+		return ro, usageErrorf("--udp: UDPROS is not supported; baglab records over TCPROS")
+	}
+	var err error
+	if ro.Output, err = o.outputPath(time.Now()); err != nil {
+		return ro, err
+	}
+	if o.exclude != "" {
+		if ro.Exclude, err = regexp.Compile("^(?:" + o.exclude + ")$"); err != nil {
+			return ro, usageErrorf("--exclude: %v", err)
+		}
+	}
+	if ro.Duration, err = recordDuration(o.duration); err != nil {
+		return ro, err
+	}
+	if o.size != "" {
+		if ro.Size, err = byteSize("size", o.size, 1<<20); err != nil {
+			return ro, err
+		}
+	}
+	switch {
+	case o.bz2 && o.lz4:
+		return ro, usageErrorf("--bz2 and --lz4 exclude each other")
+	case (o.bz2 || o.lz4) && o.compression != "":
+		return ro, usageErrorf("--compression with --bz2/--lz4: use one")
+	case o.bz2:
+		ro.Compression = "bz2"
+	case o.lz4:
+		ro.Compression = "lz4"
+	default:
+		ro.Compression = o.compression
+	}
+	if o.chunkKB <= 0 || o.buffMB < 0 || o.maxMessageMB <= 0 {
+		return ro, usageErrorf("--chunksize and --max-message must be positive, --buffsize at least 0")
+	}
+	ro.ChunkSize = o.chunkKB << 10
+	ro.BufSize = int64(o.buffMB) << 20
+	if o.buffMB == 0 {
+		ro.BufSize = -1
+	}
+	ms, err := byteSize("min-space", o.minSpace, 1)
+	if err != nil {
+		return ro, err
+	}
+	ro.MinSpace = ms
+	if ms == 0 {
+		ro.MinSpace = -1
+	}
+	ro.NodeOptions.MaxMessage = o.maxMessageMB << 20
+	return ro, nil
+}
+
+// outputPath is -o, or rosbag's prefix_date naming.
+func (o *recordOptions) outputPath(now time.Time) (string, error) {
+	if o.output != "" && o.outputPrefix != "" {
+		return "", usageErrorf("-o and --output-prefix exclude each other")
+	}
+	if o.output != "" {
+		return o.output, nil
+	}
+	stamp := now.Format("2006-01-02-15-04-05")
+	p, ext := o.outputPrefix, ".bag"
+	if e := filepath.Ext(p); e == ".bag" || e == ".mcap" {
+		p, ext = strings.TrimSuffix(p, e), e
+	}
+	if p == "" {
+		return stamp + ext, nil
+	}
+	return p + "_" + stamp + ext, nil
+}
+
+func runRecord(o *recordOptions, args []string) error {
+	g := o.g
+	var nodeOpts rosnode.Options
+	topics := nodeOpts.ApplyRemaps(args)
+	ro, err := o.options(topics)
+	if err != nil {
+		return err
+	}
+	nodeOpts.MaxMessage = ro.NodeOptions.MaxMessage
+	ro.NodeOptions = nodeOpts
+	ro.Logf = func(format string, a ...any) { g.note("baglab record: "+format, a...) }
+	if f, ok := g.stderr.(*os.File); ok && !g.quiet && term.IsTerminal(int(f.Fd())) {
+		ro.Status = f
+	}
+	r, err := record.New(ro)
+	if err != nil {
+		if errors.Is(err, record.ErrUsage) {
+			return usageErrorf("%v", err)
+		}
+		return err
+	}
+	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.Output)
+	res, err := r.Run(g.ctx)
+	if res != nil {
+		printRecordSummary(g, res)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Dropped() > 0 {
+		return &exitError{code: exitProblem, err: fmt.Errorf("%d messages dropped from a full buffer (raise --buffsize)", res.Dropped())}
+	}
+	return nil
+}
+
+func printRecordSummary(g *globalOptions, res *record.Result) {
+	if g.quiet && res.Dropped() == 0 {
+		return
+	}
+	w := g.stderr
+	fmt.Fprintf(w, "baglab record: stopped: %s\n", res.Reason)
+	fmt.Fprintf(w, "%-40s %10s %10s %8s\n", "TOPIC", "RECEIVED", "WRITTEN", "DROPPED")
+	for _, t := range res.Topics {
+		fmt.Fprintf(w, "%-40s %10d %10d %8d\n", t.Topic, t.Received, t.Written, t.Dropped)
+	}
+	for _, f := range res.Files {
+		fmt.Fprintf(w, "wrote %s\n", f)
+	}
+}

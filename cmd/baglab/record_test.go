@@ -1,0 +1,136 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/rostest"
+)
+
+func TestRecordUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"record"},
+		{"record", "-o", "x.txt", "/a"},
+		{"record", "-o", "x.bag", "--split", "/a"},
+		{"record", "-o", "x.bag", "--udp", "/a"},
+		{"record", "-o", "x.bag", "--bz2", "--lz4", "/a"},
+		{"record", "-o", "x.mcap", "--bz2", "/a"},
+		{"record", "-o", "x.bag", "-a", "-l", "3"},
+		{"record", "-o", "x.bag", "--duration", "soon", "/a"},
+		{"record", "-o", "x.bag", "--size", "-3", "/a"},
+		{"record", "-o", "x.bag", "-o", "y.bag", "--output-prefix", "p", "/a"},
+	} {
+		if _, errOut, code := run(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errOut)
+		}
+	}
+}
+
+func TestRecordFlagParsing(t *testing.T) {
+	for in, want := range map[string]time.Duration{"30": 30 * time.Second, "1.5": 1500 * time.Millisecond, "5m": 5 * time.Minute, "1h": time.Hour} {
+		if got, err := recordDuration(in); err != nil || got != want {
+			t.Errorf("--duration %s: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]int64{"1G": 1 << 30, "512M": 512 << 20, "100": 100, "2kb": 2048} {
+		if got, err := byteSize("min-space", in, 1); err != nil || got != want {
+			t.Errorf("--min-space %s: %v %v, want %v", in, got, err, want)
+		}
+	}
+	o := &recordOptions{outputPrefix: "runs/exp.mcap"}
+	if p, _ := o.outputPath(time.Date(2024, 5, 6, 7, 8, 9, 0, time.Local)); p != "runs/exp_2024-05-06-07-08-09.mcap" {
+		t.Errorf("--output-prefix: %s", p)
+	}
+}
+
+func readTopics(t *testing.T, path string) map[string][]*record.Message {
+	t.Helper()
+	r, err := decode.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	out := map[string][]*record.Message{}
+	for {
+		m, err := it.Next()
+		if err != nil {
+			return out
+		}
+		c := *m
+		c.Data = append([]byte(nil), m.Data...)
+		out[m.Channel.Topic] = append(out[m.Channel.Topic], &c)
+	}
+}
+
+// baglab record through the CLI against rostopic pub: -l stops by itself;
+// --split --duration with --max-splits keeps the newest files, each
+// starting with the latched message under its own header
+// (--repeat-latched); Ctrl-C (the cancelled context) closes the last file.
+func TestRecordCLI(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic")
+	m.Setenv(t)
+	m.Start(t, "pub-latched", rostest.Python, "/usr/bin/rostopic", "pub", "-l", "/latched", "std_msgs/String", "data: kept")
+	m.Start(t, "pub-chatter", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", "/chatter", "std_msgs/String", "data: hello")
+	dir := t.TempDir()
+
+	limited := filepath.Join(dir, "limited.bag")
+	if _, errOut, code := run(t, "record", "-o", limited, "-l", "5", "/chatter", "__name:=/limited_rec"); code != exitOK {
+		t.Fatalf("record -l 5: exit %d\n%s", code, errOut)
+	}
+	if got := readTopics(t, limited)["/chatter"]; len(got) != 5 {
+		t.Fatalf("-l 5 recorded %d /chatter messages", len(got))
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr bytes.Buffer
+	g := &globalOptions{ctx: ctx, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	o := &recordOptions{g: g, output: filepath.Join(dir, "split.bag"), split: true, duration: "1", maxSplits: 2,
+		repeatLatched: true, chunkKB: 768, buffMB: 256, maxMessageMB: 1024, minSpace: "1G", compression: "lz4"}
+	done := make(chan error, 1)
+	go func() { done <- runRecord(o, []string{"/chatter", "/latched"}) }()
+	time.Sleep(4500 * time.Millisecond)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("record: %v\n%s", err, stderr.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	var splits []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "split") {
+			splits = append(splits, e.Name())
+		}
+	}
+	if len(splits) != 2 || !slices.IsSorted(splits) || splits[0] == "split_0.bag" || strings.HasSuffix(splits[1], ".active") {
+		t.Fatalf("files %v: want the newest two split_N.bag", splits)
+	}
+	for _, name := range splits {
+		got := readTopics(t, filepath.Join(dir, name))
+		l := got["/latched"]
+		if len(l) != 1 || string(l[0].Data[4:]) != "kept" || l[0].Channel.Metadata["latching"] != "1" ||
+			!strings.HasPrefix(l[0].Channel.Metadata["callerid"], "/rostopic_") {
+			t.Fatalf("%s: /latched %v", name, l)
+		}
+		if len(got["/chatter"]) == 0 {
+			t.Fatalf("%s: no /chatter", name)
+		}
+	}
+	for _, want := range []string{"RECEIVED", "/chatter", "wrote " + filepath.Join(dir, splits[1])} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		}
+	}
+}

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Load benchmark for `baglab record` (issue 8), side by side with the real
+# `rosbag record` (Debian's C++ recorder) on the same load: 10 topics of
+# small std_msgs/String at 1 kHz each plus one ~10 MB/s
+# sensor_msgs/PointCloud2 topic (1 MiB clouds of incompressible data at
+# 10 Hz) for 30 s, both recorders writing lz4 bags at once. Prints, per
+# topic, the publisher's count against each recorder's, and each
+# recorder's peak RSS. Usage:
+#   testdata/bench/live_record.sh [SECONDS] [DIR]
+# It starts its own roscore on a free loopback port with its own ROS_HOME
+# and stops only the process groups it started.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+SECS=${1:-30}
+DIR=${2:-/tmp/baglab-bench-record}
+PY=/usr/bin/python3
+rm -rf "$DIR" && mkdir -p "$DIR/home" "$DIR/log"
+make -s build
+go build -o "$DIR/loadpub" ./testdata/bench/loadpub
+
+PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+export ROS_MASTER_URI=http://127.0.0.1:$PORT/ ROS_IP=127.0.0.1 ROS_HOME=$DIR/home ROS_LOG_DIR=$DIR/log PYTHONUNBUFFERED=1
+unset ROS_HOSTNAME ROS_NAMESPACE
+
+PGIDS=()
+start() { # start NAME CMD...: run CMD in its own process group
+  local name=$1; shift
+  setsid "$@" >"$DIR/$name.log" 2>&1 &
+  PGIDS+=($!)
+}
+cleanup() { for g in "${PGIDS[@]}"; do kill -INT -- "-$g" 2>/dev/null || true; done; sleep 2
+            for g in "${PGIDS[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+start roscore roscore -p "$PORT"
+for _ in $(seq 100); do rostopic list >/dev/null 2>&1 && break; sleep 0.2; done
+
+$PY -c 'from sensor_msgs.msg import PointCloud2 as P; open("'"$DIR"'/cloud.def","w").write(P._full_text)'
+TOPICS=(/points $(for i in $(seq 0 9); do echo /small_$i; done))
+
+start baglab /usr/bin/time -f '%M' -o "$DIR/baglab.rss" ./bin/baglab record -q --lz4 -o "$DIR/baglab.bag" "${TOPICS[@]}"
+BAGLAB_PG=${PGIDS[-1]}
+start rosbag /usr/bin/time -f '%M' -o "$DIR/rosbag.rss" rosbag record --lz4 -O "$DIR/rosbag.bag" "${TOPICS[@]}"
+ROSBAG_PG=${PGIDS[-1]}
+
+echo "publishing for $SECS s ..."
+"$DIR/loadpub" -duration "${SECS}s" -subs 2 -cloud-def "$DIR/cloud.def" >"$DIR/published.txt" 2>"$DIR/loadpub.log"
+sleep 2
+kill -INT -- "-$BAGLAB_PG" "-$ROSBAG_PG"
+for _ in $(seq 300); do [ -s "$DIR/baglab.rss" ] && [ -s "$DIR/rosbag.rss" ] && break; sleep 0.2; done
+
+$PY - "$DIR" <<'PY'
+import sys, rosbag
+d = sys.argv[1]
+pub = {}
+for line in open(d + "/published.txt"):
+    _, topic, n, drops = line.split()
+    pub[topic] = (int(n), int(drops))
+counts = {}
+for who in ("baglab", "rosbag"):
+    with rosbag.Bag("%s/%s.bag" % (d, who)) as b:
+        info = b.get_type_and_topic_info().topics
+        counts[who] = {t: info[t].message_count if t in info else 0 for t in pub}
+    counts[who + "_size"] = __import__("os").path.getsize("%s/%s.bag" % (d, who))
+rss = {w: int(open("%s/%s.rss" % (d, w)).read().split()[-1]) // 1024 for w in ("baglab", "rosbag")}
+print("%-10s %10s %10s %8s %10s %8s" % ("topic", "published", "baglab", "lost", "rosbag", "lost"))
+tot = [0, 0, 0]
+for t in sorted(pub):
+    n = pub[t][0]
+    a, b = counts["baglab"][t], counts["rosbag"][t]
+    tot[0] += n; tot[1] += a; tot[2] += b
+    print("%-10s %10d %10d %8d %10d %8d" % (t, n, a, n - a, b, n - b))
+print("%-10s %10d %10d %8d %10d %8d" % ("total", tot[0], tot[1], tot[0] - tot[1], tot[2], tot[0] - tot[2]))
+print("publisher-side drops: %d" % sum(v[1] for v in pub.values()))
+print("peak RSS: baglab record %d MiB, rosbag record %d MiB" % (rss["baglab"], rss["rosbag"]))
+print("bag size: baglab %.1f MB, rosbag %.1f MB" % (counts["baglab_size"] / 1e6, counts["rosbag_size"] / 1e6))
+PY
+grep -h "dropped\|buffer" "$DIR/baglab.log" "$DIR/rosbag.log" | head -5 || true
