@@ -139,6 +139,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		newReindexCmd(g),
 		newRecoverCmd(g),
 		newDoctorCmd(g),
+		newRecordCmd(g),
 	)
 	for _, add := range extraCommands {
 		root.AddCommand(add(g))
