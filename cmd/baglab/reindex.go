@@ -29,7 +29,7 @@ func newReindexCmd(g *globalOptions) *cobra.Command {
 was cut short, salvaging every intact message into a fresh, fully indexed bag.
 Nothing is left after the last chunk. The default output is IN with
 ".reindexed.bag" in place of its extension; IN is never modified.`,
-		Example: "  baglab reindex run.bag.active\n  baglab reindex broken.bag -o fixed.bag",
+		Example: "  baglab reindex demo/data/broken/study.bag.active\n  baglab reindex demo/data/broken/study-truncated.bag -o fixed.bag",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.input = args[0]
@@ -53,7 +53,7 @@ chunk whose CRC fails, the part of a damaged chunk that still decompresses,
 the complete records before a cut) are kept and listed as unverified;
 --drop-unverified leaves them out. The default output is IN with
 ".recovered.mcap" in place of its extension; IN is never modified.`,
-		Example: "  baglab recover crashed.mcap\n  baglab recover crashed.mcap -o fixed.mcap",
+		Example: "  baglab recover demo/data/broken/study-truncated.mcap\n  baglab recover demo/data/broken/study-crc.mcap -o fixed.mcap",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.input = args[0]
@@ -74,13 +74,8 @@ func (o *repairOptions) prepare(suffix string) error {
 		}
 		o.output = base + suffix
 	}
-	if !o.force {
-		if _, err := os.Stat(o.output); err == nil {
-			return usageErrorf("%s exists (use --force to overwrite)", o.output)
-		}
-	}
-	if same, _ := sameFile(o.input, o.output); same {
-		return usageErrorf("output %s is the input", o.output)
+	if err := checkOutFile(o.output, "-o", o.force, []string{o.input}); err != nil {
+		return err
 	}
 	return os.MkdirAll(filepath.Dir(o.output), 0o755)
 }

@@ -9,12 +9,11 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/dsnet/compress/bzip2"
 	"github.com/pierrec/lz4/v4"
 )
@@ -80,9 +79,7 @@ type Writer struct {
 	closed bool
 	err    error // sticky write error
 
-	// Set by Create.
-	file        *os.File
-	tmp, target string
+	file *atomicfile.File // set by Create
 }
 
 type writerConn struct {
@@ -117,25 +114,19 @@ func NewWriter(w io.WriteSeeker, opts ...WriterOption) (*Writer, error) {
 }
 
 // Create writes a bag to path through a temporary file in the same
-// directory, renamed to path by Close; Abort removes it instead.
+// directory (internal/atomicfile), renamed to path by Close; Abort removes
+// it instead.
 func Create(path string, opts ...WriterOption) (*Writer, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, err
-	}
-	// CreateTemp makes the file private; a recording is an ordinary file.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
 		return nil, err
 	}
 	w, err := NewWriter(f, opts...)
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		f.Abort()
 		return nil, err
 	}
-	w.file, w.tmp, w.target = f, f.Name(), path
+	w.file = f
 	return w, nil
 }
 
@@ -451,20 +442,13 @@ func (w *Writer) Close() error {
 	return w.err
 }
 
-// finishFile syncs, closes and renames the file of Create, or removes it
-// when writing failed.
+// finishFile renames the file of Create into place, or removes it when
+// writing failed.
 func (w *Writer) finishFile() {
 	if w.err == nil {
-		w.err = w.file.Sync()
-	}
-	if err := w.file.Close(); w.err == nil {
-		w.err = err
-	}
-	if w.err == nil {
-		w.err = os.Rename(w.tmp, w.target)
-	}
-	if w.err != nil {
-		os.Remove(w.tmp)
+		w.err = w.file.Commit()
+	} else {
+		w.file.Abort()
 	}
 	w.file = nil
 }
@@ -479,10 +463,7 @@ func (w *Writer) Abort() error {
 	if w.file == nil {
 		return nil
 	}
-	err := w.file.Close()
-	if rerr := os.Remove(w.tmp); err == nil {
-		err = rerr
-	}
+	w.file.Abort()
 	w.file = nil
-	return err
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -55,7 +56,8 @@ type writtenTopic struct {
 type Writer struct {
 	opts    writerOptions
 	final   string // the path asked for
-	tmp     string // where it is built (renamed to final by Close)
+	out     output // where it is built (renamed to final by Close)
+	tmp     string // its temporary name
 	folder  bool
 	dbName  string // file name of the .db3 inside the folder
 	db      *sql.DB
@@ -73,6 +75,12 @@ type Writer struct {
 	err     error
 }
 
+// output is the temporary file or folder a Writer builds.
+type output interface {
+	Commit() error
+	Abort()
+}
+
 // Create writes a recording at path: a bare .db3 file when path ends in
 // ".db3", otherwise a rosbag2 folder holding <name>_0.db3 and metadata.yaml.
 // It is built under a temporary name in the same directory and renamed into
@@ -82,23 +90,26 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 	for _, o := range opts {
 		o(&w.opts)
 	}
-	dir, base := filepath.Dir(path), filepath.Base(path)
+	base := filepath.Base(path)
 	var dbPath string
 	if strings.HasSuffix(path, ".db3") {
-		f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+		// SQLite takes the empty file as a new database.
+		f, err := atomicfile.Create(path)
 		if err != nil {
 			return nil, err
 		}
-		f.Close()
-		w.tmp, dbPath = f.Name(), f.Name()
-		os.Remove(dbPath)
+		w.out, w.tmp, dbPath = f, f.Name(), f.Name()
+		if err := f.Close(); err != nil {
+			w.discard()
+			return nil, err
+		}
 	} else {
-		tmp, err := os.MkdirTemp(dir, "."+base+".tmp-*")
+		d, err := atomicfile.CreateDir(path)
 		if err != nil {
 			return nil, err
 		}
-		w.tmp, w.folder, w.dbName = tmp, true, base+"_0.db3"
-		dbPath = filepath.Join(tmp, w.dbName)
+		w.out, w.tmp, w.folder, w.dbName = d, d.Name(), true, base+"_0.db3"
+		dbPath = filepath.Join(w.tmp, w.dbName)
 	}
 	abs, err := filepath.Abs(dbPath)
 	if err != nil {
@@ -350,18 +361,13 @@ func (w *Writer) Close() error {
 	if err := w.db.Close(); err != nil {
 		w.fail(err)
 	}
-	if w.err == nil && w.folder {
-		if err := os.Chmod(w.tmp, 0o755); err != nil {
-			w.fail(err)
-		}
-	}
 	if w.err == nil {
-		if err := os.Rename(w.tmp, w.final); err != nil {
+		if err := w.out.Commit(); err != nil {
 			w.fail(err)
 		}
 	}
 	if w.err != nil {
-		os.RemoveAll(w.tmp)
+		w.out.Abort()
 	}
 	return w.err
 }
@@ -397,5 +403,5 @@ func (w *Writer) discard() {
 	if w.db != nil {
 		w.db.Close()
 	}
-	os.RemoveAll(w.tmp)
+	w.out.Abort()
 }

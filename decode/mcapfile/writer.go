@@ -8,10 +8,9 @@ import (
 	"io"
 	"maps"
 	"math"
-	"os"
-	"path/filepath"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/foxglove/mcap/go/mcap"
 )
 
@@ -77,9 +76,8 @@ type Writer struct {
 	closed   bool
 
 	// set by Create
-	file       *os.File
-	buf        *bufio.Writer
-	tmp, final string
+	file *atomicfile.File
+	buf  *bufio.Writer
 }
 
 // NewWriter starts an MCAP file on w. Close finishes it; w is not closed.
@@ -120,26 +118,20 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 }
 
 // Create writes an MCAP file at path. The data goes to a temporary file in
-// the same directory, renamed to path by Close; Abort discards it.
+// the same directory (internal/atomicfile), renamed to path by Close; Abort
+// discards it.
 func Create(path string, opts ...WriterOption) (*Writer, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
-		return nil, err
-	}
-	// CreateTemp makes the file private; a recording is an ordinary file.
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(f.Name())
 		return nil, err
 	}
 	buf := bufio.NewWriterSize(f, 1<<20)
 	w, err := NewWriter(buf, opts...)
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		f.Abort()
 		return nil, err
 	}
-	w.file, w.buf, w.tmp, w.final = f, buf, f.Name(), path
+	w.file, w.buf = f, buf
 	return w, nil
 }
 
@@ -309,20 +301,12 @@ func (w *Writer) Close() error {
 	if w.err == nil {
 		if err := w.buf.Flush(); err != nil {
 			w.fail(err)
-		} else if err := w.file.Sync(); err != nil {
-			w.fail(err)
-		}
-	}
-	if err := w.file.Close(); err != nil {
-		w.fail(err)
-	}
-	if w.err == nil {
-		if err := os.Rename(w.tmp, w.final); err != nil {
+		} else if err := w.file.Commit(); err != nil {
 			w.fail(err)
 		}
 	}
 	if w.err != nil {
-		os.Remove(w.tmp)
+		w.file.Abort()
 	}
 	return w.err
 }

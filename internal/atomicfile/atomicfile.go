@@ -6,42 +6,85 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
-// File is a file being written. Commit renames it to its final path, Abort
-// removes it; after either, both are no-ops.
+// File is a file being written under a temporary name (".NAME.tmp-*" in
+// its final directory). Commit renames it to its final path, Abort removes
+// it; after either, both are no-ops. Until then it is listed for Cleanup.
 type File struct {
 	*os.File
-	path string
-	done bool
+	path   string
+	closed bool // the temporary file is closed (Close or Commit)
+	done   bool // committed or aborted
 }
 
-// Create starts the file that will become path. It is created 0644 (not
-// CreateTemp's private 0600): outputs are meant to be shared.
-func Create(path string) (*File, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+// Option configures Create.
+type Option func(*options)
+
+type options struct {
+	dirs *DirSet
+}
+
+// WithDirs creates the missing parent directories of the path, recording
+// them in d so that d.RemoveEmpty can take them away again after a failure.
+func WithDirs(d *DirSet) Option { return func(o *options) { o.dirs = d } }
+
+// Create starts the file that will become path. Its mode is that of
+// os.Create (0666 less the umask: 0644 under umask 022), not CreateTemp's
+// private 0600: outputs are meant to be shared.
+func Create(path string, opts ...Option) (*File, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	dir := filepath.Dir(path)
+	if o.dirs != nil {
+		if err := o.dirs.MkdirAll(dir); err != nil {
+			return nil, err
+		}
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, err
 	}
-	if err := f.Chmod(0o644); err != nil {
+	if err := f.Chmod(0o666 &^ umask); err != nil {
 		f.Close()
 		os.Remove(f.Name())
 		return nil, err
 	}
-	return &File{File: f, path: path}, nil
+	af := &File{File: f, path: path}
+	live.add(f.Name())
+	return af, nil
 }
 
 // Path is the final path.
 func (f *File) Path() string { return f.path }
 
-// Commit closes the file and renames it to its final path.
+// Close syncs and closes the temporary file, keeping it for Commit (or
+// Abort); it is idempotent.
+func (f *File) Close() error {
+	if f.closed {
+		return nil
+	}
+	f.closed = true
+	err := f.File.Sync()
+	if cerr := f.File.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Commit closes the file and renames it to its final path. On failure the
+// temporary file is removed.
 func (f *File) Commit() error {
 	if f.done {
 		return nil
 	}
 	f.done = true
 	tmp := f.Name()
-	err := f.File.Close()
+	defer live.remove(tmp)
+	err := f.Close()
 	if err == nil {
 		err = os.Rename(tmp, f.path)
 	}
@@ -58,14 +101,18 @@ func (f *File) Abort() {
 		return
 	}
 	f.done = true
-	f.File.Close()
+	if !f.closed {
+		f.closed = true
+		f.File.Close()
+	}
 	os.Remove(f.Name())
+	live.remove(f.Name())
 }
 
 // Write writes path with fill through a temporary file, creating missing
 // parent directories.
 func Write(path string, fill func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
 		return err
 	}
 	f, err := Create(path)
@@ -77,4 +124,135 @@ func Write(path string, fill func(io.Writer) error) error {
 		return errors.Join(fmt.Errorf("writing %s", path), err)
 	}
 	return f.Commit()
+}
+
+// Dir is a directory being written under a temporary name, renamed into
+// place by Commit (a rosbag2 folder).
+type Dir struct {
+	tmp, path string
+	done      bool
+}
+
+// CreateDir starts the directory that will become path.
+func CreateDir(path string) (*Dir, error) {
+	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	live.add(tmp)
+	return &Dir{tmp: tmp, path: path}, nil
+}
+
+// Name is the temporary directory to write into.
+func (d *Dir) Name() string { return d.tmp }
+
+// Commit renames the directory to its final path (mode 0777 less the
+// umask); on failure it is removed.
+func (d *Dir) Commit() error {
+	if d.done {
+		return nil
+	}
+	d.done = true
+	defer live.remove(d.tmp)
+	err := os.Chmod(d.tmp, 0o777&^umask)
+	if err == nil {
+		err = os.Rename(d.tmp, d.path)
+	}
+	if err != nil {
+		os.RemoveAll(d.tmp)
+		return fmt.Errorf("writing %s: %w", d.path, err)
+	}
+	return nil
+}
+
+// Abort removes the directory and what it holds.
+func (d *Dir) Abort() {
+	if d.done {
+		return
+	}
+	d.done = true
+	os.RemoveAll(d.tmp)
+	live.remove(d.tmp)
+}
+
+// Cleanup removes every temporary file and directory not yet committed or
+// aborted: the process is about to end on a signal, and no partial output
+// may stay behind. A writer still holding one fails at its commit.
+func Cleanup() {
+	for _, name := range live.take() {
+		os.RemoveAll(name)
+	}
+}
+
+// registry lists the temporary names in use.
+type registry struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+var live = &registry{names: map[string]bool{}}
+
+func (r *registry) add(name string) {
+	r.mu.Lock()
+	r.names[name] = true
+	r.mu.Unlock()
+}
+
+func (r *registry) remove(name string) {
+	r.mu.Lock()
+	delete(r.names, name)
+	r.mu.Unlock()
+}
+
+func (r *registry) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.names))
+	for n := range r.names {
+		out = append(out, n)
+	}
+	clear(r.names)
+	return out
+}
+
+// DirSet creates directories and remembers the ones it created.
+type DirSet struct {
+	mu      sync.Mutex
+	created []string
+}
+
+// MkdirAll creates dir and its missing parents (mode 0777 less the umask),
+// recording those it created.
+func (d *DirSet) MkdirAll(dir string) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.mkdirAll(dir)
+}
+
+func (d *DirSet) mkdirAll(dir string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return &os.PathError{Op: "mkdir", Path: dir, Err: errors.New("not a directory")}
+		}
+		return nil
+	}
+	if err := d.mkdirAll(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o777); err != nil && !os.IsExist(err) {
+		return err
+	}
+	d.created = append(d.created, dir)
+	return nil
+}
+
+// RemoveEmpty removes the directories it created that are empty, deepest
+// first.
+func (d *DirSet) RemoveEmpty() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := len(d.created) - 1; i >= 0; i-- {
+		os.Remove(d.created[i]) // fails, harmlessly, when not empty
+	}
+	d.created = nil
 }

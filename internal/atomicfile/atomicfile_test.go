@@ -50,3 +50,86 @@ func TestAbortAndCommitOnce(t *testing.T) {
 		t.Errorf("abort left %v", entries)
 	}
 }
+
+// TestModeFollowsUmask: outputs get os.Create's mode, 0644 under umask
+// 022, never CreateTemp's 0600.
+func TestModeFollowsUmask(t *testing.T) {
+	dir := t.TempDir()
+	f, err := Create(filepath.Join(dir, "x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := f.Stat()
+	if err := f.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want := 0o666 &^ umask
+	if umask == 0o022 {
+		want = 0o644
+	}
+	if st.Mode().Perm() != want {
+		t.Errorf("mode %v, want %v (umask %03o)", st.Mode().Perm(), want, umask)
+	}
+	d, err := CreateDir(filepath.Join(dir, "folder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "folder")); err != nil || st.Mode().Perm() != 0o777&^umask {
+		t.Errorf("folder: %v %v", st, err)
+	}
+}
+
+// TestCleanup removes the temporaries still being written, and nothing
+// else; their commit then fails.
+func TestCleanup(t *testing.T) {
+	dir := t.TempDir()
+	done, err := Create(filepath.Join(dir, "done"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done.Commit()
+	open, err := Create(filepath.Join(dir, "open"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open.WriteString("half")
+	folder, err := CreateDir(filepath.Join(dir, "folder"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(folder.Name(), "a.db3"), []byte("x"), 0o644)
+	Cleanup()
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 || entries[0].Name() != "done" {
+		t.Errorf("left %v", entries)
+	}
+	if err := open.Commit(); err == nil {
+		t.Error("commit after cleanup succeeded")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "open")); !os.IsNotExist(err) {
+		t.Errorf("open: %v", err)
+	}
+}
+
+// TestDirSet: directories made for outputs go again after a failure when
+// they stayed empty.
+func TestDirSet(t *testing.T) {
+	dir := t.TempDir()
+	var ds DirSet
+	f, err := Create(filepath.Join(dir, "a", "b", "x.parquet"), WithDirs(&ds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Abort()
+	ds.RemoveEmpty()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left %v", entries)
+	}
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	if _, err := Create(filepath.Join(dir, "file", "x"), WithDirs(&ds)); err == nil {
+		t.Error("created under a file")
+	}
+}

@@ -1,0 +1,19 @@
+//go:build unix
+
+package atomicfile
+
+import (
+	"os"
+	"syscall"
+)
+
+// umask is the process's file mode creation mask, read once while the
+// package is initialised (before any goroutine of ours creates files:
+// reading it means setting it for a moment).
+var umask = readUmask()
+
+func readUmask() os.FileMode {
+	m := syscall.Umask(0o022)
+	syscall.Umask(m)
+	return os.FileMode(m)
+}
