@@ -1,0 +1,251 @@
+package export
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
+)
+
+// polarsResult is one file as testdata/polars/read.cjs reads it.
+type polarsResult struct {
+	DTypes map[string]string
+	Rows   []map[string]any
+	Error  string
+}
+
+// polars reads Parquet files with polars (npm nodejs-polars), the second
+// independent Parquet reader of these tests.
+func polars(t *testing.T, paths ...string) []polarsResult {
+	t.Helper()
+	testenv.RequirePeer(t, "polars")
+	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "testdata", "polars", "read.cjs"))
+	cmd.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("polars: %v\n%s", err, stderr.String())
+	}
+	var res []polarsResult
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<30)
+	for sc.Scan() {
+		var r polarsResult
+		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		d.UseNumber()
+		if err := d.Decode(&r); err != nil {
+			t.Fatalf("polars output: %v", err)
+		}
+		res = append(res, r)
+	}
+	if len(res) != len(paths) {
+		t.Fatalf("polars: %d results for %d files\n%s", len(res), len(paths), stderr.String())
+	}
+	return res
+}
+
+// polarsType is the polars dtype (as polars prints it) our Parquet should
+// read as for p: Datetime(ns, UTC) for times, Duration(ns) for durations,
+// Struct, List, Array (fixed-size lists), Binary, String (dictionary-encoded
+// strings read as String).
+func polarsType(p *plan) string {
+	switch p.kind {
+	case kBool:
+		return "bool"
+	case kInt, kUint:
+		s := p.typ.String() // int8 … uint64
+		return strings.Replace(strings.Replace(s, "uint", "u", 1), "int", "i", 1)
+	case kFloat32:
+		return "f32"
+	case kFloat64:
+		return "f64"
+	case kString:
+		return "str"
+	case kBinary:
+		return "binary"
+	case kTime, kStamp:
+		return "datetime[ns, UTC]"
+	case kDuration, kSpan:
+		return "duration[ns]"
+	case kList:
+		return "list[" + polarsType(p.elem) + "]"
+	case kFixed:
+		return "array[" + polarsType(p.elem) + ", " + strconv.Itoa(p.n) + "]"
+	case kStruct:
+		var parts []string
+		for _, f := range p.fields {
+			if f.kind != kSkip {
+				parts = append(parts, f.name+": "+polarsType(f))
+			}
+		}
+		return "struct{" + strings.Join(parts, ", ") + "}"
+	}
+	return "?"
+}
+
+// normPolars renders a polars value of plan p (as read.cjs gives it) in the
+// canonical text of normCat and normDuck.
+func normPolars(p *plan, v any) string {
+	switch p.kind {
+	case kList, kFixed:
+		xs := v.([]any)
+		parts := make([]string, len(xs))
+		for i, x := range xs {
+			parts[i] = normPolars(p.elem, x)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case kStruct:
+		m := v.(map[string]any)
+		var parts []string
+		for _, f := range p.fields {
+			if f.kind != kSkip {
+				parts = append(parts, f.name+":"+normPolars(f, m[f.name]))
+			}
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	case kTime, kStamp:
+		return timeText(true, num(v))
+	case kDuration, kSpan:
+		return timeText(false, num(v))
+	case kBinary:
+		xs := v.([]any)
+		b := make([]byte, len(xs))
+		for i, x := range xs {
+			b[i] = byte(num(x))
+		}
+		return fmt.Sprintf("b%x", b)
+	case kFloat32, kFloat64:
+		s := v.(string)
+		switch s {
+		case "inf":
+			s = "Infinity"
+		case "-inf":
+			s = "-Infinity"
+		case "NaN":
+		default:
+			return floatText(p.kind, json.Number(s))
+		}
+		return floatText(p.kind, s)
+	case kString:
+		return strconv.Quote(v.(string))
+	case kBool:
+		return fmt.Sprint(v)
+	}
+	return v.(json.Number).String()
+}
+
+// TestPolarsNativeTypes exports a few messages of every native type and
+// reads the files with polars and DuckDB: polars must see the documented
+// dtypes (Datetime(ns, UTC), Duration(ns), Struct, List, Array, Binary,
+// String), exact nanosecond log times, and in every field the value cat
+// prints and DuckDB reads.
+func TestPolarsNativeTypes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs polars and DuckDB")
+	}
+	cases := nativeCases(t, 3)
+	dir := t.TempDir()
+	e, err := New(dir, WithVersion("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.Source("in.bag")
+	logTime := func(i int) int64 { return 1700000000e9 + int64(i)*1e9 + 123456789 }
+	for _, c := range cases {
+		for i := range c.data {
+			if err := s.Write(c.message(i, logTime(i), "in.bag"), c.t, c.dec); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var paths, stmts []string
+	for _, c := range cases {
+		p, err := topicPath(c.topic)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, p+".parquet")
+		paths = append(paths, path)
+		stmts = append(stmts, "SELECT * FROM read_parquet("+sqlString(path)+") ORDER BY 3")
+	}
+	pres, dres := polars(t, paths...), duckdb(t, stmts...)
+	kinds := map[string]bool{}
+	for i, c := range cases {
+		checkPolars(t, c, pres[i], dres[i], logTime, kinds)
+	}
+	for _, k := range []string{"datetime[", "duration[", "struct{", "list[", "array[", "binary", "str"} {
+		if !kinds[k] {
+			t.Errorf("no column of polars dtype %s among the native types", k)
+		}
+	}
+	t.Logf("%d native types read by polars", len(cases))
+}
+
+// checkPolars compares polars' reading of one dataset with the expected
+// dtypes, with cat's JSON of the messages and with DuckDB's reading.
+func checkPolars(t *testing.T, c *nativeCase, pr polarsResult, dr duckResult, logTime func(int) int64, kinds map[string]bool) {
+	t.Helper()
+	if pr.Error != "" {
+		t.Fatalf("%s: polars: %s", c.name, pr.Error)
+	}
+	if dr.Error != "" {
+		t.Fatalf("%s: duckdb: %s", c.name, dr.Error)
+	}
+	root, err := compilePlan(c.t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{root.meta[0]: "datetime[ns, UTC]", root.meta[1]: "datetime[ns, UTC]", root.meta[2]: "u64", root.meta[3]: "str"}
+	for _, f := range root.plan.fields {
+		if f.kind != kSkip {
+			want[f.name] = polarsType(f)
+		}
+	}
+	if len(pr.DTypes) != len(want) {
+		t.Errorf("%s: polars sees %d columns, want %d: %v", c.name, len(pr.DTypes), len(want), pr.DTypes)
+	}
+	for name, w := range want {
+		if g := pr.DTypes[name]; g != w {
+			t.Errorf("%s: column %s: polars dtype %s, want %s", c.name, name, g, w)
+		}
+		for _, k := range []string{"datetime[", "duration[", "struct{", "list[", "array[", "binary", "str"} {
+			if strings.Contains(w, k) {
+				kinds[k] = true
+			}
+		}
+	}
+	if len(pr.Rows) != len(c.cat) || len(dr.Rows) != len(c.cat) {
+		t.Fatalf("%s: polars %d rows, duckdb %d, want %d", c.name, len(pr.Rows), len(dr.Rows), len(c.cat))
+	}
+	for i, row := range pr.Rows {
+		if g := num(row[root.meta[0]]); g != logTime(i) {
+			t.Errorf("%s: row %d: log_time %d ns, want %d", c.name, i, g, logTime(i))
+		}
+		if g := num(row[root.meta[2]]); g != int64(i) {
+			t.Fatalf("%s: row %d has sequence %d", c.name, i, g)
+		}
+		for _, f := range root.plan.fields {
+			if f.kind == kSkip {
+				continue
+			}
+			p, w, d := normPolars(f, row[f.name]), normCat(f, c.cat[i][f.name]), normDuck(f, dr.Rows[i][f.name])
+			if p != w || p != d {
+				t.Fatalf("%s: row %d field %s:\npolars %s\n   cat %s\nduckdb %s", c.name, i, f.name, p, w, d)
+			}
+		}
+	}
+}
