@@ -50,19 +50,3 @@ func ExampleNew() {
 	// vertices  edges  other_objects  components  dangling_edges
 	//        2      1              0           2               1
 }
-
-// Comparing a new result with a saved one: numbers may move by a relative
-// tolerance; array elements are matched by their identifying fields.
-func ExampleCompareBaseline() {
-	saved := []byte(`{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"2","success_rate":0.5},{"model_id":"1","grasp_id":"3","success_rate":0.25}]}`)
-	now := []byte(`{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"3","success_rate":0.2},{"model_id":"1","grasp_id":"2","success_rate":0.501}]}`)
-	diffs, err := analysis.CompareBaseline(saved, now, 0.01)
-	if err != nil {
-		panic(err)
-	}
-	for _, d := range diffs {
-		fmt.Println(d)
-	}
-	// Output:
-	// grasps[grasp_id=3,model_id=1].success_rate: 0.25 -> 0.2 (-20%)
-}

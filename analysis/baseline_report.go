@@ -1,0 +1,271 @@
+package analysis
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Reports of a Comparison: a short text for a terminal or CI log,
+// Markdown for a pull-request comment or $GITHUB_STEP_SUMMARY, JUnit XML
+// for CI test views (one test case per statistic group).
+
+// maxListed caps the row keys listed on one line of text.
+const maxListed = 5
+
+// headline is the first line of every report.
+func (c *Comparison) headline(name string) string {
+	drift, stats := 0, 0
+	for _, g := range c.Groups {
+		stats += g.Compared
+		if g.Drift() {
+			drift++
+		}
+	}
+	def := Tolerance{Rel: c.Tolerance}.String()
+	if drift == 0 {
+		return fmt.Sprintf("baseline %s: within tolerance (%d statistic groups, %d statistics; default tolerance %s)",
+			name, len(c.Groups), stats, def)
+	}
+	return fmt.Sprintf("baseline %s: drift in %d of %d statistic groups (default tolerance %s)", name, drift, len(c.Groups), def)
+}
+
+// rowLines describes a group's new and removed rows, one line each.
+func (g *GroupDiff) rowLines(limit int) []string {
+	var out []string
+	for _, side := range []struct {
+		what string
+		rows []Row
+	}{{"new", g.Added}, {"removed", g.Removed}} {
+		if len(side.rows) == 0 {
+			continue
+		}
+		var names []string
+		for i, r := range side.rows {
+			if limit > 0 && i == limit {
+				names = append(names, fmt.Sprintf("… and %d more", len(side.rows)-i))
+				break
+			}
+			names = append(names, g.rowName(r))
+		}
+		out = append(out, fmt.Sprintf("%d %s %s: %s", len(side.rows), side.what, g.Name(len(side.rows)), strings.Join(names, "; ")))
+	}
+	return out
+}
+
+// rowName is a row's key, or its whole path for the rows of a table
+// inside another.
+func (g *GroupDiff) rowName(r Row) string {
+	if strings.Contains(g.Path, "[") {
+		return r.Path
+	}
+	return r.Key
+}
+
+// WriteText writes the terminal report: a headline, a summary line per
+// group that drifted and one for the others, then at most maxLines lines
+// of details (new and removed rows, statistics beyond tolerance).
+func (c *Comparison) WriteText(w io.Writer, name string, maxLines int) error {
+	var b strings.Builder
+	b.WriteString(c.headline(name) + "\n")
+	ok := 0
+	var details []string
+	for _, g := range c.Groups {
+		if !g.Drift() {
+			ok++
+			continue
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", g.Path, g.Summary())
+		details = append(details, g.rowLines(maxListed)...)
+		for _, d := range g.Diffs {
+			details = append(details, d.String())
+		}
+	}
+	if ok > 0 && ok < len(c.Groups) {
+		fmt.Fprintf(&b, "  %d other statistic groups within tolerance\n", ok)
+	}
+	for i, d := range details {
+		if i == maxLines {
+			fmt.Fprintf(&b, "  … and %d more lines (every line in --report markdown:FILE or junit:FILE)\n", len(details)-i)
+			break
+		}
+		b.WriteString("  " + d + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// mdCode renders s as Markdown inline code that is safe in a table cell.
+func mdCode(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	s = strings.ReplaceAll(s, "\n", " ")
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
+}
+
+// WriteMarkdown writes the report as GitHub-flavoured Markdown: a table
+// with one line per statistic group, the new and removed rows, and a table
+// of at most maxRows statistics beyond tolerance.
+func (c *Comparison) WriteMarkdown(w io.Writer, name string, maxRows int) error {
+	var b strings.Builder
+	status := "within tolerance ✅"
+	if c.Drift() {
+		status = "drift ❌"
+	}
+	fmt.Fprintf(&b, "### baglab baseline check: %s\n\n%s\n\n", status, c.headline(mdCode(name)))
+	b.WriteString("| statistic group | rows | new | removed | beyond tolerance | status |\n|---|---:|---:|---:|---:|:---:|\n")
+	for _, g := range c.Groups {
+		rows := ""
+		if g.Table {
+			rows = fmt.Sprint(g.NewRows)
+			if g.OldRows != g.NewRows {
+				rows = fmt.Sprintf("%d → %d", g.OldRows, g.NewRows)
+			}
+		}
+		mark := "✅"
+		if g.Drift() {
+			mark = "❌"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s |\n", mdCode(g.Path), rows, len(g.Added), len(g.Removed), len(g.Diffs), g.Compared, mark)
+	}
+	var rows []string
+	var diffs []Diff
+	for _, g := range c.Groups {
+		for _, side := range []struct {
+			what string
+			rows []Row
+		}{{"new", g.Added}, {"removed", g.Removed}} {
+			if len(side.rows) == 0 {
+				continue
+			}
+			names := make([]string, len(side.rows))
+			for i, r := range side.rows {
+				names[i] = mdCode(g.rowName(r))
+			}
+			rows = append(rows, fmt.Sprintf("- %d %s %s: %s", len(side.rows), side.what, g.Name(len(side.rows)), strings.Join(names, ", ")))
+		}
+		diffs = append(diffs, g.Diffs...)
+	}
+	if len(rows) > 0 {
+		b.WriteString("\n#### New and removed rows\n\n" + strings.Join(rows, "\n") + "\n")
+	}
+	if len(diffs) > 0 {
+		b.WriteString("\n#### Statistics beyond tolerance\n\n| statistic | baseline | now | change | tolerance |\n|---|---:|---:|---:|---|\n")
+		for i, d := range diffs {
+			if i == maxRows {
+				fmt.Fprintf(&b, "\n… and %d more (see the JUnit report)\n", len(diffs)-i)
+				break
+			}
+			change := ""
+			if d.Old != "" && d.New != "" && d.Rel == d.Rel {
+				change = percent(d.Rel)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCode(d.Path), mdText(d.Old), mdText(d.New), change, d.Tolerance)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdText(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return mdCode(s)
+}
+
+// JUnit XML in the common schema (the Ant/Jenkins JUnit.xsd): testsuites,
+// one testsuite per analysis (or dataset), one testcase per statistic
+// group, a failure with every new and removed row and every statistic
+// beyond tolerance with its old and new value and its tolerance.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name       string          `xml:"name,attr"`
+	ID         int             `xml:"id,attr"`
+	Package    string          `xml:"package,attr"`
+	Tests      int             `xml:"tests,attr"`
+	Failures   int             `xml:"failures,attr"`
+	Errors     int             `xml:"errors,attr"`
+	Skipped    int             `xml:"skipped,attr"`
+	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr"`
+	Hostname   string          `xml:"hostname,attr"`
+	Properties []junitProperty `xml:"properties>property"`
+	Cases      []junitCase     `xml:"testcase"`
+	SystemOut  string          `xml:"system-out"`
+	SystemErr  string          `xml:"system-err"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the report as JUnit XML. at and host fill the
+// timestamp and hostname attributes the schema requires.
+func (c *Comparison) WriteJUnit(w io.Writer, name string, at time.Time, host string) error {
+	all := junitSuites{Name: "baglab baseline " + name, Time: "0"}
+	index := map[string]int{}
+	for _, g := range c.Groups {
+		sec, _, _ := strings.Cut(g.Path, ".")
+		sec, _, _ = strings.Cut(sec, "[")
+		i, ok := index[sec]
+		if !ok {
+			i = len(all.Suites)
+			index[sec] = i
+			all.Suites = append(all.Suites, junitSuite{Name: sec, ID: i, Package: "baglab." + sec, Time: "0",
+				Timestamp: at.UTC().Format("2006-01-02T15:04:05"), Hostname: host,
+				Properties: []junitProperty{{"baseline", name}, {"kind", c.Kind}, {"tolerance", Tolerance{Rel: c.Tolerance}.String()}}})
+		}
+		s := &all.Suites[i]
+		tc := junitCase{Name: g.Path, Classname: "baglab." + sec, Time: "0"}
+		if g.Drift() {
+			lines := g.rowLines(0)
+			for _, d := range g.Diffs {
+				lines = append(lines, d.String())
+			}
+			tc.Failure = &junitFailure{Message: g.Summary(), Type: "drift", Text: strings.Join(lines, "\n")}
+			s.Failures++
+			all.Failures++
+		}
+		s.Cases = append(s.Cases, tc)
+		s.Tests++
+		all.Tests++
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(all); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}

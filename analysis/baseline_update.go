@@ -1,0 +1,50 @@
+package analysis
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Update returns the baseline file rewritten from current, a result of
+// the baseline's kind: the text before the document and the "baseline"
+// member (tolerances, comment, // comments inside it) exactly as they
+// were, everything else from current. A baseline without a "baseline"
+// member becomes current itself, indented.
+func (b *Baseline) Update(current []byte) ([]byte, error) {
+	var doc any
+	if err := decodeJSON(current, &doc); err != nil {
+		return nil, fmt.Errorf("new result: %w", err)
+	}
+	kind, secs, err := normalise(doc)
+	if err != nil {
+		return nil, fmt.Errorf("new result: %w", err)
+	}
+	if kind != b.Kind {
+		return nil, fmt.Errorf("baseline is a %q result, this run is %q: update with a result of the same kind", b.Kind, kind)
+	}
+	body := current
+	if b.meta != nil && kind == "dataset" {
+		files, err := json.Marshal(secs[0].v)
+		if err != nil {
+			return nil, err
+		}
+		body = append(append([]byte(`{"kind":"dataset","files":`), files...), '}')
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, body, "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	if b.meta == nil {
+		return out.Bytes(), nil
+	}
+	rest := bytes.TrimPrefix(out.Bytes(), []byte("{"))
+	var file bytes.Buffer
+	file.Write(b.header)
+	file.WriteString("{\n  \"baseline\": ")
+	file.Write(b.meta)
+	file.WriteByte(',')
+	file.Write(rest)
+	return file.Bytes(), nil
+}
