@@ -13,8 +13,13 @@ func newVersionCmd(g *globalOptions) *cobra.Command {
 		Short: "Print the baglab version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, err := fmt.Fprintf(g.stdout, "baglab %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprintln(g.stdout, versionLine())
 			return err
 		},
 	}
+}
+
+// versionLine is what `baglab version` and `baglab --version` print.
+func versionLine() string {
+	return fmt.Sprintf("baglab %s (%s, %s/%s)", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
