@@ -78,6 +78,8 @@ demo: build
 	@echo "== export every topic to Parquet (demo/parquet) and CSV (demo/csv)"
 	./$(BIN) export $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --out $(DEMO)/parquet
 	./$(BIN) export $(DEMO)/data/study.bag --out $(DEMO)/csv --format csv
+	@echo "== a partitioned export (demo/by-date: topic=…/date=…/part-N.parquet)"
+	./$(BIN) export $(DEMO)/data/study.bag --out $(DEMO)/by-date --partition-by date
 	@echo "== the analyses"
 	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --out $(DEMO)/tables --plots $(DEMO)/plots --json > $(DEMO)/analysis.json
 	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap
