@@ -3,8 +3,11 @@ package analysis
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/value"
 )
 
@@ -49,6 +52,23 @@ type Result interface {
 	// Tables returns the tidy tables of the result. Tables marked Detail
 	// hold one row per observation and are left out of terminal output.
 	Tables() []*Table
+	// Summary is the result in one line for people (the headline of
+	// `analyze` and of a report section).
+	Summary() string
+	// HasData reports whether the input held anything this analysis
+	// uses; `analyze all` and `report` leave out results without.
+	HasData() bool
+	// Warnings are notes about the data a reader should see (none: nil).
+	Warnings() []string
+}
+
+// ModelWriter is a Result that can write what it learned as a recording a
+// robot loads (placements: one latched interactive_world_msgs/TaskModels
+// message), for `analyze --models-out`.
+type ModelWriter interface {
+	// WriteModels writes the models into w on topic at log time at, with
+	// the message definitions of reg, and returns how many it wrote.
+	WriteModels(w record.Writer, reg *msgdef.Registry, topic string, at int64) (int, error)
 }
 
 // ErrKind is returned for an unknown analysis kind or a Merge across kinds.
@@ -61,28 +81,6 @@ type Options struct {
 	// WindowNs is the width of a learning-curve window for "grasps"; 0 picks
 	// a tenth of the attempts' time span rounded up to a whole second.
 	WindowNs int64
-}
-
-// Kinds lists the analysis kinds in the order the CLI shows them.
-func Kinds() []string {
-	return []string{"placements", "grasps", "facts", "map", "queries"}
-}
-
-// New returns an empty accumulator of the given kind.
-func New(kind string, o Options) (Analyzer, error) {
-	switch kind {
-	case "placements":
-		return NewPlacements(o.Learn), nil
-	case "grasps":
-		return NewGrasps(o.WindowNs), nil
-	case "facts":
-		return NewFacts(), nil
-	case "map":
-		return NewMap(), nil
-	case "queries":
-		return NewQueries(), nil
-	}
-	return nil, fmt.Errorf("%w: %q (want one of %v)", ErrKind, kind, Kinds())
 }
 
 func mergeKindError(want string, got Analyzer) error {
@@ -107,21 +105,14 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// HasData reports whether r found anything to analyse in its input: a
-// placement or recorded model, a grasp or grasp attempt, a fact interval, a
-// map object or descriptor, a query call.
-func HasData(r Result) bool {
-	switch x := r.(type) {
-	case *PlacementsResult:
-		return x.Placements > 0 || len(x.Recorded) > 0
-	case *GraspsResult:
-		return len(x.Grasps) > 0 || len(x.Attempts) > 0 || x.Pending > 0
-	case *FactsResult:
-		return len(x.Intervals) > 0
-	case *MapResult:
-		return x.Vertices+x.Edges+x.OtherObjects+len(x.Crossings)+len(x.PlaceProfiles) > 0
-	case *QueriesResult:
-		return x.All.Calls > 0
+// HasData reports whether r is a result that found data (false for nil).
+func HasData(r Result) bool { return r != nil && r.HasData() }
+
+// roundSig rounds x to 4 significant digits for people.
+func roundSig(x float64) float64 {
+	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
+		return x
 	}
-	return false
+	p := math.Pow(10, 3-math.Floor(math.Log10(math.Abs(x))))
+	return math.Round(x*p) / p
 }

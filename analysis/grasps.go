@@ -239,8 +239,9 @@ type GraspsResult struct {
 	WindowNs     int64            `json:"window_ns"`
 	Curve        []WindowRate     `json:"learning_curve"`
 	// Pending counts GraspAndStore goals without a result.
-	Pending  int      `json:"pending_goals"`
-	Warnings []string `json:"warnings,omitempty"`
+	Pending int `json:"pending_goals"`
+	// Notes are the warnings about the data (see Warnings).
+	Notes []string `json:"warnings,omitempty"`
 }
 
 // Kind implements Result.
@@ -263,7 +264,7 @@ func (g *Grasps) Result() (Result, error) {
 		gs := GraspStat{ModelID: st.Key.Model, GraspID: st.Key.Grasp, ObjectName: st.Object, EEFFrameID: st.EEF,
 			Rate: newRate(st.Successes, st.Attempts), Untried: st.Attempts == 0, LogTimeNs: st.LogTime, Topic: st.Topic}
 		if st.Successes > st.Attempts {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("grasp %s/%s: %d successes in %d attempts", st.Key.Model, st.Key.Grasp, st.Successes, st.Attempts))
+			res.Notes = append(res.Notes, fmt.Sprintf("grasp %s/%s: %d successes in %d attempts", st.Key.Model, st.Key.Grasp, st.Successes, st.Attempts))
 		}
 		res.Grasps = append(res.Grasps, gs)
 		accFor(models, st.Key.Model, st.Object).add(gs)

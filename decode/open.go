@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/db3"
@@ -73,10 +72,14 @@ func sniffBytes(path string, head []byte) (Format, error) {
 		Detail: "not a recording: expected a ROS1 bag (#ROSBAG V2.0), an MCAP file or a rosbag2 sqlite3 database"}
 }
 
-// sniffDir recognises a rosbag2 folder by its metadata.yaml storage identifier.
+// sniffDir recognises a rosbag2 folder by its metadata.yaml storage
+// identifier, or without one by its split files (see IsBag2Folder). Any
+// other folder is not one recording (Expand lists the recordings in it).
 func sniffDir(dir string) (Format, error) {
 	if _, err := os.Stat(filepath.Join(dir, "metadata.yaml")); errors.Is(err, fs.ErrNotExist) {
-		// A folder of split files without metadata.yaml: go by the files.
+		if !IsBag2Folder(dir) {
+			return "", &InputError{Path: dir, Err: errors.New("a folder, not one recording (a rosbag2 folder has a metadata.yaml or the numbered splits of one recording); name the recordings in it")}
+		}
 		for _, f := range []struct {
 			glob   string
 			format Format
@@ -85,7 +88,6 @@ func sniffDir(dir string) (Format, error) {
 				return f.format, nil
 			}
 		}
-		return "", &record.Error{File: dir, Offset: -1, Err: record.ErrFormat, Detail: "a folder without metadata.yaml, .mcap or .db3 files"}
 	}
 	meta, err := db3.ReadBag2Metadata(dir)
 	if err != nil {
@@ -131,17 +133,7 @@ func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 	switch format {
 	case FormatBag:
 		if o.OnSkip != nil {
-			return bag.Open(path, bag.WithSkipBad(func(s bag.Skipped) {
-				note := fmt.Sprintf("skipped bytes [%d, %d), %d messages salvaged from them", s.Offset, s.Offset+s.Length, s.Salvaged)
-				var re *record.Error
-				if errors.As(s.Err, &re) {
-					c := *re
-					c.Detail = strings.TrimPrefix(c.Detail+"; "+note, "; ")
-					o.OnSkip(&c)
-					return
-				}
-				o.OnSkip(&record.Error{File: path, Offset: s.Offset, Err: s.Err, Detail: note})
-			}))
+			return bag.Open(path, bag.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
 		}
 		return bag.Open(path)
 	case FormatDB3:
@@ -162,32 +154,7 @@ func mcapOptions(path string, o OpenOptions) []mcapfile.Option {
 	if o.OnSkip == nil {
 		return nil
 	}
-	return []mcapfile.Option{mcapfile.WithSkipBad(func(s mcapfile.Skipped) {
-		e := &record.Error{File: path, Offset: s.Offset, Err: record.ErrFormat, Detail: s.Reason}
-		var re *record.Error
-		if errors.As(s.Err, &re) {
-			// Reason begins with the error's topic, field and cause, which
-			// the record.Error prints itself.
-			var head string
-			if re.Topic != "" {
-				head += "topic " + re.Topic + ": "
-			}
-			if re.Field != "" {
-				head += re.Field + ": "
-			}
-			if re.Err != nil {
-				head += re.Err.Error() + ": "
-				e.Err = re.Err
-			}
-			e.Topic, e.Field, e.Detail = re.Topic, re.Field, strings.TrimPrefix(s.Reason, head)
-		} else if s.Err != nil {
-			e.Err = s.Err
-		}
-		if s.Length > 0 {
-			e.Detail += fmt.Sprintf("; damaged bytes [%d, %d)", s.Offset, s.Offset+s.Length)
-		}
-		o.OnSkip(e)
-	})}
+	return []mcapfile.Option{mcapfile.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) })}
 }
 
 // FormatOf returns the format of an open reader.

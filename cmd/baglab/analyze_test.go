@@ -364,7 +364,7 @@ func TestAnalyzeBaseline(t *testing.T) {
 		return p
 	}
 	_, stderr, code := run(t, append(args, "--baseline", perturb(1.05), "--tolerance", "0.01")...)
-	if code != exitProblem || !strings.Contains(stderr, "grasps.models[model_id=2].success_rate: 0.525 -> 0.5 (-4.76%") ||
+	if code != exitProblem || !strings.Contains(stderr, "model_id=2,object_name=bowl,worst_grasp=8].success_rate: 0.525 -> 0.5 (-4.76%)") ||
 		!strings.Contains(stderr, "1 statistic(s) differ") {
 		t.Errorf("perturbed beyond tolerance: exit %d\n%s", code, stderr)
 	}
@@ -743,9 +743,9 @@ func TestAnalyzeUsageAndInputErrors(t *testing.T) {
 		{"tolerance alone", []string{"analyze", "grasps", studyFile("study.bag"), "--tolerance", "0.1"}, exitUsage, "--baseline"},
 		{"jobs", []string{"analyze", "grasps", studyFile("study.bag"), "--jobs", "0"}, exitUsage, "--jobs"},
 		{"report without -o", []string{"report", studyFile("study.bag")}, exitUsage, "-o"},
-		{"missing file", []string{"analyze", "grasps", studyFile("nope.bag")}, exitBadInput, "nope.bag"},
+		{"missing file", []string{"analyze", "grasps", studyFile("nope.bag")}, exitNoInput, "nope.bag"},
 		{"truncated", []string{"analyze", "all", studyFile("broken/study-truncated.bag")}, exitBadInput, "offset"},
-		{"missing baseline", []string{"analyze", "grasps", studyFile("study.bag"), "--baseline", studyFile("nope.json")}, exitBadInput, "nope.json"},
+		{"missing baseline", []string{"analyze", "grasps", studyFile("study.bag"), "--baseline", studyFile("nope.json")}, exitNoInput, "nope.json"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,16 +1,9 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/mcapfile"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
 )
 
@@ -20,13 +13,13 @@ type copyOptions struct {
 	g           *globalOptions
 	inputs      []string
 	output      string
-	sel         selectionOptions
+	read        readFlags
 	compression string
 	force       bool
 }
 
 func (o *copyOptions) addFlags(cmd *cobra.Command) {
-	o.sel.addFlags(cmd)
+	o.read.addFlags(cmd)
 	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
 	completeValues(cmd, "compression", "none", "lz4", "bz2", "zstd")
@@ -97,55 +90,27 @@ func runCopy(o *copyOptions) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	if !o.force {
-		if _, err := os.Stat(o.output); err == nil {
-			return usageErrorf("%s exists (use --force to overwrite)", o.output)
-		}
+	if err := decode.CheckCompression(format, o.compression); err != nil {
+		return usageErrorf("--compression: %v", err)
 	}
-	for _, in := range o.inputs {
-		if same, _ := sameFile(in, o.output); same {
-			return usageErrorf("output %s is also an input", o.output)
-		}
+	if err := checkOutFile(o.output, "output", o.force, o.inputs); err != nil {
+		return err
 	}
-	reg, err := o.g.registry()
+	in, err := o.g.open(o.inputs, &o.read, "copy", nil)
 	if err != nil {
 		return err
 	}
-	r, err := openInputs(o.inputs, nil)
-	if err != nil {
-		return err
+	defer in.close()
+	if in.SelectsNothing() {
+		return usageErrorf("--topics, --start and --end select no message of %s: nothing to write", strings.Join(o.inputs, ", "))
 	}
-	defer r.Close()
-	f, err := o.sel.filter(r)
-	if err != nil {
-		return err
-	}
-	sum, err := r.Summary()
-	if err != nil {
-		return err
-	}
-	res := decode.NewResolver(reg)
-	if format == decode.FormatBag || needsDefinitions(r) {
-		if err := requireDefinitions(r, f, res, strings.Join(o.inputs, ", ")); err != nil {
-			return err
-		}
-	}
-	it, err := r.Messages(f)
-	if err != nil {
-		return err
-	}
-	defer it.Close()
 	w, err := decode.Create(o.output, decode.CreateOptions{Compression: o.compression})
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return fmt.Errorf("cannot write %s: %w", o.output, pe.Err)
-		}
-		return usageErrorf("%v", err)
+		return outputError(o.output, err)
 	}
-	n, err := copyMessages(o, format, res, it, w, int64(sum.MessageCount))
+	n, err := in.CopyTo(o.g.ctx, w, format)
 	if err == nil {
-		err = copyMCAPExtras(o.inputs, w)
+		err = o.g.ctx.Err()
 	}
 	if err != nil {
 		w.Abort()
@@ -153,145 +118,8 @@ func runCopy(o *copyOptions) error {
 	}
 	if err := w.Close(); err != nil {
 		w.Abort()
-		return err
+		return outputError(o.output, err)
 	}
 	o.g.note("baglab: wrote %d messages to %s", n, o.output)
-	return nil
-}
-
-// needsDefinitions reports whether some channel of r stores no definition,
-// which a copy must then take from the registry.
-func needsDefinitions(r record.Reader) bool {
-	chans, err := r.Channels()
-	if err != nil {
-		return false
-	}
-	for _, ch := range chans {
-		if ch.MessageEncoding != "json" && (ch.Schema == nil || len(ch.Schema.Data) == 0) {
-			return true
-		}
-	}
-	return false
-}
-
-type outChannel struct {
-	id      uint32
-	convert func([]byte) ([]byte, error)
-}
-
-func copyMessages(o *copyOptions, format decode.Format, res *decode.Resolver, it record.Iterator, w decode.Writer, total int64) (int64, error) {
-	chans := map[*record.Channel]*outChannel{}
-	bar := newProgress(o.g, total, "copy")
-	defer bar.done()
-	var n int64
-	for {
-		if err := o.g.ctx.Err(); err != nil {
-			return n, err
-		}
-		m, err := it.Next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		oc := chans[m.Channel]
-		if oc == nil {
-			if oc, err = addOutChannel(format, res, w, m.Channel); err != nil {
-				return n, record.WithFile(err, m.Source, -1, m.Channel.Topic)
-			}
-			chans[m.Channel] = oc
-		}
-		data := m.Data
-		if oc.convert != nil {
-			if data, err = oc.convert(m.Data); err != nil {
-				return n, messageError(m, err)
-			}
-		}
-		out := record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: uint64(n), Data: data}
-		if err := w.WriteMessage(oc.id, &out); err != nil {
-			return n, err
-		}
-		n++
-		bar.add(1)
-	}
-}
-
-func addOutChannel(format decode.Format, res *decode.Resolver, w decode.Writer, ch *record.Channel) (*outChannel, error) {
-	oc := &outChannel{}
-	out := ch
-	if format == decode.FormatBag {
-		if ch.MessageEncoding == "json" {
-			return nil, fmt.Errorf("%w: topic %s has JSON messages, which a ROS1 bag cannot hold", record.ErrUnsupported, ch.Topic)
-		}
-		conv, c, err := res.ToROS1(ch)
-		if err != nil {
-			return nil, err
-		}
-		if ch.MessageEncoding != "ros1" {
-			oc.convert = conv
-		}
-		out = c
-	} else {
-		c, err := res.WithDefinition(ch)
-		if err != nil {
-			return nil, err
-		}
-		out = c
-	}
-	id, err := w.AddChannel(out)
-	if err != nil {
-		return nil, err
-	}
-	oc.id = id
-	return oc, nil
-}
-
-// copyMCAPExtras carries MCAP metadata and attachments into an MCAP output.
-func copyMCAPExtras(inputs []string, w decode.Writer) error {
-	mw, ok := w.(*mcapfile.Writer)
-	if !ok {
-		return nil
-	}
-	for _, in := range inputs {
-		if f, err := decode.Sniff(in); err != nil || f != decode.FormatMCAP || isDir(in) {
-			continue
-		}
-		r, err := mcapfile.Open(in)
-		if err != nil {
-			return err
-		}
-		err = copyExtrasFrom(r, mw)
-		r.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func copyExtrasFrom(r *mcapfile.Reader, w *mcapfile.Writer) error {
-	mds, err := r.Metadata()
-	if err != nil {
-		return err
-	}
-	for _, md := range mds {
-		if err := w.AddMetadata(md.Name, md.Metadata); err != nil {
-			return err
-		}
-	}
-	atts, err := r.Attachments()
-	if err != nil {
-		return err
-	}
-	for _, a := range atts {
-		data, err := io.ReadAll(r.AttachmentData(a))
-		if err != nil {
-			return errors.Join(fmt.Errorf("attachment %s", a.Name), err)
-		}
-		if err := w.AddAttachment(a.Name, a.MediaType, a.LogTime, a.CreateTime, data); err != nil {
-			return err
-		}
-	}
 	return nil
 }

@@ -68,7 +68,11 @@ array of {"file","offset","severity","message"} for all the files.`,
 func runDoctor(o *doctorOptions) error {
 	all := []problem{}
 	failed, unreadable := false, false
-	for _, file := range o.files {
+	files, err := decode.Expand(o.files) // a folder: each recording in it
+	if err != nil {
+		return err
+	}
+	for _, file := range files {
 		o.file = file
 		probs, err := checkFile(o)
 		if err != nil {

@@ -15,14 +15,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
-	extraCommands = append(extraCommands, newExportCmd)
-}
-
 type exportOptions struct {
 	g            *globalOptions
 	files        []string
-	sel          selectionOptions
+	read         readFlags
 	out          string
 	format       string
 	compression  string
@@ -31,7 +27,7 @@ type exportOptions struct {
 	timeFormat   string
 	jobs         int
 	rowGroupSize int
-	skipBad      bool
+	opts         []export.Option // set by options
 }
 
 func newExportCmd(g *globalOptions) *cobra.Command {
@@ -69,10 +65,14 @@ succeeds; on error or interrupt none are left.`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
+			var err error
+			if o.opts, err = o.options(cmd); err != nil {
+				return err
+			}
 			return runExport(o)
 		},
 	}
-	o.sel.addFlags(cmd)
+	o.read.addFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	fl.StringVar(&o.format, "format", "parquet", "parquet or csv")
@@ -82,7 +82,6 @@ succeeds; on error or interrupt none are left.`,
 	fl.StringVar(&o.timeFormat, "time-format", "rfc3339", "CSV timestamps: rfc3339 or ns")
 	fl.IntVarP(&o.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "input files exported in parallel (output is the same for any value)")
 	fl.IntVar(&o.rowGroupSize, "row-group-size", 0, "rows per Parquet row group at most (default 131072; groups also end at 16 MiB)")
-	fl.BoolVar(&o.skipBad, "skip-bad", false, "skip messages that fail to decode, reporting each on stderr, instead of stopping")
 	completeValues(cmd, "format", "parquet", "csv")
 	completeValues(cmd, "compression", "zstd", "snappy", "lz4", "none")
 	completeValues(cmd, "partition-by", "none", "source", "date")
@@ -91,8 +90,9 @@ succeeds; on error or interrupt none are left.`,
 	return cmd
 }
 
-// options validates the flags and returns the exporter options.
-func (o *exportOptions) options() ([]export.Option, error) {
+// options validates the flags and the output directory and returns the
+// exporter options.
+func (o *exportOptions) options(cmd *cobra.Command) ([]export.Option, error) {
 	if o.out == "" {
 		return nil, usageErrorf("--out DIR is required")
 	}
@@ -119,11 +119,17 @@ func (o *exportOptions) options() ([]export.Option, error) {
 	if format != export.CSV && (o.arrays != "json" || o.timeFormat != "rfc3339") {
 		return nil, usageErrorf("--arrays and --time-format apply to --format csv")
 	}
+	if format == export.CSV && cmd != nil && (cmd.Flags().Changed("compression") || cmd.Flags().Changed("row-group-size")) {
+		return nil, usageErrorf("--compression and --row-group-size apply to --format parquet")
+	}
 	if o.jobs < 1 {
 		return nil, usageErrorf("--jobs must be >= 1")
 	}
 	if o.rowGroupSize < 0 {
 		return nil, usageErrorf("--row-group-size must be >= 0")
+	}
+	if err := checkOutDir(o.out, "--out"); err != nil {
+		return nil, err
 	}
 	return []export.Option{
 		export.WithFormat(format), export.WithCompression(comp), export.WithPartitionBy(part),
@@ -134,77 +140,29 @@ func (o *exportOptions) options() ([]export.Option, error) {
 
 func runExport(o *exportOptions) error {
 	g := o.g
-	opts, err := o.options()
+	opts := o.opts
+	if opts == nil {
+		var err error
+		if opts, err = o.options(nil); err != nil {
+			return err
+		}
+	}
+	in, err := g.open(o.files, &o.read, "export", nil)
 	if err != nil {
 		return err
 	}
-	reg, err := g.registry()
-	if err != nil {
+	defer in.close()
+	if err := in.RequireDefinitions(); err != nil {
 		return err
 	}
-	var onSkip func(error)
-	if o.skipBad {
-		onSkip = func(err error) { g.note("baglab: skipped: %v", err) }
-	}
-	var readers []record.Reader
-	defer func() {
-		for _, r := range readers {
-			r.Close()
-		}
-	}()
-	var sums []*record.Summary
-	for _, p := range o.files {
-		if _, err := os.Stat(p); err != nil {
-			return err
-		}
-		r, err := decode.OpenWith(p, decode.OpenOptions{OnSkip: onSkip})
-		if err != nil {
-			return err
-		}
-		readers = append(readers, r)
-		s, err := r.Summary()
-		if err != nil {
-			return err
-		}
-		sums = append(sums, s)
-	}
-	filter, err := o.sel.filter(summaryOnly{sum: decode.CombineSummaries(sums)})
-	if err != nil {
-		return err
-	}
-	var total int64
-	for _, s := range sums {
-		for _, t := range s.Topics {
-			if filter.Topic == nil || filter.Topic(t.Topic) {
-				total += int64(t.MessageCount)
-			}
-		}
-	}
-	inputs := make([]export.Input, len(readers))
-	for i, r := range readers {
-		inputs[i] = export.Input{Path: o.files[i], Open: func() (record.Iterator, error) { return r.Messages(filter) }}
-	}
-
-	bar := newProgress(g, total, "export")
-	defer bar.done()
-	if bar.bar != nil {
-		opts = append(opts, export.WithProgress(func(int) { bar.add(1) }))
-	}
-	if o.skipBad {
-		opts = append(opts, export.WithSkipBad(func(err error) { g.note("baglab: skipped: %v", err) }))
-	}
-	res := decode.NewResolver(reg)
-	if !o.skipBad {
-		for i, r := range readers {
-			if err := requireDefinitions(r, filter, res, o.files[i]); err != nil {
-				return err
-			}
-		}
-	}
+	res := in.Resolver()
 	if path, ok := strings.CutPrefix(o.arrays, "explode:"); ok {
-		if err := requireArrayPath(readers, filter, res, path); err != nil {
+		if err := requireArrayPath(in.Inputs, path); err != nil {
 			return err
 		}
+	}
+	if o.read.skipBad {
+		opts = append(opts, export.WithSkipBad(func(err error) { _ = in.Skip(err) }))
 	}
 	var noted sync.Map
 	resolve := func(ch *record.Channel) (export.TypedDecoder, error) {
@@ -212,7 +170,7 @@ func runExport(o *exportOptions) error {
 		if err == nil {
 			return d, nil
 		}
-		if errors.Is(err, record.ErrUnsupported) || o.skipBad {
+		if errors.Is(err, record.ErrUnsupported) || o.read.skipBad {
 			if _, dup := noted.LoadOrStore(ch.Topic, true); !dup {
 				g.note("baglab: topic %s not exported: %v", ch.Topic, err)
 			}
@@ -220,7 +178,10 @@ func runExport(o *exportOptions) error {
 		}
 		return nil, err
 	}
-
+	inputs := make([]export.Input, in.Len())
+	for i, p := range in.Paths() {
+		inputs[i] = export.Input{Path: p, Open: func() (record.Iterator, error) { return in.FileMessages(g.ctx, i) }}
+	}
 	jobs := min(o.jobs, len(inputs))
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// A soft limit keeps the heap near what the export holds (row
@@ -230,16 +191,20 @@ func runExport(o *exportOptions) error {
 	}
 	exp, err := export.New(o.out, opts...)
 	if err != nil {
-		return err
+		return outputError(o.out, err)
 	}
 	if err := exp.Run(g.ctx, inputs, resolve, jobs); err != nil {
 		exp.Abort()
 		return err
 	}
-	if err := exp.Close(); err != nil {
+	if err := g.ctx.Err(); err != nil {
+		exp.Abort()
 		return err
 	}
-	bar.done()
+	if err := exp.Close(); err != nil {
+		return outputError(o.out, err)
+	}
+	in.bar.done()
 	g.note("baglab: exported %d file(s) into %d dataset file(s) under %s", len(inputs), len(exp.Files()), o.out)
 	return nil
 }
@@ -247,10 +212,11 @@ func runExport(o *exportOptions) error {
 // requireArrayPath fails unless some selected topic's type has an array at
 // path (dot separated, as in the CSV header), so that a typo in
 // --arrays explode:PATH is not silently exported as JSON cells.
-func requireArrayPath(readers []record.Reader, f record.Filter, res *decode.Resolver, path string) error {
+func requireArrayPath(in *decode.Inputs, path string) error {
 	var types []string
-	for _, r := range readers {
-		chans, err := r.Channels()
+	f := in.Filter()
+	for i := range in.Len() {
+		chans, err := in.Channels(i)
 		if err != nil {
 			return err
 		}
@@ -258,7 +224,7 @@ func requireArrayPath(readers []record.Reader, f record.Filter, res *decode.Reso
 			if f.Topic != nil && !f.Topic(ch.Topic) {
 				continue
 			}
-			dec, err := res.For(ch)
+			dec, err := in.Resolver().For(ch)
 			if err != nil {
 				continue
 			}

@@ -191,7 +191,7 @@ func TestExportErrors(t *testing.T) {
 		{[]string{"export", studyFile("study.bag"), "--out", dir, "--arrays", "first:2"}, exitUsage},
 		{[]string{"export", studyFile("study.bag"), "--out", dir, "--compression", "gzip"}, exitUsage},
 		{[]string{"export", studyFile("study.bag"), "--out", dir, "--jobs", "0"}, exitUsage},
-		{[]string{"export", filepath.Join(dir, "missing.bag"), "--out", dir}, exitBadInput},
+		{[]string{"export", filepath.Join(dir, "missing.bag"), "--out", dir}, exitNoInput},
 		{[]string{"export", studyFile("broken/study-truncated.bag"), "--out", filepath.Join(dir, "out")}, exitBadInput},
 	} {
 		if _, stderr, code := run(t, tc.args...); code != tc.code {
@@ -212,8 +212,8 @@ func TestExportInterrupted(t *testing.T) {
 	o := &exportOptions{g: g, files: []string{studyFile("study.bag")}, out: filepath.Join(dir, "x"),
 		format: "parquet", compression: "zstd", partitionBy: "none", arrays: "json", timeFormat: "rfc3339", jobs: 1}
 	err := runExport(o)
-	if exitCode(ctx, err) != exitInterrupted {
-		t.Fatalf("err %v, exit %d", err, exitCode(ctx, err))
+	if exitCode(err) != exitInterrupted {
+		t.Fatalf("err %v, exit %d", err, exitCode(err))
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("interrupted export left %v", entries)

@@ -1,15 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
 )
@@ -31,9 +33,16 @@ file (an array when several files are given):
   {"path","format","start_ns","end_ns","duration_ns","message_count",
    "compression","topics":[{"topic","type","encoding","md5","message_count",
    "start_ns","end_ns","frequency_hz"}]}
-plus "metadata" and "attachments" for MCAP files. A topic's frequency_hz is
-its mean rate over its own span, (message_count-1)/(end_ns-start_ns) in Hz,
-the same for every format (rosbag info --freq prints the median rate).`,
+plus "metadata" and "attachments" for MCAP files, and "types" for a topic
+whose connections carry several types. A topic's frequency_hz is its mean
+rate over its own span, (message_count-1)/(end_ns-start_ns) in Hz, the same
+for every format (rosbag info --freq prints the median rate).
+
+A folder that is not one rosbag2 recording stands for the recordings in it
+(.bag, .mcap, .db3 files and rosbag2 folders, in name order), each
+summarised apart. A file that cannot be read gets an error line on stderr
+while the others are summarised; the exit code is then that of the first
+failure.`,
 		Example: "  baglab info study.bag\n  baglab info --json run1.mcap run2.mcap\n  baglab info rosbag2_folder/",
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,8 +57,16 @@ the same for every format (rosbag info --freq prints the median rate).`,
 // fileInfo is one file's summary plus what only some formats carry.
 type fileInfo struct {
 	*record.Summary
+	Topics      []topicInfo      `json:"topics"`
 	Metadata    []metadataInfo   `json:"metadata,omitempty"`
 	Attachments []attachmentInfo `json:"attachments,omitempty"`
+}
+
+// topicInfo is one topic; Types lists every type when its connections
+// carry several.
+type topicInfo struct {
+	record.TopicSummary
+	Types []string `json:"types,omitempty"`
 }
 
 type metadataInfo struct {
@@ -66,18 +83,53 @@ type attachmentInfo struct {
 
 func runInfo(o *infoOptions) error {
 	var sums []*fileInfo
-	for _, path := range o.files {
+	var failed error
+	var paths []string
+	for _, arg := range o.files {
+		expanded, err := decode.Expand([]string{arg})
+		if err != nil {
+			expanded = []string{arg} // summarise says what is wrong with it
+		}
+		paths = append(paths, expanded...)
+	}
+	for _, path := range paths {
 		sum, err := summarise(path)
 		if err != nil {
-			return err
+			if o.g.ctx.Err() != nil {
+				return o.g.ctx.Err()
+			}
+			// Go on with the other files; the first failure decides the
+			// exit code.
+			fmt.Fprintf(o.g.stderr, "baglab: %v\n", err)
+			if hint := repairHint(err); hint != "" {
+				fmt.Fprintf(o.g.stderr, "baglab: %s\n", hint)
+			}
+			failed = cmp.Or(failed, err)
+			continue
 		}
 		sums = append(sums, sum)
 	}
+	one := len(o.files) == 1 && len(paths) == 1 && paths[0] == o.files[0]
+	if err := printInfos(o, sums, one); err != nil {
+		return err
+	}
+	if failed != nil {
+		return &exitError{code: exitCode(failed)}
+	}
+	return nil
+}
+
+// printInfos prints the summaries; with --json one object when one
+// recording was named, else an array.
+func printInfos(o *infoOptions, sums []*fileInfo, one bool) error {
 	if o.json {
 		enc := json.NewEncoder(o.g.stdout)
 		enc.SetIndent("", "  ")
-		if len(sums) == 1 {
+		if len(sums) == 1 && one {
 			return enc.Encode(sums[0])
+		}
+		if sums == nil {
+			sums = []*fileInfo{}
 		}
 		return enc.Encode(sums)
 	}
@@ -93,6 +145,9 @@ func runInfo(o *infoOptions) error {
 }
 
 func summarise(path string) (*fileInfo, error) {
+	if _, err := decode.Expand([]string{path}); err != nil {
+		return nil, err
+	}
 	r, err := decode.Open(path)
 	if err != nil {
 		return nil, err
@@ -103,25 +158,29 @@ func summarise(path string) (*fileInfo, error) {
 		return nil, err
 	}
 	sum.Path = path
-	if sum.Topics == nil {
-		sum.Topics = []record.TopicSummary{}
+	info := &fileInfo{Summary: sum, Topics: []topicInfo{}}
+	types := map[string][]string{}
+	for _, ch := range sum.Channels {
+		if t := decode.TypeName(ch); t != "" && !slices.Contains(types[ch.Topic], t) {
+			types[ch.Topic] = append(types[ch.Topic], t)
+		}
 	}
-	info := &fileInfo{Summary: sum}
-	if mr, ok := r.(*mcapfile.Reader); ok {
-		mds, err := mr.Metadata()
-		if err != nil {
-			return nil, err
+	for _, t := range sum.Topics {
+		ti := topicInfo{TopicSummary: t}
+		if len(types[t.Topic]) > 1 {
+			ti.Types = types[t.Topic]
 		}
-		for _, m := range mds {
-			info.Metadata = append(info.Metadata, metadataInfo{Name: m.Name, Metadata: m.Metadata})
-		}
-		atts, err := mr.Attachments()
-		if err != nil {
-			return nil, err
-		}
-		for _, a := range atts {
-			info.Attachments = append(info.Attachments, attachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
-		}
+		info.Topics = append(info.Topics, ti)
+	}
+	mds, atts, err := decode.Extras(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mds {
+		info.Metadata = append(info.Metadata, metadataInfo{Name: m.Name, Metadata: m.Metadata})
+	}
+	for _, a := range atts {
+		info.Attachments = append(info.Attachments, attachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
 	}
 	return info, nil
 }
@@ -147,18 +206,22 @@ func printSummary(w io.Writer, info *fileInfo) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if len(s.Topics) == 0 {
+	if len(info.Topics) == 0 {
 		_, err := fmt.Fprintln(w, "topics:      none")
 		return err
 	}
 	fmt.Fprintln(w, "topics:")
 	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	for _, t := range s.Topics {
+	for _, t := range info.Topics {
+		typ := t.Type
+		if len(t.Types) > 1 {
+			typ = strings.Join(t.Types, " | ")
+		}
 		freq := ""
 		if t.FrequencyHz > 0 {
 			freq = fmt.Sprintf("%.4g Hz", t.FrequencyHz)
 		}
-		fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, t.Type, t.Encoding, t.MD5)
+		fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, typ, t.Encoding, t.MD5)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -261,8 +261,8 @@ func TestConvertRoundTrips(t *testing.T) {
 		}
 	}
 	// An existing output is refused without --force.
-	if _, _, code := run(t, "convert", studyFile("study.bag"), out); code != exitUsage {
-		t.Errorf("overwrite without --force: exit %d, want %d", code, exitUsage)
+	if _, _, code := run(t, "convert", studyFile("study.bag"), out); code != exitOutput {
+		t.Errorf("overwrite without --force: exit %d, want %d", code, exitOutput)
 	}
 }
 
@@ -301,7 +301,7 @@ func TestExitCodes(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{"missing file", []string{"info", filepath.Join(studyDir, "nope.bag")}, exitBadInput, "nope.bag"},
+		{"missing file", []string{"info", filepath.Join(studyDir, "nope.bag")}, exitNoInput, "nope.bag"},
 		{"not a recording", []string{"info", filepath.Join(studyDir, "truth.json")}, exitBadInput, "not a recording"},
 		{"truncated bag", []string{"cat", studyFile("broken/study-truncated.bag")}, exitBadInput, "offset"},
 		{"unknown flag", []string{"cat", "--frobnicate", studyFile("study.bag")}, exitUsage, "frobnicate"},
@@ -332,8 +332,8 @@ func TestInterruptedCopyLeavesNoFile(t *testing.T) {
 	g := &globalOptions{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	o := &copyOptions{g: g, inputs: []string{studyFile("study.bag")}, output: filepath.Join(dir, "x.mcap")}
 	err := runCopy(o)
-	if exitCode(ctx, err) != exitInterrupted {
-		t.Fatalf("err %v, exit %d", err, exitCode(ctx, err))
+	if exitCode(err) != exitInterrupted {
+		t.Fatalf("err %v, exit %d", err, exitCode(err))
 	}
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 0 {
@@ -474,7 +474,7 @@ func TestModelsOutNeedsForce(t *testing.T) {
 		t.Fatal(err)
 	}
 	args := []string{"analyze", "placements", studyFile("study.bag"), "--models-out", out}
-	if _, stderr, code := run(t, args...); code != exitUsage || !strings.Contains(stderr, "--force") {
+	if _, stderr, code := run(t, args...); code != exitOutput || !strings.Contains(stderr, "--force") {
 		t.Errorf("existing --models-out: exit %d: %s", code, stderr)
 	}
 	if b, _ := os.ReadFile(out); string(b) != "keep me" {

@@ -18,6 +18,7 @@ type reportOptions struct {
 	flags  analysisFlags
 	output string
 	title  string
+	opts   analysis.Options
 }
 
 func newReportCmd(g *globalOptions) *cobra.Command {
@@ -42,6 +43,13 @@ those of 'baglab analyze'.`,
 			if o.output == "" {
 				return usageErrorf("report needs an output page: -o FILE.html\nSee '%s --help'", cmd.CommandPath())
 			}
+			if err := checkOutFile(o.output, "-o", true, o.files); err != nil {
+				return err
+			}
+			var err error
+			if o.opts, err = o.flags.options(cmd, analysis.Kinds()); err != nil {
+				return err
+			}
 			return runReport(o)
 		},
 	}
@@ -52,10 +60,7 @@ those of 'baglab analyze'.`,
 }
 
 func runReport(o *reportOptions) error {
-	if err := refuseInput(o.output, o.files, "-o"); err != nil {
-		return err
-	}
-	run, err := runAnalyses(o.g, o.files, analysis.Kinds(), &o.flags)
+	run, err := runAnalyses(o.g, o.files, analysis.Kinds(), &o.flags, o.opts)
 	if err != nil {
 		return err
 	}
@@ -79,7 +84,7 @@ func runReport(o *reportOptions) error {
 		_, err := w.Write(page.Bytes())
 		return err
 	}); err != nil {
-		return err
+		return outputError(o.output, err)
 	}
 	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(results), page.Len())
 	return nil

@@ -9,21 +9,26 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
-	"strings"
 	"syscall"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
 )
 
-// Exit codes, documented in `baglab --help`.
+// Exit codes, documented in `baglab --help` and README.
 const (
 	exitOK          = 0
-	exitProblem     = 1
-	exitUsage       = 2
-	exitBadInput    = 3
-	exitInterrupted = 130
+	exitProblem     = 1   // a problem was found (doctor, baseline drift)
+	exitUsage       = 2   // usage error: flags, arguments, selection
+	exitBadInput    = 3   // bad input data: the recording is damaged or not a recording
+	exitNoInput     = 4   // an input cannot be opened: missing, not readable, a folder where a file is expected
+	exitOutput      = 5   // an output cannot be written: exists (without --force), not writable, disk full
+	exitHungUp      = 129 // SIGHUP
+	exitInterrupted = 130 // SIGINT
+	exitBrokenPipe  = 141 // stdout closed early (| head)
+	exitTerminated  = 143 // SIGTERM
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -84,10 +89,17 @@ the analyses these experiments exist for.
 
 Exit codes:
   0    ok
-  1    a problem was found (doctor, baseline drift)
-  2    usage error
+  1    a problem was found (doctor, baseline drift), or another failure
+  2    usage error (flags, arguments, --topics/--start/--end)
   3    bad input data (the message names the file, byte offset and field)
-  130  interrupted
+  4    an input cannot be opened (missing, not readable, a folder where a
+       file is expected)
+  5    an output cannot be written (exists without --force, not writable,
+       disk full)
+  129  hung up (SIGHUP); no partial output is kept
+  130  interrupted (SIGINT); no partial output is kept
+  141  stdout was closed early (a pipe into head)
+  143  terminated (SIGTERM); no partial output is kept
 
 Progress and logs go to stderr; stdout carries only data.`
 
@@ -98,12 +110,17 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		Long:          rootLong,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErrorf("unknown command %q for %q\nSee '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
-	root.Version = version // --version prints what `baglab version` prints
-	root.SetVersionTemplate(versionLine() + "\n")
 	root.PersistentFlags().StringArrayVar(&g.msgPaths, "msg-path", nil,
 		"directory of extra message packages (<pkg>/msg/*.msg, srv/, action/); repeatable")
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr")
@@ -111,6 +128,9 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	var profile *os.File
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if _, err := g.registry(); err != nil { // --msg-path checked by every command
+			return err
+		}
 		if g.cpuProfile == "" {
 			return nil
 		}
@@ -141,61 +161,142 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		newReindexCmd(g),
 		newRecoverCmd(g),
 		newDoctorCmd(g),
+		newExportCmd(g),
+		newAnalyzeCmd(g),
+		newReportCmd(g),
 		newRecordCmd(g),
 	)
-	for _, add := range extraCommands {
-		root.AddCommand(add(g))
-	}
 	return root
 }
 
-// extraCommands lets verb files register themselves (export, analyze, report).
-var extraCommands []func(*globalOptions) *cobra.Command
-
 // Main runs baglab with args and returns the process exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			cancel(&signalError{sig})
+		case <-ctx.Done():
+		}
+	}()
 	g := &globalOptions{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	code := exitCode(ctx, err)
+	if err != nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	code := exitCode(err)
 	if err != nil && code != exitOK {
 		var ee *exitError
 		switch {
-		case code == exitInterrupted:
-			fmt.Fprintln(stderr, "baglab: interrupted; no partial output was kept")
+		case code == exitInterrupted || code == exitTerminated:
+			fmt.Fprintf(stderr, "baglab: %v; no partial output was kept\n", err)
+		case code == exitBrokenPipe:
 		case !(errors.As(err, &ee) && ee.err == nil):
 			fmt.Fprintf(stderr, "baglab: %v\n", err)
+			if hint := repairHint(err); hint != "" {
+				fmt.Fprintf(stderr, "baglab: %s\n", hint)
+			}
 		}
 	}
 	return code
 }
 
-func exitCode(ctx context.Context, err error) int {
-	if err == nil {
-		return exitOK
+// signalError is the cause of a run a signal ended.
+type signalError struct{ sig os.Signal }
+
+func (e *signalError) Error() string {
+	if e.sig == syscall.SIGTERM {
+		return "terminated"
 	}
-	if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-		return exitInterrupted
+	if e.sig == syscall.SIGHUP {
+		return "hung up"
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	var re *record.Error
-	if errors.As(err, &re) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-		return exitBadInput
+	return "interrupted"
+}
+
+// outputFailure is an output that cannot be written.
+type outputFailure struct {
+	path string
+	err  error
+}
+
+func (e *outputFailure) Error() string { return fmt.Sprintf("cannot write %s: %v", e.path, e.err) }
+func (e *outputFailure) Unwrap() error { return e.err }
+
+// outputError marks err as a failure to write the output path (exit 5).
+func outputError(path string, err error) error {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return err
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return exitBadInput
+		err = pe.Err
 	}
-	if strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") {
+	return &outputFailure{path: path, err: err}
+}
+
+// exitCode decides the exit code by the type of err, never by its text.
+func exitCode(err error) int {
+	var (
+		ee  *exitError
+		se  *signalError
+		re  *record.Error
+		ie  *decode.InputError
+		oe  *outputFailure
+		pe  *fs.PathError
+		sel = decode.ErrSelection
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &se):
+		if se.sig == syscall.SIGTERM {
+			return exitTerminated
+		}
+		if se.sig == syscall.SIGHUP {
+			return exitHungUp
+		}
+		return exitInterrupted
+	case errors.Is(err, context.Canceled):
+		return exitInterrupted
+	case errors.As(err, &ee):
+		return ee.code
+	case errors.Is(err, syscall.EPIPE):
+		return exitBrokenPipe
+	case errors.As(err, &oe), errors.Is(err, syscall.ENOSPC):
+		return exitOutput
+	case errors.Is(err, sel):
 		return exitUsage
+	case errors.As(err, &ie):
+		return exitNoInput
+	case errors.As(err, &re):
+		return exitBadInput
+	case errors.As(err, &pe):
+		return exitNoInput
 	}
-	return exitBadInput
+	return exitProblem
+}
+
+// repairHint names the repair for a damaged recording, as doctor does.
+func repairHint(err error) string {
+	var re *record.Error
+	if !errors.As(err, &re) || re.File == "" || errors.Is(err, record.ErrUnknownType) || errors.Is(err, record.ErrUnsupported) {
+		return ""
+	}
+	format, _ := decode.Sniff(re.File)
+	switch format {
+	case decode.FormatBag:
+		return fmt.Sprintf("%s is damaged: 'baglab doctor %s' checks it, 'baglab reindex %s' salvages every intact message, --skip-bad reads past the damage", re.File, re.File, re.File)
+	case decode.FormatMCAP:
+		return fmt.Sprintf("%s is damaged: 'baglab doctor %s' checks it, 'baglab recover %s' salvages every intact message, --skip-bad reads past the damage", re.File, re.File, re.File)
+	}
+	return ""
 }
 
 // argsUsage wraps a cobra argument validator so that its failures exit 2.

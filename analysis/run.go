@@ -1,0 +1,137 @@
+package analysis
+
+import (
+	"context"
+	"sync"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// Outcome is what Run computed.
+type Outcome struct {
+	// Results are in the order of the kinds asked for.
+	Results []Result
+	// Messages counts the messages decoded and handed to the analyses.
+	Messages int64
+	// LastNs is the latest log time among them (0 without any).
+	LastNs int64
+}
+
+// Run computes the analyses of kinds over the selected messages of in.
+// Each input is read into its own accumulators, up to jobs inputs at once
+// (decoders cached per channel, only the types some analysis wants), and
+// the accumulators are merged in input order: the results do not depend
+// on jobs or on the order in which the inputs finish. A message that does
+// not decode goes to in.Skip.
+func Run(ctx context.Context, in *decode.Inputs, kinds []string, o Options, jobs int) (*Outcome, error) {
+	merged, err := newSet(kinds, o)
+	if err != nil {
+		return nil, err
+	}
+	type fileState struct {
+		set      []Analyzer // made at the input's first message
+		messages int64
+		lastNs   int64
+		done     bool
+	}
+	files := make([]fileState, in.Len())
+	out := &Outcome{}
+	var mu sync.Mutex
+	next := 0 // the inputs before next are merged
+	paths := in.Paths()
+	visit := func(file int, m *record.Message, dec decode.Decoder) error {
+		f := &files[file]
+		if dec == nil {
+			return nil // a JSON-encoded channel: no analysis reads JSON
+		}
+		if f.set == nil {
+			set, err := newSet(kinds, o)
+			if err != nil {
+				return err
+			}
+			f.set = set
+		}
+		v, err := dec.DecodeValue(m.Data)
+		if err != nil {
+			return in.Skip(decode.MessageError(m, err))
+		}
+		msg := &Message{Topic: m.Channel.Topic, Type: decode.TypeName(m.Channel), LogTime: m.LogTime, Source: paths[file], Value: v}
+		took := false
+		for _, a := range f.set {
+			if a.Wants(msg.Type) {
+				if err := a.Add(msg); err != nil {
+					return record.WithFile(err, paths[file], m.Offset, m.Channel.Topic)
+				}
+				took = true
+			}
+		}
+		if took {
+			f.messages++
+			f.lastNs = max(f.lastNs, m.LogTime)
+		}
+		return nil
+	}
+	done := func(file int) error {
+		mu.Lock()
+		defer mu.Unlock()
+		files[file].done = true
+		for ; next < len(files) && files[next].done; next++ {
+			f := &files[next]
+			for k, a := range f.set {
+				if err := merged[k].Merge(a); err != nil {
+					return err
+				}
+			}
+			out.Messages += f.messages
+			out.LastNs = max(out.LastNs, f.lastNs)
+			f.set = nil
+		}
+		return nil
+	}
+	if err := in.Each(ctx, decode.EachOptions{Jobs: jobs, Want: Wants(merged), Visit: visit, Done: done}); err != nil {
+		return nil, err
+	}
+	for _, a := range merged {
+		r, err := a.Result()
+		if err != nil {
+			return nil, err
+		}
+		out.Results = append(out.Results, r)
+	}
+	return out, nil
+}
+
+// Wanted reports, for a message type, whether some analysis of kinds uses
+// it (to count the messages a run will read).
+func Wanted(kinds []string, o Options) (func(typ string) bool, error) {
+	set, err := newSet(kinds, o)
+	if err != nil {
+		return nil, err
+	}
+	return Wants(set), nil
+}
+
+// Wants reports, for a message type, whether some analysis of set uses it.
+func Wants(set []Analyzer) func(typ string) bool {
+	return func(typ string) bool {
+		for _, a := range set {
+			if a.Wants(typ) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+func newSet(kinds []string, o Options) ([]Analyzer, error) {
+	set := make([]Analyzer, len(kinds))
+	for i, k := range kinds {
+		a, err := New(k, o)
+		if err != nil {
+			return nil, err
+		}
+		set[i] = a
+	}
+	return set, nil
+}

@@ -1,0 +1,129 @@
+package analysis_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/studygen"
+)
+
+// splitRecording writes the messages of path in three time slices, each a
+// bag of its own, through the front door's CopyTo.
+func splitRecording(t *testing.T, path string) []string {
+	t.Helper()
+	var parts []string
+	for i, sel := range []decode.Selection{{End: "+15s"}, {Start: "+15s", End: "+120s"}, {Start: "+120s"}} {
+		in, err := decode.OpenInputs([]string{path}, decode.InputOptions{Selection: sel})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), fmt.Sprintf("part%d.bag", i))
+		w, err := decode.Create(out, decode.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := in.CopyTo(context.Background(), w, decode.FormatBag); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		in.Close()
+		parts = append(parts, out)
+	}
+	return parts
+}
+
+func runJSON(t *testing.T, paths []string, jobs int) ([]byte, *analysis.Outcome) {
+	t.Helper()
+	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, jobs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, r := range out.Results {
+		j, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.Bytes(), out
+}
+
+// TestRunExactMerge: each input read into its own accumulators and merged
+// gives byte for byte the same results whatever the number of jobs and the
+// order of the inputs, and the results of the unsplit recording.
+func TestRunExactMerge(t *testing.T) {
+	dir := t.TempDir()
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 5, Sessions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := studygen.WriteAll(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	parts := splitRecording(t, filepath.Join(dir, "study.bag"))
+	inputs := append(slices.Clone(parts), filepath.Join(dir, "queries.mcap"))
+	one, o1 := runJSON(t, inputs, 1)
+	if o1.Messages == 0 || o1.LastNs == 0 {
+		t.Fatalf("no message analysed: %+v", o1)
+	}
+	for _, jobs := range []int{2, 4} {
+		for range 3 {
+			if got, o := runJSON(t, inputs, jobs); !bytes.Equal(got, one) || o.Messages != o1.Messages || o.LastNs != o1.LastNs {
+				t.Fatalf("jobs %d differs from jobs 1", jobs)
+			}
+		}
+	}
+	reversed := slices.Clone(inputs)
+	slices.Reverse(reversed)
+	if got, _ := runJSON(t, reversed, 3); !bytes.Equal(got, one) {
+		t.Error("the inputs in reverse order give another result")
+	}
+	whole, _ := runJSON(t, []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}, 1)
+	if !bytes.Equal(whole, one) {
+		diffs, _ := analysis.CompareBaseline(bytes.ReplaceAll(whole, []byte("\n"), nil), bytes.ReplaceAll(one, []byte("\n"), nil), 1e-12)
+		t.Errorf("the split study differs from the whole: %v", diffs)
+	}
+}
+
+// TestRunSkipBad: with SkipBad the damaged sample files are analysed from
+// their intact messages; without it Run stops with the damage.
+func TestRunSkipBad(t *testing.T) {
+	for _, name := range []string{"study-truncated.bag", "study-truncated.mcap", "study-crc.mcap"} {
+		path := filepath.Join("..", "testdata", "sample", "broken", name)
+		skipped := 0
+		in, err := decode.OpenInputs([]string{path}, decode.InputOptions{SkipBad: true, OnSkip: func(error) { skipped++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{Learn: analysis.LearnOptions{Disable: true}}, 2)
+		in.Close()
+		if err != nil || out.Messages == 0 || skipped == 0 {
+			t.Errorf("%s with SkipBad: %v (%d skipped)", name, err, skipped)
+		}
+		in, err = decode.OpenInputs([]string{path}, decode.InputOptions{})
+		if err == nil {
+			_, err = analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
+			in.Close()
+		}
+		if err == nil {
+			t.Errorf("%s without SkipBad: no error", name)
+		}
+	}
+}

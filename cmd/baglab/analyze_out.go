@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/plot"
+	"github.com/baglab/baglab/analysis/tabular"
+	"github.com/baglab/baglab/internal/atomicfile"
+)
+
+// resultJSON is the --json document: the result itself for one kind; for
+// all, {"kind":"all","<kind>":{...},...} in the order of analysis.Kinds.
+func resultJSON(kind string, results []analysis.Result) ([]byte, error) {
+	var raw bytes.Buffer
+	if kind == "all" {
+		raw.WriteString(`{"kind":"all"`)
+		for _, r := range results {
+			b, err := json.Marshal(r)
+			if err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(&raw, ",%q:", r.Kind())
+			raw.Write(b)
+		}
+		raw.WriteString("}")
+	} else {
+		b, err := json.Marshal(results[0])
+		if err != nil {
+			return nil, err
+		}
+		raw.Write(b)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, raw.Bytes(), "", "  "); err != nil {
+		return nil, err
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// writeResultsText prints each result's headline and its tables.
+func writeResultsText(w io.Writer, results []analysis.Result, wide bool) error {
+	var b bytes.Buffer
+	for i, r := range results {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "# %s: %s\n", r.Kind(), r.Summary())
+		for _, t := range r.Tables() {
+			if t.Detail || len(t.Rows) == 0 {
+				continue
+			}
+			b.WriteString("\n")
+			if err := t.WriteText(&b, wide); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeTables writes every table of results as Parquet and CSV.
+func writeTables(dir string, results []analysis.Result) (int, error) {
+	n := 0
+	for _, r := range results {
+		for _, t := range r.Tables() {
+			if err := tabular.ParquetDir(dir).WriteTable(t); err != nil {
+				return n, err
+			}
+			if err := tabular.CSVDir(dir).WriteTable(t); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// writePlots writes every figure of results as PNG and SVG.
+func writePlots(dir string, results []analysis.Result) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range results {
+		for _, f := range plot.Figures(r) {
+			for _, format := range []string{"png", "svg"} {
+				path := filepath.Join(dir, f.Name+"."+format)
+				if err := atomicfile.Write(path, func(w io.Writer) error { return f.WriteTo(w, format) }); err != nil {
+					return n, err
+				}
+			}
+			n++
+		}
+	}
+	return n, nil
+}
+
+// maxDiffLines caps the drift lines printed.
+const maxDiffLines = 200
+
+func compareWithBaseline(o *analyzeOptions, baseline, doc []byte) error {
+	diffs, err := analysis.CompareBaseline(baseline, doc, o.tolerance)
+	if err != nil {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", o.baseline, err)}
+	}
+	if len(diffs) == 0 {
+		o.g.note("baglab: within tolerance %g of baseline %s", o.tolerance, o.baseline)
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "baglab: %d statistic(s) differ from baseline %s beyond tolerance %g:\n", len(diffs), o.baseline, o.tolerance)
+	for i, d := range diffs {
+		if i == maxDiffLines {
+			fmt.Fprintf(&b, "  ... and %d more\n", len(diffs)-i)
+			break
+		}
+		fmt.Fprintf(&b, "  %s\n", d)
+	}
+	io.WriteString(o.g.stderr, b.String())
+	return errProblemsFound
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+)
+
+func copyInto(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type infoDoc struct {
+	Path         string `json:"path"`
+	Format       string `json:"format"`
+	MessageCount uint64 `json:"message_count"`
+	Metadata     []struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+}
+
+// TestFolderInputs: a folder of bags and MCAP files is its recordings, each
+// summarised and checked apart (info, doctor), never a merge of unrelated
+// files nor a silently ignored bag; a folder of MCAP splits keeps the
+// metadata of every split (info, convert).
+func TestFolderInputs(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain")
+	copyInto(t, studyFile("study.bag"), filepath.Join(plain, "a.bag"))
+	copyInto(t, studyFile("study-lz4.bag"), filepath.Join(plain, "b.bag"))
+	copyInto(t, studyFile("queries.mcap"), filepath.Join(plain, "c.mcap"))
+	out, stderr, code := run(t, "info", "--json", plain)
+	var docs []infoDoc
+	if code != 0 || json.Unmarshal([]byte(out), &docs) != nil {
+		t.Fatalf("info DIR: exit %d: %s", code, stderr)
+	}
+	if len(docs) != 3 || docs[0].Format != "bag" || docs[1].Format != "bag" || docs[2].Format != "mcap" ||
+		!strings.HasSuffix(docs[0].Path, "a.bag") || !strings.HasSuffix(docs[2].Path, "c.mcap") {
+		t.Errorf("info DIR: %+v", docs)
+	}
+	text, _, _ := run(t, "info", plain)
+	for _, name := range []string{"a.bag", "b.bag", "c.mcap"} {
+		if !strings.Contains(text, name) {
+			t.Errorf("info DIR does not name %s:\n%s", name, text)
+		}
+	}
+	out, _, code = run(t, "doctor", plain)
+	for _, name := range []string{"a.bag: ok", "b.bag: ok", "c.mcap: ok"} {
+		if !strings.Contains(out, name) {
+			t.Errorf("doctor DIR (exit %d) does not check %s:\n%s", code, name, out)
+		}
+	}
+	// A bag in the folder counts in cat: every message of the three files.
+	cat, _, code := run(t, "cat", plain)
+	want := 0
+	for _, d := range docs {
+		want += int(d.MessageCount)
+	}
+	if n := strings.Count(cat, "\n"); code != 0 || n != want {
+		t.Errorf("cat DIR: exit %d, %d lines, want %d", code, n, want)
+	}
+
+	// MCAP splits of one recording: the metadata of each split survives.
+	splits := filepath.Join(dir, "run")
+	copyInto(t, studyFile("queries.mcap"), filepath.Join(splits, "run_0.mcap"))
+	copyInto(t, studyFile("study.mcap"), filepath.Join(splits, "run_1.mcap"))
+	out, stderr, code = run(t, "info", "--json", splits)
+	var one infoDoc
+	if code != 0 || json.Unmarshal([]byte(out), &one) != nil {
+		t.Fatalf("info splits: exit %d: %s\n%s", code, stderr, out)
+	}
+	if len(one.Metadata) == 0 || one.Metadata[len(one.Metadata)-1].Name != "study" {
+		t.Errorf("info of a split folder lost the metadata of a split: %+v", one.Metadata)
+	}
+	conv := filepath.Join(dir, "conv.mcap")
+	if _, stderr, code := run(t, "convert", splits, conv); code != 0 {
+		t.Fatalf("convert: %s", stderr)
+	}
+	out, _, _ = run(t, "info", "--json", conv)
+	var c infoDoc
+	if json.Unmarshal([]byte(out), &c) != nil || len(c.Metadata) != len(one.Metadata) || c.MessageCount != one.MessageCount {
+		t.Errorf("convert of a split folder: %+v, want the metadata of %+v", c, one)
+	}
+}
+
+// TestAnalyzeSkipBadDamagedFiles: analyze and report --skip-bad on a
+// truncated and a CRC-damaged file analyse the intact messages, as cat
+// --skip-bad does, and say what was skipped; without --skip-bad they stop
+// with exit 3 and name the repair.
+func TestAnalyzeSkipBadDamagedFiles(t *testing.T) {
+	for _, name := range []string{"study-truncated.bag", "study-truncated.mcap", "study-crc.mcap"} {
+		path := filepath.Join("..", "..", "testdata", "sample", "broken", name)
+		out, stderr, code := run(t, "analyze", "all", "--skip-bad", "--no-learn", "--json", path)
+		if code != 0 || !strings.Contains(stderr, "skipped") || !json.Valid([]byte(out)) {
+			t.Errorf("analyze --skip-bad %s: exit %d\n%s", name, code, stderr)
+		}
+		// report's provenance block summarises the truncated files
+		// without --skip-bad (analysis/report): only the CRC case here.
+		if name == "study-crc.mcap" {
+			page := filepath.Join(t.TempDir(), "r.html")
+			if _, stderr, code := run(t, "report", "--skip-bad", "--no-learn", path, "-o", page); code != 0 {
+				t.Errorf("report --skip-bad %s: exit %d\n%s", name, code, stderr)
+			}
+		}
+		_, stderr, code = run(t, "analyze", "all", "--no-learn", path)
+		repair := "reindex"
+		if strings.HasSuffix(name, ".mcap") {
+			repair = "recover"
+		}
+		if code != exitBadInput || !strings.Contains(stderr, name) || !strings.Contains(stderr, "baglab "+repair) {
+			t.Errorf("analyze %s: exit %d, want 3 naming the file and %s\n%s", name, code, repair, stderr)
+		}
+	}
+}
+
+// TestPartialResultsSaid: every readable file of info is printed and each
+// bad one gets an error line; a topic pattern or a time window that selects
+// nothing is said.
+func TestPartialResultsSaid(t *testing.T) {
+	bad := filepath.Join("..", "..", "testdata", "sample", "broken", "study-crc.mcap")
+	missing := filepath.Join(t.TempDir(), "nope.bag")
+	out, stderr, code := run(t, "info", studyFile("study.bag"), missing, studyFile("queries.mcap"))
+	if code != exitNoInput || !strings.Contains(out, "study.bag") || !strings.Contains(out, "queries.mcap") || !strings.Contains(stderr, "nope.bag") {
+		t.Errorf("info A missing C: exit %d\nstdout %.300s\nstderr %s", code, out, stderr)
+	}
+	_, stderr, code = run(t, "cat", "--topics", "/lama/objects,/typo", studyFile("study.bag"))
+	if code != 0 || !strings.Contains(stderr, "/typo") {
+		t.Errorf("--topics with a typo: exit %d: %s", code, stderr)
+	}
+	out, stderr, code = run(t, "cat", "--start", "+100000s", studyFile("study.bag"))
+	if code != 0 || out != "" || !strings.Contains(stderr, "after the recording ends") {
+		t.Errorf("window after the end: exit %d: %s", code, stderr)
+	}
+	outBag := filepath.Join(t.TempDir(), "empty.bag")
+	_, stderr, code = run(t, "filter", "--start", "+100000s", studyFile("study.bag"), outBag)
+	if _, err := os.Stat(outBag); code != exitUsage || err == nil {
+		t.Errorf("filter selecting nothing: exit %d, file written %v: %s", code, err == nil, stderr)
+	}
+	_, stderr, _ = run(t, "cat", bad)
+	if !strings.Contains(stderr, "baglab recover") {
+		t.Errorf("cat of a damaged MCAP does not name the repair: %s", stderr)
+	}
+}
+
+// TestExitCodesMeanOneThing: 3 only for bad data; a missing input, a
+// folder where a file is expected, an existing or unwritable output each
+// their own code, checked before any input is read; flags that do not
+// apply are refused.
+func TestExitCodesMeanOneThing(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "exists.mcap")
+	copyInto(t, studyFile("study.mcap"), existing)
+	file := filepath.Join(dir, "file")
+	copyInto(t, studyFile("truth.json"), file)
+	cases := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"missing input", []string{"cat", filepath.Join(dir, "nope.bag")}, exitNoInput, "nope.bag"},
+		{"folder for a file", []string{"analyze", "map", studyFile("study.bag"), "--baseline", dir}, exitNoInput, "directory"},
+		{"existing output", []string{"convert", studyFile("study.bag"), existing}, exitOutput, "exists"},
+		{"output under a file", []string{"convert", studyFile("study.bag"), filepath.Join(file, "x.mcap")}, exitOutput, "not a directory"},
+		{"export --out a file", []string{"export", studyFile("study.bag"), "--out", file}, exitOutput, "not a directory"},
+		{"csv with compression", []string{"export", studyFile("study.bag"), "--out", dir, "--format", "csv", "--compression", "snappy"}, exitUsage, "--compression"},
+		{"grasps --theta", []string{"analyze", "grasps", studyFile("study.bag"), "--theta", "circular"}, exitUsage, "--theta"},
+		{"models-out with no-learn", []string{"analyze", "placements", studyFile("study.bag"), "--no-learn", "--models-out", filepath.Join(dir, "m.bag")}, exitUsage, "--no-learn"},
+		{"bad baseline", []string{"analyze", "map", studyFile("study.bag"), "--baseline", file + "x"}, exitNoInput, "x"},
+		{"msg-path missing", []string{"info", "--msg-path", filepath.Join(dir, "nomsgs"), studyFile("study.bag")}, exitUsage, "nomsgs"},
+		{"bad data", []string{"cat", filepath.Join("..", "..", "testdata", "sample", "broken", "study-truncated.bag")}, exitBadInput, "offset"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, code := run(t, c.args...)
+			if code != c.code || !strings.Contains(stderr, c.msg) {
+				t.Errorf("exit %d, want %d with %q\nstdout %.200s\nstderr %s", code, c.code, c.msg, out, stderr)
+			}
+			if c.code != exitBadInput && out != "" {
+				t.Errorf("printed output before failing: %.200s", out)
+			}
+		})
+	}
+}
+
+// TestExitCodeByType: the code comes from the error's type.
+func TestExitCodeByType(t *testing.T) {
+	cases := []struct {
+		err  error
+		code int
+	}{
+		{&signalError{syscall.SIGTERM}, exitTerminated},
+		{&signalError{os.Interrupt}, exitInterrupted},
+		{&signalError{syscall.SIGHUP}, exitHungUp},
+		{fmt.Errorf("write stdout: %w", syscall.EPIPE), exitBrokenPipe},
+		{&fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, exitOutput},
+		{outputError("x", errors.New("denied")), exitOutput},
+		{&decode.InputError{Path: "x", Err: fs.ErrNotExist}, exitNoInput},
+		{&record.Error{File: "x", Offset: 3, Err: record.ErrTruncated}, exitBadInput},
+		{fmt.Errorf("%w: x", decode.ErrSelection), exitUsage},
+		{errors.New("unknown command \"x\""), exitProblem},
+	}
+	for _, c := range cases {
+		if got := exitCode(c.err); got != c.code {
+			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.code)
+		}
+	}
+}
