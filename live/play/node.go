@@ -18,6 +18,12 @@ func (a NodeAdvertiser) Advertise(t Topic) (Publisher, error) {
 	return a.Node.Advertise(t.Name, rosnode.TopicInfo{Type: t.Type, MD5: t.MD5, Definition: t.Definition, Latching: t.Latching})
 }
 
+// dropCounter is a publisher that counts the messages it dropped for slow
+// subscribers.
+type dropCounter interface {
+	Drops() int64
+}
+
 // flusher is a publisher that can wait until what it published is sent.
 type flusher interface {
 	Flush(ctx context.Context) error

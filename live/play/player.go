@@ -26,6 +26,9 @@ type Stats struct {
 	Loops int
 	// Elapsed is the wall time from the first message to the end.
 	Elapsed time.Duration
+	// Dropped counts messages that publishers dropped because a subscriber
+	// did not keep up and its queue was full (publishers that count them).
+	Dropped int64
 }
 
 // Player replays one recording (several files merged count as one).
@@ -93,10 +96,24 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 	if o.Duration > 0 {
 		p.filter.End = p.viewStart + int64(o.Duration) + 1 // rosbag's view includes its end time
 	}
+	if !p.selectsSome(sum) {
+		p.log(fmt.Sprintf("no message of the selected topics between %v and %v into the recording", o.Start, time.Duration(p.viewEnd-sum.StartNs)))
+	}
 	if o.Start > 0 && p.viewStart > sum.EndNs {
 		return nil, fmt.Errorf("%w: start %v is past the end of the recording (%v long)", ErrOptions, o.Start, time.Duration(sum.EndNs-sum.StartNs))
 	}
 	return p, nil
+}
+
+// selectsSome reports whether the summary shows a message of a played
+// topic inside the time window.
+func (p *Player) selectsSome(sum *record.Summary) bool {
+	for _, t := range sum.Topics {
+		if t.MessageCount > 0 && p.plan.selected(t.Topic) && t.EndNs >= p.viewStart && t.StartNs <= p.viewEnd {
+			return true
+		}
+	}
+	return false
 }
 
 // Topics lists what Run advertises, sorted by name (/clock not included).
@@ -118,6 +135,11 @@ func (p *Player) Run(ctx context.Context, adv Advertiser) (Stats, error) {
 	p.clearStatus()
 	if p.stats.Messages > 0 {
 		p.stats.Elapsed = p.clk.now() - p.firstPublished
+	}
+	for _, out := range p.plan.outs {
+		if d, ok := out.pub.(dropCounter); ok {
+			p.stats.Dropped += d.Drops()
+		}
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		err = nil

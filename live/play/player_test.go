@@ -707,3 +707,39 @@ func TestRateControlDelays(t *testing.T) {
 		t.Errorf("a3 %v ms after b1, want 100", d)
 	}
 }
+
+// droppingPub is a publisher that says it dropped two messages.
+type droppingPub struct{ fakePub }
+
+func (droppingPub) Drops() int64 { return 2 }
+
+type droppingNet struct{ *fakeNet }
+
+func (d droppingNet) Advertise(t Topic) (Publisher, error) {
+	p, err := d.fakeNet.Advertise(t)
+	return &droppingPub{*p.(*fakePub)}, err
+}
+
+func TestStatsCountDrops(t *testing.T) {
+	bag := writeRecording(t, ".bag", threeTopics)
+	r, err := decode.Open(bag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	o := DefaultOptions()
+	o.Immediate = true
+	p, err := New(r, decode.NewResolver(nil), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &fakeClock{}
+	p.clk = clk
+	st, err := p.Run(context.Background(), droppingNet{&fakeNet{clk: clk}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Dropped != 6 {
+		t.Errorf("dropped %d, want 2 on each of 3 topics", st.Dropped)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -16,7 +17,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/live/internal/rostest"
+	"github.com/baglab/baglab/internal/rostest"
 	"github.com/baglab/baglab/live/play"
 	"github.com/baglab/baglab/live/rosnode"
 )
@@ -159,8 +160,8 @@ func waitRegistered(t *testing.T, m *rostest.Master, pub bool, who string, topic
 // MD5 sums rostopic checks against its own message classes), from a bz2
 // bag and from the same recording converted to MCAP.
 func TestPlayToRostopicEcho(t *testing.T) {
+	rostest.Require(t, "rostopic", "rosbag", "ros-msgs")
 	m := rostest.StartMaster(t)
-	rostest.Require(t, "rostopic")
 	bag := makeBag(t, m, "bz2", 1)
 	mcap := filepath.Join(t.TempDir(), "orig.mcap")
 	copyTo(t, bag, mcap)
@@ -255,9 +256,12 @@ func copyTo(t *testing.T, in, out string) {
 // and inter-message gaps within 30 ms each and 5 ms at the median (record
 // stamps are the recorder's receive times, on a shared machine).
 func TestPlayRecordedByRosbagRecord(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	const recorder = "/usr/lib/rosbag/record" // the C++ recorder, from python3-rosbag
+	if _, err := os.Stat(recorder); err != nil {
+		t.Fatalf("python3-rosbag is installed but %s is not: %v", recorder, err)
+	}
 	m := rostest.StartMaster(t)
-	const recorder = "/usr/lib/rosbag/record"
-	rostest.Require(t, recorder)
 	orig := makeBag(t, m, "lz4", 2)
 	ref := filepath.Join(t.TempDir(), "ref.bag")
 	rec := m.Start(t, "record", recorder, "-O", ref, "/chatter", "/pose", "/map_meta")
@@ -309,8 +313,8 @@ func TestPlayRecordedByRosbagRecord(t *testing.T) {
 // Our play of a latched topic reaches a rostopic echo started after play
 // began (and after the latched message went out).
 func TestPlayLatchedReachesLateEcho(t *testing.T) {
+	rostest.Require(t, "rostopic", "rosbag", "ros-msgs")
 	m := rostest.StartMaster(t)
-	rostest.Require(t, "rostopic")
 	bag := makeBag(t, m, "none", 4)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
