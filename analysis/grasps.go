@@ -239,8 +239,9 @@ type GraspsResult struct {
 	WindowNs     int64            `json:"window_ns"`
 	Curve        []WindowRate     `json:"learning_curve"`
 	// Pending counts GraspAndStore goals without a result.
-	Pending  int      `json:"pending_goals"`
-	Warnings []string `json:"warnings,omitempty"`
+	Pending int `json:"pending_goals"`
+	// Notes are the warnings about the data (see Warnings).
+	Notes []string `json:"warnings,omitempty"`
 }
 
 // Kind implements Result.
@@ -263,7 +264,7 @@ func (g *Grasps) Result() (Result, error) {
 		gs := GraspStat{ModelID: st.Key.Model, GraspID: st.Key.Grasp, ObjectName: st.Object, EEFFrameID: st.EEF,
 			Rate: newRate(st.Successes, st.Attempts), Untried: st.Attempts == 0, LogTimeNs: st.LogTime, Topic: st.Topic}
 		if st.Successes > st.Attempts {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("grasp %s/%s: %d successes in %d attempts", st.Key.Model, st.Key.Grasp, st.Successes, st.Attempts))
+			res.Notes = append(res.Notes, fmt.Sprintf("grasp %s/%s: %d successes in %d attempts", st.Key.Model, st.Key.Grasp, st.Successes, st.Attempts))
 		}
 		res.Grasps = append(res.Grasps, gs)
 		accFor(models, st.Key.Model, st.Object).add(gs)
@@ -466,21 +467,12 @@ func (r *GraspsResult) Tables() []*Table {
 		grasps.add(g.ModelID, g.GraspID, g.ObjectName, g.EEFFrameID, g.Successes, g.Attempts, g.Untried, g.SuccessRate,
 			g.WilsonLow, g.WilsonHigh, g.LogTimeNs, g.Topic)
 	}
-	// An object sums the grasps of every model of it: it has no model id.
-	group := func(name string, byModel bool, rows []GraspGroupStat) *Table {
-		cols := []string{"object_name", "grasps:i", "untried:i", "successes:i", "attempts:i",
-			"success_rate:f", "wilson_low:f", "wilson_high:f", "best_grasp", "worst_grasp"}
-		if byModel {
-			cols = append([]string{"model_id"}, cols...)
-		}
-		t := newTable(name, false, cols...)
+	group := func(name string, rows []GraspGroupStat) *Table {
+		t := newTable(name, false, "model_id", "object_name", "grasps:i", "untried:i", "successes:i", "attempts:i",
+			"success_rate:f", "wilson_low:f", "wilson_high:f", "best_grasp", "worst_grasp")
 		for _, s := range rows {
-			vals := []any{s.ObjectName, s.Grasps, s.Untried, s.Successes, s.Attempts, s.SuccessRate, s.WilsonLow,
-				s.WilsonHigh, s.Best, s.Worst}
-			if byModel {
-				vals = append([]any{s.ModelID}, vals...)
-			}
-			t.add(vals...)
+			t.add(s.ModelID, s.ObjectName, s.Grasps, s.Untried, s.Successes, s.Attempts, s.SuccessRate, s.WilsonLow,
+				s.WilsonHigh, s.Best, s.Worst)
 		}
 		return t
 	}
@@ -499,5 +491,5 @@ func (r *GraspsResult) Tables() []*Table {
 	for _, c := range r.Curve {
 		curve.add(c.ObjectName, c.Source, c.Window, c.StartNs, c.EndNs, c.Successes, c.Attempts, c.SuccessRate, c.WilsonLow, c.WilsonHigh)
 	}
-	return []*Table{grasps, group("grasp_models", true, r.Models), group("grasp_objects", false, r.Objects), attempts, rates, curve}
+	return []*Table{grasps, group("grasp_models", r.Models), group("grasp_objects", r.Objects), attempts, rates, curve}
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,7 +10,6 @@ import (
 	"github.com/baglab/baglab/analysis/report"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 )
 
 type reportOptions struct {
@@ -21,8 +18,7 @@ type reportOptions struct {
 	flags  analysisFlags
 	output string
 	title  string
-	// options are the flags in effect, for the provenance block
-	options []report.Option
+	opts   analysis.Options
 }
 
 func newReportCmd(g *globalOptions) *cobra.Command {
@@ -33,11 +29,7 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 		Long: `Run every analysis (placements, grasps, facts, map, queries) over the
 recordings and write one self-contained HTML page: for each analysis that
 finds data, its summary tables and its figures as inline SVG. The page needs
-no network and no other file; send it as it is. It starts with where it came
-from: the baglab version, the command line, the options in effect, and each
-input's size, SHA-256, format, time range and message count.
-
-When no analysis finds data the page says so and the exit code is 1.
+no network and no other file; send it as it is.
 
 The page is written to a temporary file next to the output and renamed into
 place when complete; an existing page is replaced. The analysis flags are
@@ -48,13 +40,15 @@ those of 'baglab analyze'.`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
-			cmd.Flags().VisitAll(func(f *pflag.Flag) {
-				if f.Name != "help" {
-					o.options = append(o.options, report.Option{Name: f.Name, Value: f.Value.String(), Default: !f.Changed})
-				}
-			})
 			if o.output == "" {
 				return usageErrorf("report needs an output page: -o FILE.html\nSee '%s --help'", cmd.CommandPath())
+			}
+			if err := checkOutFile(o.output, "-o", true, o.files); err != nil {
+				return err
+			}
+			var err error
+			if o.opts, err = o.flags.options(cmd, analysis.Kinds()); err != nil {
+				return err
 			}
 			return runReport(o)
 		},
@@ -66,19 +60,13 @@ those of 'baglab analyze'.`,
 }
 
 func runReport(o *reportOptions) error {
-	if err := refuseInput(o.output, o.files, "-o"); err != nil {
-		return err
-	}
-	run, err := runAnalyses(o.g, o.files, analysis.Kinds(), &o.flags)
+	run, err := runAnalyses(o.g, o.files, analysis.Kinds(), &o.flags, o.opts)
 	if err != nil {
 		return err
 	}
+	results := withData(run.results)
 	if missing := kindsWithout(run.results); len(missing) > 0 {
 		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
-	}
-	prov, err := report.NewProvenance(version, os.Args, o.options, o.files)
-	if err != nil {
-		return err
 	}
 	title := o.title
 	if title == "" {
@@ -89,22 +77,15 @@ func runReport(o *reportOptions) error {
 		title = "baglab report: " + strings.Join(names, ", ")
 	}
 	var page bytes.Buffer
-	nothing := false
-	if err := report.Render(&page, report.Page{Title: title, Provenance: prov, Results: run.results}); errors.Is(err, report.ErrNothing) {
-		nothing = true
-	} else if err != nil {
+	if err := report.Render(&page, title, results); err != nil {
 		return err
 	}
 	if err := atomicfile.Write(o.output, func(w io.Writer) error {
 		_, err := w.Write(page.Bytes())
 		return err
 	}); err != nil {
-		return err
+		return outputError(o.output, err)
 	}
-	if nothing {
-		o.g.note("baglab: nothing to report: no analysis found data; %s says so", o.output)
-		return errProblemsFound
-	}
-	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(withData(run.results)), page.Len())
+	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(results), page.Len())
 	return nil
 }

@@ -164,6 +164,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		newExportCmd(g),
 		newAnalyzeCmd(g),
 		newReportCmd(g),
+		newPlayCmd(g),
 		newRecordCmd(g),
 	)
 	return root

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/live/play"
+	"github.com/baglab/baglab/live/rosnode"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// playOptions are `baglab play`'s flags: rosbag play's, same defaults.
+type playOptions struct {
+	g                  *globalOptions
+	files              []string
+	remaps             []string
+	topics             []string
+	pauseTopics        []string
+	exclude            string
+	prefix             string
+	rate               float64
+	start, duration    float64
+	delay, skipEmpty   float64
+	hz                 float64
+	rateControlTopic   string
+	rateControlDelay   float64
+	queue              int
+	loop, keepAlive    bool
+	clock, pause       bool
+	immediate          bool
+	waitForSubscribers bool
+	tryFutureVersion   bool
+}
+
+const playLong = `Publish the messages of one or more recordings on a live ROS1 graph at
+their recorded times, as rosbag play does, with the same options and
+defaults. Each topic is advertised with the type, MD5 sum and definition it
+was recorded with (latched when it was latched); several files are merged in
+time order. Any input baglab reads plays: ROS1 bags (also unindexed ones, a
+.bag.active left by a killed recorder), MCAP and rosbag2 (.db3 or folders),
+whose CDR messages go out re-encoded as ROS1 under the equivalent ROS1
+definition (the one 'baglab convert' writes into a bag).
+
+Timing runs on the monotonic clock, so NTP steps do not move playback;
+messages are read, decompressed and converted ahead in a bounded queue so
+that bz2/lz4 chunks never stall the schedule. With --loop --clock, /clock
+never goes back: each loop continues where the previous one ended. With
+-s START, latched topics still get their last message from before START.
+
+On a terminal: space pauses and resumes, s publishes one message while
+paused, t toggles --pause-topics; a status line shows the bag time.
+
+Topics are renamed with --remap FROM:=TO (or a bare FROM:=TO argument, as
+rosbag play takes them), matched against the recorded name, then prefixed
+with -p. The node honours ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME and the
+__name:=, __ns:=, __master:=, __ip:= arguments; its default name is
+/baglab_play_PID. Ctrl-C stops playback (exit 0).
+
+Differences from rosbag play: --topics takes a comma-separated or repeated
+list (exact names, globs or re:REGEX) rather than "--topics A B --bags F";
+--skip-empty, --exclude and the ROS2/MCAP inputs are additions.`
+
+const playExample = `  # after make demo, with a master running (roscore):
+  baglab play demo/data/study.bag
+  baglab play demo/data/study.bag -r 10 -s 60 -u 120 --topics '/rail_pick_and_place/**'
+  baglab play demo/data/study.bag demo/data/queries.mcap --clock --loop
+  baglab play demo/data/queries.db3 --prefix /replay -i
+  baglab play demo/data/study.bag /lama/objects:=/objects --wait-for-subscribers -k`
+
+func newPlayCmd(g *globalOptions) *cobra.Command {
+	o := &playOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "play FILE... [FROM:=TO...]",
+		Short:   "Replay recordings onto a live ROS1 graph (rosbag play)",
+		Long:    playLong,
+		Example: playExample,
+		Args: argsUsage(func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 && len(o.files) == 0 {
+				return fmt.Errorf("requires at least one recording")
+			}
+			return nil
+		}),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlay(o, args)
+		},
+	}
+	f := cmd.Flags()
+	f.Float64VarP(&o.rate, "rate", "r", 1, "multiply the publish rate by this factor")
+	f.BoolVarP(&o.loop, "loop", "l", false, "loop playback")
+	f.Float64VarP(&o.start, "start", "s", 0, "start this many seconds into the recording")
+	f.Float64VarP(&o.duration, "duration", "u", 0, "play only this many seconds (0 = to the end)")
+	f.StringSliceVarP(&o.topics, "topics", "t", nil, "play only these topics: exact names, globs (/arm/*) or re:REGEX; comma-separated or repeated")
+	f.StringVar(&o.exclude, "exclude", "", "do not play topics that this regular expression matches in full")
+	f.StringSliceVar(&o.pauseTopics, "pause-topics", nil, "pause before each message on these topics (key t toggles)")
+	f.BoolVar(&o.clock, "clock", false, "publish /clock (rosgraph_msgs/Clock) with the bag time")
+	f.Float64Var(&o.hz, "hz", 100, "/clock rate in Hz (with --clock)")
+	f.Float64VarP(&o.delay, "delay", "d", 0.2, "seconds to wait after advertising, for subscribers to connect")
+	f.BoolVar(&o.pause, "pause", false, "start paused (space resumes)")
+	f.BoolVarP(&o.immediate, "immediate", "i", false, "publish all messages at once, without waiting")
+	f.Float64Var(&o.skipEmpty, "skip-empty", 0, "skip gaps with no message longer than this many seconds (0 = off)")
+	f.BoolVarP(&o.keepAlive, "keep-alive", "k", false, "keep the publishers alive after the end (until Ctrl-C)")
+	f.BoolVar(&o.waitForSubscribers, "wait-for-subscribers", false, "wait until every topic has a subscriber before playing")
+	f.StringArrayVar(&o.remaps, "remap", nil, "rename a recorded topic: FROM:=TO; repeatable")
+	f.StringVarP(&o.prefix, "prefix", "p", "", "put this namespace in front of every topic")
+	f.IntVar(&o.queue, "queue", rosnode.DefaultPublishQueue, "messages queued per subscriber before the oldest is dropped")
+	f.StringVar(&o.rateControlTopic, "rate-control-topic", "", "hold playback while it runs ahead of the header stamps published on this topic")
+	f.Float64Var(&o.rateControlDelay, "rate-control-max-delay", 1, "seconds playback may run ahead of --rate-control-topic")
+	f.StringSliceVar(&o.files, "bags", nil, "recordings to play (as positional FILE arguments)")
+	f.BoolVar(&o.tryFutureVersion, "try-future-version", false, "accepted for rosbag play compatibility; no effect")
+	_ = f.MarkHidden("try-future-version")
+	return cmd
+}
+
+// playSeconds converts a seconds flag, refusing what is not finite or negative.
+func playSeconds(name string, v float64) (time.Duration, error) {
+	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > math.MaxInt64/1e9 {
+		return 0, usageErrorf("--%s %v: want a number of seconds >= 0", name, v)
+	}
+	return time.Duration(v * 1e9), nil
+}
+
+// options turns the flags into the player's options.
+func (o *playOptions) options() (play.Options, error) {
+	po := play.DefaultOptions()
+	po.Rate, po.Loop, po.Immediate, po.Pause = o.rate, o.loop, o.immediate, o.pause
+	po.KeepAlive, po.WaitForSubscribers, po.Clock, po.ClockHz = o.keepAlive, o.waitForSubscribers, o.clock, o.hz
+	po.Prefix, po.PauseTopics = o.prefix, o.pauseTopics
+	var err error
+	for _, s := range []struct {
+		name string
+		v    float64
+		dst  *time.Duration
+	}{{"start", o.start, &po.Start}, {"duration", o.duration, &po.Duration}, {"delay", o.delay, &po.Delay}, {"skip-empty", o.skipEmpty, &po.SkipEmpty},
+		{"rate-control-max-delay", o.rateControlDelay, &po.RateControlMaxDelay}} {
+		if *s.dst, err = playSeconds(s.name, s.v); err != nil {
+			return po, err
+		}
+	}
+	if o.exclude != "" {
+		if po.Exclude, err = regexp.Compile(o.exclude); err != nil {
+			return po, usageErrorf("--exclude: %v", err)
+		}
+	}
+	if po.Remap, err = play.ParseRemaps(o.remaps); err != nil {
+		return po, usageErrorf("--remap: %v", err)
+	}
+	if o.queue < 1 {
+		return po, usageErrorf("--queue %d: want at least 1", o.queue)
+	}
+	return po, nil
+}
+
+func runPlay(o *playOptions, args []string) error {
+	g := o.g
+	node := rosnode.Options{Name: fmt.Sprintf("/baglab_play_%d", os.Getpid()), PublishQueue: o.queue,
+		Logf: func(format string, a ...any) { g.note("baglab: "+format, a...) }}
+	// Positional arguments: recordings, ROS remapping arguments (__name:=)
+	// and topic remaps FROM:=TO.
+	for _, a := range node.ApplyRemaps(args) {
+		if strings.Contains(a, ":=") {
+			o.remaps = append(o.remaps, a)
+		} else {
+			o.files = append(o.files, a)
+		}
+	}
+	if len(o.files) == 0 {
+		return usageErrorf("no recording to play\nSee 'baglab play --help'")
+	}
+	po, err := o.options()
+	if err != nil {
+		return err
+	}
+	reg, err := g.registry()
+	if err != nil {
+		return err
+	}
+	in, err := decode.OpenInputs(o.files, decode.InputOptions{Registry: reg, Selection: decode.Selection{Topics: o.topics},
+		OnWarning: func(s string) { g.note("baglab: warning: %s", s) }})
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	if err := in.RequireDefinitions(); err != nil {
+		return err
+	}
+	po.Topics = in.Filter().Topic
+	po.Warn = func(s string) { g.note("baglab: %s", s) }
+	if f, ok := g.stderr.(*os.File); ok && !g.quiet && term.IsTerminal(int(f.Fd())) {
+		po.Status = f
+	}
+	if f, ok := g.stdin.(*os.File); ok {
+		if keys, restore, ok := play.TerminalKeys(f); ok {
+			defer restore()
+			po.Keys = keys
+		}
+	}
+	// The node talks to the master only from the first Advertise or
+	// Subscribe on.
+	n, err := rosnode.New(g.ctx, node)
+	if err != nil {
+		return err
+	}
+	defer n.Close()
+	if o.rateControlTopic != "" {
+		if po.RateControl, err = play.RateControl(n, o.rateControlTopic); err != nil {
+			return err
+		}
+	}
+	p, err := play.New(play.FromInputs(in), in.Resolver(), po)
+	if err != nil {
+		return usageErrorIfSelection(err)
+	}
+	sum := in.Summary()
+	g.note("baglab: playing %s (%d topics, %.1f s) as %s on %s%s", strings.Join(in.Paths(), ", "), len(p.Topics()),
+		float64(sum.DurationNs)/1e9, n.Name(), n.Master().URI, keysHint(po.Keys != nil))
+	st, err := p.Run(g.ctx, play.NodeAdvertiser{Node: n})
+	g.note("baglab: published %d messages on %d topics in %.1f s (%d loop(s))", st.Messages, len(st.PerTopic), st.Elapsed.Seconds(), st.Loops)
+	if st.Dropped > 0 {
+		g.note("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.queue)
+	}
+	return err
+}
+
+func keysHint(keys bool) string {
+	if keys {
+		return "; space pauses, s steps, Ctrl-C stops"
+	}
+	return ""
+}
+
+// usageErrorIfSelection reports a player that has nothing to play, or a
+// bad option, as a usage error.
+func usageErrorIfSelection(err error) error {
+	if errors.Is(err, play.ErrOptions) {
+		return usageErrorf("%v", err)
+	}
+	return err
+}
