@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/internal/rostest"
 )
@@ -76,6 +77,27 @@ func TestRecordTwoRospyPublishers(t *testing.T) {
 	}
 	if res.Dropped() != 0 || res.Topics[0].Written != 400 {
 		t.Fatalf("result %+v", res.Topics)
+	}
+	// The counts are kept in the MCAP file's metadata.
+	rd, err := decode.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	mds, _, err := decode.Extras(rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept TopicStats
+	for _, md := range mds {
+		if md.Name == StatsMetadata {
+			if err := json.Unmarshal([]byte(md.Metadata["/multi"]), &kept); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if kept.FileWritten != 400 || kept.Received != 400 || kept.Dropped != 0 {
+		t.Fatalf("%s metadata for /multi: %+v", StatsMetadata, kept)
 	}
 }
 
