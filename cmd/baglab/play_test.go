@@ -1,13 +1,23 @@
 package main
 
 import (
+	"encoding/binary"
+	"fmt"
 	"net"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/rostest"
 )
 
-// The play verb against a live ROS1 graph is tested in live/play (with
-// Debian's roscore, rostopic and rosbag record); here: its command line.
+// The player against Debian's ROS1 (rostopic echo, the C++ rosbag record,
+// latching) is tested in live/play; here: the command line, and one
+// playback through it.
 
 func TestPlayUsageErrors(t *testing.T) {
 	bag := studyFile("study.bag")
@@ -71,5 +81,70 @@ func TestPlayExamplesParse(t *testing.T) {
 		if len(cmd.Flags().Args()) == 0 {
 			t.Errorf("%s: no recording", line)
 		}
+	}
+}
+
+// writeStringBag writes n std_msgs/String messages on topic, 50 ms apart,
+// with baglab's writer and the registry's definition.
+func writeStringBag(t *testing.T, topic string, n int) string {
+	t.Helper()
+	ty, err := msgdef.Default().Lookup("std_msgs/String")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "strings.bag")
+	w, err := decode.Create(path, decode.CreateOptions{Compression: "lz4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.AddChannel(&record.Channel{Topic: topic, MessageEncoding: "ros1",
+		Schema: &record.Schema{Name: ty.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(ty)), MD5: msgdef.MD5(ty)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		s := fmt.Sprintf("message %d of %d", i, n)
+		ns := int64(1_700_000_000e9) + int64(i)*50e6
+		data := append(binary.LittleEndian.AppendUint32(nil, uint32(len(s))), s...)
+		if err := w.WriteMessage(id, &record.Message{LogTime: ns, PublishTime: ns, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Through the CLI: a remapped, prefixed playback reaches rostopic echo
+// with what rostopic echo -b reads from the bag.
+func TestPlayCLIToRostopicEcho(t *testing.T) {
+	rostest.Require(t, "rostopic", "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	m.Setenv(t)
+	bag := writeStringBag(t, "/chatter", 20)
+	want, err := m.Output(t, time.Minute, "rostopic", "echo", "-b", bag, "-n", "20", "/chatter")
+	if err != nil || strings.Count(want, "---") != 20 {
+		t.Fatalf("rostopic echo -b: %v\n%s", err, want)
+	}
+	type result struct {
+		stderr string
+		code   int
+	}
+	done := make(chan result, 1)
+	go func() {
+		_, stderr, code := run(t, "play", bag, "--wait-for-subscribers", "-p", "/cli", "/chatter:=/talk")
+		done <- result{stderr, code}
+	}()
+	got, err := m.Output(t, time.Minute, "rostopic", "echo", "-n", "20", "/cli/talk")
+	if err != nil {
+		t.Fatalf("rostopic echo: %v\n%s", err, got)
+	}
+	if got != want {
+		t.Errorf("rostopic echo /cli/talk printed\n%s\nwant\n%s", got, want)
+	}
+	r := <-done
+	if r.code != exitOK || !strings.Contains(r.stderr, "published 20 messages on 1 topics") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 }
