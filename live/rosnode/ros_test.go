@@ -10,6 +10,34 @@ import (
 	"github.com/baglab/baglab/live/rosnode"
 )
 
+// rosnode kill calls the slave API's shutdown, which reaches OnShutdown.
+func TestRosnodeKill(t *testing.T) {
+	m := rostest.StartMaster(t)
+	got := make(chan string, 1)
+	node, err := rosnode.New(context.Background(), rosnode.Options{Name: "victim", Namespace: "/lab", MasterURI: m.URI,
+		OnShutdown: func(reason string) { got <- reason }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	if node.Name() != "/lab/victim" || node.Resolve("scan") != "/lab/scan" || node.Resolve("/tf") != "/tf" {
+		t.Fatalf("names: %s %s %s", node.Name(), node.Resolve("scan"), node.Resolve("/tf"))
+	}
+	// A node is known to the master once it registers something.
+	if _, err := node.Advertise("scan", rosnode.TopicInfo{Type: "std_msgs/String", MD5: stringMD5, Definition: stringDef}); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosnode", "kill", "/lab/victim"); err != nil {
+		t.Fatalf("rosnode kill: %v\n%s", err, out)
+	}
+	select {
+	case r := <-got:
+		t.Logf("shutdown reason: %q", r)
+	case <-time.After(10 * time.Second):
+		t.Fatal("OnShutdown not called")
+	}
+}
+
 // stringMsg serializes a std_msgs/String.
 func stringMsg(s string) []byte {
 	b := []byte{byte(len(s)), byte(len(s) >> 8), byte(len(s) >> 16), byte(len(s) >> 24)}
@@ -52,7 +80,17 @@ func TestPublishToRostopicEcho(t *testing.T) {
 	if err := pub.WaitForSubscribers(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
+	// rosnode info reads the slave API: publications, subscriptions and
+	// connections (getBusInfo); the pid (getPid).
+	info, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosnode", "info", "/baglab_test_pub")
+	if err != nil {
+		t.Fatalf("rosnode info: %v\n%s", err, info)
+	}
+	for _, want := range []string{"Publications: \n * /chatter [std_msgs/String]", "Pid: ", "topic: /chatter", "direction: outbound"} {
+		if !strings.Contains(info, want) {
+			t.Errorf("rosnode info lacks %q:\n%s", want, info)
+		}
+	}
 	for _, s := range []string{"second", "third"} {
 		if err := pub.Publish(stringMsg(s)); err != nil {
 			t.Fatal(err)
