@@ -86,16 +86,16 @@ func (f *Facts) Add(m *Message) error {
 	}
 	stream := m.Topic
 	now := map[FactKey]factSeen{}
-	for _, e := range getList(m.Value, "factList") {
+	for _, e := range m.Value.LookupList("factList") {
 		fs, ok := e.(*value.Struct)
 		if !ok || fs == nil {
 			continue
 		}
-		k := FactKey{Topic: stream, SubjectID: getString(fs, "subjectId"), Property: getString(fs, "property"), TargetID: getString(fs, "targetId")}
+		k := FactKey{Topic: stream, SubjectID: fs.LookupString("subjectId"), Property: fs.LookupString("property"), TargetID: fs.LookupString("targetId")}
 		seen := factSeen{}
-		seen.conf, _ = getFloat(fs, "confidence")
-		seen.start, _ = getInt(fs, "timeStart")
-		seen.end, _ = getInt(fs, "timeEnd")
+		seen.conf, _ = fs.LookupFloat("confidence")
+		seen.start, _ = fs.LookupInt("timeStart")
+		seen.end, _ = fs.LookupInt("timeEnd")
 		if prev, dup := now[k]; dup { // the same fact twice in a snapshot: keep the higher confidence
 			if prev.conf >= seen.conf {
 				continue

@@ -85,11 +85,11 @@ func (a *Map) Add(m *Message) error {
 	walk(m.Value, func(n *node) bool {
 		switch n.Type {
 		case typeLamaObject:
-			o := lamaObject{LogTime: m.LogTime, Topic: m.Topic, Name: getString(n.S, "name"), Emitter: getString(n.S, "emitter_name")}
-			o.ID, _ = getInt(n.S, "id")
-			o.IDInWorld, _ = getInt(n.S, "id_in_world")
-			o.Type, _ = getInt(n.S, "type")
-			for i, r := range getList(n.S, "references") {
+			o := lamaObject{LogTime: m.LogTime, Topic: m.Topic, Name: n.S.LookupString("name"), Emitter: n.S.LookupString("emitter_name")}
+			o.ID, _ = n.S.LookupInt("id")
+			o.IDInWorld, _ = n.S.LookupInt("id_in_world")
+			o.Type, _ = n.S.LookupInt("type")
+			for i, r := range n.S.LookupList("references") {
 				if i < 2 {
 					o.Refs[i], _ = toInt(r)
 				}
@@ -124,17 +124,17 @@ func toInt(v any) (int64, bool) {
 
 func crossingStat(s *value.Struct, m *Message, seq int) CrossingStat {
 	c := CrossingStat{Topic: m.Topic, LogTimeNs: m.LogTime, Seq: seq}
-	x, _ := getFloat(s, "center.x")
-	y, _ := getFloat(s, "center.y")
-	r, _ := getFloat(s, "radius")
-	mr, _ := getFloat(s, "max_range")
+	x, _ := s.LookupFloat("center.x")
+	y, _ := s.LookupFloat("center.y")
+	r, _ := s.LookupFloat("radius")
+	mr, _ := s.LookupFloat("max_range")
 	c.CenterX, c.CenterY, c.Radius, c.MaxRange = Num(x), Num(y), Num(r), Num(mr)
-	fr := getList(s, "frontiers")
+	fr := s.LookupList("frontiers")
 	c.Frontiers = len(fr)
 	sum := 0.0
 	for _, f := range fr {
 		if fs, ok := f.(*value.Struct); ok {
-			w, _ := getFloat(fs, "width")
+			w, _ := fs.LookupFloat("width")
 			sum += w
 		}
 	}
@@ -146,18 +146,18 @@ func crossingStat(s *value.Struct, m *Message, seq int) CrossingStat {
 }
 
 func profileStat(s *value.Struct, m *Message, seq int) PlaceProfileStat {
-	p := PlaceProfileStat{Topic: m.Topic, LogTimeNs: m.LogTime, Seq: seq, FrameID: getString(s, "header.frame_id")}
+	p := PlaceProfileStat{Topic: m.Topic, LogTimeNs: m.LogTime, Seq: seq, FrameID: s.LookupString("header.frame_id")}
 	var xs, ys []float64
-	for _, e := range getList(s, "polygon.points") {
+	for _, e := range s.LookupList("polygon.points") {
 		if ps, ok := e.(*value.Struct); ok {
-			x, _ := getFloat(ps, "x")
-			y, _ := getFloat(ps, "y")
+			x, _ := ps.LookupFloat("x")
+			y, _ := ps.LookupFloat("y")
 			xs = append(xs, x)
 			ys = append(ys, y)
 		}
 	}
 	excluded := map[int64]bool{}
-	for _, e := range getList(s, "exclude_segments") {
+	for _, e := range s.LookupList("exclude_segments") {
 		if i, ok := toInt(e); ok {
 			excluded[i] = true
 		}

@@ -99,7 +99,7 @@ func copyByName(dst, src *value.Struct) {
 	}
 	for i := range dst.Type.Fields {
 		f := &dst.Type.Fields[i]
-		v, ok := field(src, f.Name)
+		v, ok := src.Lookup(f.Name)
 		if !ok || i >= len(dst.Fields) {
 			continue
 		}

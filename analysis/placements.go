@@ -101,22 +101,22 @@ func (p *Placements) Add(m *Message) error {
 			return false
 		case typePlacement:
 			key := GroupKey{
-				Item:             getString(n.S, "item.name"),
-				Room:             getString(n.S, "room.name"),
-				Surface:          getString(n.S, "surface.name"),
-				ReferenceFrameID: getString(n.S, "reference_frame_id"),
+				Item:             n.S.LookupString("item.name"),
+				Room:             n.S.LookupString("room.name"),
+				Surface:          n.S.LookupString("surface.name"),
+				ReferenceFrameID: n.S.LookupString("reference_frame_id"),
 			}
-			x, _ := getFloat(n.S, "position.x")
-			y, _ := getFloat(n.S, "position.y")
-			z, _ := getFloat(n.S, "position.z")
-			th, _ := getFloat(n.S, "rotation")
+			x, _ := n.S.LookupFloat("position.x")
+			y, _ := n.S.LookupFloat("position.y")
+			z, _ := n.S.LookupFloat("position.z")
+			th, _ := n.S.LookupFloat("rotation")
 			pt := point{X: x, Y: y, Z: z, Theta: th, LogTime: m.LogTime, Topic: m.Topic, Seq: seq}
 			seq++
 			p.points[key] = append(p.points[key], pt)
 			r := p.refs[key]
 			if r == nil || comparePoints(pt, r.first) < 0 {
-				p.refs[key] = &groupRefs{first: pt, item: getStruct(n.S, "item"),
-					room: getStruct(n.S, "room"), surface: getStruct(n.S, "surface")}
+				p.refs[key] = &groupRefs{first: pt, item: n.S.LookupStruct("item"),
+					room: n.S.LookupStruct("room"), surface: n.S.LookupStruct("surface")}
 			}
 			return false
 		}
@@ -126,21 +126,21 @@ func (p *Placements) Add(m *Message) error {
 }
 
 func (p *Placements) addRecorded(s *value.Struct, m *Message, seq int) {
-	pl := getStruct(s, "placement")
+	pl := s.LookupStruct("placement")
 	r := recordedModel{
-		Key: GroupKey{Item: getString(pl, "item.name"), Room: getString(pl, "room.name"),
-			Surface: getString(pl, "surface.name"), ReferenceFrameID: getString(pl, "reference_frame_id")},
+		Key: GroupKey{Item: pl.LookupString("item.name"), Room: pl.LookupString("room.name"),
+			Surface: pl.LookupString("surface.name"), ReferenceFrameID: pl.LookupString("reference_frame_id")},
 		LogTime: m.LogTime, Topic: m.Topic, Seq: seq,
 	}
-	r.X, _ = getFloat(pl, "position.x")
-	r.Y, _ = getFloat(pl, "position.y")
-	r.Z, _ = getFloat(pl, "position.z")
-	r.Theta, _ = getFloat(pl, "rotation")
-	r.Decision, _ = getFloat(s, "decision_value")
-	r.SX, _ = getFloat(s, "sigma_x")
-	r.SY, _ = getFloat(s, "sigma_y")
-	r.SZ, _ = getFloat(s, "sigma_z")
-	r.STheta, _ = getFloat(s, "sigma_theta")
+	r.X, _ = pl.LookupFloat("position.x")
+	r.Y, _ = pl.LookupFloat("position.y")
+	r.Z, _ = pl.LookupFloat("position.z")
+	r.Theta, _ = pl.LookupFloat("rotation")
+	r.Decision, _ = s.LookupFloat("decision_value")
+	r.SX, _ = s.LookupFloat("sigma_x")
+	r.SY, _ = s.LookupFloat("sigma_y")
+	r.SZ, _ = s.LookupFloat("sigma_z")
+	r.STheta, _ = s.LookupFloat("sigma_theta")
 	p.recorded = append(p.recorded, r)
 }
 

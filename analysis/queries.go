@@ -57,11 +57,11 @@ func (q *Queries) Add(m *Message) error {
 	if m.Value == nil || messageType(m) != typeQueryEvent {
 		return nil
 	}
-	info := getStruct(m.Value, "info")
-	et, _ := getInt(info, "event_type")
-	seq, _ := getInt(info, "sequence_number")
-	stamp, _ := getTimeNs(info, "stamp")
-	k := txKey{GID: hex.EncodeToString(getBytes(info, "client_gid")), Seq: seq}
+	info := m.Value.LookupStruct("info")
+	et, _ := info.LookupInt("event_type")
+	seq, _ := info.LookupInt("sequence_number")
+	stamp, _ := info.LookupTimeNs("stamp")
+	k := txKey{GID: hex.EncodeToString(info.LookupBytes("client_gid")), Seq: seq}
 	t := q.tx[k]
 	if t == nil {
 		t = &transaction{LogTime: m.LogTime, Topic: m.Topic}
@@ -71,19 +71,19 @@ func (q *Queries) Add(m *Message) error {
 	if et >= 0 && et < 4 {
 		ev.Stamps[et] = stamp
 	}
-	if req := firstStruct(getList(m.Value, "request")); req != nil {
+	if req := firstStruct(m.Value.LookupList("request")); req != nil {
 		ev.HasReq = true
-		ev.ID = getString(req, "id")
-		for _, p := range getList(req, "patterns") {
+		ev.ID = req.LookupString("id")
+		for _, p := range req.LookupList("patterns") {
 			if s, ok := p.(string); ok {
 				ev.Patterns = append(ev.Patterns, s)
 			}
 		}
 	}
-	if resp := firstStruct(getList(m.Value, "response")); resp != nil {
+	if resp := firstStruct(m.Value.LookupList("response")); resp != nil {
 		ev.HasResp = true
-		ev.Success, _ = getBool(resp, "success")
-		ev.Error = getString(resp, "error_msg")
+		ev.Success, _ = resp.LookupBool("success")
+		ev.Error = resp.LookupString("error_msg")
 	}
 	t.merge(ev)
 	return nil

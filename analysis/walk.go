@@ -1,6 +1,10 @@
 package analysis
 
-import "github.com/baglab/baglab/decode/value"
+import (
+	"strings"
+
+	"github.com/baglab/baglab/decode/value"
+)
 
 // node is one struct met while walking a message: its parent chain and its
 // index in the array holding it (-1 when it is not an array element).
@@ -45,4 +49,24 @@ func walkNode(n *node, f func(n *node) bool) {
 			}
 		}
 	}
+}
+
+// baseType returns the canonical "pkg/Type" name of a struct's type, with a
+// ROS2 "pkg/msg/Type" or "pkg/srv/Type_Event" middle part dropped.
+func baseType(s *value.Struct) string {
+	if s == nil || s.Type == nil {
+		return ""
+	}
+	return canonicalType(s.Type.Name)
+}
+
+// canonicalType drops the middle parts of a ROS2 type name
+// ("remap_msgs/srv/Query_Event" -> "remap_msgs/Query_Event").
+func canonicalType(name string) string {
+	i := strings.IndexByte(name, '/')
+	j := strings.LastIndexByte(name, '/')
+	if i < 0 || i == j {
+		return name
+	}
+	return name[:i] + name[j:]
 }

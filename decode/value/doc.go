@@ -8,5 +8,9 @@
 // (encoders, the JSON writer), checking every value against the schema.
 // Get and the typed accessors (Float, Int, String, Len, Each, Has …) read
 // fields by path, so code that works by field name copes with the several
-// layouts one type name can have across recordings.
+// layouts one type name can have across recordings. They are strict: a
+// value of another kind is an error. The lenient readers (Lookup,
+// LookupFloat, LookupInt, LookupString, LookupTimeNs …), which the analyses
+// use, never fail: they convert what can be converted, as each documents,
+// and give the zero value and false otherwise.
 package value
