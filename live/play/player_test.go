@@ -63,6 +63,9 @@ type fakeNet struct {
 	// messages so far.
 	after func(n int)
 	n     int
+	// afterClock is called after each /clock publish with their number.
+	afterClock func(n int)
+	nClock     int
 }
 
 type fakePub struct {
@@ -83,10 +86,15 @@ func (p *fakePub) Publish(data []byte) error {
 	f.sent = append(f.sent, sent{topic: p.name, at: f.clk.now(), data: append([]byte(nil), data...)})
 	if p.name != clockTopic {
 		f.n++
+	} else {
+		f.nClock++
+		if f.afterClock != nil {
+			defer f.afterClock(f.nClock)
+		}
 	}
 	n, after := f.n, f.after
 	f.mu.Unlock()
-	if after != nil {
+	if after != nil && p.name != clockTopic {
 		after(n)
 	}
 	return nil
@@ -741,5 +749,43 @@ func TestStatsCountDrops(t *testing.T) {
 	}
 	if st.Dropped != 6 {
 		t.Errorf("dropped %d, want 2 on each of 3 topics", st.Dropped)
+	}
+}
+
+func TestKeepAliveKeepsClockRunning(t *testing.T) {
+	bag := writeRecording(t, ".bag", threeTopics)
+	r, err := decode.Open(bag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	o := DefaultOptions()
+	o.KeepAlive, o.Clock, o.ClockHz = true, true, 10
+	p, err := New(r, decode.NewResolver(nil), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &fakeClock{}
+	p.clk = clk
+	net := &fakeNet{clk: clk}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	net.afterClock = func(n int) {
+		if n >= 50 { // 5 s of /clock at 10 Hz: well past the 1.3 s recording
+			cancel()
+		}
+	}
+	st, err := p.Run(ctx, net)
+	if err != nil || ctx.Err() == context.DeadlineExceeded {
+		t.Fatalf("run: %v, %v", err, ctx.Err())
+	}
+	if st.Messages != uint64(len(threeTopics)) {
+		t.Errorf("published %d messages", st.Messages)
+	}
+	clock := net.messages(clockTopic)
+	last := clock[len(clock)-1]
+	v := int64(binary.LittleEndian.Uint32(last.data))*1e9 + int64(binary.LittleEndian.Uint32(last.data[4:]))
+	if since := time.Duration(v - t0); since < 4*time.Second {
+		t.Errorf("/clock stopped at %v into the recording after the end, want it to keep running (~4.8 s)", since)
 	}
 }
