@@ -46,7 +46,7 @@ func ExampleNew() {
 	}
 	// Output:
 	// 2 vertices, 1 edge, 1 dangling
-	// map_summary (1 rows)
+	// map_summary (1 row)
 	// vertices  edges  other_objects  components  dangling_edges
 	//        2      1              0           2               1
 }

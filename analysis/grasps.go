@@ -94,47 +94,47 @@ func (g *Grasps) Add(m *Message) error {
 	switch messageType(m) {
 	case typeGraspAndStoreGoal:
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "goal",
-			GoalID: m.Value.LookupString("goal_id.id"), Object: m.Value.LookupString("goal.object_name")})
+			GoalID: getString(m.Value, "goal_id.id"), Object: getString(m.Value, "goal.object_name")})
 	case typeTrainMetricsGoal:
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "train_goal",
-			GoalID: m.Value.LookupString("goal_id.id"), Object: m.Value.LookupString("goal.object_name")})
+			GoalID: getString(m.Value, "goal_id.id"), Object: getString(m.Value, "goal.object_name")})
 	case typeGraspAndStoreResult:
-		ok, _ := m.Value.LookupBool("result.success")
-		st, _ := m.Value.LookupInt("status.status")
+		ok, _ := getBool(m.Value, "result.success")
+		st, _ := getInt(m.Value, "status.status")
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "result",
-			GoalID: m.Value.LookupString("status.goal_id.id"), Success: ok, Status: st, Text: m.Value.LookupString("status.text")})
+			GoalID: getString(m.Value, "status.goal_id.id"), Success: ok, Status: st, Text: getString(m.Value, "status.text")})
 	case typeYesNoResult:
-		ok, _ := m.Value.LookupBool("result.yes")
-		st, _ := m.Value.LookupInt("status.status")
+		ok, _ := getBool(m.Value, "result.yes")
+		st, _ := getInt(m.Value, "status.status")
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "yes_no",
-			GoalID: m.Value.LookupString("status.goal_id.id"), Success: ok, Status: st, Text: m.Value.LookupString("status.text")})
+			GoalID: getString(m.Value, "status.goal_id.id"), Success: ok, Status: st, Text: getString(m.Value, "status.text")})
 	}
 	walk(m.Value, func(n *node) bool {
 		if n.Type != typeGrasp {
 			return true
 		}
-		st := graspState{LogTime: m.LogTime, Topic: m.Topic, EEF: n.S.LookupString("eef_frame_id")}
-		st.Successes, _ = n.S.LookupInt("successes")
-		st.Attempts, _ = n.S.LookupInt("attempts")
+		st := graspState{LogTime: m.LogTime, Topic: m.Topic, EEF: getString(n.S, "eef_frame_id")}
+		st.Successes, _ = getInt(n.S, "successes")
+		st.Attempts, _ = getInt(n.S, "attempts")
 		holder := n
 		if w := n.ancestor(typeGraspWithSuccessRate); w != nil {
 			holder = w
-			id, _ := w.S.LookupInt("id")
+			id, _ := getInt(w.S, "id")
 			st.Key.Grasp = strconv.FormatInt(id, 10)
-		} else if n.S.Has("grasp_id") {
-			id, _ := n.S.LookupInt("grasp_id")
+		} else if has(n.S, "grasp_id") {
+			id, _ := getInt(n.S, "grasp_id")
 			st.Key.Grasp = strconv.FormatInt(id, 10)
 		} else {
 			st.Key.Grasp = "#" + strconv.Itoa(n.Index)
 		}
 		if gm := holder.ancestor(typeGraspModel); gm != nil {
-			id, _ := gm.S.LookupInt("id")
+			id, _ := getInt(gm.S, "id")
 			st.Key.Model = strconv.FormatInt(id, 10)
-			st.Object = gm.S.LookupString("object_name")
+			st.Object = getString(gm.S, "object_name")
 		} else if so := n.ancestor(typeSegmentedObject); so != nil {
-			id, _ := so.S.LookupInt("model_id")
+			id, _ := getInt(so.S, "model_id")
 			st.Key.Model = strconv.FormatInt(id, 10)
-			st.Object = so.S.LookupString("name")
+			st.Object = getString(so.S, "name")
 		} else {
 			st.Key.Model = "topic:" + m.Topic
 		}
@@ -467,12 +467,21 @@ func (r *GraspsResult) Tables() []*Table {
 		grasps.add(g.ModelID, g.GraspID, g.ObjectName, g.EEFFrameID, g.Successes, g.Attempts, g.Untried, g.SuccessRate,
 			g.WilsonLow, g.WilsonHigh, g.LogTimeNs, g.Topic)
 	}
-	group := func(name string, rows []GraspGroupStat) *Table {
-		t := newTable(name, false, "model_id", "object_name", "grasps:i", "untried:i", "successes:i", "attempts:i",
-			"success_rate:f", "wilson_low:f", "wilson_high:f", "best_grasp", "worst_grasp")
+	// An object sums the grasps of every model of it: it has no model id.
+	group := func(name string, byModel bool, rows []GraspGroupStat) *Table {
+		cols := []string{"object_name", "grasps:i", "untried:i", "successes:i", "attempts:i",
+			"success_rate:f", "wilson_low:f", "wilson_high:f", "best_grasp", "worst_grasp"}
+		if byModel {
+			cols = append([]string{"model_id"}, cols...)
+		}
+		t := newTable(name, false, cols...)
 		for _, s := range rows {
-			t.add(s.ModelID, s.ObjectName, s.Grasps, s.Untried, s.Successes, s.Attempts, s.SuccessRate, s.WilsonLow,
-				s.WilsonHigh, s.Best, s.Worst)
+			vals := []any{s.ObjectName, s.Grasps, s.Untried, s.Successes, s.Attempts, s.SuccessRate, s.WilsonLow,
+				s.WilsonHigh, s.Best, s.Worst}
+			if byModel {
+				vals = append([]any{s.ModelID}, vals...)
+			}
+			t.add(vals...)
 		}
 		return t
 	}
@@ -491,5 +500,5 @@ func (r *GraspsResult) Tables() []*Table {
 	for _, c := range r.Curve {
 		curve.add(c.ObjectName, c.Source, c.Window, c.StartNs, c.EndNs, c.Successes, c.Attempts, c.SuccessRate, c.WilsonLow, c.WilsonHigh)
 	}
-	return []*Table{grasps, group("grasp_models", r.Models), group("grasp_objects", r.Objects), attempts, rates, curve}
+	return []*Table{grasps, group("grasp_models", true, r.Models), group("grasp_objects", false, r.Objects), attempts, rates, curve}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/rivo/uniseg"
@@ -24,16 +25,52 @@ const (
 )
 
 // Column describes one column of a Table.
+//
+// Two name suffixes carry a unit by convention: an Int column named
+// "*_ns" holds a time point in nanoseconds since the Unix epoch, shown to
+// people as an RFC 3339 time in UTC; a Float column named "*_s" holds
+// seconds. Other units are given by Unit.
 type Column struct {
 	Name string
 	Kind ColumnKind
+	// Unit is the unit of the values as people read it ("m", "rad", "s");
+	// empty for counts, ratios, names and times.
+	Unit string
+}
+
+// IsTime reports whether the column holds time points (Int, "*_ns").
+func (c Column) IsTime() bool {
+	return c.Kind == Int && strings.HasSuffix(c.Name, "_ns")
+}
+
+// Numeric reports whether the column holds numbers people compare by
+// magnitude (ints and floats, not times): they are right-aligned.
+func (c Column) Numeric() bool {
+	return (c.Kind == Int || c.Kind == Float) && !c.IsTime()
+}
+
+// Header is the column's name for people: the name with its unit in
+// parentheses ("mean_x (m)", "total_duration (s)", "log_time (UTC)").
+func (c Column) Header() string {
+	switch {
+	case c.IsTime():
+		return strings.TrimSuffix(c.Name, "_ns") + " (UTC)"
+	case c.Kind == Float && strings.HasSuffix(c.Name, "_s"):
+		return strings.TrimSuffix(c.Name, "_s") + " (s)"
+	case c.Unit != "":
+		return c.Name + " (" + c.Unit + ")"
+	}
+	return c.Name
 }
 
 // Table is a tidy table: one row per observation, one column per variable.
 // Row values are string, int64, float64 or bool matching the column kinds.
 type Table struct {
 	// Name is the file stem the table is exported under ("placements").
-	Name    string
+	Name string
+	// Caption says in a sentence what one row is and what the numbers
+	// mean, with their units.
+	Caption string
 	Columns []Column
 	Rows    [][]any
 	// Detail marks per-observation tables left out of terminal output.
@@ -63,7 +100,33 @@ func newTable(name string, detail bool, cols ...string) *Table {
 		}
 		t.Columns = append(t.Columns, Column{Name: n, Kind: k})
 	}
+	if d, ok := tableDocs[name]; ok {
+		t.describe(d.caption, d.units...)
+	}
 	return t
+}
+
+// describe sets the caption of t and the units of its columns, given as
+// "column:unit" pairs.
+func (t *Table) describe(caption string, units ...string) *Table {
+	t.Caption = caption
+	for _, u := range units {
+		name, unit, _ := strings.Cut(u, ":")
+		for i := range t.Columns {
+			if t.Columns[i].Name == name {
+				t.Columns[i].Unit = unit
+			}
+		}
+	}
+	return t
+}
+
+// RowCount is "1 row" or "N rows".
+func (t *Table) RowCount() string {
+	if len(t.Rows) == 1 {
+		return "1 row"
+	}
+	return strconv.Itoa(len(t.Rows)) + " rows"
 }
 
 // brief sets the columns shown in terminal output by default.
@@ -149,27 +212,44 @@ func FormatCell(v any) string {
 }
 
 // Display returns every row formatted for people, as WriteText shows them:
-// floats with a column-wide number of decimals, control characters escaped.
+// the floats of a column with one number of decimals (or all in
+// scientific notation with four significant digits), times as RFC 3339 in
+// UTC, control characters escaped.
 func (t *Table) Display() [][]string {
 	cols := make([]int, len(t.Columns))
 	for i := range cols {
 		cols[i] = i
 	}
-	return t.formatted(cols)
+	return t.Cells(cols)
 }
 
-// formatted renders the rows' cells of the columns cols.
-func (t *Table) formatted(cols []int) [][]string {
+// Shown returns the indices of the columns people see by default: the
+// Brief ones (every column when wide or when Brief is nil).
+func (t *Table) Shown(wide bool) []int {
+	var cols []int
+	for i, c := range t.Columns {
+		if wide || t.Brief == nil || slices.Contains(t.Brief, c.Name) {
+			cols = append(cols, i)
+		}
+	}
+	return cols
+}
+
+// Cells renders the rows' cells of the columns cols (indices into
+// Columns) as Display does.
+func (t *Table) Cells(cols []int) [][]string {
 	cells := make([][]string, len(t.Rows))
 	for r := range t.Rows {
 		cells[r] = make([]string, len(cols))
 	}
 	for j, i := range cols {
 		format := FormatCell
-		switch t.Columns[i].Kind {
-		case Float:
+		switch c := t.Columns[i]; {
+		case c.IsTime():
+			format = formatTime
+		case c.Kind == Float:
 			format = floatFormat(t.Rows, i)
-		case String:
+		case c.Kind == String:
 			format = func(v any) string { return printable(FormatCell(v)) }
 		}
 		for r, row := range t.Rows {
@@ -181,21 +261,15 @@ func (t *Table) formatted(cols []int) [][]string {
 	return cells
 }
 
-// WriteText renders the table for a terminal: a title line, then aligned
-// columns, text left-aligned and numbers right-aligned. The floats of a
-// column share one number of decimals, chosen to give its largest value
-// four significant digits (columns spanning magnitudes beyond 1e-4..1e7
-// use %.4g instead). wide selects every column instead of the Brief ones.
+// WriteText renders the table for a terminal: a title line with the row
+// count, then aligned columns under their headers (with units), text
+// left-aligned and numbers right-aligned, cells as Display gives them.
+// wide selects every column instead of the Brief ones.
 func (t *Table) WriteText(w io.Writer, wide bool) error {
-	var cols []int
-	for i, c := range t.Columns {
-		if wide || t.Brief == nil || slices.Contains(t.Brief, c.Name) {
-			cols = append(cols, i)
-		}
-	}
-	cells := append([][]string{make([]string, len(cols))}, t.formatted(cols)...)
+	cols := t.Shown(wide)
+	cells := append([][]string{make([]string, len(cols))}, t.Cells(cols)...)
 	for j, i := range cols {
-		cells[0][j] = t.Columns[i].Name
+		cells[0][j] = t.Columns[i].Header()
 	}
 	width := make([]int, len(cols))
 	for _, row := range cells {
@@ -204,14 +278,14 @@ func (t *Table) WriteText(w io.Writer, wide bool) error {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%d rows)\n", t.Name, len(t.Rows))
+	fmt.Fprintf(&b, "%s (%s)\n", t.Name, t.RowCount())
 	for _, row := range cells {
 		for j, c := range row {
 			pad := strings.Repeat(" ", width[j]-uniseg.StringWidth(c))
 			if j > 0 {
 				b.WriteString("  ")
 			}
-			if t.Columns[cols[j]].Kind == String {
+			if !t.Columns[cols[j]].Numeric() {
 				b.WriteString(c)
 				if j < len(row)-1 {
 					b.WriteString(pad)
@@ -245,42 +319,69 @@ func printable(s string) string {
 	return b.String()
 }
 
-// floatFormat picks the format of float column i: fixed decimals giving
-// the largest value four significant digits, or %.4g per value when that
-// would show a non-zero value with fewer than two significant digits or
-// the largest value is beyond 1e-4..1e7.
+// formatTime shows a time point (ns since the Unix epoch) as RFC 3339 in
+// UTC with milliseconds.
+func formatTime(v any) string {
+	if x, ok := v.(int64); ok {
+		return time.Unix(0, x).UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	}
+	return FormatCell(v)
+}
+
+// noise is the magnitude below which a float is shown as 0: rounding
+// residue such as 2.22e-16 carries no information for people (the full
+// value is in --json, CSV and Parquet).
+const noise = 1e-12
+
+// floatFormat picks the format of float column i. Fixed decimals give the
+// largest magnitude four significant digits and the smallest non-zero one
+// at least two; when that needs more than six decimals, the magnitudes
+// span more than about three orders, or the largest is 1e7 or more, every
+// value is shown in scientific notation with four significant digits. NaN and infinities are shown as FormatCell does.
 func floatFormat(rows [][]any, i int) func(any) string {
-	general := func(v any) string {
-		if x, ok := v.(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) {
-			return strconv.FormatFloat(x+0, 'g', 4, 64) // +0 turns -0 into 0
+	finite := func(v any) (float64, bool) {
+		x, ok := v.(float64)
+		if !ok || math.IsNaN(x) || math.IsInf(x, 0) {
+			return 0, false
 		}
-		return FormatCell(v)
+		if math.Abs(x) < noise {
+			x = 0
+		}
+		return x, true
 	}
 	top, least := 0.0, math.Inf(1)
 	for _, r := range rows {
-		if x, ok := r[i].(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) && x != 0 {
+		if x, ok := finite(r[i]); ok && x != 0 {
 			top = max(top, math.Abs(x))
 			least = min(least, math.Abs(x))
 		}
 	}
-	if top == 0 {
-		return general
-	}
-	if top < 1e-4 || top >= 1e7 {
-		return general
-	}
-	decimals := min(max(3-int(math.Floor(math.Log10(top))), 0), 7)
-	if least < math.Pow(10, float64(1-decimals)) {
-		return general
-	}
-	return func(v any) string {
-		if x, ok := v.(float64); ok && !math.IsNaN(x) && !math.IsInf(x, 0) {
+	fixed := func(decimals int) func(any) string {
+		return func(v any) string {
+			x, ok := finite(v)
+			if !ok {
+				return FormatCell(v)
+			}
 			s := strconv.FormatFloat(x, 'f', decimals, 64)
 			if s[0] == '-' && strings.Trim(s, "-0.") == "" {
 				s = s[1:] // a tiny negative rounds to zero: no "-0.000"
 			}
 			return s
 		}
-		return FormatCell(v)
+	}
+	if top == 0 {
+		return fixed(0)
+	}
+	forTop := 3 - int(math.Floor(math.Log10(top)))
+	forLeast := 1 - int(math.Floor(math.Log10(least)))
+	if decimals := max(forTop, forLeast, 0); decimals <= 6 && forLeast-forTop <= 2 && top < 1e7 {
+		return fixed(decimals)
+	}
+	return func(v any) string {
+		x, ok := finite(v)
+		if !ok {
+			return FormatCell(v)
+		}
+		return strconv.FormatFloat(x+0, 'e', 3, 64) // +0 turns -0 into 0
 	}
 }

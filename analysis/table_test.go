@@ -17,11 +17,11 @@ func TestWriteText(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `sample (4 rows)
-name            n    rate      mixed
-cup             3  0.2500       2112
-tab\there     -12     NaN  0.0001234
-杯子       100000  0.0000       -0.5
-tasse 🍵        0  0.0312          0
+name            n    rate       mixed
+cup             3  0.2500   2.112e+03
+tab\there     -12     NaN   1.234e-04
+杯子       100000  0.0000  -5.000e-01
+tasse 🍵        0  0.0312   0.000e+00
 `
 	if b.String() != want {
 		t.Errorf("brief:\n%s\nwant\n%s", b.String(), want)
@@ -31,8 +31,64 @@ tasse 🍵        0  0.0312          0
 		t.Fatal(err)
 	}
 	lines := strings.Split(b.String(), "\n")
-	if lines[1] != "name            n    rate      big      mixed     ok" || lines[2] != "cup             3  0.2500  1.5e+09       2112   true" ||
-		lines[4] != "杯子       100000  0.0000     +Inf       -0.5   true" {
+	if lines[1] != "name            n    rate        big       mixed  ok" || lines[2] != "cup             3  0.2500  1.500e+09   2.112e+03  true" ||
+		lines[4] != "杯子       100000  0.0000       +Inf  -5.000e-01  true" {
 		t.Errorf("wide:\n%s", b.String())
+	}
+}
+
+// TestDisplayPrecision checks that the floats of a column share one
+// number of decimals, that rounding residue is shown as zero, that times
+// are RFC 3339 and that headers carry units.
+func TestDisplayPrecision(t *testing.T) {
+	tb := newTable("one", false, "log_time_ns:i", "rotation:f", "sd:f", "duration_s:f", "noise:f").describe("c", "rotation:rad", "sd:m")
+	tb.add(int64(1764579600123456789), 1.557, 0.0536, 2.5, 2.220446049250313e-16)
+	tb.add(int64(0), 0.009199, 0.009, 12.25, 0.0)
+	cells := tb.Display()
+	for i, want := range [][]string{
+		{"2025-12-01T09:00:00.123Z", "1.5570", "0.05360", "2.50", "0"},
+		{"1970-01-01T00:00:00.000Z", "0.0092", "0.00900", "12.25", "0"},
+	} {
+		if strings.Join(cells[i], " ") != strings.Join(want, " ") {
+			t.Errorf("row %d: %q, want %q", i, cells[i], want)
+		}
+	}
+	var heads []string
+	for _, c := range tb.Columns {
+		heads = append(heads, c.Header())
+	}
+	if got := strings.Join(heads, "|"); got != "log_time (UTC)|rotation (rad)|sd (m)|duration (s)|noise" {
+		t.Errorf("headers %s", got)
+	}
+	if tb.RowCount() != "2 rows" {
+		t.Error(tb.RowCount())
+	}
+	tb.Rows = tb.Rows[:1]
+	var b strings.Builder
+	if err := tb.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(b.String(), "one (1 row)\n") {
+		t.Errorf("title line: %q", b.String())
+	}
+	if tb.Columns[0].Numeric() || !tb.Columns[1].Numeric() || tb.Columns[0].Kind != Int {
+		t.Error("a time column is not numeric for alignment, a float is")
+	}
+}
+
+// TestTableDocs checks every table of every analysis has a caption and
+// that the units named exist as columns.
+func TestTableDocs(t *testing.T) {
+	for name, d := range tableDocs {
+		if d.caption == "" {
+			t.Errorf("%s: no caption", name)
+		}
+	}
+	for _, r := range []Result{&PlacementsResult{}, &GraspsResult{}, &FactsResult{}, &MapResult{}, &QueriesResult{}} {
+		for _, tb := range r.Tables() {
+			if tb.Caption == "" {
+				t.Errorf("table %s has no caption", tb.Name)
+			}
+		}
 	}
 }

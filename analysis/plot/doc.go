@@ -1,5 +1,12 @@
-// Package plot draws analysis results with gonum/plot: placements on each
-// surface with the learned model means and 1σ/2σ ellipses, grasp success
-// rates with their Wilson intervals, and fact timelines. Each figure is
-// written as PNG or SVG.
+// Package plot draws analysis results with gonum/plot, fit for a paper:
+// placements on each surface at equal x and y scale with every EM
+// cluster's mean and 1σ/2σ ellipses, the surface outline and the frame's
+// origin; grasp success rates with their Wilson intervals and the
+// untried grasps apart; learning curves with their Wilson band; fact
+// timelines against the time since the recording started. Legends sit
+// beside the data, axes carry units, and a result without data gets no
+// figure. Each figure renders as SVG or as PNG at a chosen resolution.
+//
+// Each analysis registers its figures with Register from its own file, so
+// adding an analysis adds one file here and no switch.
 package plot

@@ -5,31 +5,321 @@ import (
 	"image/color"
 	"io"
 	"math"
+	"sort"
+	"strconv"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/baglab/baglab/analysis"
 )
 
+// DefaultDPI is the PNG resolution used when none is given: enough for
+// print at the figures' physical size.
+const DefaultDPI = 150
+
 // Figure is one named plot.
 type Figure struct {
-	Name  string
+	// Name is the file stem ("grasp_rates").
+	Name string
+	// Title is drawn above the plot.
 	Title string
-	Plot  *plot.Plot
-	W, H  vg.Length
+	// Caption says in a sentence or two what the figure shows, with units.
+	Caption string
+	// Plots are the panels, stacked top to bottom with their data areas
+	// aligned; most figures have one.
+	Plots []*plot.Plot
+	// Legend, when it has entries, is drawn to the right of the panels so
+	// it never covers data.
+	Legend *plot.Legend
+	// W and H are the physical size of the whole figure.
+	W, H vg.Length
+	// EqualAspect makes one unit of x and one unit of y the same length
+	// in a single panel (positions on a floor plan): the shorter axis
+	// range is widened and both axes get the same tick step.
+	EqualAspect bool
 }
 
-// WriteTo renders the figure in format "png" or "svg".
-func (f *Figure) WriteTo(w io.Writer, format string) error {
-	wt, err := f.Plot.WriterTo(f.W, f.H, format)
-	if err != nil {
-		return err
+// Options are what figures need beyond a result.
+type Options struct {
+	// StartNs is when the recording started (ns since the Unix epoch);
+	// time axes count from it. 0: from the first event the result holds,
+	// and the axis says so.
+	StartNs int64
+}
+
+// Builder draws the figures of one kind of result; it returns none when
+// the result has nothing to show.
+type Builder func(analysis.Result, Options) []*Figure
+
+var builders = map[string]Builder{}
+
+// Register makes Figures draw results of kind with build. It is meant to
+// be called from init; a second registration of a kind panics.
+func Register[R analysis.Result](kind string, build func(R, Options) []*Figure) {
+	if _, dup := builders[kind]; dup {
+		panic("plot: figures of " + kind + " registered twice")
 	}
-	_, err = wt.WriteTo(w)
+	builders[kind] = func(r analysis.Result, o Options) []*Figure {
+		x, ok := r.(R)
+		if !ok {
+			return nil
+		}
+		return build(x, o)
+	}
+}
+
+// Figures returns the figures of r: none for a kind nobody registered or
+// a result without data.
+func Figures(r analysis.Result, o Options) []*Figure {
+	b := builders[r.Kind()]
+	if b == nil || !analysis.HasData(r) {
+		return nil
+	}
+	var out []*Figure
+	for _, f := range b(r, o) {
+		if f != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Render writes the figure as "png" (at dpi dots per inch; <= 0 means
+// DefaultDPI) or "svg".
+func (f *Figure) Render(w io.Writer, format string, dpi float64) error {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "png":
+		if dpi <= 0 {
+			dpi = DefaultDPI
+		}
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.W, f.H), vgimg.UseDPI(int(math.Round(dpi))),
+			vgimg.UseBackgroundColor(color.White))}
+	case "svg":
+		c = vgsvg.New(f.W, f.H)
+	default:
+		return fmt.Errorf("plot: unknown format %q (want png or svg)", format)
+	}
+	f.draw(draw.New(c))
+	_, err := c.WriteTo(w)
 	return err
+}
+
+// Spacing in points: around the figure, between the plot and its legend,
+// between stacked panels.
+const (
+	margin    = 6
+	legendGap = 10
+	panelGap  = 10
+)
+
+func (f *Figure) draw(c draw.Canvas) {
+	c = draw.Crop(c, margin, -margin, margin, -margin)
+	if f.Title != "" {
+		sty := titleStyle()
+		c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y + sty.FontExtents().Descent}, f.Title) // hangs from the point
+		c.Max.Y -= sty.Rectangle(f.Title).Size().Y + vg.Points(8)
+	}
+	pc := c
+	var lc draw.Canvas
+	if f.Legend != nil && f.Legend.Rectangle(c).Size().X > 0 {
+		lw := f.Legend.Rectangle(c).Size().X
+		pc = draw.Crop(c, 0, -(lw + legendGap), 0, 0)
+		lc = draw.Crop(c, c.Size().X-lw, 0, 0, 0)
+	}
+	if len(f.Plots) == 0 {
+		return
+	}
+	canvases := []draw.Canvas{pc}
+	if len(f.Plots) == 1 {
+		if f.EqualAspect {
+			p := f.Plots[0]
+			for range 3 {
+				equalAspect(p, pc)
+				step := roundStep(math.Max(p.X.Max-p.X.Min, p.Y.Max-p.Y.Min) / 8)
+				p.X.Tick.Marker, p.Y.Tick.Marker = roundTicks{step: step}, roundTicks{step: step}
+			}
+			equalAspect(p, pc)
+		}
+	} else {
+		grid := make([][]*plot.Plot, len(f.Plots))
+		for i, p := range f.Plots {
+			grid[i] = []*plot.Plot{p}
+		}
+		tiles := draw.Tiles{Rows: len(f.Plots), Cols: 1, PadY: vg.Points(panelGap)}
+		canvases = canvases[:0]
+		for _, row := range plot.Align(grid, tiles, pc) {
+			canvases = append(canvases, row[0])
+		}
+	}
+	for i, p := range f.Plots {
+		p.Draw(canvases[i])
+	}
+	if lc.Canvas != nil {
+		lc.Max.Y = f.Plots[0].DataCanvas(canvases[0]).Max.Y // level with the top of the data
+		f.Legend.Draw(lc)
+	}
+}
+
+// equalAspect widens the x or the y range of p so one unit has the same
+// length on both axes in the data area p gets inside c. The data area
+// depends on the tick labels and so on the ranges: a few rounds settle it.
+func equalAspect(p *plot.Plot, c draw.Canvas) {
+	for range 4 {
+		da := p.DataCanvas(c)
+		w, h := float64(da.Size().X), float64(da.Size().Y)
+		dx, dy := p.X.Max-p.X.Min, p.Y.Max-p.Y.Min
+		if w <= 0 || h <= 0 || !(dx > 0) || !(dy > 0) {
+			return
+		}
+		sx, sy := w/dx, h/dy // length per unit
+		switch {
+		case math.Abs(sx-sy) <= 1e-9*sx:
+			return
+		case sx > sy:
+			grow(&p.X.Min, &p.X.Max, w/sy)
+		default:
+			grow(&p.Y.Min, &p.Y.Max, h/sx)
+		}
+	}
+}
+
+// grow widens [*lo, *hi] about its centre to width.
+func grow(lo, hi *float64, width float64) {
+	mid := (*lo + *hi) / 2
+	*lo, *hi = mid-width/2, mid+width/2
+}
+
+// palette is colour-blind safe (Okabe–Ito, without yellow).
+var palette = []color.Color{
+	color.RGBA{0, 114, 178, 255}, color.RGBA{230, 159, 0, 255}, color.RGBA{0, 158, 115, 255},
+	color.RGBA{213, 94, 0, 255}, color.RGBA{204, 121, 167, 255}, color.RGBA{86, 180, 233, 255},
+	color.RGBA{120, 94, 60, 255}, color.RGBA{80, 80, 80, 255},
+}
+
+func colour(i int) color.Color { return palette[((i%len(palette))+len(palette))%len(palette)] }
+
+// faded is c at the given opacity (0..1), premultiplied as color.RGBA is.
+func faded(c color.Color, opacity float64) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.RGBA{uint8(float64(r>>8) * opacity), uint8(float64(g>>8) * opacity), uint8(float64(b>>8) * opacity), uint8(255 * opacity)}
+}
+
+var (
+	black = color.Black
+	grey  = color.RGBA{120, 120, 120, 255}
+)
+
+// Font sizes in points.
+const (
+	titleSize  = 12
+	labelSize  = 11
+	tickSize   = 9.5
+	legendSize = 9.5
+)
+
+var sans = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+func titleStyle() text.Style {
+	sty := plot.New().Title.TextStyle
+	sty.Font = sans
+	sty.Font.Size = titleSize
+	sty.XAlign, sty.YAlign = draw.XCenter, draw.YTop
+	return sty
+}
+
+// newPlot returns a panel with sans-serif text at readable sizes and
+// ticks at round numbers; title is the panel's own (figures have theirs).
+func newPlot(title, xLabel, yLabel string) *plot.Plot {
+	p := plot.New()
+	set := func(sty *plot.Axis) {
+		sty.Label.TextStyle.Font = sans
+		sty.Label.TextStyle.Font.Size = labelSize
+		sty.Tick.Label.Font = sans
+		sty.Tick.Label.Font.Size = tickSize
+		sty.Tick.Marker = roundTicks{}
+		sty.Label.Padding = vg.Points(4)
+	}
+	set(&p.X)
+	set(&p.Y)
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
+	p.Title.Text = title
+	p.Title.TextStyle.Font = sans
+	p.Title.TextStyle.Font.Size = labelSize
+	p.Title.Padding = vg.Points(4)
+	return p
+}
+
+// addGrid adds light grid lines at the major ticks, vertical ones only
+// unless horizontal; call it before adding data so it is drawn beneath.
+func addGrid(p *plot.Plot, horizontal bool) {
+	g := plotter.NewGrid()
+	light := color.RGBA{215, 215, 222, 255}
+	g.Vertical.Color, g.Horizontal.Color = light, light
+	if !horizontal {
+		g.Horizontal.Color = nil
+	}
+	p.Add(g)
+}
+
+// newLegend returns a legend for the right of a figure.
+func newLegend() *plot.Legend {
+	l := plot.NewLegend()
+	l.TextStyle.Font = sans
+	l.TextStyle.Font.Size = legendSize
+	l.Top, l.Left = true, true
+	l.ThumbnailWidth = vg.Points(24)
+	l.Padding = vg.Points(3)
+	return &l
+}
+
+// roundTicks puts 5 to 10 labelled ticks at round numbers (1, 2, 2.5 or 5
+// times a power of ten) with unlabelled ticks between, all labels of an
+// axis with the same number of decimals. A step > 0 is used as given.
+type roundTicks struct{ step float64 }
+
+// Ticks implements plot.Ticker.
+func (t roundTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || math.IsInf(hi-lo, 0) {
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', 4, 64)}}
+	}
+	step := t.step
+	if !(step > 0) || (hi-lo)/step > 40 {
+		step = roundStep((hi - lo) / 8)
+	}
+	decimals := max(0, -int(math.Floor(math.Log10(step)+1e-9)))
+	if s := step * math.Pow(10, float64(decimals)); math.Abs(s-math.Round(s)) > 1e-6 {
+		decimals++ // 2.5 × 10^k
+	}
+	var ticks []plot.Tick
+	minor := step / 2
+	for i := math.Ceil(lo/minor - 1e-9); i*minor <= hi+1e-9*step; i++ {
+		v := i * minor
+		if int64(i)%2 == 0 {
+			ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v+0, 'f', decimals, 64)})
+		} else {
+			ticks = append(ticks, plot.Tick{Value: v})
+		}
+	}
+	return ticks
+}
+
+// roundStep is the round number (1, 2, 2.5, 5 × 10^k) nearest above x.
+func roundStep(x float64) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*p >= x*(1-1e-9) {
+			return m * p
+		}
+	}
+	return 10 * p
 }
 
 // fileSafe keeps letters, digits, '-' and '_' of s for use in a file name.
@@ -46,213 +336,103 @@ func fileSafe(s string) string {
 	return string(b)
 }
 
-var palette = []color.Color{
-	color.RGBA{31, 119, 180, 255}, color.RGBA{255, 127, 14, 255}, color.RGBA{44, 160, 44, 255},
-	color.RGBA{214, 39, 40, 255}, color.RGBA{148, 103, 189, 255}, color.RGBA{140, 86, 75, 255},
+// span is a growing [lo, hi] range.
+type span struct{ lo, hi float64 }
+
+func newSpan() span { return span{math.Inf(1), math.Inf(-1)} }
+
+func (s *span) add(vs ...float64) {
+	for _, v := range vs {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			s.lo, s.hi = min(s.lo, v), max(s.hi, v)
+		}
+	}
 }
 
-// Placements returns one figure per group with at least one placement:
-// the placements (colored by EM cluster), and the model mean with its 1σ
-// and 2σ ellipses.
-func Placements(r *analysis.PlacementsResult) []*Figure {
-	var figs []*Figure
-	for gi, g := range r.Groups {
-		p := plot.New()
-		p.Title.Text = g.GroupKey.String()
-		p.X.Label.Text = "x (m)"
-		p.Y.Label.Text = "y (m)"
-		var m *analysis.LearnedModel
-		if gi < len(r.Models) {
-			m = &r.Models[gi]
-		}
-		byCluster := map[int]plotter.XYs{}
-		for i, q := range r.Points[gi] {
-			c := -1
-			if m != nil && i < len(m.Assignments) {
-				c = m.Assignments[i]
-			}
-			byCluster[c] = append(byCluster[c], plotter.XY{X: q.X, Y: q.Y})
-		}
-		for c := -1; c < 16; c++ {
-			pts, ok := byCluster[c]
-			if !ok {
-				continue
-			}
-			s, err := plotter.NewScatter(pts)
-			if err != nil {
-				continue
-			}
-			s.GlyphStyle.Radius = vg.Points(2)
-			s.GlyphStyle.Color = palette[(c+len(palette))%len(palette)]
-			p.Add(s)
-		}
-		if m != nil && m.HasPlacement {
-			mx, my := float64(m.Placement.Position.X), float64(m.Placement.Position.Y)
-			sx, sy := float64(m.SigmaX), float64(m.SigmaY)
-			for k, dash := range [][]vg.Length{nil, {vg.Points(4), vg.Points(3)}} {
-				l, err := plotter.NewLine(ellipse(mx, my, float64(k+1)*sx, float64(k+1)*sy))
-				if err == nil {
-					l.LineStyle.Width = vg.Points(1.2)
-					l.LineStyle.Dashes = dash
-					p.Add(l)
-				}
-			}
-			c, err := plotter.NewScatter(plotter.XYs{{X: mx, Y: my}})
-			if err == nil {
-				c.GlyphStyle.Shape = draw.CrossGlyph{}
-				c.GlyphStyle.Radius = vg.Points(5)
-				p.Add(c)
-			}
-		}
-		name := fmt.Sprintf("placements_%02d_%s_%s_%s", gi, fileSafe(g.Item), fileSafe(g.Surface), fileSafe(g.ReferenceFrameID))
-		figs = append(figs, &Figure{Name: name, Title: p.Title.Text, Plot: p, W: 5 * vg.Inch, H: 5 * vg.Inch})
+// padded is s widened by frac of its width on each side (a unit width
+// when s is a single value).
+func (s span) padded(frac float64) (float64, float64) {
+	w := s.hi - s.lo
+	if w <= 0 {
+		w = math.Max(math.Abs(s.lo), 1)
 	}
-	return figs
+	return s.lo - frac*w, s.hi + frac*w
 }
 
-func ellipse(cx, cy, rx, ry float64) plotter.XYs {
-	const n = 72
-	pts := make(plotter.XYs, n+1)
-	for i := 0; i <= n; i++ {
-		a := 2 * math.Pi * float64(i) / n
-		pts[i] = plotter.XY{X: cx + rx*math.Cos(a), Y: cy + ry*math.Sin(a)}
+// sortedNames returns the keys of m in order.
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
 	}
-	return pts
+	sort.Strings(out)
+	return out
 }
 
-// GraspRates returns the success rate of every tried grasp with its
-// Wilson 95% interval.
-func GraspRates(r *analysis.GraspsResult) *Figure {
-	p := plot.New()
-	p.Title.Text = "grasp success rates (Wilson 95%)"
-	p.Y.Label.Text = "success rate"
-	p.Y.Min, p.Y.Max = 0, 1
-	var pts plotter.XYs
-	var errs plotter.YErrors
-	var names []string
-	for _, g := range r.Grasps {
-		if g.Untried {
-			continue
-		}
-		rate := float64(g.SuccessRate)
-		pts = append(pts, plotter.XY{X: float64(len(pts)), Y: rate})
-		errs = append(errs, struct{ Low, High float64 }{rate - float64(g.WilsonLow), float64(g.WilsonHigh) - rate})
-		names = append(names, g.ModelID+"/"+g.GraspID)
+// secondsSince is t as seconds since start.
+func secondsSince(t, start int64) float64 { return float64(t-start) / 1e9 }
+
+// fromZero is the range [lo, hi] of a time axis starting at zero when lo
+// is near it.
+func fromZero(lo, hi float64) (float64, float64) {
+	if lo > 0 && lo < 0.25*(hi-lo) {
+		lo = 0
 	}
-	if len(pts) > 0 {
-		type xyyerr struct {
-			plotter.XYs
-			plotter.YErrors
-		}
-		if eb, err := plotter.NewYErrorBars(xyyerr{pts, errs}); err == nil {
-			p.Add(eb)
-		}
-		if s, err := plotter.NewScatter(pts); err == nil {
-			p.Add(s)
-		}
-		p.NominalX(names...)
-	}
-	return &Figure{Name: "grasp_rates", Title: p.Title.Text, Plot: p, W: vg.Length(math.Max(5, float64(len(pts))*0.4)) * vg.Inch, H: 4 * vg.Inch}
+	return lo, hi
 }
 
-// FactTimeline draws each fact's intervals as horizontal bars against time
-// (seconds from the first interval).
-func FactTimeline(r *analysis.FactsResult) *Figure {
-	p := plot.New()
-	p.Title.Text = "fact timeline"
-	p.X.Label.Text = "time (s)"
-	if len(r.Intervals) == 0 {
-		return &Figure{Name: "fact_timeline", Title: p.Title.Text, Plot: p, W: 6 * vg.Inch, H: 3 * vg.Inch}
+// timeAxis returns the time origin for events whose earliest is first,
+// and the axis title saying what the time counts from.
+func timeAxis(o Options, first int64, what string) (int64, string) {
+	if o.StartNs != 0 && o.StartNs <= first {
+		return o.StartNs, "time since the recording started (s)"
 	}
-	t0 := r.Intervals[0].StartNs
-	for _, iv := range r.Intervals {
-		t0 = min(t0, iv.StartNs)
-	}
-	row := map[analysis.FactKey]int{}
-	var names []string
-	for _, f := range r.Facts {
-		row[f.FactKey] = len(names)
-		names = append(names, f.SubjectID+" "+f.Property+" "+f.TargetID)
-	}
-	for _, iv := range r.Intervals {
-		y := float64(row[iv.FactKey])
-		l, err := plotter.NewLine(plotter.XYs{{X: float64(iv.StartNs-t0) / 1e9, Y: y}, {X: float64(iv.EndNs-t0) / 1e9, Y: y}})
-		if err != nil {
-			continue
-		}
-		l.LineStyle.Width = vg.Points(6)
-		l.LineStyle.Color = palette[row[iv.FactKey]%len(palette)]
-		p.Add(l)
-	}
-	p.NominalY(names...)
-	return &Figure{Name: "fact_timeline", Title: p.Title.Text, Plot: p, W: 7 * vg.Inch, H: vg.Length(1+0.3*float64(len(names))) * vg.Inch}
+	return first, "time since the " + what + " (s)"
 }
 
-// MapDegrees draws the degree histogram of a map's vertices; nil when the
-// map has none.
-func MapDegrees(r *analysis.MapResult) *Figure {
-	if len(r.Degrees) == 0 {
-		return nil
-	}
-	p := plot.New()
-	p.Title.Text = "vertex degrees"
-	p.X.Label.Text = "degree"
-	p.Y.Label.Text = "vertices"
-	vals := make(plotter.Values, len(r.Degrees))
-	names := make([]string, len(r.Degrees))
-	for i, d := range r.Degrees {
-		vals[i] = float64(d.Vertices)
-		names[i] = fmt.Sprint(d.Degree)
-	}
-	if bars, err := plotter.NewBarChart(vals, vg.Points(20)); err == nil {
-		bars.Color = palette[0]
-		p.Add(bars)
-		p.NominalX(names...)
-	}
-	return &Figure{Name: "map_degrees", Title: p.Title.Text, Plot: p, W: 4 * vg.Inch, H: 3 * vg.Inch}
+// glyphThumb and lineThumb draw legend thumbnails of a style alone.
+type glyphThumb draw.GlyphStyle
+
+func (g glyphThumb) Thumbnail(c *draw.Canvas) { c.DrawGlyph(draw.GlyphStyle(g), c.Center()) }
+
+type lineThumb draw.LineStyle
+
+// thumbGap keeps line and band thumbnails off the legend text.
+const thumbGap = 5
+
+func (l lineThumb) Thumbnail(c *draw.Canvas) {
+	y := c.Center().Y
+	c.StrokeLine2(draw.LineStyle(l), c.Min.X, y, c.Max.X-thumbGap, y)
 }
 
-// QueryLatencies draws the histogram of the query calls' latencies in
-// milliseconds; nil when no call has one.
-func QueryLatencies(r *analysis.QueriesResult) *Figure {
-	var ms plotter.Values
-	for _, c := range r.Calls {
-		if l := float64(c.Latency); !math.IsNaN(l) && !math.IsInf(l, 0) {
-			ms = append(ms, l*1e3)
-		}
-	}
-	if len(ms) == 0 {
-		return nil
-	}
-	p := plot.New()
-	p.Title.Text = "query latency"
-	p.X.Label.Text = "latency (ms)"
-	p.Y.Label.Text = "calls"
-	bins := min(max(int(math.Sqrt(float64(len(ms)))), 5), 30)
-	if h, err := plotter.NewHist(ms, bins); err == nil {
-		h.FillColor = palette[0]
-		p.Add(h)
-	}
-	return &Figure{Name: "query_latency", Title: p.Title.Text, Plot: p, W: 5 * vg.Inch, H: 3 * vg.Inch}
+// bandThumb is a filled box, the thumbnail of a shaded band.
+type bandThumb struct{ fill color.Color }
+
+func (b bandThumb) Thumbnail(c *draw.Canvas) {
+	r := c.Rectangle
+	r.Max.X -= thumbGap
+	r.Min.Y += (r.Size().Y) / 4
+	r.Max.Y -= (r.Size().Y) / 4
+	c.SetColor(b.fill)
+	c.Fill(r.Path())
 }
 
-// Figures returns the figures for any analysis result.
-func Figures(r analysis.Result) []*Figure {
-	var one *Figure
-	switch x := r.(type) {
-	case *analysis.PlacementsResult:
-		return Placements(x)
-	case *analysis.GraspsResult:
-		one = GraspRates(x)
-	case *analysis.FactsResult:
-		one = FactTimeline(x)
-	case *analysis.MapResult:
-		one = MapDegrees(x)
-	case *analysis.QueriesResult:
-		one = QueryLatencies(x)
+var (
+	_ plot.Thumbnailer = glyphThumb{}
+	_ plot.Thumbnailer = lineThumb{}
+	_ plot.Thumbnailer = bandThumb{}
+)
+
+// countTicks labels whole numbers only (counts).
+type countTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (countTicks) Ticks(lo, hi float64) []plot.Tick {
+	step := math.Max(1, roundStep(math.Max(hi-lo, 1)/6))
+	step = math.Ceil(step)
+	var ticks []plot.Tick
+	for v := math.Ceil(lo/step) * step; v <= hi+1e-9; v += step {
+		ticks = append(ticks, plot.Tick{Value: v, Label: strconv.FormatFloat(v, 'f', 0, 64)})
 	}
-	if one == nil {
-		return nil
-	}
-	return []*Figure{one}
+	return ticks
 }

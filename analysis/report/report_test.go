@@ -2,115 +2,332 @@ package report
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"image/png"
-	"math/rand/v2"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/studygen"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
-func results(t *testing.T) []analysis.Result {
-	ty, err := msgdef.Default().Lookup("interactive_world_msgs/Placement")
+// demoInputs writes the study `make demo` reports on (go run ./testdata/gen:
+// seed 1, 30 sessions) and returns study.bag and queries.mcap.
+func demoInputs(t *testing.T) []string {
+	t.Helper()
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 1, Sessions: 30})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := rand.New(rand.NewPCG(2, 2))
-	a := analysis.NewPlacements(analysis.LearnOptions{PruneFraction: -1})
-	for i := 0; i < 30; i++ {
-		s := value.New(ty)
-		for k, v := range map[string]any{"item.name": "cup<b>", "reference_frame_id": "table",
-			"position.x": 0.5 + r.NormFloat64()*0.02, "position.y": r.NormFloat64() * 0.02} {
-			if err := s.Set(k, v); err != nil {
-				t.Fatal(err)
-			}
-		}
-		a.Add(&analysis.Message{Topic: "/p", LogTime: int64(i), Value: s})
-	}
-	res, err := a.Result()
-	if err != nil {
+	dir := t.TempDir()
+	if _, err := studygen.WriteAll(dir, s); err != nil {
 		t.Fatal(err)
 	}
-	return []analysis.Result{res}
+	return []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 }
 
-// TestReportInChromium renders the page in headless Debian chromium and
-// checks the screenshot (size, not blank) and the DOM (tables with the
-// expected numbers, escaped names).
-func TestReportInChromium(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs chromium")
+// analyse runs every analysis over paths, one file after the other.
+func analyse(t *testing.T, paths []string) []analysis.Result {
+	t.Helper()
+	var set []analysis.Analyzer
+	for _, k := range analysis.Kinds() {
+		a, err := analysis.New(k, analysis.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		set = append(set, a)
 	}
-	res := results(t)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
+	res := decode.NewResolver(msgdef.Default())
+	for _, p := range paths {
+		r, err := decode.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := r.Messages(record.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			m, err := it.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			typ := m.Channel.Schema.Name
+			var takers []analysis.Analyzer
+			for _, a := range set {
+				if a.Wants(typ) {
+					takers = append(takers, a)
+				}
+			}
+			if len(takers) == 0 {
+				continue
+			}
+			dec, err := res.For(m.Channel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, err := dec.DecodeValue(m.Data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range takers {
+				if err := a.Add(&analysis.Message{Topic: m.Channel.Topic, Type: typ, LogTime: m.LogTime, Source: p, Value: v}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		it.Close()
+		r.Close()
+	}
+	var out []analysis.Result
+	for _, a := range set {
+		r, err := a.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// demoPage renders the report of the demo inputs.
+func demoPage(t *testing.T) (string, []string, []analysis.Result) {
+	t.Helper()
+	paths := demoInputs(t)
+	results := analyse(t, paths)
+	args := append([]string{"baglab", "report"}, paths...)
+	args = append(args, "-o", "report.html", "--title", "it's a test")
+	prov, err := NewProvenance("1.2.3-test", args, []Option{{Name: "theta", Value: "linear", Default: true}, {Name: "title", Value: "it's a test"}}, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var b bytes.Buffer
-	if err := Render(&b, "baglab report", res); err != nil {
+	if err := Render(&b, Page{Title: "baglab report: demo", Provenance: prov, Results: results}); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
+	return b.String(), paths, results
+}
+
+// TestProvenance checks the provenance block against the files: sizes,
+// digests computed here, formats, times and message counts.
+func TestProvenance(t *testing.T) {
+	page, paths, _ := demoPage(t)
+	i := strings.Index(page, `<section id="provenance">`)
+	if i < 0 || i > strings.Index(page, `<section id="placements">`) {
+		t.Fatal("no provenance block before the analyses")
 	}
-	if strings.Contains(b.String(), "http://") && strings.Contains(b.String(), "src=\"http") {
-		t.Error("page loads external resources")
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(data)
+		for _, want := range []string{hex.EncodeToString(sum[:]), ">" + strconv.Itoa(len(data)) + "<", ">" + p + "<"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("provenance lacks %q", want)
+			}
+		}
 	}
+	for _, want := range []string{"baglab 1.2.3-test", `baglab report `, `&#39;it&#39;\&#39;&#39;s a test&#39;`, ">bag<", ">mcap<",
+		"--theta", ">default<", "T", "Z<"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("provenance lacks %q", want)
+		}
+	}
+	if !regexp.MustCompile(`<dd class="time">\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ</dd>`).MatchString(page) {
+		t.Error("no RFC 3339 creation time")
+	}
+}
+
+// TestNothingToReport: without data the page says so and Render says
+// ErrNothing.
+func TestNothingToReport(t *testing.T) {
+	var b bytes.Buffer
+	err := Render(&b, Page{Title: "empty", Results: []analysis.Result{&analysis.PlacementsResult{}, &analysis.QueriesResult{}}})
+	if !errors.Is(err, ErrNothing) {
+		t.Fatalf("err %v", err)
+	}
+	if !strings.Contains(b.String(), "Nothing to report") || !strings.Contains(b.String(), "placements, queries found nothing") {
+		t.Errorf("page:\n%s", b.String())
+	}
+}
+
+// chromium runs headless Debian chromium on page at the given window
+// width and returns the DOM after the page's scripts and the probe ran,
+// and a screenshot.
+func chromium(t *testing.T, page string, width int) (string, []byte) {
+	t.Helper()
+	dir := t.TempDir()
 	shot := filepath.Join(dir, "shot.png")
-	testenv.RequirePeer(t, "chromium")
 	cmd := exec.Command("/usr/bin/chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+filepath.Join(dir, "profile"),
-		"--window-size=1200,1600", "--screenshot="+shot, "--dump-dom", "file://"+page)
+		"--window-size="+strconv.Itoa(width)+",1400", "--screenshot="+shot, "--dump-dom", "file://"+page)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	dom, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("chromium: %v\n%s", err, stderr.String())
 	}
-	// The first mean_x of placement_groups, as the terminal table shows it.
-	var meanX string
-	for _, tbl := range res[0].Tables() {
-		for ci, c := range tbl.Columns {
-			if tbl.Name == "placement_groups" && c.Name == "mean_x" {
-				meanX = "<td>" + tbl.Display()[0][ci] + "</td>"
-			}
-		}
-	}
-	if meanX == "" || strings.Count(meanX, ".") != 1 || len(meanX) > 20 {
-		t.Fatalf("no readable mean_x cell: %q", meanX)
-	}
-	for _, want := range []string{`data-table="placement_groups"`, `data-table="models"`, "cup&lt;b&gt;", meanX, "<svg"} {
-		if !strings.Contains(string(dom), want) {
-			t.Errorf("DOM lacks %q", want)
-		}
-	}
-	f, err := os.Open(shot)
+	png, err := os.ReadFile(shot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
+	return string(dom), png
+}
+
+// probe is appended to the page under test: it writes what the checks
+// need into the DOM for --dump-dom to show — the page's width against the
+// window's, and the first cells of a numeric column after a click on its
+// header (the sort script).
+const probe = `<script>
+window.addEventListener("load", function () {
+  var d = document.documentElement, out = document.createElement("pre");
+  out.id = "probe";
+  out.style.whiteSpace = "pre-wrap";
+  out.style.wordBreak = "break-all";
+  var th = document.querySelector('table[data-table="placement_groups"] th:nth-child(5)');
+  th.click();
+  var col = Array.prototype.map.call(document.querySelectorAll('table[data-table="placement_groups"] tbody tr td:nth-child(5)'), function (c) { return c.dataset.v; });
+  out.textContent = JSON.stringify({scrollWidth: d.scrollWidth, innerWidth: window.innerWidth, sortedN: col,
+    figures: document.querySelectorAll("figure svg").length, overflowing: Array.prototype.filter.call(document.querySelectorAll("figure"), function (f) { return f.getBoundingClientRect().right > window.innerWidth; }).length});
+  document.body.appendChild(out);
+});
+</script>`
+
+// TestReportInChromium renders the demo report in headless Debian
+// chromium at 1000 and 1600 px and checks the DOM: provenance first, a
+// caption on every table and figure, text left- and numbers right-aligned,
+// long tables collapsed with their row count, the sort script working, and
+// no horizontal page scroll; then the screenshot is not blank.
+func TestReportInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs chromium")
+	}
+	testenv.RequirePeer(t, "chromium")
+	page, _, results := demoPage(t)
+	if strings.Contains(page, `src="http`) || strings.Contains(page, `href="http`) {
+		t.Error("page loads external resources")
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "report.html")
+	if err := os.WriteFile(file, []byte(strings.Replace(page, "</body>", probe+"</body>", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	bd := img.Bounds()
-	if bd.Dx() != 1200 || bd.Dy() != 1600 {
-		t.Errorf("screenshot %v", bd)
+	if d := os.Getenv("BAGLAB_REPORT_OUT"); d != "" { // to look at it
+		_ = os.WriteFile(filepath.Join(d, "report.html"), []byte(page), 0o644)
 	}
-	dark := 0
-	for y := bd.Min.Y; y < bd.Max.Y; y += 4 {
-		for x := bd.Min.X; x < bd.Max.X; x += 4 {
-			r, _, _, _ := img.At(x, y).RGBA()
-			if r < 0x8000 {
-				dark++
+	tables, figures := 0, 0
+	for _, r := range results {
+		if !analysis.HasData(r) {
+			continue
+		}
+		for _, tb := range r.Tables() {
+			if !tb.Detail && len(tb.Rows) > 0 {
+				tables++
 			}
 		}
 	}
-	if dark < 500 {
-		t.Errorf("screenshot looks blank (%d dark samples)", dark)
+	figures = strings.Count(page, `<figure id="figure-`)
+	for _, width := range []int{1000, 1600} {
+		dom, shot := chromium(t, file, width)
+		m := regexp.MustCompile(`<pre id="probe"[^>]*>([^<]*)</pre>`).FindStringSubmatch(dom)
+		if m == nil {
+			t.Fatalf("%d px: the probe did not run", width)
+		}
+		probe := m[1]
+		sw := regexp.MustCompile(`"scrollWidth":(\d+),"innerWidth":(\d+)`).FindStringSubmatch(probe)
+		if sw == nil {
+			t.Fatalf("%d px: probe %s", width, probe)
+		}
+		if scroll, inner := atoi(sw[1]), atoi(sw[2]); inner != width || scroll > inner {
+			t.Errorf("%d px: the page is %d px wide in a %d px window", width, scroll, inner)
+		}
+		if !strings.Contains(probe, `"overflowing":0`) {
+			t.Errorf("%d px: a figure sticks out of the window: %s", width, probe)
+		}
+		if !strings.Contains(probe, `"figures":`+strconv.Itoa(figures)) || figures < 10 {
+			t.Errorf("%d px: %d figures in the page, probe %s", width, figures, probe)
+		}
+		// Column 5 of placement_groups is n: after the click it ascends.
+		ns := regexp.MustCompile(`"sortedN":\[([^\]]*)\]`).FindStringSubmatch(probe)
+		if ns == nil {
+			t.Fatalf("no sorted column: %s", probe)
+		}
+		prev := -1.0
+		for _, s := range strings.Split(ns[1], ",") {
+			v, err := strconv.ParseFloat(strings.Trim(s, `"`), 64)
+			if err != nil || v < prev {
+				t.Errorf("%d px: n column after a click on its header: %s", width, ns[1])
+				break
+			}
+			prev = v
+		}
+		if p, a := strings.Index(dom, `id="provenance"`), strings.Index(dom, `id="placements"`); p < 0 || a < p {
+			t.Errorf("%d px: provenance is not first", width)
+		}
+		if got := strings.Count(dom, "<figcaption>Table "); got != tables {
+			t.Errorf("%d px: %d table captions, want %d", width, got, tables)
+		}
+		if got := strings.Count(dom, "<figcaption>Figure "); got != figures {
+			t.Errorf("%d px: %d figure captions, want %d", width, got, figures)
+		}
+		for _, want := range []string{`<th class="txt">item</th>`, `<th class="num">mean_x (m)</th>`, `<td class="txt">cup</td>`,
+			`<th class="time">`, `<summary>Table `, `: 60 rows (click to show)</summary>`, "(s)", "Learning curve",
+			"x in frame kitchen_table (m)", "time since the recording started (s)"} {
+			if !strings.Contains(dom, want) {
+				t.Errorf("%d px: DOM lacks %q", width, want)
+			}
+		}
+		cells := regexp.MustCompile(`<td class="num"[^>]*>([^<]*)</td>`).FindAllStringSubmatch(dom, -1)
+		for _, c := range cells {
+			if _, err := strconv.ParseFloat(c[1], 64); err != nil && c[1] != "" {
+				t.Errorf("%d px: %q in a numeric cell", width, c[1])
+				break
+			}
+		}
+		if len(cells) < 100 {
+			t.Errorf("%d px: only %d numeric cells", width, len(cells))
+		}
+		img, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := img.Bounds().Dx(); d != width {
+			t.Errorf("screenshot %d px wide, want %d", d, width)
+		}
+		dark := 0
+		for y := 0; y < img.Bounds().Dy(); y += 4 {
+			for x := 0; x < img.Bounds().Dx(); x += 4 {
+				if r, _, _, _ := img.At(x, y).RGBA(); r < 0x8000 {
+					dark++
+				}
+			}
+		}
+		if dark < 500 {
+			t.Errorf("%d px: screenshot looks blank (%d dark samples)", width, dark)
+		}
+		if d := os.Getenv("BAGLAB_REPORT_OUT"); d != "" {
+			_ = os.WriteFile(filepath.Join(d, "shot-"+strconv.Itoa(width)+".png"), shot, 0o644)
+		}
 	}
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/plot"
 	"github.com/baglab/baglab/decode"
 	"github.com/spf13/cobra"
 )
@@ -23,6 +24,7 @@ type analyzeOptions struct {
 	wide        bool
 	out         string
 	plots       string
+	dpi         float64
 	baseline    string
 	tolerance   float64
 	modelsOut   string
@@ -110,6 +112,7 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	fl.BoolVar(&o.wide, "wide", false, "print every column of the tables")
 	fl.StringVar(&o.out, "out", "", "write the tables as Parquet and CSV files into `DIR`")
 	fl.StringVar(&o.plots, "plots", "", "write the figures as PNG and SVG files into `DIR`")
+	fl.Float64Var(&o.dpi, "dpi", plot.DefaultDPI, "resolution of the --plots PNG files in dots per inch")
 	fl.StringVar(&o.baseline, "baseline", "", "compare with a saved --json result `FILE`; exit 1 on drift")
 	fl.Float64Var(&o.tolerance, "tolerance", 1e-9, "relative tolerance of --baseline")
 	fl.StringVar(&o.modelsOut, "models-out", "", "write the learned placement models (TaskModels) into `FILE` (.bag or .mcap)")
@@ -127,6 +130,12 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	o.kinds = kinds
 	if o.opts, err = o.flags.options(cmd, kinds); err != nil {
 		return err
+	}
+	if !(o.dpi >= 30 && o.dpi <= 1200) {
+		return usageErrorf("--dpi %v: want 30 to 1200 dots per inch", o.dpi)
+	}
+	if cmd.Flags().Changed("dpi") && o.plots == "" {
+		return usageErrorf("--dpi needs --plots")
 	}
 	if o.tolerance < 0 || math.IsNaN(o.tolerance) || math.IsInf(o.tolerance, 0) {
 		return usageErrorf("--tolerance must be a finite number >= 0")
@@ -207,7 +216,7 @@ func runAnalyze(o *analyzeOptions) error {
 		o.g.note("baglab: wrote %d tables (Parquet and CSV) to %s", n, o.out)
 	}
 	if o.plots != "" {
-		n, err := writePlots(o.plots, shown)
+		n, err := writePlots(o.plots, shown, plot.Options{StartNs: run.startNs}, o.dpi)
 		if err != nil {
 			return outputError(o.plots, err)
 		}

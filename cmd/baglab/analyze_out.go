@@ -84,17 +84,17 @@ func writeTables(dir string, results []analysis.Result) (int, error) {
 	return n, nil
 }
 
-// writePlots writes every figure of results as PNG and SVG.
-func writePlots(dir string, results []analysis.Result) (int, error) {
+// writePlots writes every figure of results as SVG and as PNG at dpi.
+func writePlots(dir string, results []analysis.Result, po plot.Options, dpi float64) (int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, r := range results {
-		for _, f := range plot.Figures(r) {
+		for _, f := range plot.Figures(r, po) {
 			for _, format := range []string{"png", "svg"} {
 				path := filepath.Join(dir, f.Name+"."+format)
-				if err := atomicfile.Write(path, func(w io.Writer) error { return f.WriteTo(w, format) }); err != nil {
+				if err := atomicfile.Write(path, func(w io.Writer) error { return f.Render(w, format, dpi) }); err != nil {
 					return n, err
 				}
 			}

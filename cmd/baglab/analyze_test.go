@@ -511,8 +511,8 @@ func TestAnalyzePlots(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	groups := len(study.Truth.Placements)
-	if len(names) != 2*(groups+4) {
-		t.Errorf("%d files, want PNG and SVG for %d placement groups, grasp rates, the fact timeline, map degrees and query latency: %v", len(names), groups, names)
+	if len(names) != 2*(groups+6) {
+		t.Errorf("%d files, want PNG and SVG for %d placement groups, grasp rates, two learning curves, the fact timeline, map degrees and query latency: %v", len(names), groups, names)
 	}
 	for _, n := range []string{"grasp_rates.png", "fact_timeline.svg", "placements_00_book_bookshelf_bookshelf.png", "map_degrees.svg", "query_latency.png"} {
 		b, err := os.ReadFile(filepath.Join(dir, n))
@@ -698,7 +698,7 @@ func TestReport(t *testing.T) {
 			t.Errorf("no section %s", kind)
 		}
 	}
-	if got, want := strings.Count(html, "<figure><svg"), len(study.Truth.Placements)+4; got != want {
+	if got, want := strings.Count(html, `<figure id="figure-`), len(study.Truth.Placements)+6; got != want {
 		t.Errorf("%d inline SVG figures, want %d", got, want)
 	}
 	for _, want := range []string{`data-table="grasps"`, `data-table="map_summary"`, `data-table="queries_all"`, "<svg", "baglab report: study.bag, queries.db3"} {
@@ -706,8 +706,11 @@ func TestReport(t *testing.T) {
 			t.Errorf("page lacks %s", want)
 		}
 	}
-	// Self-contained: nothing is fetched.
-	for _, bad := range []string{"src=", "<link", "<script", "@import", "url("} {
+	// Self-contained: nothing is fetched; the one script (sorting) is inline.
+	if strings.Count(html, "<script>") != 1 {
+		t.Error("want one inline script")
+	}
+	for _, bad := range []string{"src=", "<link", "@import", "url("} {
 		if strings.Contains(html, bad) {
 			t.Errorf("page refers to outside resources: %s", bad)
 		}
@@ -721,8 +724,15 @@ func TestReport(t *testing.T) {
 		t.Fatal("report of queries failed")
 	}
 	b, _ = os.ReadFile(page)
-	if got := strings.Count(string(b), "<section id="); got != 1 || !strings.Contains(string(b), `<section id="queries">`) || !strings.Contains(string(b), "<title>Q</title>") {
-		t.Errorf("queries-only report has %d sections", got)
+	if got := strings.Count(string(b), "<section id="); got != 2 || !strings.Contains(string(b), `<section id="provenance">`) ||
+		!strings.Contains(string(b), `<section id="queries">`) || !strings.Contains(string(b), "<title>Q</title>") {
+		t.Errorf("queries-only report has %d sections, want provenance and queries", got)
+	}
+	// Nothing to report: the page says so and the exit code is 1.
+	_, stderr, code := run(t, "report", studyFile("all_types_ros2.mcap"), "-o", page)
+	b, _ = os.ReadFile(page)
+	if code != exitProblem || !strings.Contains(stderr, "nothing to report") || !strings.Contains(string(b), "Nothing to report") {
+		t.Errorf("report without data: exit %d, %s", code, stderr)
 	}
 }
 

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/baglab/baglab/analysis/report"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 type reportOptions struct {
@@ -18,7 +21,9 @@ type reportOptions struct {
 	flags  analysisFlags
 	output string
 	title  string
-	opts   analysis.Options
+	// options are the flags in effect, for the provenance block
+	options []report.Option
+	opts    analysis.Options
 }
 
 func newReportCmd(g *globalOptions) *cobra.Command {
@@ -29,7 +34,11 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 		Long: `Run every analysis (placements, grasps, facts, map, queries) over the
 recordings and write one self-contained HTML page: for each analysis that
 finds data, its summary tables and its figures as inline SVG. The page needs
-no network and no other file; send it as it is.
+no network and no other file; send it as it is. It starts with where it came
+from: the baglab version, the command line, the options in effect, and each
+input's size, SHA-256, format, time range and message count.
+
+When no analysis finds data the page says so and the exit code is 1.
 
 The page is written to a temporary file next to the output and renamed into
 place when complete; an existing page is replaced. The analysis flags are
@@ -40,6 +49,11 @@ those of 'baglab analyze'.`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
+			cmd.Flags().VisitAll(func(f *pflag.Flag) {
+				if f.Name != "help" {
+					o.options = append(o.options, report.Option{Name: f.Name, Value: f.Value.String(), Default: !f.Changed})
+				}
+			})
 			if o.output == "" {
 				return usageErrorf("report needs an output page: -o FILE.html\nSee '%s --help'", cmd.CommandPath())
 			}
@@ -64,9 +78,12 @@ func runReport(o *reportOptions) error {
 	if err != nil {
 		return err
 	}
-	results := withData(run.results)
 	if missing := kindsWithout(run.results); len(missing) > 0 {
 		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
+	}
+	prov, err := report.NewProvenance(version, os.Args, o.options, o.files)
+	if err != nil {
+		return err
 	}
 	title := o.title
 	if title == "" {
@@ -77,7 +94,10 @@ func runReport(o *reportOptions) error {
 		title = "baglab report: " + strings.Join(names, ", ")
 	}
 	var page bytes.Buffer
-	if err := report.Render(&page, title, results); err != nil {
+	nothing := false
+	if err := report.Render(&page, report.Page{Title: title, Provenance: prov, Results: run.results}); errors.Is(err, report.ErrNothing) {
+		nothing = true
+	} else if err != nil {
 		return err
 	}
 	if err := atomicfile.Write(o.output, func(w io.Writer) error {
@@ -86,6 +106,10 @@ func runReport(o *reportOptions) error {
 	}); err != nil {
 		return outputError(o.output, err)
 	}
-	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(results), page.Len())
+	if nothing {
+		o.g.note("baglab: nothing to report: no analysis found data; %s says so", o.output)
+		return errProblemsFound
+	}
+	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(withData(run.results)), page.Len())
 	return nil
 }

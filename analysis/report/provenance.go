@@ -1,0 +1,175 @@
+package report
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+)
+
+// Provenance says how a report was made, so a reader can make it again and
+// check it was made from the same files.
+type Provenance struct {
+	// Version is the baglab version.
+	Version string
+	// GoVersion is the Go release baglab was built with.
+	GoVersion string
+	// Args is the command line, program name first.
+	Args []string
+	// Options are the options in effect, as name and value.
+	Options []Option
+	// Inputs are the recordings read, in the order given.
+	Inputs []Input
+	// Created is when the report was made.
+	Created time.Time
+}
+
+// Option is one option in effect.
+type Option struct {
+	Name, Value string
+	// Default tells the value was not given on the command line.
+	Default bool
+}
+
+// Input describes one recording.
+type Input struct {
+	Path string
+	// Format is the container format ("bag", "mcap", "db3").
+	Format string
+	// Size is the size in bytes (of every file for a folder).
+	Size int64
+	// SHA256 is the hex digest of the file; for a folder, of the listing
+	// "<sha256>  <relative path>\n" of its files in path order, as
+	// sha256sum prints it.
+	SHA256 string
+	// StartNs and EndNs are the first and last log times (ns since the
+	// Unix epoch); Messages counts the messages.
+	StartNs, EndNs int64
+	Messages       uint64
+	// Files lists the files of a folder with their digests.
+	Files []File
+}
+
+// File is one file of a folder input.
+type File struct {
+	Path   string
+	Size   int64
+	SHA256 string
+}
+
+// NewProvenance describes a report made by baglab version from the
+// command line args with options opts over inputs: each input is hashed
+// and its summary read.
+func NewProvenance(version string, args []string, opts []Option, inputs []string) (*Provenance, error) {
+	p := &Provenance{Version: version, GoVersion: runtime.Version(), Args: args, Options: opts, Created: time.Now().UTC()}
+	for _, path := range inputs {
+		in, err := describeInput(path)
+		if err != nil {
+			return nil, err
+		}
+		p.Inputs = append(p.Inputs, in)
+	}
+	return p, nil
+}
+
+// StartNs is the earliest log time of the inputs (0 when none has one).
+func (p *Provenance) StartNs() int64 {
+	var start int64
+	for _, in := range p.Inputs {
+		if in.Messages > 0 && (start == 0 || in.StartNs < start) {
+			start = in.StartNs
+		}
+	}
+	return start
+}
+
+// CommandLine is Args quoted for a POSIX shell.
+func (p *Provenance) CommandLine() string {
+	q := make([]string, len(p.Args))
+	for i, a := range p.Args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func describeInput(path string) (Input, error) {
+	in := Input{Path: path}
+	st, err := os.Stat(path)
+	if err != nil {
+		return in, err
+	}
+	if st.IsDir() {
+		var listing strings.Builder
+		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || !d.Type().IsRegular() {
+				return err
+			}
+			f, err := hashFile(p)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(path, p)
+			f.Path = filepath.ToSlash(rel)
+			in.Files = append(in.Files, f)
+			return nil
+		})
+		if err != nil {
+			return in, err
+		}
+		sort.Slice(in.Files, func(i, j int) bool { return in.Files[i].Path < in.Files[j].Path })
+		for _, f := range in.Files {
+			in.Size += f.Size
+			listing.WriteString(f.SHA256 + "  " + f.Path + "\n")
+		}
+		sum := sha256.Sum256([]byte(listing.String()))
+		in.SHA256 = hex.EncodeToString(sum[:])
+	} else {
+		f, err := hashFile(path)
+		if err != nil {
+			return in, err
+		}
+		in.Size, in.SHA256 = f.Size, f.SHA256
+	}
+	r, err := decode.Open(path)
+	if err != nil {
+		return in, err
+	}
+	defer r.Close()
+	s, err := r.Summary()
+	if err != nil {
+		return in, err
+	}
+	in.Format, in.StartNs, in.EndNs, in.Messages = s.Format, s.StartNs, s.EndNs, s.MessageCount
+	return in, nil
+}
+
+func hashFile(path string) (File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return File{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return File{}, err
+	}
+	return File{Path: path, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
