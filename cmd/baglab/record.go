@@ -46,6 +46,8 @@ out topics a regular expression matches; alone it implies -a) or --node
 polled every second, so topics that appear later are recorded too. Every
 type is accepted and stored with its publisher's connection header
 (callerid, latching, md5sum, message_definition) as rosbag stores it.
+Messages are stamped with the time they arrive, or with /clock when the
+/use_sim_time parameter is set (as rosbag does).
 
 The file is NAME.active until it is closed with its index. Chunks are
 written as they fill (--chunksize), so if the recorder is killed,

@@ -6,7 +6,9 @@
 // Subscriptions take any type (md5sum "*") and every message is stored
 // with its publisher's connection header verbatim, one bag connection (or
 // MCAP channel) per distinct header and topic, as rosbag does. A message's
-// log time is the wall-clock time its last byte was received.
+// log time is the wall-clock time its last byte was received, or, when the
+// /use_sim_time parameter is set, the latest /clock (rosbag's
+// ros::Time::now()); recording then waits for the first /clock.
 //
 // Messages go from the subscriber connections into one queue bounded by
 // Options.BufSize bytes (rosbag's --buffsize; 0 is unbounded). When it is

@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -19,6 +20,7 @@ import (
 // topicState is one recorded topic.
 type topicState struct {
 	name     string
+	record   atomic.Bool // false for /clock subscribed only to follow sim time
 	sub      *rosnode.Subscriber
 	received atomic.Int64
 	bytes    atomic.Int64
@@ -63,6 +65,13 @@ type Recorder struct {
 	reason   atomic.Value // string
 
 	lastDropWarn atomic.Int64 // unix ns
+
+	// With /use_sim_time set, message times are the latest /clock (as
+	// rosbag's ros::Time::now()); simNow is 0 until the first one.
+	simTime bool
+	simNow  atomic.Int64
+	simSeen chan struct{}
+	simOnce sync.Once
 
 	cur    atomic.Pointer[output] // for the status table
 	status *statusTable
@@ -115,7 +124,10 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	if err := r.waitForMaster(ctx); err != nil {
 		return nil, err
 	}
-	r.started = time.Now()
+	if err := r.followSimTime(ctx); err != nil {
+		return nil, err
+	}
+	r.started = r.now()
 
 	var beginWrite *rosnode.Publisher
 	if o.Publish {
@@ -131,7 +143,7 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 
 	for _, t := range o.Topics {
 		if !o.Regex {
-			if err := r.subscribe(node.Resolve(t)); err != nil {
+			if err := r.subscribe(node.Resolve(t), true); err != nil {
 				out.w.Close()
 				out.f.Close()
 				os.Remove(out.active)
@@ -200,6 +212,41 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	return res, werr
 }
 
+// now is the recording clock: the latest /clock with sim time, else the
+// wall clock.
+func (r *Recorder) now() time.Time {
+	if r.simTime {
+		return time.Unix(0, r.simNow.Load())
+	}
+	return time.Now()
+}
+
+// followSimTime checks /use_sim_time and, when it is set, subscribes to
+// /clock and waits for its first message, as rosbag waits for a valid time.
+func (r *Recorder) followSimTime(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	v, ok, err := r.node.Master().GetParam(cctx, "/use_sim_time")
+	cancel()
+	if err != nil {
+		return fmt.Errorf("reading /use_sim_time: %w", err)
+	}
+	if on, _ := v.(bool); !ok || !on {
+		return nil
+	}
+	r.simTime = true
+	r.simSeen = make(chan struct{})
+	if err := r.subscribe("/clock", false); err != nil {
+		return err
+	}
+	r.o.Logf("/use_sim_time is set: message times follow /clock; waiting for it")
+	select {
+	case <-r.simSeen:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for /clock (/use_sim_time is set): %w", ctx.Err())
+	}
+}
+
 // waitForMaster waits until the master answers, as ROS nodes do.
 func (r *Recorder) waitForMaster(ctx context.Context) error {
 	warned := false
@@ -224,7 +271,7 @@ func (r *Recorder) waitForMaster(ctx context.Context) error {
 
 // open starts file number idx.
 func (r *Recorder) open(idx int, beginWrite *rosnode.Publisher) (*output, error) {
-	out, err := r.o.openOutput(r.o.outputPath(idx), time.Now())
+	out, err := r.o.openOutput(r.o.outputPath(idx), r.now())
 	if err != nil {
 		return nil, err
 	}
@@ -235,14 +282,19 @@ func (r *Recorder) open(idx int, beginWrite *rosnode.Publisher) (*output, error)
 	return out, nil
 }
 
-// subscribe records topic (already resolved) unless it already is.
-func (r *Recorder) subscribe(topic string) error {
+// subscribe subscribes to topic (already resolved) unless it already is;
+// record says whether its messages are recorded.
+func (r *Recorder) subscribe(topic string, record bool) error {
 	r.mu.Lock()
-	if r.topics[topic] != nil {
+	if ts := r.topics[topic]; ts != nil {
+		if record {
+			ts.record.Store(true)
+		}
 		r.mu.Unlock()
 		return nil
 	}
 	ts := &topicState{name: topic}
+	ts.record.Store(record)
 	r.topics[topic] = ts
 	r.order = append(r.order, ts)
 	r.mu.Unlock()
@@ -267,6 +319,18 @@ func (r *Recorder) subscribe(topic string) error {
 
 // receive queues one message.
 func (r *Recorder) receive(ts *topicState, m *rosnode.Message) {
+	t := m.Received
+	if r.simTime {
+		if ts.name == "/clock" && len(m.Data) >= 8 {
+			sec, nsec := binary.LittleEndian.Uint32(m.Data), binary.LittleEndian.Uint32(m.Data[4:])
+			r.simNow.Store(int64(sec)*1e9 + int64(nsec))
+			r.simOnce.Do(func() { close(r.simSeen) })
+		}
+		t = r.now()
+	}
+	if !ts.record.Load() {
+		return
+	}
 	if lim := int64(r.o.Limit); lim > 0 {
 		if ts.received.Load() >= lim {
 			return
@@ -279,7 +343,7 @@ func (r *Recorder) receive(ts *topicState, m *rosnode.Message) {
 		ts.received.Add(1)
 	}
 	ts.bytes.Add(int64(len(m.Data)))
-	if n := r.q.push(item{topic: ts, conn: m.Conn, data: m.Data, t: m.Received}); n > 0 {
+	if n := r.q.push(item{topic: ts, conn: m.Conn, data: m.Data, t: t}); n > 0 {
 		now := time.Now().UnixNano()
 		if last := r.lastDropWarn.Load(); now-last > 5e9 && r.lastDropWarn.CompareAndSwap(last, now) {
 			r.o.Logf("buffer exceeded (--buffsize %d MB): dropping oldest queued messages; %d dropped so far", r.o.BufSize>>20, r.totalDropped())
@@ -302,7 +366,7 @@ func (r *Recorder) checkLimit() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, t := range r.order {
-		if !t.full.Load() {
+		if t.record.Load() && !t.full.Load() {
 			return
 		}
 	}
@@ -347,7 +411,7 @@ func (r *Recorder) discoverOnce(ctx context.Context) {
 		if !r.wanted(tt.Topic) {
 			continue
 		}
-		if err := r.subscribe(tt.Topic); err != nil && ctx.Err() == nil {
+		if err := r.subscribe(tt.Topic, true); err != nil && ctx.Err() == nil {
 			r.o.Logf("subscribing to %s: %v", tt.Topic, err)
 		}
 	}
@@ -393,7 +457,7 @@ func (r *Recorder) writeLoop(outp **output, closed *[]string, beginWrite *rosnod
 			}
 			it.data = nil
 		}
-		now := time.Now()
+		now := r.now()
 		over := (o.Size > 0 && out.size() >= o.Size) || (o.Duration > 0 && now.Sub(out.start) >= o.Duration)
 		if over && !o.Split {
 			if o.Size > 0 && out.size() >= o.Size {
@@ -423,8 +487,8 @@ func (r *Recorder) writeLoop(outp **output, closed *[]string, beginWrite *rosnod
 				}
 			}
 		}
-		if o.MinSpace > 0 && now.Sub(lastSpace) >= 20*time.Second {
-			lastSpace = now
+		if wall := time.Now(); o.MinSpace > 0 && wall.Sub(lastSpace) >= 20*time.Second {
+			lastSpace = wall
 			r.checkSpace((*outp).path)
 		}
 		if done {
@@ -466,7 +530,7 @@ func (r *Recorder) checkSpace(path string) {
 
 // stats is the statistics record for out.
 func (r *Recorder) stats(out *output) Stats {
-	return Stats{Node: r.node.Name(), Started: r.started, Closed: time.Now(), Topics: r.topicStats(out)}
+	return Stats{Node: r.node.Name(), Started: r.started, Closed: r.now(), Topics: r.topicStats(out)}
 }
 
 // topicStats snapshots every topic's counts (FileWritten for out).
@@ -475,6 +539,9 @@ func (r *Recorder) topicStats(out *output) []TopicStats {
 	defer r.mu.Unlock()
 	res := make([]TopicStats, 0, len(r.order))
 	for _, t := range r.order {
+		if !t.record.Load() {
+			continue
+		}
 		s := TopicStats{Topic: t.name, Received: t.received.Load(), Written: t.written.Load(), Dropped: t.dropped.Load(), Bytes: t.bytes.Load()}
 		if out != nil {
 			s.FileWritten = out.written[t]

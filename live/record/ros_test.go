@@ -274,3 +274,78 @@ func TestRecordRostopicPubLikeRosbag(t *testing.T) {
 		t.Fatalf("python rosbag read %d /chatter messages, /latched %v", len(py["/chatter"].Data), py["/latched"].Data)
 	}
 }
+
+// pySimClock publishes /clock (999 s until /simtopic has a subscriber,
+// then from 1000 s in 10 ms steps paced by the wall clock) and a /simtopic
+// String every tenth step.
+const pySimClock = `
+import time, rospy
+from rosgraph_msgs.msg import Clock
+from std_msgs.msg import String
+rospy.init_node("simclock", disable_signals=True)
+c = rospy.Publisher("/clock", Clock, queue_size=10)
+p = rospy.Publisher("/simtopic", String, queue_size=100)
+t = 999.0
+deadline = time.time() + 30
+while p.get_num_connections() < 1 and time.time() < deadline:
+    c.publish(Clock(clock=rospy.Time.from_sec(t)))
+    time.sleep(0.01)
+time.sleep(0.5)
+t = 1000.0
+for i in range(300):
+    c.publish(Clock(clock=rospy.Time.from_sec(t)))
+    if i % 10 == 5:
+        p.publish(String(data="m%d" % i))
+    t += 0.01
+    time.sleep(0.01)
+time.sleep(1)
+`
+
+// With /use_sim_time set, message times follow /clock, as rosbag record
+// stamps them with ros::Time::now().
+func TestRecordSimTime(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic")
+	if out, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosparam", "set", "/use_sim_time", "true"); err != nil {
+		t.Fatalf("rosparam: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "sim.bag")
+	pub := m.Start(t, "simclock", rostest.Python, "-c", pySimClock)
+	r, stop := startRecorder(t, m, Options{Output: out, Topics: []string{"/simtopic"}})
+	if err := pub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("publisher: %v\n%s", err, m.Log("simclock"))
+	}
+	r.waitReceived(t, "/simtopic", 30, 5*time.Second)
+	stop()
+	rd, err := decode.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	it, err := rd.Messages(record.Filter{Topic: func(s string) bool { return s == "/simtopic" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	n := 0
+	for {
+		msg, err := it.Next()
+		if err != nil {
+			break
+		}
+		// Message i is published right after the clock reads 1000 + i/100 s.
+		var i int
+		fmt.Sscanf(stringData(msg.Data), "m%d", &i)
+		want := int64(1000e9 + int64(i)*10e6)
+		if d := msg.LogTime - want; d < -20e6 || d > 50e6 {
+			t.Fatalf("%s logged at %d ns, want about %d (sim time)", stringData(msg.Data), msg.LogTime, want)
+		}
+		n++
+	}
+	if n != 30 {
+		t.Fatalf("%d messages, want 30", n)
+	}
+	if got := readRecording(t, out)["/clock"]; len(got) != 0 {
+		t.Fatalf("/clock recorded although not asked for: %d messages", len(got))
+	}
+}

@@ -2,6 +2,7 @@ package rosnode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/baglab/baglab/live/xmlrpc"
@@ -183,6 +184,16 @@ func (m *Master) GetURI(ctx context.Context) (string, error) {
 	}
 	s, _ := v.(string)
 	return s, nil
+}
+
+// GetParam returns a parameter's value; ok is false when it is not set.
+func (m *Master) GetParam(ctx context.Context, key string) (v any, ok bool, err error) {
+	v, err = m.call(ctx, "getParam", key)
+	var apiErr *APIError
+	if errors.As(err, &apiErr) && apiErr.Code == -1 {
+		return nil, false, nil // "Parameter [key] is not set"
+	}
+	return v, err == nil, err
 }
 
 // GetSubscriptions asks the node whose slave API is at nodeURI which
