@@ -65,6 +65,7 @@ type Recorder struct {
 	reason   atomic.Value // string
 
 	lastDropWarn atomic.Int64 // unix ns
+	lastPollErr  string       // discover's last error, said once
 
 	// With /use_sim_time set, message times are the latest /clock (as
 	// rosbag's ros::Time::now()); simNow is 0 until the first one.
@@ -402,11 +403,14 @@ func (r *Recorder) discoverOnce(ctx context.Context) {
 		topics, err = m.GetPublishedTopics(cctx, "")
 	}
 	if err != nil {
-		if ctx.Err() == nil {
+		// Said once per distinct error, not every second.
+		if ctx.Err() == nil && err.Error() != r.lastPollErr {
 			r.o.Logf("polling the master for topics: %v", err)
 		}
+		r.lastPollErr = err.Error()
 		return
 	}
+	r.lastPollErr = ""
 	for _, tt := range topics {
 		if !r.wanted(tt.Topic) {
 			continue

@@ -349,3 +349,37 @@ func TestRecordSimTime(t *testing.T) {
 		t.Fatalf("/clock recorded although not asked for: %d messages", len(got))
 	}
 }
+
+const pyListener = `
+import time, rospy
+from std_msgs.msg import String
+rospy.init_node("listener", disable_signals=True)
+for t in ("/foo", "/bar"):
+    rospy.Subscriber(t, String, lambda m: None)
+time.sleep(120)
+`
+
+// --node records what a node subscribes to (lookupNode, then the node's
+// getSubscriptions), and nothing else.
+func TestRecordNodeSubscriptions(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic")
+	m.Start(t, "listener", rostest.Python, "-c", pyListener)
+	for _, topic := range []string{"/foo", "/bar", "/other"} {
+		m.Start(t, "pub"+topic[1:], rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", topic, "std_msgs/String", "data: "+topic)
+	}
+	out := filepath.Join(t.TempDir(), "node.bag")
+	r, stop := startRecorder(t, m, Options{Output: out, Node: "/listener"})
+	r.waitReceived(t, "/foo", 5, 30*time.Second)
+	r.waitReceived(t, "/bar", 5, 30*time.Second)
+	waitPublished(t, m, "/other")
+	time.Sleep(1500 * time.Millisecond) // a poll or more after /other is up
+	stop()
+	got := readRecording(t, out)
+	if len(got["/foo"]) < 5 || len(got["/bar"]) < 5 || len(got["/other"]) != 0 {
+		t.Fatalf("recorded /foo %d /bar %d /other %d", len(got["/foo"]), len(got["/bar"]), len(got["/other"]))
+	}
+	if s := stringData(got["/bar"][0].data); s != "/bar" {
+		t.Fatalf("/bar carries %q", s)
+	}
+}
