@@ -448,17 +448,21 @@ func TestFixtureMetadata(t *testing.T) {
 	if m.Topics[0].SerializationFormat != "wrong_format" || len(m.Files) != 1 || m.Files[0].MessageCount != 7 || !strings.Contains(m.Topics[0].OfferedQoSProfiles, "reliability: 1") {
 		t.Errorf("wrong_rmw_test: %+v", m)
 	}
-	// The split test folder writes offered_qos_profiles as a YAML list.
+	if _, err := Open(filepath.Join(fixtures, "rosbag2", "rosbag2_py", "wbag")); !errors.Is(err, record.ErrUnsupported) {
+		t.Errorf("opening an MCAP folder as db3: %v", err)
+	}
+}
+
+// TestSplitMetadataQoS: the split test folder writes offered_qos_profiles
+// as a YAML list.
+func TestSplitMetadataQoS(t *testing.T) {
 	dir, _ := pythonRecordings(t)
-	m, err = ReadBag2Metadata(filepath.Join(dir, "split"))
+	m, err := ReadBag2Metadata(filepath.Join(dir, "split"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(m.Topics[0].OfferedQoSProfiles, "history: keep_last") || m.Topics[1].OfferedQoSProfiles != "" {
 		t.Errorf("qos %+v", m.Topics)
-	}
-	if _, err := Open(filepath.Join(fixtures, "rosbag2", "rosbag2_py", "wbag")); !errors.Is(err, record.ErrUnsupported) {
-		t.Errorf("opening an MCAP folder as db3: %v", err)
 	}
 }
 
