@@ -94,47 +94,47 @@ func (g *Grasps) Add(m *Message) error {
 	switch messageType(m) {
 	case typeGraspAndStoreGoal:
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "goal",
-			GoalID: getString(m.Value, "goal_id.id"), Object: getString(m.Value, "goal.object_name")})
+			GoalID: m.Value.LookupString("goal_id.id"), Object: m.Value.LookupString("goal.object_name")})
 	case typeTrainMetricsGoal:
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "train_goal",
-			GoalID: getString(m.Value, "goal_id.id"), Object: getString(m.Value, "goal.object_name")})
+			GoalID: m.Value.LookupString("goal_id.id"), Object: m.Value.LookupString("goal.object_name")})
 	case typeGraspAndStoreResult:
-		ok, _ := getBool(m.Value, "result.success")
-		st, _ := getInt(m.Value, "status.status")
+		ok, _ := m.Value.LookupBool("result.success")
+		st, _ := m.Value.LookupInt("status.status")
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "result",
-			GoalID: getString(m.Value, "status.goal_id.id"), Success: ok, Status: st, Text: getString(m.Value, "status.text")})
+			GoalID: m.Value.LookupString("status.goal_id.id"), Success: ok, Status: st, Text: m.Value.LookupString("status.text")})
 	case typeYesNoResult:
-		ok, _ := getBool(m.Value, "result.yes")
-		st, _ := getInt(m.Value, "status.status")
+		ok, _ := m.Value.LookupBool("result.yes")
+		st, _ := m.Value.LookupInt("status.status")
 		g.events = append(g.events, actionEvent{LogTime: m.LogTime, Topic: m.Topic, Kind: "yes_no",
-			GoalID: getString(m.Value, "status.goal_id.id"), Success: ok, Status: st, Text: getString(m.Value, "status.text")})
+			GoalID: m.Value.LookupString("status.goal_id.id"), Success: ok, Status: st, Text: m.Value.LookupString("status.text")})
 	}
 	walk(m.Value, func(n *node) bool {
 		if n.Type != typeGrasp {
 			return true
 		}
-		st := graspState{LogTime: m.LogTime, Topic: m.Topic, EEF: getString(n.S, "eef_frame_id")}
-		st.Successes, _ = getInt(n.S, "successes")
-		st.Attempts, _ = getInt(n.S, "attempts")
+		st := graspState{LogTime: m.LogTime, Topic: m.Topic, EEF: n.S.LookupString("eef_frame_id")}
+		st.Successes, _ = n.S.LookupInt("successes")
+		st.Attempts, _ = n.S.LookupInt("attempts")
 		holder := n
 		if w := n.ancestor(typeGraspWithSuccessRate); w != nil {
 			holder = w
-			id, _ := getInt(w.S, "id")
+			id, _ := w.S.LookupInt("id")
 			st.Key.Grasp = strconv.FormatInt(id, 10)
-		} else if has(n.S, "grasp_id") {
-			id, _ := getInt(n.S, "grasp_id")
+		} else if n.S.Has("grasp_id") {
+			id, _ := n.S.LookupInt("grasp_id")
 			st.Key.Grasp = strconv.FormatInt(id, 10)
 		} else {
 			st.Key.Grasp = "#" + strconv.Itoa(n.Index)
 		}
 		if gm := holder.ancestor(typeGraspModel); gm != nil {
-			id, _ := getInt(gm.S, "id")
+			id, _ := gm.S.LookupInt("id")
 			st.Key.Model = strconv.FormatInt(id, 10)
-			st.Object = getString(gm.S, "object_name")
+			st.Object = gm.S.LookupString("object_name")
 		} else if so := n.ancestor(typeSegmentedObject); so != nil {
-			id, _ := getInt(so.S, "model_id")
+			id, _ := so.S.LookupInt("model_id")
 			st.Key.Model = strconv.FormatInt(id, 10)
-			st.Object = getString(so.S, "name")
+			st.Object = so.S.LookupString("name")
 		} else {
 			st.Key.Model = "topic:" + m.Topic
 		}

@@ -10,8 +10,8 @@ func (r *PlacementsResult) SurfaceSize(i int) (width, height float64, ok bool) {
 		return 0, 0, false
 	}
 	s := r.refs[i].surface
-	w, okW := getFloat(s, "width")
-	h, okH := getFloat(s, "height")
+	w, okW := s.LookupFloat("width")
+	h, okH := s.LookupFloat("height")
 	if !okW || !okH || !(w > 0) || !(h > 0) || math.IsInf(w, 0) || math.IsInf(h, 0) {
 		return 0, 0, false
 	}
