@@ -364,7 +364,7 @@ func TestAnalyzeBaseline(t *testing.T) {
 		return p
 	}
 	_, stderr, code := run(t, append(args, "--baseline", perturb(1.05), "--tolerance", "0.01")...)
-	if code != exitProblem || !strings.Contains(stderr, "model_id=2,object_name=bowl,worst_grasp=8].success_rate: 0.525 -> 0.5 (-4.76%)") ||
+	if code != exitProblem || !strings.Contains(stderr, "grasps.models[model_id=2].success_rate: 0.525 -> 0.5 (-4.76%") ||
 		!strings.Contains(stderr, "1 statistic(s) differ") {
 		t.Errorf("perturbed beyond tolerance: exit %d\n%s", code, stderr)
 	}
