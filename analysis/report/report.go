@@ -192,13 +192,7 @@ func Render(w io.Writer, pg Page) error {
 			data.Absent = append(data.Absent, r.Kind())
 			continue
 		}
-		s := section{Kind: r.Kind()}
-		if x, ok := r.(interface{ Summary() string }); ok {
-			s.Summary = x.Summary()
-		}
-		if x, ok := r.(interface{ Warnings() []string }); ok {
-			s.Warnings = x.Warnings()
-		}
+		s := section{Kind: r.Kind(), Summary: r.Summary(), Warnings: r.Warnings()}
 		for _, t := range r.Tables() {
 			if t.Detail || len(t.Rows) == 0 {
 				continue
