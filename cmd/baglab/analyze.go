@@ -1,10 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-	"math"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -25,15 +21,14 @@ type analyzeOptions struct {
 	out         string
 	plots       string
 	dpi         float64
-	baseline    string
-	tolerance   float64
+	base        baselineFlags
 	modelsOut   string
 	force       bool
 	modelsTopic string
 	// set by validate
-	kinds       []string
-	opts        analysis.Options
-	baselineDoc []byte
+	kinds    []string
+	opts     analysis.Options
+	baseline *analysis.Baseline
 }
 
 const analyzeLong = `Compute one analysis (or all of them) over recordings and print its tables.
@@ -68,11 +63,11 @@ are stable and which --baseline reads. --out DIR writes every table,
 per-observation ones included, as DIR/<table>.parquet and DIR/<table>.csv;
 --plots DIR writes each figure as DIR/<name>.png and DIR/<name>.svg.
 
---baseline FILE compares the result with a saved --json document. Numbers
-may move by --tolerance, relative (|new-old| <= tol*max(|old|,|new|));
-text, counts' presence, NaN and infinities must match. Any statistic beyond
-tolerance is listed on stderr, one line per statistic with its path, old and
-new value, and the exit code is 1; within tolerance the exit code is 0.
+--baseline FILE compares the result with a saved --json document as
+baglab check does (see baglab check --help: rows matched by their keys,
+counts exact, other numbers within --tolerance or the baseline's own
+tolerances, --report junit:FILE / markdown:FILE, --update-baseline). The
+report goes to stderr; the exit code is 1 on drift, 0 within tolerance.
 Outputs asked for (tables, --json, --out, --plots, --models-out) are
 written either way.
 
@@ -81,13 +76,13 @@ interactive_world_msgs/TaskModels message, latched, on --models-topic into a
 ROS1 bag or an MCAP file (by extension) that a robot can load; the log
 time is the latest log time read.`
 
-const analyzeExample = `  baglab analyze placements study.bag
-  baglab analyze placements study.bag --theta circular --models-out models.bag
-  baglab analyze grasps day1.bag day2.bag --json > grasps.json
-  baglab analyze grasps day*.bag --baseline grasps.json --tolerance 0.01
-  baglab analyze facts run.mcap --topics /agent_monitor/factList --start +60s
-  baglab analyze queries rosbag2_folder/ --out tables/ --plots figures/
-  baglab analyze all study.bag queries.db3 --jobs 4`
+const analyzeExample = `  baglab analyze placements demo/data/study.bag
+  baglab analyze placements demo/data/study.bag --theta circular --models-out models.bag
+  baglab analyze grasps demo/data/study.bag demo/data/study-bz2.bag --json > grasps.json
+  baglab analyze grasps demo/data/study.bag demo/data/study-bz2.bag --baseline grasps.json --tolerance 0.01
+  baglab analyze facts demo/data/study.mcap --topics /agent_monitor/factList --start +10s
+  baglab analyze queries demo/data/queries_rosbag2/ --out tables/ --plots figures/
+  baglab analyze all demo/data/study.bag demo/data/queries.db3 --jobs 4`
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o := &analyzeOptions{g: g}
@@ -113,8 +108,7 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	fl.StringVar(&o.out, "out", "", "write the tables as Parquet and CSV files into `DIR`")
 	fl.StringVar(&o.plots, "plots", "", "write the figures as PNG and SVG files into `DIR`")
 	fl.Float64Var(&o.dpi, "dpi", plot.DefaultDPI, "resolution of the --plots PNG files in dots per inch")
-	fl.StringVar(&o.baseline, "baseline", "", "compare with a saved --json result `FILE`; exit 1 on drift")
-	fl.Float64Var(&o.tolerance, "tolerance", 1e-9, "relative tolerance of --baseline")
+	o.base.addFlags(cmd)
 	fl.StringVar(&o.modelsOut, "models-out", "", "write the learned placement models (TaskModels) into `FILE` (.bag or .mcap)")
 	fl.StringVar(&o.modelsTopic, "models-topic", "/interactive_world/models", "topic of --models-out")
 	fl.BoolVarP(&o.force, "force", "f", false, "overwrite an existing --models-out file")
@@ -137,11 +131,8 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("dpi") && o.plots == "" {
 		return usageErrorf("--dpi needs --plots")
 	}
-	if o.tolerance < 0 || math.IsNaN(o.tolerance) || math.IsInf(o.tolerance, 0) {
-		return usageErrorf("--tolerance must be a finite number >= 0")
-	}
-	if cmd.Flags().Changed("tolerance") && o.baseline == "" {
-		return usageErrorf("--tolerance needs --baseline")
+	if err := o.base.validate(cmd); err != nil {
+		return err
 	}
 	if (cmd.Flags().Changed("models-topic") || o.force) && o.modelsOut == "" {
 		return usageErrorf("--models-topic and --force apply to --models-out")
@@ -167,15 +158,10 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 			}
 		}
 	}
-	if o.baseline != "" {
-		b, err := os.ReadFile(o.baseline)
-		if err != nil {
-			return &decode.InputError{Path: o.baseline, Err: unwrapPath(err)}
+	if o.base.path != "" {
+		if o.baseline, err = o.base.load(); err != nil {
+			return err
 		}
-		if !json.Valid(b) {
-			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: not a JSON document (write one with analyze --json)", o.baseline)}
-		}
-		o.baselineDoc = b
 	}
 	return nil
 }
@@ -227,8 +213,8 @@ func runAnalyze(o *analyzeOptions) error {
 			return err
 		}
 	}
-	if o.baselineDoc != nil {
-		return compareWithBaseline(o, o.baselineDoc, doc)
+	if o.baseline != nil {
+		return o.base.compare(o.g, o.baseline, doc, o.g.stderr)
 	}
 	return nil
 }

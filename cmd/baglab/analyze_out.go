@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/plot"
@@ -102,29 +101,4 @@ func writePlots(dir string, results []analysis.Result, po plot.Options, dpi floa
 		}
 	}
 	return n, nil
-}
-
-// maxDiffLines caps the drift lines printed.
-const maxDiffLines = 200
-
-func compareWithBaseline(o *analyzeOptions, baseline, doc []byte) error {
-	diffs, err := analysis.CompareBaseline(baseline, doc, o.tolerance)
-	if err != nil {
-		return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", o.baseline, err)}
-	}
-	if len(diffs) == 0 {
-		o.g.note("baglab: within tolerance %g of baseline %s", o.tolerance, o.baseline)
-		return nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "baglab: %d statistic(s) differ from baseline %s beyond tolerance %g:\n", len(diffs), o.baseline, o.tolerance)
-	for i, d := range diffs {
-		if i == maxDiffLines {
-			fmt.Fprintf(&b, "  ... and %d more\n", len(diffs)-i)
-			break
-		}
-		fmt.Fprintf(&b, "  %s\n", d)
-	}
-	io.WriteString(o.g.stderr, b.String())
-	return errProblemsFound
 }

@@ -365,7 +365,7 @@ func TestAnalyzeBaseline(t *testing.T) {
 	}
 	_, stderr, code := run(t, append(args, "--baseline", perturb(1.05), "--tolerance", "0.01")...)
 	if code != exitProblem || !strings.Contains(stderr, "grasps.models[model_id=2].success_rate: 0.525 -> 0.5 (-4.76%") ||
-		!strings.Contains(stderr, "1 statistic(s) differ") {
+		!strings.Contains(stderr, "grasps.models: 3 rows: 1 of 30 statistics differ") {
 		t.Errorf("perturbed beyond tolerance: exit %d\n%s", code, stderr)
 	}
 	if _, stderr, code := run(t, append(args, "--baseline", perturb(1.001), "--tolerance", "0.01")...); code != 0 {

@@ -24,9 +24,10 @@ Field names are exactly as defined. ROS1 time/duration appear as
 {"sec","nsec"}; ROS2 builtin_interfaces keep their own fields; uint8[]/char[]
 are base64 strings; NaN and ±Inf are the strings "NaN", "Infinity",
 "-Infinity"; 64-bit integers are exact.`,
-		Example: `  baglab cat study.bag --topics /placements --limit 5
-  baglab cat run.mcap --topics '/grasp/**' --start +10s --end +20s
-  baglab cat a.bag b.bag | jq -c '.message.facts[]?'`,
+		Example: `  baglab cat demo/data/study.bag --topics /interactive_world/placement --limit 5
+  baglab cat demo/data/study.mcap --topics '/rail_pick_and_place/**' --start +10s --end +20s
+  baglab cat demo/data/study.bag demo/data/study-lz4.mcap | jq -c '.message.factList[]?'
+  baglab cat demo/data/queries.db3 | jq -r '.topic' | sort | uniq -c`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args

@@ -33,7 +33,7 @@ func newFilterCmd(g *globalOptions) *cobra.Command {
 		Long: `Copy the messages of IN selected by --topics, --start and --end to OUT,
 keeping definitions, latching and metadata. OUT's extension (.bag or .mcap)
 chooses its format.`,
-		Example: "  baglab filter study.bag grasps.bag --topics '/grasp/**'\n  baglab filter run.mcap first-minute.mcap --end +60s",
+		Example: "  baglab filter demo/data/study.bag grasps.bag --topics '/rail_pick_and_place/**'\n  baglab filter demo/data/study.mcap first-minute.mcap --end +60s",
 		Args:    argsUsage(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.inputs, o.output = args[:1], args[1]
@@ -53,7 +53,7 @@ func newConvertCmd(g *globalOptions) *cobra.Command {
 definitions, latching and metadata. ROS2 (CDR) messages written into a ROS1
 bag are re-encoded in the ROS1 wire format under an equivalent ROS1
 definition (wstring → string, bounded sequences → T[], byte → uint8).`,
-		Example: "  baglab convert study.bag study.mcap\n  baglab convert rosbag2_folder/ run.bag --compression lz4\n  baglab convert run.db3 run.mcap",
+		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap",
 		Args:    argsUsage(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.inputs, o.output = args[:1], args[1]
@@ -74,7 +74,7 @@ time order (equal times keep the order of the inputs), keeping definitions,
 latching and MCAP metadata and attachments. OUT comes first, as with cp's
 target-directory form, so that a shell glob can follow; its extension (.bag
 or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
-		Example: "  baglab merge all.mcap day1.bag day2.bag\n  baglab merge study.bag part*.bag --topics /placements",
+		Example: "  baglab merge all.mcap demo/data/study.bag demo/data/queries.mcap\n  baglab merge placements.bag demo/data/study*.bag --topics '/interactive_world/placement*'",
 		Args:    argsUsage(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.output, o.inputs = args[0], args[1:]

@@ -52,7 +52,7 @@ index was never written).
 Exit 0 when no errors were found (warnings alone, unless --strict), 1 when
 problems were found, 3 when a file cannot be read at all. --json prints one
 array of {"file","offset","severity","message"} for all the files.`,
-		Example: "  baglab doctor study.bag\n  baglab doctor --json run.mcap day2/*.bag\n  baglab doctor --strict --no-decode archive/*.mcap",
+		Example: "  baglab doctor demo/data/study.bag\n  baglab doctor --json demo/data/study.mcap demo/data/study-*.bag\n  baglab doctor --strict --no-decode demo/data/*.mcap\n  baglab doctor demo/data/broken/study-crc.mcap    # exit 1",
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args

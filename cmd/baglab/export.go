@@ -59,9 +59,9 @@ row per element of that array) or first:N (columns a.0.x ... a.N-1.x).
 
 Files are written under temporary names and renamed when the export
 succeeds; on error or interrupt none are left.`,
-		Example: `  baglab export study.bag --out tables
-  baglab export day1.bag day2.bag --out tables --partition-by date --jobs 4
-  baglab export run.mcap --out csv --format csv --topics /placements --arrays explode:placements`,
+		Example: `  baglab export demo/data/study.bag --out tables
+  baglab export demo/data/study.bag demo/data/queries.mcap --out by-date --partition-by date --jobs 4
+  baglab export demo/data/study.mcap --out csv --format csv --topics /interactive_world/placement_sets --arrays explode:placements`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args

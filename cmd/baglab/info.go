@@ -43,7 +43,7 @@ A folder that is not one rosbag2 recording stands for the recordings in it
 summarised apart. A file that cannot be read gets an error line on stderr
 while the others are summarised; the exit code is then that of the first
 failure.`,
-		Example: "  baglab info study.bag\n  baglab info --json run1.mcap run2.mcap\n  baglab info rosbag2_folder/",
+		Example: "  baglab info demo/data/study.bag\n  baglab info --json demo/data/study.mcap demo/data/queries.mcap\n  baglab info demo/data/queries_rosbag2/",
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args

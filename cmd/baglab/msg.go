@@ -30,7 +30,7 @@ func newMsgListCmd(g *globalOptions) *cobra.Command {
 	return &cobra.Command{
 		Use:     "list [PACKAGE]",
 		Short:   "List known message types",
-		Example: "  baglab msg list\n  baglab msg list toaster_msgs\n  baglab msg list --msg-path ./my_msgs my_pkg",
+		Example: "  baglab msg list\n  baglab msg list toaster_msgs\n  mkdir -p my_msgs/my_pkg/msg && echo 'string name' > my_msgs/my_pkg/msg/Thing.msg && baglab msg list --msg-path my_msgs my_pkg",
 		Args:    argsUsage(cobra.MaximumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {

@@ -164,6 +164,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		newExportCmd(g),
 		newAnalyzeCmd(g),
 		newReportCmd(g),
+		newCheckCmd(g),
 		newPlayCmd(g),
 		newRecordCmd(g),
 	)

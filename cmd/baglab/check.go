@@ -1,0 +1,324 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// baselineFlags are the flags of a baseline comparison, shared by check
+// and analyze --baseline.
+type baselineFlags struct {
+	path        string
+	tolerance   float64
+	reports     []string
+	maxLines    int
+	update      bool
+	contentHash bool
+}
+
+// reportFormats are the --report formats.
+var reportFormats = []string{"junit", "markdown"}
+
+func (f *baselineFlags) addFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	fl.StringVar(&f.path, "baseline", "", "compare with a saved result `FILE` (analyze --json or info --json); exit 1 on drift")
+	fl.Float64Var(&f.tolerance, "tolerance", 1e-9, "default relative tolerance of --baseline (counts are exact; the baseline's own tolerances win)")
+	fl.StringArrayVar(&f.reports, "report", nil, "also write the comparison as junit:`FILE` or markdown:FILE (repeatable; FILE - is stdout)")
+	fl.IntVar(&f.maxLines, "max-lines", 20, "print at most `N` lines of details after the summary lines")
+	fl.BoolVar(&f.update, "update-baseline", false, "rewrite --baseline from this run, keeping its tolerances and comments; print what changed; exit 0")
+	fl.BoolVar(&f.contentHash, "content-hash", false, "also compare a hash of the rows of per-observation tables, not only their number")
+	_ = cmd.RegisterFlagCompletionFunc("report", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return []string{"junit:", "markdown:"}, cobra.ShellCompDirectiveNoSpace
+	})
+}
+
+// validate checks the flags; without --baseline none of the others may be
+// set.
+func (f *baselineFlags) validate(cmd *cobra.Command) error {
+	if f.path == "" {
+		var set []string
+		cmd.Flags().Visit(func(fl *pflag.Flag) {
+			switch fl.Name {
+			case "tolerance", "report", "max-lines", "update-baseline", "content-hash":
+				set = append(set, "--"+fl.Name)
+			}
+		})
+		if len(set) > 0 {
+			return usageErrorf("%s needs --baseline", strings.Join(set, ", "))
+		}
+		return nil
+	}
+	if f.tolerance < 0 || math.IsNaN(f.tolerance) || math.IsInf(f.tolerance, 0) {
+		return usageErrorf("--tolerance must be a finite number >= 0")
+	}
+	if f.maxLines < 0 {
+		return usageErrorf("--max-lines must be >= 0")
+	}
+	for _, r := range f.reports {
+		format, file, ok := strings.Cut(r, ":")
+		if !ok || file == "" || !slices.Contains(reportFormats, format) {
+			return usageErrorf("--report %q: want junit:FILE or markdown:FILE", r)
+		}
+		if file == "-" {
+			continue
+		}
+		if err := checkOutFile(file, "--report", true, []string{f.path}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// load reads and parses the baseline file.
+func (f *baselineFlags) load() (*analysis.Baseline, error) {
+	data, err := os.ReadFile(f.path)
+	if err != nil {
+		err = unwrapPath(err)
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%w (make the first baseline with analyze --json or info --json)", err)
+		}
+		return nil, &decode.InputError{Path: f.path, Err: err}
+	}
+	b, err := analysis.ParseBaseline(data)
+	if err != nil {
+		return nil, &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", f.path, err)}
+	}
+	return b, nil
+}
+
+// compare compares current with the baseline, writes the text report to
+// w and the --report files, rewrites the baseline with --update-baseline,
+// and returns errProblemsFound on drift (nil after an update).
+func (f *baselineFlags) compare(g *globalOptions, b *analysis.Baseline, current []byte, w io.Writer) error {
+	c, err := b.Compare(current, analysis.CompareOptions{Tolerance: f.tolerance, ContentHash: f.contentHash})
+	if err != nil {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", f.path, err)}
+	}
+	if err := c.WriteText(w, f.path, f.maxLines); err != nil {
+		return err
+	}
+	for _, r := range f.reports {
+		format, file, _ := strings.Cut(r, ":")
+		write := func(w io.Writer) error { return c.WriteMarkdown(w, f.path, 500) }
+		if format == "junit" {
+			host, _ := os.Hostname()
+			write = func(w io.Writer) error { return c.WriteJUnit(w, f.path, time.Now(), host) }
+		}
+		if err := writeReport(g, file, write); err != nil {
+			return err
+		}
+	}
+	if f.update {
+		data, err := b.Update(current)
+		if err != nil {
+			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", f.path, err)}
+		}
+		if err := writeReport(g, f.path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return err
+		}
+		kept := ""
+		if n := len(b.Tolerances); n > 0 {
+			kept = fmt.Sprintf(", keeping its %d tolerances", n)
+		}
+		g.note("baglab: rewrote baseline %s from this run%s", f.path, kept)
+		return nil
+	}
+	if c.Drift() {
+		return errProblemsFound
+	}
+	return nil
+}
+
+// writeReport writes one output file atomically ("-" is stdout).
+func writeReport(g *globalOptions, path string, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(g.stdout)
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}
+
+type checkOptions struct {
+	g     *globalOptions
+	files []string
+	flags analysisFlags
+	base  baselineFlags
+}
+
+const checkLong = `Check recordings against a baseline: the step of a CI job that keeps a
+regression dataset and fails when a result drifts.
+
+The baseline is a saved result, and says itself what to compute:
+  baglab analyze KIND FILE... --json > baseline.json   an analysis result: check
+      runs the same analysis (with the analysis flags given here) and compares
+  baglab info FILE... --json > dataset.json            a dataset: check reads the
+      files' summaries and compares message counts per topic, time spans,
+      types and MD5s, so a recording that lost a topic or changed a type fails
+      before any analysis runs
+
+Comparison by identity. Every table row has a documented key (below); rows
+of the baseline and of this run with the same key are compared statistic by
+statistic, rows with a key on one side only are reported once, as new or
+removed ("3 new placement groups: ..."), and a row that merely moved is not
+a difference. Per-observation tables (attempts, intervals, calls, vertices,
+edges) are compared by their number of rows (--content-hash: and a hash of
+their rows). A statistic's path is its table, its row's key and its field:
+  placements.groups[item=cup,room=kitchen,surface=kitchen_table,reference_frame_id=plate].mean_x
+
+Tolerances. Integers (counts, times in ns) must be equal; other numbers may
+move by --tolerance, relative (|new-old| <= tol*max(|old|,|new|)); text,
+booleans, NaN and infinities must be equal. The baseline may carry its own
+tolerances, by path glob, first match wins:
+  {"baseline": {"comment": "why", "tolerances": {
+     "placements.models[*].decision_value": {"rel": 1e-3},
+     "grasps.attempts.rows": {"abs": 5, "comment": "flaky recordings"},
+     "files[*].topics[*].frequency_hz": {"ignore": true}}},
+   "kind": "all", ...}
+In a glob * is any run of characters, ? one, ** any number of path segments,
+and a segment without [...] matches every row. A dataset baseline with
+tolerances is {"baseline": {...}, "kind": "dataset", "files": [info objects]}.
+// line comments are allowed in a baseline file.
+
+Reports. stdout: a headline, a summary line per statistic group that
+drifted, then at most --max-lines lines of details. --report junit:FILE
+writes JUnit XML (one test case per statistic group, failures with old, new
+and tolerance); --report markdown:FILE a Markdown table for a pull-request
+comment or $GITHUB_STEP_SUMMARY. Exit 0 within tolerance, 1 on drift.
+
+--update-baseline rewrites the baseline from this run when a change is
+intended: the "baseline" member (tolerances, comments) and the text before
+the document are kept as written, the rest is this run's result; the report
+printed is what changed. Exit 0.
+
+Row keys:
+`
+
+const checkExample = `  baglab analyze all demo/data/study.bag demo/data/queries.mcap --json > baseline.json
+  baglab check --baseline baseline.json demo/data/study.bag demo/data/queries.mcap
+  baglab check --baseline baseline.json demo/data/study-lz4.mcap demo/data/queries.db3 --report junit:baseline.xml --report markdown:summary.md
+  baglab info demo/data/study.bag demo/data/queries.mcap --json > dataset.json
+  baglab check --baseline dataset.json demo/data/study.bag demo/data/queries.mcap
+  baglab check --baseline baseline.json demo/data/study.bag demo/data/queries.mcap --update-baseline`
+
+// keysHelp documents the row key of every table.
+func keysHelp() string {
+	var b strings.Builder
+	for _, k := range analysis.TableKeys() {
+		key := strings.Join(k.Key, ", ")
+		if k.PerObservation {
+			key = "per observation: row count"
+		}
+		fmt.Fprintf(&b, "  %-36s %s\n", k.Path, key)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func newCheckCmd(g *globalOptions) *cobra.Command {
+	o := &checkOptions{g: g}
+	cmd := &cobra.Command{
+		Use:     "check --baseline FILE RECORDING...",
+		Short:   "Compare recordings with a baseline (analysis result or dataset); exit 1 on drift",
+		Long:    checkLong + keysHelp(),
+		Example: checkExample,
+		Args:    argsUsage(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			if o.base.path == "" {
+				return usageErrorf("check needs --baseline FILE")
+			}
+			if err := o.base.validate(cmd); err != nil {
+				return err
+			}
+			for _, in := range o.files {
+				if same, err := sameFile(o.base.path, in); err == nil && same {
+					return usageErrorf("--baseline %s is one of the recordings", o.base.path)
+				}
+			}
+			return runCheck(cmd, o)
+		},
+	}
+	o.flags.addFlags(cmd)
+	o.base.addFlags(cmd)
+	return cmd
+}
+
+func runCheck(cmd *cobra.Command, o *checkOptions) error {
+	b, err := o.base.load()
+	if err != nil {
+		return err
+	}
+	var doc []byte
+	if b.Kind == "dataset" {
+		var set []string
+		cmd.Flags().Visit(func(fl *pflag.Flag) {
+			if cmd.LocalNonPersistentFlags().Lookup(fl.Name) != nil && !isBaselineFlag(fl.Name) {
+				set = append(set, "--"+fl.Name)
+			}
+		})
+		if len(set) > 0 {
+			return usageErrorf("%s: analysis flags, but %s is a dataset baseline (info --json)", strings.Join(set, ", "), o.base.path)
+		}
+		if doc, err = datasetJSON(o.files); err != nil {
+			return err
+		}
+	} else {
+		kinds, err := kindsOf(b.Kind)
+		if err != nil {
+			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", o.base.path, err)}
+		}
+		opts, err := o.flags.options(cmd, kinds)
+		if err != nil {
+			return err
+		}
+		run, err := runAnalyses(o.g, o.files, kinds, &o.flags, opts)
+		if err != nil {
+			return err
+		}
+		if doc, err = resultJSON(b.Kind, run.results); err != nil {
+			return err
+		}
+	}
+	return o.base.compare(o.g, b, doc, o.g.stdout)
+}
+
+func isBaselineFlag(name string) bool {
+	switch name {
+	case "baseline", "tolerance", "report", "max-lines", "update-baseline", "content-hash":
+		return true
+	}
+	return false
+}
+
+// datasetJSON is what info --json prints for files, always as an array.
+func datasetJSON(files []string) ([]byte, error) {
+	sums := make([]*fileInfo, 0, len(files))
+	for _, path := range files {
+		s, err := summarise(path)
+		if err != nil {
+			return nil, err
+		}
+		sums = append(sums, s)
+	}
+	return json.Marshal(sums)
+}
