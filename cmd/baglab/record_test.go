@@ -12,6 +12,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/rostest"
 )
 
@@ -58,21 +59,7 @@ func readTopics(t *testing.T, path string) map[string][]*record.Message {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	it, err := r.Messages(record.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer it.Close()
-	out := map[string][]*record.Message{}
-	for {
-		m, err := it.Next()
-		if err != nil {
-			return out
-		}
-		c := *m
-		c.Data = append([]byte(nil), m.Data...)
-		out[m.Channel.Topic] = append(out[m.Channel.Topic], &c)
-	}
+	return recordtest.MessagesByTopic(t, r)
 }
 
 // baglab record through the CLI against rostopic pub: -l stops by itself;
