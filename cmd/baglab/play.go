@@ -221,11 +221,20 @@ func runPlay(o *playOptions, args []string) error {
 	g.note("baglab: playing %s (%d topics, %.1f s) as %s on %s%s", strings.Join(in.Paths(), ", "), len(p.Topics()),
 		float64(sum.DurationNs)/1e9, n.Name(), n.Master().URI, keysHint(po.Keys != nil))
 	st, err := p.Run(g.ctx, play.NodeAdvertiser{Node: n})
-	g.note("baglab: published %d messages on %d topics in %.1f s (%d loop(s))", st.Messages, len(st.PerTopic), st.Elapsed.Seconds(), st.Loops)
+	g.note("baglab: published %d messages on %d topics in %.1f s (%d loop(s))%s", st.Messages, len(st.PerTopic), st.Elapsed.Seconds(), st.Loops, latenessNote(st.Lateness))
 	if st.Dropped > 0 {
 		g.note("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.queue)
 	}
 	return err
+}
+
+// latenessNote says how late messages went out against the schedule.
+func latenessNote(l play.Lateness) string {
+	if l.Count == 0 {
+		return ""
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
+	return fmt.Sprintf("; sent behind schedule by p50 %.2f ms, p99 %.2f ms, max %.2f ms", ms(l.P50), ms(l.P99), ms(l.Max))
 }
 
 func keysHint(keys bool) string {

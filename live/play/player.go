@@ -26,6 +26,9 @@ type Stats struct {
 	Loops int
 	// Elapsed is the wall time from the first message to the end.
 	Elapsed time.Duration
+	// Lateness is how late messages went out against the schedule, as the
+	// player saw it (a subscriber sees the transport's delay on top).
+	Lateness Lateness
 	// Dropped counts messages that publishers dropped because a subscriber
 	// did not keep up and its queue was full (publishers that count them).
 	Dropped int64
@@ -58,6 +61,7 @@ type Player struct {
 	nextStatus     time.Duration
 	status         string
 	firstPublished time.Duration
+	late           lateHist
 	stats          Stats
 }
 
@@ -136,6 +140,7 @@ func (p *Player) Run(ctx context.Context, adv Advertiser) (Stats, error) {
 	if p.stats.Messages > 0 {
 		p.stats.Elapsed = p.clk.now() - p.firstPublished
 	}
+	p.stats.Lateness = p.late.summary()
 	for _, out := range p.plan.outs {
 		if d, ok := out.pub.(dropCounter); ok {
 			p.stats.Dropped += d.Drops()
@@ -311,6 +316,9 @@ func (p *Player) playOnce(ctx context.Context) (n int, first, last int64, err er
 		}
 		err = p.waitFor(ctx, it)
 		if err == nil {
+			if !p.stopped() && !p.o.Immediate {
+				p.late.add(p.clk.now() - p.due(it.t))
+			}
 			err = p.publish(it)
 		}
 		ra.taken(it)

@@ -789,3 +789,27 @@ func TestKeepAliveKeepsClockRunning(t *testing.T) {
 		t.Errorf("/clock stopped at %v into the recording after the end, want it to keep running (~4.8 s)", since)
 	}
 }
+
+func TestLatenessHistogram(t *testing.T) {
+	var h lateHist
+	for i := 1; i <= 1000; i++ {
+		h.add(time.Duration(i) * time.Microsecond) // 1 µs .. 1 ms, uniform
+	}
+	s := h.summary()
+	if s.Count != 1000 || s.Max != time.Millisecond {
+		t.Fatalf("%+v", s)
+	}
+	for _, c := range []struct {
+		got, want time.Duration
+	}{{s.P50, 500 * time.Microsecond}, {s.P99, 990 * time.Microsecond}} {
+		if c.got < c.want || float64(c.got) > 1.26*float64(c.want) {
+			t.Errorf("quantile %v, want within +26%% of %v", c.got, c.want)
+		}
+	}
+	// On the fake clock every message goes out exactly when due.
+	bag := writeRecording(t, ".bag", threeTopics)
+	_, st := play(t, DefaultOptions(), 0, bag)
+	if st.Lateness.Count != uint64(len(threeTopics)) || st.Lateness.Max != 0 {
+		t.Errorf("lateness %+v", st.Lateness)
+	}
+}

@@ -6,7 +6,8 @@
 # rate 5, a subscriber of ours (testdata/bench/playlat, baglab's ROS1 node,
 # not rostopic) measures each message's arrival against the bag's schedule
 # (anchored at the first message) and prints p50/p99/max of the timing
-# error, the messages lost, and the player's peak RSS. QUEUE is both
+# error, the messages lost, and the player's peak RSS; for baglab also the
+# lateness the player itself saw (send time against due time). QUEUE is both
 # players' --queue (100, rosbag's default, unless given). Usage:
 #   testdata/bench/live_play.sh [SECONDS] [DIR] [QUEUE]
 # It starts its own roscore on a free loopback port with its own ROS_HOME
@@ -49,14 +50,15 @@ for rate in 1 5; do
     SUB=$!
     sleep 1
     case $who in
-      baglab) player=(./bin/baglab play -q --wait-for-subscribers -d 0.5 --queue "$QUEUE" -r "$rate" "$BAG") ;;
+      baglab) player=(./bin/baglab play --wait-for-subscribers -d 0.5 --queue "$QUEUE" -r "$rate" "$BAG") ;;
       rosbag) player=(/usr/lib/rosbag/play -q --wait-for-subscribers -d 0.5 --queue "$QUEUE" -r "$rate" "$BAG") ;;
     esac
     echo "== $label: ${player[*]}"
     /usr/bin/time -f '%M %e' -o "$DIR/$label.rss" "${player[@]}" >"$DIR/$label.log" 2>&1 </dev/null
     while kill -0 "$SUB" 2>/dev/null; do sleep 0.2; done
     read -r rss wall < "$DIR/$label.rss"
-    printf '%s  peak RSS %4d MiB  wall %5.1f s\n' "$(cat "$DIR/sub-$label.log" | grep -v '^playlat:')" $((rss / 1024)) "$wall" | tee -a "$DIR/results.txt"
+    printf '%s  peak RSS %4d MiB  wall %5.1f s\n' "$(grep -v '^playlat:' "$DIR/sub-$label.log")" $((rss / 1024)) "$wall" | tee -a "$DIR/results.txt"
+    grep -o 'sent behind schedule.*' "$DIR/$label.log" | sed "s/^/  $label (seen by the player itself): /" | tee -a "$DIR/results.txt" || true
   done
 done
 echo
