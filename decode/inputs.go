@@ -126,6 +126,20 @@ func (in *Inputs) FileSummary(i int) *record.Summary { return in.sums[i] }
 // Channels lists the i-th recording's channels.
 func (in *Inputs) Channels(i int) ([]*record.Channel, error) { return in.readers[i].Channels() }
 
+// FileOf names the recording a channel of the inputs belongs to ("" for
+// a channel of none).
+func (in *Inputs) FileOf(ch *record.Channel) string {
+	for i := range in.readers {
+		chans, _ := in.Channels(i)
+		for _, c := range chans {
+			if c == ch {
+				return in.paths[i]
+			}
+		}
+	}
+	return ""
+}
+
 // Summary is the combined summary of every recording.
 func (in *Inputs) Summary() *record.Summary { return in.total }
 
@@ -208,8 +222,9 @@ func (in *Inputs) SelectsNothing() bool {
 // RequireDefinitions fails with one error naming every selected type that
 // has no definition — neither stored in the recording (some rosbag2
 // databases store none) nor in the registry — so that the user learns them
-// all at once. With SkipBad it returns nil: those topics are skipped, each
-// with one report, as they are met.
+// all at once, or with the first stored definition that does not parse,
+// naming its file and topic. With SkipBad it returns nil: those topics are
+// skipped, each with one report, as they are met.
 func (in *Inputs) RequireDefinitions() error {
 	if in.o.SkipBad {
 		return nil
@@ -225,7 +240,11 @@ func (in *Inputs) RequireDefinitions() error {
 			if (in.filter.Topic != nil && !in.filter.Topic(ch.Topic)) || ch.MessageEncoding == "json" {
 				continue
 			}
-			if _, err := in.res.For(ch); err != nil && errors.Is(err, record.ErrUnknownType) {
+			_, err := in.res.For(ch)
+			if err != nil && !errors.Is(err, record.ErrUnknownType) && !errors.Is(err, record.ErrUnsupported) {
+				return record.WithFile(err, in.paths[i], -1, ch.Topic) // a stored definition that is damaged
+			}
+			if err != nil {
 				name := TypeName(ch)
 				if name == "" {
 					name = "(a channel without a schema)"

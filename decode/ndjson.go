@@ -46,6 +46,10 @@ func (in *Inputs) WriteNDJSON(ctx context.Context, w io.Writer, o NDJSONOptions)
 	var n int64
 	for b := range p.order {
 		<-b.done
+		if err := ctx.Err(); err != nil {
+			b.release()
+			return n, err
+		}
 		for _, e := range b.skipped {
 			in.report(e)
 		}

@@ -1,6 +1,8 @@
 package export
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,7 +12,8 @@ import (
 // "/a/b" → "a/b". Each name segment keeps ROS name characters
 // ([A-Za-z0-9_~-] and '.'); any other byte is percent-escaped, so distinct
 // topics give distinct paths. Segments "." and ".." are rejected, so the
-// path never leaves the output directory.
+// path never leaves the output directory. A segment longer than maxName
+// is shortened with a hash (see shortName).
 func topicPath(topic string) (string, error) {
 	var segs []string
 	for _, s := range strings.Split(topic, "/") {
@@ -20,7 +23,7 @@ func topicPath(topic string) (string, error) {
 		if s == "." || s == ".." {
 			return "", fmt.Errorf("export: topic %q: path segment %q not allowed", topic, s)
 		}
-		segs = append(segs, escapeName(s))
+		segs = append(segs, shortName(escapeName(s)))
 	}
 	if len(segs) == 0 {
 		return "", fmt.Errorf("export: topic %q has no name", topic)
@@ -36,7 +39,27 @@ func hiveValue(v string) string {
 	if v == "" {
 		return "__HIVE_DEFAULT_PARTITION__"
 	}
-	return escapeName(v)
+	return shortName(escapeName(v))
+}
+
+// maxName is the longest file name segment written: below the 255 bytes
+// of common file systems with room for an extension (".parquet") and the
+// temporary name a file is written under (".NAME.tmp-NNNNNNNNN").
+const maxName = 200
+
+// shortName keeps a name of at most maxName bytes; a longer one becomes its
+// first bytes (never cutting a %XX escape), "~" and 16 hex digits of the
+// SHA-256 of the whole name, so distinct long names stay distinct.
+func shortName(name string) string {
+	if len(name) <= maxName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(name))
+	cut := maxName - 17
+	if i := strings.LastIndexByte(name[:cut], '%'); i >= cut-2 {
+		cut = i
+	}
+	return name[:cut] + "~" + hex.EncodeToString(sum[:8])
 }
 
 // escapeName percent-escapes every byte of s other than [A-Za-z0-9_.~-]. A

@@ -1,6 +1,9 @@
 package export
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestTopicPath(t *testing.T) {
 	for topic, want := range map[string]string{
@@ -40,5 +43,27 @@ func TestHiveValue(t *testing.T) {
 		if got := hiveValue(v); got != want {
 			t.Errorf("hiveValue(%q) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestLongTopicNames: a topic whose name maps to a path segment over the
+// file-name limit gets a shortened, hashed segment; two such topics differ.
+func TestLongTopicNames(t *testing.T) {
+	long := "/" + strings.Repeat("a", 300)
+	p1, err := topicPath(long + "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, _ := topicPath(long + "b/x")
+	seg := strings.Split(p1, "/")[0]
+	if len(seg) > maxName || !strings.Contains(seg, "~") || p1 == p2 {
+		t.Errorf("long topic: %q (%d bytes), other %q", p1, len(seg), p2)
+	}
+	esc := strings.Repeat("é", 150) // 300 bytes, each escaped to %XX: 900 bytes
+	if s := shortName(escapeName(esc)); len(s) > maxName || len(strings.Split(s, "~")[0])%3 != 0 {
+		t.Errorf("escaped long name: %q", s)
+	}
+	if hv := hiveValue(long); len(hv) > maxName {
+		t.Errorf("hive value of %d bytes", len(hv))
 	}
 }

@@ -170,6 +170,7 @@ func runExport(o *exportOptions) error {
 		if err == nil {
 			return d, nil
 		}
+		err = record.WithFile(err, in.FileOf(ch), -1, ch.Topic)
 		if errors.Is(err, record.ErrUnsupported) || o.read.skipBad {
 			if _, dup := noted.LoadOrStore(ch.Topic, true); !dup {
 				g.note("baglab: topic %s not exported: %v", ch.Topic, err)

@@ -8,8 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
@@ -222,6 +224,102 @@ func TestExitCodeByType(t *testing.T) {
 	for _, c := range cases {
 		if got := exitCode(c.err); got != c.code {
 			t.Errorf("exitCode(%v) = %d, want %d", c.err, got, c.code)
+		}
+	}
+}
+
+// writeBag writes one message per topic into a bag, each topic with the
+// given definition text of type name.
+func writeBag(t *testing.T, path, name, def string, topics ...string) {
+	t.Helper()
+	w, err := decode.Create(path, decode.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, topic := range topics {
+		id, err := w.AddChannel(&record.Channel{Topic: topic, MessageEncoding: "ros1",
+			Schema: &record.Schema{Name: name, Encoding: "ros1msg", Data: []byte(def), MD5: "*"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteMessage(id, &record.Message{LogTime: 1e9 + int64(i), Data: []byte{1, 0, 0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExportNames: a topic whose name is longer than a file name may be
+// is exported under a shortened, hashed name; a damaged definition is an
+// error naming the file.
+func TestExportNames(t *testing.T) {
+	dir := t.TempDir()
+	long := "/" + strings.Repeat("very_long_name_", 25)
+	bagPath := filepath.Join(dir, "long.bag")
+	writeBag(t, bagPath, "test/I", "int32 x\n", long, long+"2")
+	out := filepath.Join(dir, "out")
+	if _, stderr, code := run(t, "export", bagPath, "--out", out); code != 0 {
+		t.Fatalf("export of a long topic: exit %d: %s", code, stderr)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 2 || !strings.Contains(entries[0].Name(), "~") || len(entries[0].Name()) > 255 {
+		t.Errorf("long topics exported as %v", entries)
+	}
+	bad := filepath.Join(dir, "bad.bag")
+	writeBag(t, bad, "test/Bad", "int32 x\nnot_a_type!! y\n", "/bad")
+	_, stderr, code := run(t, "export", bad, "--out", filepath.Join(dir, "out2"))
+	if code != exitBadInput || !strings.Contains(stderr, "bad.bag") || !strings.Contains(stderr, "/bad") {
+		t.Errorf("damaged definition: exit %d: %s", code, stderr)
+	}
+}
+
+// slowWriter takes its time over each write and says when the first came.
+type slowWriter struct {
+	first chan struct{}
+	once  sync.Once
+}
+
+func (w *slowWriter) Write(p []byte) (int, error) {
+	w.once.Do(func() { close(w.first) })
+	time.Sleep(20 * time.Millisecond)
+	return len(p), nil
+}
+
+// TestSignalsStop: SIGTERM and SIGINT stop a running command promptly with
+// 143 and 130.
+func TestSignalsStop(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGTERM, exitTerminated}, {syscall.SIGINT, exitInterrupted}} {
+		w := &slowWriter{first: make(chan struct{})}
+		var errb strings.Builder
+		done := make(chan int)
+		go func() {
+			// Thirty times the study: tens of 1 MiB writes, each slow.
+			args := []string{"cat"}
+			for range 30 {
+				args = append(args, studyFile("study.bag"))
+			}
+			done <- Main(args, strings.NewReader(""), w, &errb)
+		}()
+		select {
+		case <-w.first:
+		case code := <-done:
+			t.Fatalf("cat ended (exit %d) before any output", code)
+		}
+		if err := syscall.Kill(os.Getpid(), c.sig); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case code := <-done:
+			if code != c.code {
+				t.Errorf("%v: exit %d, want %d: %s", c.sig, code, c.code, errb.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v: cat still running after 10 s", c.sig)
 		}
 	}
 }
