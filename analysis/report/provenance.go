@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -66,9 +68,11 @@ type File struct {
 }
 
 // NewProvenance describes a report made by baglab version from the
-// command line args with options opts over inputs: each input is hashed
-// and its summary read.
+// command line args with options opts (listed given first) over inputs:
+// each input is hashed and its summary read.
 func NewProvenance(version string, args []string, opts []Option, inputs []string) (*Provenance, error) {
+	opts = slices.Clone(opts)
+	slices.SortStableFunc(opts, func(a, b Option) int { return cmp.Compare(b2i(a.Default), b2i(b.Default)) }) // given first
 	p := &Provenance{Version: version, GoVersion: runtime.Version(), Args: args, Options: opts, Created: time.Now().UTC()}
 	for _, path := range inputs {
 		in, err := describeInput(path)
@@ -78,6 +82,13 @@ func NewProvenance(version string, args []string, opts []Option, inputs []string
 		p.Inputs = append(p.Inputs, in)
 	}
 	return p, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // StartNs is the earliest log time of the inputs (0 when none has one).

@@ -99,9 +99,9 @@ td.hash{font-family:ui-monospace,"Liberation Mono",monospace;font-size:12px;widt
 td.range{white-space:normal;min-width:13em}
 details{margin:0}
 details>summary{cursor:pointer;font-size:14px;padding:.2em 0}
-.figures{display:flex;flex-wrap:wrap;gap:18px;align-items:flex-start}
-figure{margin:0;max-width:100%}
-figure svg{display:block;max-width:100%;height:auto}
+.figures{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,560px),1fr));gap:24px 28px;align-items:start}
+figure{margin:0;min-width:0;max-width:100%}
+.figures svg{display:block;width:100%;max-width:820px;height:auto}
 figcaption{font-size:13px;max-width:48em;margin-top:.3em}
 .absent{color:#555;font-style:italic}
 </style></head><body><main>
