@@ -87,9 +87,61 @@ type table struct {
 	out     *outFile
 	pq      *parquetWriter
 	csv     *csvWriter
+	q       *writeQueue // started by the first write
 	sources []string
 	last    int // index of the last source that wrote, -1 at first
 	closed  bool
+}
+
+// writeQueue runs a table's format writer (Parquet encoding and
+// compression, or CSV formatting) in a goroutine of its own, so that it
+// overlaps the decoding and Arrow building of the next rows. Records are
+// written in the order they are queued, one at a time; the sender waits
+// while one is being written, so at most two records of a table are alive.
+type writeQueue struct {
+	recs chan arrow.RecordBatch
+	done chan struct{}
+	mu   sync.Mutex
+	err  error // the first write error
+}
+
+func startQueue(w tableWriter) *writeQueue {
+	q := &writeQueue{recs: make(chan arrow.RecordBatch), done: make(chan struct{})}
+	go func() {
+		defer close(q.done)
+		for rec := range q.recs {
+			if q.failed() == nil {
+				if err := w.write(rec); err != nil {
+					q.mu.Lock()
+					q.err = err
+					q.mu.Unlock()
+				}
+			}
+			rec.Release()
+		}
+	}()
+	return q
+}
+
+func (q *writeQueue) failed() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.err
+}
+
+// wait stops the queue after the records sent and returns the first
+// write error.
+func (q *writeQueue) wait() error {
+	if q == nil {
+		return nil
+	}
+	select {
+	case <-q.done:
+	default:
+		close(q.recs)
+		<-q.done
+	}
+	return q.failed()
 }
 
 func (t *table) writer() tableWriter {
@@ -173,16 +225,26 @@ func hiveKey(sc *arrow.Schema, name string) string {
 	return name
 }
 
-// write appends rec to t on behalf of source src (index i).
+// write appends rec to t on behalf of source src (index i). The record is
+// written by t's queue; a write error is returned by a later write or by
+// finish.
 func (t *table) write(rec arrow.RecordBatch, i int, src string) error {
 	if t.closed {
 		return errors.New("export: table closed")
+	}
+	if t.q == nil {
+		t.q = startQueue(t.writer())
+	}
+	if err := t.q.failed(); err != nil {
+		return err
 	}
 	if t.last != i {
 		t.last = i
 		t.sources = append(t.sources, src)
 	}
-	return t.writer().write(rec)
+	rec.Retain()
+	t.q.recs <- rec
+	return nil
 }
 
 // finish writes the footer (Parquet metadata) and closes the temporary
@@ -192,6 +254,10 @@ func (t *table) finish(version string) error {
 		return nil
 	}
 	t.closed = true
+	if err := t.q.wait(); err != nil {
+		t.writer().abort()
+		return fmt.Errorf("export: %s: %w", t.out.path, err)
+	}
 	var err error
 	if t.pq != nil {
 		srcs, _ := json.Marshal(t.sources)
@@ -279,6 +345,7 @@ func (e *Exporter) abortAll() {
 	for _, t := range e.order {
 		if !t.closed {
 			t.closed = true
+			_ = t.q.wait()
 			t.writer().abort()
 		}
 		t.out.abort()
