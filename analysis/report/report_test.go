@@ -2,11 +2,11 @@ package report
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"image/png"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,7 +18,6 @@ import (
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/studygen"
 	"github.com/baglab/baglab/internal/testenv"
 )
@@ -38,71 +37,19 @@ func demoInputs(t *testing.T) []string {
 	return []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 }
 
-// analyse runs every analysis over paths, one file after the other.
+// analyse runs every analysis over paths through the library's front door.
 func analyse(t *testing.T, paths []string) []analysis.Result {
 	t.Helper()
-	var set []analysis.Analyzer
-	for _, k := range analysis.Kinds() {
-		a, err := analysis.New(k, analysis.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		set = append(set, a)
+	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	res := decode.NewResolver(msgdef.Default())
-	for _, p := range paths {
-		r, err := decode.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		it, err := r.Messages(record.Filter{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for {
-			m, err := it.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			typ := m.Channel.Schema.Name
-			var takers []analysis.Analyzer
-			for _, a := range set {
-				if a.Wants(typ) {
-					takers = append(takers, a)
-				}
-			}
-			if len(takers) == 0 {
-				continue
-			}
-			dec, err := res.For(m.Channel)
-			if err != nil {
-				t.Fatal(err)
-			}
-			v, err := dec.DecodeValue(m.Data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, a := range takers {
-				if err := a.Add(&analysis.Message{Topic: m.Channel.Topic, Type: typ, LogTime: m.LogTime, Source: p, Value: v}); err != nil {
-					t.Fatal(err)
-				}
-			}
-		}
-		it.Close()
-		r.Close()
+	defer in.Close()
+	out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
+	if err != nil {
+		t.Fatal(err)
 	}
-	var out []analysis.Result
-	for _, a := range set {
-		r, err := a.Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return out.Results
 }
 
 // demoPage renders the report of the demo inputs.
