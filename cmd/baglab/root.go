@@ -121,6 +121,8 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
+	root.Version = version // --version prints what `baglab version` prints
+	root.SetVersionTemplate(versionLine() + "\n")
 	root.PersistentFlags().StringArrayVar(&g.msgPaths, "msg-path", nil,
 		"directory of extra message packages (<pkg>/msg/*.msg, srv/, action/); repeatable")
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr")
