@@ -39,9 +39,10 @@ func Require(t testing.TB, peers ...string) {
 
 // Master is a running roscore.
 type Master struct {
-	URI string
-	Dir string // temp dir holding ROS_HOME, ROS_LOG_DIR and peer logs
-	env []string
+	URI  string
+	Dir  string // temp dir holding ROS_HOME, ROS_LOG_DIR and peer logs
+	Core *Proc  // the roscore process
+	env  []string
 }
 
 // FreePort returns a free loopback TCP port.
@@ -78,7 +79,7 @@ func StartMaster(t testing.TB) *Master {
 	}
 	m.env = append(m.env, "ROS_MASTER_URI="+m.URI, "ROS_IP=127.0.0.1",
 		"ROS_HOME="+filepath.Join(dir, "home"), "ROS_LOG_DIR="+filepath.Join(dir, "log"), "PYTHONUNBUFFERED=1")
-	m.Start(t, "roscore", "roscore", "-p", strconv.Itoa(port))
+	m.Core = m.Start(t, "roscore", "roscore", "-p", strconv.Itoa(port))
 	deadline := time.Now().Add(60 * time.Second)
 	mc := rosnode.NewMaster(m.URI, "/rostest")
 	for {

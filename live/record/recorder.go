@@ -193,7 +193,7 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	r.mu.Unlock()
 	for _, t := range order {
 		if t.sub != nil {
-			_ = t.sub.Close()
+			t.sub.Stop() // unregistered by node.Close, after the file is closed
 		}
 	}
 	r.q.close()

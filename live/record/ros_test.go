@@ -377,3 +377,29 @@ func TestRecordNodeSubscriptions(t *testing.T) {
 		t.Fatalf("/bar carries %q", s)
 	}
 }
+
+// When the master dies mid-recording (ros_comm#2155), the publishers'
+// connections keep feeding the recorder, and Ctrl-C still closes the file
+// promptly with everything received.
+func TestRecordMasterDies(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic")
+	m.Start(t, "pub", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", "/chatter", "std_msgs/String", "data: hello")
+	waitPublished(t, m, "/chatter")
+	out := filepath.Join(t.TempDir(), "orphan.bag")
+	r, stop := startRecorder(t, m, Options{Output: out, Topics: []string{"/chatter"}})
+	r.waitReceived(t, "/chatter", 10, 30*time.Second)
+	if err := m.Core.Stop(syscall.SIGINT, 15*time.Second); err != nil {
+		t.Logf("roscore exit: %v", err)
+	}
+	before := r.topicStats(nil)[0].Received
+	r.waitReceived(t, "/chatter", before+10, 10*time.Second)
+	t0 := time.Now()
+	res := stop()
+	if d := time.Since(t0); d > 10*time.Second {
+		t.Fatalf("closing without a master took %s", d)
+	}
+	if got := readRecording(t, out)["/chatter"]; int64(len(got)) != res.Topics[0].Received || len(got) < int(before)+10 {
+		t.Fatalf("file holds %d messages, %d received", len(got), res.Topics[0].Received)
+	}
+}

@@ -118,13 +118,17 @@ func (n *Node) Close() error {
 		subs = append(subs, s)
 	}
 	n.mu.Unlock()
-	var errs []error
-	for _, p := range pubs {
-		errs = append(errs, p.Close())
+	// Unregister in parallel: with the master gone, Close then takes one
+	// Timeout, not one per topic.
+	errs := make([]error, len(pubs)+len(subs))
+	var wg sync.WaitGroup
+	for i, p := range pubs {
+		wg.Go(func() { errs[i] = p.Close() })
 	}
-	for _, s := range subs {
-		errs = append(errs, s.Close())
+	for i, s := range subs {
+		wg.Go(func() { errs[len(pubs)+i] = s.Close() })
 	}
+	wg.Wait()
 	n.cancel()
 	n.tcpLn.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), time.Second)

@@ -127,30 +127,38 @@ func (s *Subscriber) NumPublishers() int {
 	return k
 }
 
-// Close unregisters the subscriber and closes its connections; it is
-// idempotent.
-func (s *Subscriber) Close() error {
+// Stop closes the subscriber's connections without unregistering it:
+// when Stop returns, OnMessage is not called again. It is idempotent.
+func (s *Subscriber) Stop() {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return nil
+		s.wg.Wait()
+		return
 	}
 	s.closed = true
 	for _, l := range s.links {
 		l.cancel()
 	}
 	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+// Close stops the subscriber and unregisters it from the master; it is
+// idempotent.
+func (s *Subscriber) Close() error {
+	s.Stop()
 	n := s.node
 	n.mu.Lock()
-	if n.subs[s.topic] == s {
-		delete(n.subs, s.topic)
+	if n.subs[s.topic] != s {
+		n.mu.Unlock()
+		return nil
 	}
+	delete(n.subs, s.topic)
 	n.mu.Unlock()
 	ctx, cancel := n.unregisterCtx()
 	defer cancel()
-	_, err := n.master.UnregisterSubscriber(ctx, s.topic, n.uri)
-	s.wg.Wait()
-	if err != nil {
+	if _, err := n.master.UnregisterSubscriber(ctx, s.topic, n.uri); err != nil {
 		return fmt.Errorf("rosnode: unregister subscriber %s: %w", s.topic, err)
 	}
 	return nil
