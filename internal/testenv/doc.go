@@ -6,8 +6,8 @@
 // beside the checkout, so there every test runs. Anywhere else a test whose
 // fixture or peer is absent skips with one line saying what is missing and how
 // to provide it — unless the environment variable CI is set (to anything but
-// "" or "false"), in which case the absence fails the test, so CI can never
-// pass by skipping.
+// "", "false" or "0"), in which case the absence fails the test, so CI can
+// never pass by skipping.
 //
 //	// a file or folder of the public fixtures (MCAP conformance suite,
 //	// rosbag.js bags, rosbag2 recordings, the genmsg tables):
@@ -20,11 +20,12 @@
 //	testenv.RequirePeer(t, "duckdb")      // node + npm @duckdb/node-api
 //	cmd := exec.Command(testenv.Python, "-c", script) // after RequirePeer(t, "rosbag")
 //
-// Peers (see Peers for the full list): npm packages in testdata/node ("node",
-// "duckdb", "polars", "mcap", "rosmsg2", "cdr"), Debian python modules run
-// with /usr/bin/python3 ("genmsg", "genaction", "genpy", "rosbag", "rostopic", "rospy",
-// "numpy", "ros-msgs", "dask", "sqlite3"), and programs ("chromium", "java", "weka",
-// "roscore"). NodeDir is testdata/node, where the npm peers are installed;
-// Root is the module root. Shared holds the other folders of ../shared
-// (the definitions and tables in shared/msgs) by the same rule.
+// Peers (Peers lists them): npm packages in testdata/node ("node", "duckdb",
+// "polars", "mcap", "rosmsg2", "cdr"), Debian python modules run with
+// /usr/bin/python3 ("genmsg", "genpy", "rosbag", "rostopic", "rospy",
+// "numpy", "ros-msgs", "dask", "sqlite3"), and files or programs
+// ("genaction", "chromium", "java", "weka", "roscore"). NodeDir is
+// testdata/node, where the npm peers are installed; Root is the module root.
+// Shared finds the other folders of ../shared (shared/msgs: the definitions
+// and their genmsg tables) by the same rule as Fixtures.
 package testenv

@@ -78,9 +78,9 @@ func FixturesDir(t testing.TB) string {
 // BAGLAB_FIXTURES, or fails when CI is set.
 func Fixtures(t testing.TB, rel ...string) string {
 	t.Helper()
-	p := filepath.Join(append([]string{FixturesDir(t)}, rel...)...)
-	if _, err := os.Stat(p); err != nil {
-		missing(t, fmt.Sprintf("public fixture %s not found (set %s to the public-fixtures folder)", p, FixturesVar))
+	p, why := fixture(t, rel)
+	if why != "" {
+		missing(t, why)
 	}
 	return p
 }
@@ -90,16 +90,24 @@ func Fixtures(t testing.TB, rel ...string) string {
 // skipping, and still fails the test when CI is set.
 func FixturesIfPresent(t testing.TB, rel ...string) (string, bool) {
 	t.Helper()
-	p := filepath.Join(append([]string{FixturesDir(t)}, rel...)...)
-	if _, err := os.Stat(p); err != nil {
-		why := fmt.Sprintf("public fixture %s not found (set %s to the public-fixtures folder)", p, FixturesVar)
-		if CI() {
-			t.Fatalf("%s; CI is set, so this is a failure", why)
-		}
+	p, why := fixture(t, rel)
+	if why != "" {
+		failInCI(t, why)
 		t.Logf("%s: left out", why)
 		return "", false
 	}
 	return p, true
+}
+
+// fixture is the path of rel in the public fixtures, and why it is not
+// usable ("" when it exists).
+func fixture(t testing.TB, rel []string) (path, why string) {
+	t.Helper()
+	p := filepath.Join(append([]string{FixturesDir(t)}, rel...)...)
+	if _, err := os.Stat(p); err != nil {
+		return p, fmt.Sprintf("public fixture %s not found (set %s to the public-fixtures folder)", p, FixturesVar)
+	}
+	return p, ""
 }
 
 // Shared returns the absolute path of rel inside the shared folder the
@@ -117,10 +125,16 @@ func Shared(t testing.TB, rel ...string) string {
 // missing skips t with why, or fails it when CI is set.
 func missing(t testing.TB, why string) {
 	t.Helper()
+	failInCI(t, why)
+	t.Skip(why)
+}
+
+// failInCI fails t with why when CI is set.
+func failInCI(t testing.TB, why string) {
+	t.Helper()
 	if CI() {
 		t.Fatalf("%s; CI is set, so this is a failure", why)
 	}
-	t.Skip(why)
 }
 
 // A peer is one independent implementation the tests compare against.
