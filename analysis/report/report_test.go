@@ -281,3 +281,29 @@ func atoi(s string) int {
 	n, _ := strconv.Atoi(s)
 	return n
 }
+
+// TestProvenanceFolder: a rosbag2 folder is described by its files, and
+// its digest is the one coreutils gives for its sha256sum listing.
+func TestProvenanceFolder(t *testing.T) {
+	if _, err := exec.LookPath("sha256sum"); err != nil {
+		t.Skip("no sha256sum (coreutils)")
+	}
+	dir := filepath.Join(filepath.Dir(demoInputs(t)[0]), "queries_rosbag2")
+	p, err := NewProvenance("v", []string{"baglab"}, nil, []string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := p.Inputs[0]
+	cmd := exec.Command("sh", "-c", "find . -type f | sed 's|^\\./||' | LC_ALL=C sort | xargs sha256sum | sha256sum")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Fields(string(out))[0]; in.SHA256 != want {
+		t.Errorf("folder digest %s, sha256sum listing %s", in.SHA256, want)
+	}
+	if in.Format != "db3" || len(in.Files) != 2 || in.Messages == 0 || in.Size != in.Files[0].Size+in.Files[1].Size {
+		t.Errorf("folder input %+v", in)
+	}
+}
