@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -524,6 +525,29 @@ func TestAnalyzePlots(t *testing.T) {
 		case strings.HasSuffix(n, ".svg") && !bytes.Contains(b, []byte("<svg")):
 			t.Errorf("%s is not an SVG", n)
 		}
+	}
+	// --dpi sets the PNG resolution: twice the dots, twice the pixels.
+	width := func(dir string) int {
+		f, err := os.Open(filepath.Join(dir, "query_latency.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		c, err := png.DecodeConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Width
+	}
+	hi := filepath.Join(t.TempDir(), "figs300")
+	if _, stderr, code := run(t, "analyze", "queries", studyFile("queries.mcap"), "--plots", hi, "--dpi", "300"); code != 0 {
+		t.Fatalf("--dpi 300: exit %d: %s", code, stderr)
+	}
+	if w150, w300 := width(dir), width(hi); w150 != 750 || w300 != 1500 {
+		t.Errorf("query_latency.png is %d px wide at the default 150 dpi and %d at 300, want 750 and 1500 (5 in)", w150, w300)
+	}
+	if _, _, code := run(t, "analyze", "queries", studyFile("queries.mcap"), "--dpi", "300"); code != exitUsage {
+		t.Errorf("--dpi without --plots: exit %d, want a usage error", code)
 	}
 }
 
