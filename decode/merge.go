@@ -126,9 +126,9 @@ func OpenMany(paths []string, o OpenOptions) (record.Reader, error) {
 	return m, nil
 }
 
-// openMCAPDir opens the split MCAP files of a rosbag2 folder, merged in log
-// time order, with the options o.
-func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
+// mcapSplits lists the paths of the split MCAP files of a rosbag2 folder,
+// in order: those metadata.yaml names, else NAME_0.mcap, NAME_1.mcap ...
+func mcapSplits(dir string) ([]string, error) {
 	var files []string
 	meta, err := db3.ReadBag2Metadata(dir)
 	switch {
@@ -140,13 +140,26 @@ func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 	if len(files) == 0 {
 		files = bag2Splits(dir, ".mcap")
 	}
-	m := &multiReader{path: dir}
+	var paths []string
 	for _, f := range files {
 		p := filepath.Join(dir, f)
 		if _, err := os.Stat(p); err != nil {
-			m.Close()
 			return nil, err
 		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// openMCAPDir opens the split MCAP files of a rosbag2 folder, merged in log
+// time order, with the options o.
+func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
+	files, err := mcapSplits(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := &multiReader{path: dir}
+	for _, p := range files {
 		r, err := mcapfile.Open(p, mcapOptions(p, o)...)
 		if err != nil {
 			m.Close()

@@ -5,13 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/bag"
-	"github.com/baglab/baglab/decode/mcapfile"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
 )
@@ -84,11 +79,11 @@ func runDoctor(o *doctorOptions) error {
 			if len(o.files) == 1 && !o.json {
 				return err
 			}
-			probs = []problem{{File: file, Offset: offsetOf(err), Severity: "error", Message: bare(err)}}
+			probs = []problem{{File: file, Offset: record.OffsetOf(err), Severity: string(record.SeverityError), Message: record.Brief(err)}}
 			unreadable = true
 		}
 		for _, p := range probs {
-			if p.Severity == "error" || o.strict {
+			if p.Severity == string(record.SeverityError) || o.strict {
 				failed = true
 			}
 		}
@@ -122,178 +117,36 @@ func runDoctor(o *doctorOptions) error {
 	return nil
 }
 
-// checkFile runs the format's structural check and the definition and
-// decoding checks on o.file.
+// checkFile runs decode.Check on o.file; a problem a repair undoes names
+// the command.
 func checkFile(o *doctorOptions) ([]problem, error) {
-	format, err := decode.Sniff(o.file)
-	if err != nil {
-		return nil, err
-	}
-	var probs []problem
-	switch {
-	case format == decode.FormatBag:
-		ps, err := bag.Check(o.file)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			probs = append(probs, problem{o.file, p.Offset, string(p.Severity), p.Message})
-		}
-	case format == decode.FormatMCAP && !isDir(o.file):
-		ps, err := mcapfile.Check(o.file)
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range ps {
-			msg := p.Message
-			if p.Severity == record.SeverityError && !strings.Contains(msg, "baglab recover") {
-				msg += "; `baglab recover` salvages what is intact"
-			}
-			probs = append(probs, problem{o.file, p.Offset, string(p.Severity), msg})
-		}
-	}
-	damaged := false
-	for _, p := range probs {
-		damaged = damaged || p.Severity == "error"
-	}
-	more, err := checkDefinitions(o, damaged)
-	if err != nil {
-		return nil, err
-	}
-	return collapse(append(probs, more...)), nil
-}
-
-// checkDefinitions resolves every channel's definition, compares ROS1 MD5s
-// and decodes every message. When the structural check already found
-// damage, read errors are not reported again.
-func checkDefinitions(o *doctorOptions, damaged bool) ([]problem, error) {
 	reg, err := o.g.registry()
 	if err != nil {
 		return nil, err
 	}
-	readError := func(err error) []problem {
-		if damaged {
-			return nil
+	var bar *progress
+	defer func() {
+		if bar != nil {
+			bar.done()
 		}
-		return []problem{{File: o.file, Offset: offsetOf(err), Severity: "error", Message: bare(err)}}
-	}
-	r, err := decode.Open(o.file)
+	}()
+	ps, err := decode.Check(o.g.ctx, o.file, decode.CheckOptions{Registry: reg, NoDecode: o.noDecode,
+		Progress: func(total int64) func(int) {
+			bar = newProgress(o.g, total, "decode")
+			return bar.add
+		}})
 	if err != nil {
-		return readError(err), nil
+		return nil, err
 	}
-	defer r.Close()
-	chans, err := r.Channels()
-	if err != nil {
-		return readError(err), nil
-	}
-	res := decode.NewResolver(reg)
-	var probs []problem
-	bad := map[*record.Channel]bool{}
-	for _, ch := range chans {
-		if ch.MessageEncoding == "json" {
-			continue
-		}
-		dec, err := res.For(ch)
-		if err != nil {
-			probs = append(probs, problem{o.file, -1, "error", fmt.Sprintf("topic %s: definition of %s: %v", ch.Topic, typeName(ch), err)})
-			bad[ch] = true
-			continue
-		}
-		if ch.MessageEncoding == "ros1" && ch.Schema != nil && ch.Schema.MD5 != "" && ch.Schema.MD5 != "*" {
-			if sum := msgdef.MD5(dec.Type()); sum != ch.Schema.MD5 {
-				probs = append(probs, problem{o.file, -1, "error", fmt.Sprintf("topic %s: stored md5sum %s of %s disagrees with its definition's MD5 %s", ch.Topic, ch.Schema.MD5, typeName(ch), sum)})
-			}
-		}
-	}
-	if o.noDecode {
-		return probs, nil
-	}
-	var total int64
-	if sum, err := r.Summary(); err == nil {
-		total = int64(sum.MessageCount)
-	}
-	it, err := r.Messages(record.Filter{})
-	if err != nil {
-		return append(probs, readError(err)...), nil
-	}
-	defer it.Close()
-	bar := newProgress(o.g, total, "decode")
-	defer bar.done()
-	failures := map[*record.Channel]int{}
-	for {
-		if err := o.g.ctx.Err(); err != nil {
-			return nil, err
-		}
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			probs = append(probs, readError(err)...)
-			break
-		}
-		bar.add(1)
-		ch := m.Channel
-		if bad[ch] || ch.MessageEncoding == "json" {
-			continue
-		}
-		dec, err := res.For(ch)
-		if err != nil {
-			continue
-		}
-		if _, err := dec.DecodeValue(m.Data); err != nil {
-			failures[ch]++
-			if failures[ch] <= 3 {
-				probs = append(probs, problem{o.file, m.Offset, "error", bare(messageError(m, err))})
-			}
-		}
-	}
-	for ch, n := range failures {
-		if n > 3 {
-			probs = append(probs, problem{o.file, -1, "error", fmt.Sprintf("topic %s: %d messages failed to decode in all", ch.Topic, n)})
-		}
+	probs := make([]problem, 0, len(ps))
+	for _, p := range ps {
+		probs = append(probs, problem{o.file, p.Offset, string(p.Severity), p.Message + repairText[p.Repair]})
 	}
 	return probs, nil
 }
 
-// bare renders err without the file name and offset, which doctor prints
-// itself.
-func bare(err error) string {
-	var e *record.Error
-	if !errors.As(err, &e) {
-		return err.Error()
-	}
-	c := *e
-	c.File, c.Offset = "", -1
-	return c.Error()
-}
-
-func offsetOf(err error) int64 {
-	var e *record.Error
-	if errors.As(err, &e) {
-		return e.Offset
-	}
-	return -1
-}
-
-// collapse merges repeated findings (damage early in a file often makes
-// every later record complain alike) into one line with a count.
-func collapse(probs []problem) []problem {
-	type key struct{ sev, msg string }
-	index := map[key]int{}
-	counts := map[int]int{}
-	var out []problem
-	for _, p := range probs {
-		k := key{p.Severity, p.Message}
-		if i, ok := index[k]; ok {
-			counts[i]++
-			continue
-		}
-		index[k] = len(out)
-		out = append(out, p)
-	}
-	for i, n := range counts {
-		out[i].Message += fmt.Sprintf(" (and %d more like it)", n)
-	}
-	return out
+// repairText names the command that undoes a problem.
+var repairText = map[record.Repair]string{
+	record.RepairReindex: "; `baglab reindex` salvages every intact message",
+	record.RepairRecover: "; `baglab recover` salvages what is intact",
 }

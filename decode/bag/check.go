@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 )
 
@@ -17,10 +16,10 @@ import (
 // connection and message records), the index data records after each
 // chunk against the chunk's messages, the index section (bag header
 // counts, chunk infos' counts and time ranges against the chunks,
-// connection records against those inside the chunks) and each
-// connection's message definition, which must parse and hash to the
-// connection's md5sum. It returns an error only when the file cannot be
-// examined as a bag at all (not a bag, unreadable bag header).
+// connection records against those inside the chunks). Definitions and
+// MD5s are decode.Check's, for every format. It returns an error only when
+// the file cannot be examined as a bag at all (not a bag, unreadable bag
+// header).
 func Check(path string) ([]record.Problem, error) {
 	r, err := Open(path, WithoutIndex())
 	if err != nil {
@@ -35,7 +34,6 @@ func check(r *Reader) []record.Problem {
 	c := &checker{r: r, conns: map[uint32]*Connection{}, connAt: map[uint32]int64{}, chunkAt: map[int64]*chunkSeen{}}
 	c.walk()
 	c.checkIndex()
-	c.checkDefinitions()
 	slices.SortStableFunc(c.probs, func(a, b record.Problem) int { return cmp.Compare(a.Offset, b.Offset) })
 	return c.probs
 }
@@ -326,6 +324,10 @@ func (c *checker) checkIndex() {
 		c.add(int64(len(Magic)), record.SeverityWarning, "bag is not indexed (index_pos is 0, as rosbag leaves a recording it could not close)").Repair = record.RepairReindex
 		return
 	}
+	if c.r.cut != nil {
+		c.add(c.r.size, record.SeverityError, "file is cut: %s", c.r.cut.Detail).Repair = record.RepairReindex
+		return
+	}
 	if c.indexAt < 0 && int64(h.IndexPos) == c.r.size {
 		c.indexAt = c.r.size // an empty index section at the end of the file
 	}
@@ -385,35 +387,6 @@ func (c *checker) checkIndex() {
 	for _, id := range slices.Sorted(maps.Keys(c.conns)) {
 		if index[id] == nil {
 			c.add(c.connAt[id], record.SeverityWarning, "connection %d (%s) is missing from the index section", id, c.conns[id].Topic)
-		}
-	}
-}
-
-// checkDefinitions parses every connection's definition and checks its MD5.
-func (c *checker) checkDefinitions() {
-	all := maps.Clone(c.conns)
-	for _, ic := range c.indexConns {
-		if all[ic.Conn] == nil {
-			all[ic.Conn] = ic
-		}
-	}
-	type key struct{ typ, md5, def string }
-	done := map[key]bool{}
-	for _, id := range slices.Sorted(maps.Keys(all)) {
-		conn := all[id]
-		k := key{conn.Type, conn.MD5Sum, conn.MessageDefinition}
-		if done[k] {
-			continue
-		}
-		done[k] = true
-		at := c.connAt[id]
-		t, err := msgdef.ParseBundle(conn.Type, conn.MessageDefinition, msgdef.ROS1, nil)
-		if err != nil {
-			c.add(at, record.SeverityError, "connection %d (%s): the message definition of %s does not parse: %v", id, conn.Topic, conn.Type, err)
-			continue
-		}
-		if sum := msgdef.MD5(t); conn.MD5Sum != "*" && sum != conn.MD5Sum {
-			c.add(at, record.SeverityError, "connection %d (%s): md5sum %s, but the message definition of %s gives %s", id, conn.Topic, conn.MD5Sum, conn.Type, sum)
 		}
 	}
 }

@@ -36,6 +36,69 @@ type linearIter struct {
 
 	// onChunk, if set, sees the compression of each chunk (for Summary).
 	onChunk func(Compression)
+	// quiet leaves skipped ranges unreported (a Summary scan: the message
+	// iterator reports them).
+	quiet bool
+	// tailDone is set once the damaged end of the file was handled.
+	tailDone bool
+}
+
+// tail handles damage s that runs to the end of the file. In a recording
+// that was never closed it is the torn end, reported once and not an
+// error; otherwise it is an error, or skipped with WithSkipBad. It returns
+// the error to stop with.
+func (it *linearIter) tail(s record.Skipped) error {
+	it.tailDone = true
+	if !it.r.crashed() {
+		if !it.r.opts.skipBad {
+			return s.Err
+		}
+		it.skip(s)
+		return nil
+	}
+	if it.quiet {
+		return nil
+	}
+	if report := it.r.opts.onTorn; report != nil {
+		report(s)
+	} else {
+		it.skip(s)
+	}
+	return nil
+}
+
+// end is what a read that found no more records after pos ends with: a
+// bag whose index lies past the end of the file lost its tail, which is an
+// error (reported as skipped with WithSkipBad) unless a damaged end was
+// reported already.
+func (it *linearIter) end(pos int64) error {
+	if it.r.cut == nil || it.tailDone {
+		return io.EOF
+	}
+	it.tailDone = true
+	if !it.r.opts.skipBad {
+		return it.r.cut
+	}
+	it.skip(record.Skipped{Offset: pos, Length: it.r.size - pos, Err: it.r.cut})
+	return io.EOF
+}
+
+// skip reports a skipped range to the WithSkipBad callback.
+func (it *linearIter) skip(s record.Skipped) {
+	if !it.quiet && it.r.opts.onSkip != nil {
+		it.r.opts.onSkip(s)
+	}
+}
+
+// skipTo reports a skipped range ending at the next chunk (or the end of
+// the file) and returns where to go on.
+func (it *linearIter) skipTo(from int64, err error) int64 {
+	next := it.r.resync(from)
+	if next < 0 {
+		next = it.r.size
+	}
+	it.skip(record.Skipped{Offset: from, Length: next - from, Err: err})
+	return next
 }
 
 type selected struct {
@@ -100,24 +163,46 @@ func (it *linearIter) NextInto(m *record.Message) error {
 		if it.lexStopped {
 			return it.fail(io.EOF)
 		}
+		pos := it.lex.Pos()
 		rec, err := it.lex.Next()
 		if err == io.EOF {
-			return it.fail(io.EOF)
+			return it.fail(it.end(pos))
 		}
 		if err != nil {
+			next := int64(-1)
+			if errIsTruncation(err) {
+				next = it.r.resync(pos)
+			}
 			if rec != nil && rec.Op == OpChunk && errIsTruncation(err) {
-				// The file ends inside this chunk: salvage what is there.
-				it.lexStopped = true
+				// The chunk runs past the end of the file: it is cut, or
+				// its length is damaged and another chunk follows. Salvage
+				// what is there up to the end or that chunk.
+				end := it.r.size
+				if next >= 0 {
+					end = next
+					rec.DataLen = uint32(min(max(next-rec.DataOffset, 0), math.MaxUint32))
+				} else {
+					it.lexStopped = true
+				}
 				if err := it.startChunk(rec, err); err != nil {
 					return it.fail(err)
 				}
+				it.chunkLen = end - rec.Offset
+				it.lex.pos = end
 				continue
+			}
+			if next < 0 && errIsTruncation(err) {
+				// The file ends inside this record.
+				if err := it.tail(record.Skipped{Offset: pos, Length: it.r.size - pos, Err: err}); err != nil {
+					return it.fail(err)
+				}
+				return it.fail(io.EOF)
 			}
 			if !it.r.opts.skipBad {
 				return it.fail(err)
 			}
 			// Go on at the next chunk, if one can be found.
-			if it.lex.pos = it.r.skipTo(it.lex.Pos(), err); it.lex.pos >= it.r.size {
+			if it.lex.pos = it.skipTo(it.lex.Pos(), err); it.lex.pos >= it.r.size {
 				return it.fail(io.EOF)
 			}
 			continue
@@ -129,7 +214,7 @@ func (it *linearIter) NextInto(m *record.Message) error {
 			if !it.r.opts.skipBad {
 				return it.fail(err)
 			}
-			it.r.skip(record.Skipped{Offset: rec.Offset, Length: rec.End() - rec.Offset, Err: err})
+			it.skip(record.Skipped{Offset: rec.Offset, Length: rec.End() - rec.Offset, Err: err})
 		}
 	}
 }
@@ -329,7 +414,7 @@ func (it *linearIter) nextInChunk(m *record.Message) (bool, error) {
 		if !it.r.opts.skipBad {
 			return false, err
 		}
-		it.r.skip(record.Skipped{Offset: it.fileOffset(pos), Length: int64(next - pos), Err: err})
+		it.skip(record.Skipped{Offset: it.fileOffset(pos), Length: int64(next - pos), Err: err})
 		it.cpos = next
 	}
 	return false, nil
@@ -378,9 +463,13 @@ func (it *linearIter) endChunk() error {
 	}
 	err := it.chunkErr
 	it.partial, it.chunkErr = false, nil
+	s := record.Skipped{Offset: it.chunkOff, Length: it.chunkLen, Kept: uint64(it.salvaged), Err: err}
+	if it.lexStopped {
+		return it.tail(s) // the file ends inside the chunk
+	}
 	if !it.r.opts.skipBad {
 		return err
 	}
-	it.r.skip(record.Skipped{Offset: it.chunkOff, Length: it.chunkLen, Kept: uint64(it.salvaged), Err: err})
+	it.skip(s)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -23,6 +24,7 @@ type readerOptions struct {
 	linear  bool
 	skipBad bool
 	onSkip  func(record.Skipped)
+	onTorn  func(record.Skipped)
 }
 
 func defaultReaderOptions() readerOptions {
@@ -49,6 +51,16 @@ func WithoutIndex() Option {
 // record.Skipped.Kept counting the messages salvaged from it.
 func WithSkipBad(report func(record.Skipped)) Option {
 	return func(o *readerOptions) { o.skipBad, o.onSkip = true, report }
+}
+
+// WithTornTail sets where the torn end of a recording that was never
+// closed goes (index_pos 0: a ".bag.active" file, rosbag record killed).
+// Such a recording ends in a cut record or chunk as a matter of course:
+// Summary and the iterators read every complete message before it and end
+// without an error, and report the torn range once, to report (or, without
+// this option, to the WithSkipBad callback).
+func WithTornTail(report func(record.Skipped)) Option {
+	return func(o *readerOptions) { o.onTorn = report }
 }
 
 // chunkRef is a chunk known from the index.
@@ -84,6 +96,9 @@ type Reader struct {
 	dataStart int64 // offset of the first record after the bag header
 	indexed   bool
 	indexErr  error
+	// cut is set when the bag was closed (index_pos set) but its index lies
+	// past the end of the file: the file was cut after it was written.
+	cut *record.Error
 
 	// mu guards conns and connOrder, which a scan of an unindexed bag
 	// fills while iterating.
@@ -130,6 +145,16 @@ func NewReader(r io.ReaderAt, size int64, path string, opts ...Option) (*Reader,
 		br.indexErr = &record.Error{File: path, Offset: int64(len(Magic)), Field: "bag_header.index_pos",
 			Err: record.ErrNotFound, Detail: "bag is not indexed (index_pos = 0)"}
 		return br, nil
+	case br.header.IndexPos > uint64(size) || br.header.IndexPos == uint64(size) && (br.header.ConnCount > 0 || br.header.ChunkCount > 0):
+		br.cut = &record.Error{File: path, Offset: size, Field: "bag_header.index_pos", Err: record.ErrTruncated,
+			Detail: fmt.Sprintf("the index at %d is past the end of the file (%d bytes)", br.header.IndexPos, size)}
+		if !br.opts.skipBad && !br.opts.linear {
+			// Reading what is left would lose the rest silently.
+			c := *br.cut
+			c.Detail += "; run baglab reindex"
+			return nil, &c
+		}
+		br.indexErr = br.cut
 	case !br.opts.linear:
 		err := br.readIndex()
 		if err == nil {
@@ -381,6 +406,10 @@ func channelOf(c *Connection) *record.Channel {
 // Header returns the bag header record.
 func (r *Reader) Header() BagHeader { return r.header }
 
+// crashed reports whether the bag was never closed (index_pos 0), so that
+// its end is torn as a matter of course.
+func (r *Reader) crashed() bool { return r.header.IndexPos == 0 }
+
 // Indexed reports whether the reader uses the bag's index.
 func (r *Reader) Indexed() bool { return r.indexed }
 
@@ -441,13 +470,6 @@ func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 		return r.indexedMessages(f), nil
 	}
 	return r.linearMessages(f), nil
-}
-
-// skip reports a skipped range to the WithSkipBad callback.
-func (r *Reader) skip(s record.Skipped) {
-	if r.opts.onSkip != nil {
-		r.opts.onSkip(s)
-	}
 }
 
 // errIsTruncation reports whether err is a cut file rather than bad data.

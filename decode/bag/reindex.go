@@ -170,14 +170,3 @@ func (r *Reader) chunkAt(q, field int64) bool {
 	_, err = ParseChunkHeader(rec.Header)
 	return err == nil
 }
-
-// skipTo reports a skipped range ending at the next chunk (or the end of
-// the file) and returns where to go on.
-func (r *Reader) skipTo(from int64, err error) int64 {
-	next := r.resync(from)
-	if next < 0 {
-		next = r.size
-	}
-	r.skip(record.Skipped{Offset: from, Length: next - from, Err: err})
-	return next
-}

@@ -133,6 +133,7 @@ func (a *summaryAcc) summary() *record.Summary {
 func (r *Reader) scan() (*record.Summary, error) {
 	r.scanOnce.Do(func() {
 		it := r.newLinearIter(record.Filter{})
+		it.quiet = true
 		defer it.Close()
 		acc := newSummaryAcc(r)
 		it.onChunk = acc.compression

@@ -1,0 +1,201 @@
+package decode_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/bag"
+	"github.com/baglab/baglab/decode/mcapfile"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// writeMany writes n std_msgs/String messages on two topics, in small
+// uncompressed chunks, so that every message's Offset is its record's.
+func writeMany(t *testing.T, w record.Writer, n int) {
+	t.Helper()
+	var ids []uint32
+	for _, topic := range []string{"/a", "/b"} {
+		id, err := w.AddChannel(&record.Channel{Topic: topic, MessageEncoding: "ros1",
+			Schema: &record.Schema{Name: "std_msgs/String", Encoding: "ros1msg", Data: []byte("string data\n"), MD5: stringMD5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	for i := range n {
+		at := int64(1e18) + int64(i)*1e6
+		data := stringMsg(fmt.Sprintf("message %d %s", i, strings.Repeat("x", i%50)))
+		if err := w.WriteMessage(ids[i%2], &record.Message{LogTime: at, PublishTime: at, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// offsets reads path through its index and returns every message's file
+// offset, and the offsets of its chunk records (from the messages'
+// chunks: the record before each run).
+func offsets(t *testing.T, path string) []int64 {
+	t.Helper()
+	r, err := decode.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	var out []int64
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, m.Offset)
+	}
+}
+
+// readAll reads every message of path, with skip-bad or not, and returns
+// the count, the skips reported and the error that ended the read.
+func readAll(path string, skipBad bool) (n int, skips []error, err error) {
+	var o decode.OpenOptions
+	if skipBad {
+		o.OnSkip = func(err error) { skips = append(skips, err) }
+	}
+	r, err := decode.OpenWith(path, o)
+	if err != nil {
+		return 0, skips, err
+	}
+	defer r.Close()
+	if _, err := r.Summary(); err != nil {
+		return 0, skips, err
+	}
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		return 0, skips, err
+	}
+	defer it.Close()
+	for {
+		_, err := it.Next()
+		if err == io.EOF {
+			return n, skips, nil
+		}
+		if err != nil {
+			return n, skips, err
+		}
+		n++
+	}
+}
+
+// TestCutAfterClose cuts a closed bag and a closed MCAP file at every
+// chunk boundary (issue 10 point 1). The cut file is bad input: the strict
+// read fails with a truncation error (a bag names the lost index: "the
+// index at N is past the end of the file (M bytes)"), never a silent
+// prefix; with skip-bad it reports the loss and reads every message of the
+// chunks before the cut, a count taken from the untruncated file's index.
+func TestCutAfterClose(t *testing.T) {
+	dir := t.TempDir()
+	bw, err := bag.Create(filepath.Join(dir, "full.bag"), bag.WithChunkSize(2048))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeMany(t, bw, 400)
+	mw, err := mcapfile.Create(filepath.Join(dir, "full.mcap"), mcapfile.WithChunkSize(2048), mcapfile.WithCompression("none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeMany(t, mw, 400)
+	for _, name := range []string{"full.bag", "full.mcap"} {
+		full := filepath.Join(dir, name)
+		data, err := os.ReadFile(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offs := offsets(t, full)
+		if len(offs) != 400 {
+			t.Fatalf("%s: %d messages", name, len(offs))
+		}
+		cuts := chunkStarts(t, full, data)
+		if len(cuts) < 10 {
+			t.Fatalf("%s: %d chunks", name, len(cuts))
+		}
+		for _, cut := range cuts[1:] {
+			want := 0
+			for _, o := range offs {
+				if o < cut {
+					want++
+				}
+			}
+			path := filepath.Join(dir, "cut-"+name)
+			if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, _, err := readAll(path, false)
+			if !errors.Is(err, record.ErrTruncated) {
+				t.Fatalf("%s cut at %d: strict read ends with %v, want a truncation error", name, cut, err)
+			}
+			if name == "full.bag" && !strings.Contains(err.Error(), fmt.Sprintf("the index at %d is past the end of the file (%d bytes)", bagIndexPos(t, full), cut)) {
+				t.Fatalf("%s cut at %d: %v", name, cut, err)
+			}
+			n, skips, err := readAll(path, true)
+			if err != nil || n != want || len(skips) == 0 {
+				t.Fatalf("%s cut at %d: skip-bad reads %d messages (want %d), skips %v, %v", name, cut, n, want, skips, err)
+			}
+		}
+	}
+}
+
+// chunkStarts lists the offsets of the chunk records of a file written
+// with uncompressed chunks: for a bag the records at "op=\x05" headers,
+// for MCAP the chunk opcode at each top-level record.
+func chunkStarts(t *testing.T, path string, data []byte) []int64 {
+	t.Helper()
+	var out []int64
+	if strings.HasSuffix(path, ".bag") {
+		lex := bag.NewLexer(strings.NewReader(string(data)), int64(len(data)), path, int64(len(bag.Magic)))
+		for {
+			rec, err := lex.Next()
+			if err != nil {
+				return out
+			}
+			if rec.Op == bag.OpChunk {
+				out = append(out, rec.Offset)
+			}
+		}
+	}
+	for p := int64(8); p+9 <= int64(len(data)); {
+		op := data[p]
+		n := int64(data[p+1]) | int64(data[p+2])<<8 | int64(data[p+3])<<16 | int64(data[p+4])<<24
+		if op == 0x06 {
+			out = append(out, p)
+		}
+		if op == 0x0f { // data end
+			return out
+		}
+		p += 9 + n
+	}
+	return out
+}
+
+func bagIndexPos(t *testing.T, path string) uint64 {
+	t.Helper()
+	r, err := bag.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	return r.Header().IndexPos
+}
