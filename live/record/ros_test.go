@@ -196,7 +196,11 @@ func TestRecordRostopicPubLikeRosbag(t *testing.T) {
 	waitSubscribed(t, m, "/record_", "/chatter", "/latched")
 
 	ours := filepath.Join(dir, "ours.bag")
-	r, stop := startRecorder(t, m, Options{Output: ours, Topics: []string{"/chatter", "latched"}, Compression: "lz4"})
+	r, stop := startRecorder(t, m, Options{Output: ours, Topics: []string{"/chatter", "latched"}, Compression: "lz4", Publish: true})
+	// -p latches the file name on begin_write.
+	if echo, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rostopic", "echo", "-n", "1", "/begin_write"); err != nil || !strings.Contains(echo, "data: \""+ours+"\"") {
+		t.Fatalf("rostopic echo /begin_write: %v\n%s", err, echo)
+	}
 	r.waitReceived(t, "/chatter", 25, 30*time.Second)
 	r.waitReceived(t, "/latched", 1, 10*time.Second)
 	if _, err := os.Stat(ours + ".active"); err != nil {

@@ -273,6 +273,9 @@ func (l *link) connectOnce() error {
 	if h.Value("md5sum") == "" || h.Value("type") == "" {
 		return fmt.Errorf("publisher header lacks md5sum or type")
 	}
+	if md5 := h.Value("md5sum"); o.MD5 != "*" && md5 != "*" && md5 != o.MD5 {
+		return fmt.Errorf("publisher sends %s/%s, this subscriber wants %s/%s", h.Value("type"), md5, o.Type, o.MD5)
+	}
 	_ = c.SetDeadline(time.Time{})
 	conn := &Connection{ID: n.connIDs.Add(1), Topic: l.sub.topic, PublisherURI: l.uri, Header: h}
 	st := &linkStats{id: conn.ID}
