@@ -18,6 +18,9 @@
 //   - live/record: the recorder behind `baglab record`.
 //   - live/play: the player behind `baglab play`.
 //
+// Tests run against Debian's real ROS1 through internal/rostest (a roscore
+// per test on a free loopback port, peers in their own process groups).
+//
 // Publishing, as `baglab play` does it:
 //
 //	node, err := rosnode.New(ctx, rosnode.Options{Name: "/baglab_play"})

@@ -1,7 +1,3 @@
-// Package rostest forwards to internal/rostest, where the ROS1 test
-// harness moved so that cmd/baglab's tests can use it too.
-//
-// Deprecated: import github.com/baglab/baglab/internal/rostest.
 package rostest
 
 import "github.com/baglab/baglab/internal/rostest"
