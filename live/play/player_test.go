@@ -174,20 +174,27 @@ func writeRecording(t *testing.T, ext string, msgs []msg, latched ...string) str
 	return path
 }
 
-// play runs a player over paths with o on a fake clock and network.
-func play(t *testing.T, o Options, stopAfter int, paths ...string) (*fakeNet, Stats) {
+// newPlayer prepares a player of paths with o on the clock clk.
+func newPlayer(t *testing.T, o Options, clk *fakeClock, paths ...string) *Player {
 	t.Helper()
 	r, err := decode.OpenMany(paths, decode.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	t.Cleanup(func() { r.Close() })
 	p, err := New(r, decode.NewResolver(nil), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &fakeClock{}
 	p.clk = clk
+	return p
+}
+
+// play runs a player over paths with o on a fake clock and network.
+func play(t *testing.T, o Options, stopAfter int, paths ...string) (*fakeNet, Stats) {
+	t.Helper()
+	clk := &fakeClock{}
+	p := newPlayer(t, o, clk, paths...)
 	net := &fakeNet{clk: clk}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -390,17 +397,8 @@ func TestPauseAndStep(t *testing.T) {
 	o.Pause = true
 	keys := make(chan byte)
 	o.Keys = keys
-	r, err := decode.Open(bag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	p, err := New(r, decode.NewResolver(nil), o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &fakeClock{}
-	p.clk = clk
+	p := newPlayer(t, o, clk, bag)
 	net := &fakeNet{clk: clk}
 	stepped := make(chan int, 10)
 	net.after = func(n int) { stepped <- n }
@@ -440,17 +438,8 @@ func TestPauseTopics(t *testing.T) {
 	o.PauseTopics = []string{"/c"}
 	keys := make(chan byte)
 	o.Keys = keys
-	r, err := decode.Open(bag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	p, err := New(r, decode.NewResolver(nil), o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &fakeClock{}
-	p.clk = clk
+	p := newPlayer(t, o, clk, bag)
 	net := &fakeNet{clk: clk}
 	published := make(chan int, 10)
 	net.after = func(n int) { published <- n }
@@ -478,17 +467,8 @@ func TestWaitForSubscribers(t *testing.T) {
 	bag := writeRecording(t, ".bag", threeTopics)
 	o := DefaultOptions()
 	o.WaitForSubscribers, o.Delay = true, 0
-	r, err := decode.Open(bag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	p, err := New(r, decode.NewResolver(nil), o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &fakeClock{}
-	p.clk = clk
+	p := newPlayer(t, o, clk, bag)
 	net := &fakeNet{clk: clk}
 	// Subscribers appear after the recording's 3 s of fake time.
 	net.subs = func() int {
@@ -675,11 +655,6 @@ func TestStatusLineAtMostTenPerSecond(t *testing.T) {
 
 func TestRateControlDelays(t *testing.T) {
 	bag := writeRecording(t, ".bag", threeTopics)
-	r, err := decode.Open(bag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	o := DefaultOptions()
 	o.RateControlMaxDelay = 500 * time.Millisecond
 	clk := &fakeClock{}
@@ -691,11 +666,7 @@ func TestRateControlDelays(t *testing.T) {
 		}
 		return t0 + 10e9, true
 	}
-	p, err := New(r, decode.NewResolver(nil), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.clk = clk
+	p := newPlayer(t, o, clk, bag)
 	net := &fakeNet{clk: clk}
 	if _, err := p.Run(context.Background(), net); err != nil {
 		t.Fatal(err)
@@ -730,19 +701,10 @@ func (d droppingNet) Advertise(t Topic) (Publisher, error) {
 
 func TestStatsCountDrops(t *testing.T) {
 	bag := writeRecording(t, ".bag", threeTopics)
-	r, err := decode.Open(bag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	o := DefaultOptions()
 	o.Immediate = true
-	p, err := New(r, decode.NewResolver(nil), o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &fakeClock{}
-	p.clk = clk
+	p := newPlayer(t, o, clk, bag)
 	st, err := p.Run(context.Background(), droppingNet{&fakeNet{clk: clk}})
 	if err != nil {
 		t.Fatal(err)
@@ -754,19 +716,10 @@ func TestStatsCountDrops(t *testing.T) {
 
 func TestKeepAliveKeepsClockRunning(t *testing.T) {
 	bag := writeRecording(t, ".bag", threeTopics)
-	r, err := decode.Open(bag)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
 	o := DefaultOptions()
 	o.KeepAlive, o.Clock, o.ClockHz = true, true, 10
-	p, err := New(r, decode.NewResolver(nil), o)
-	if err != nil {
-		t.Fatal(err)
-	}
 	clk := &fakeClock{}
-	p.clk = clk
+	p := newPlayer(t, o, clk, bag)
 	net := &fakeNet{clk: clk}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

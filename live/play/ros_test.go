@@ -311,30 +311,37 @@ func TestPlayRecordedByRosbagRecord(t *testing.T) {
 }
 
 // Our play of a latched topic reaches a rostopic echo started after play
-// began (and after the latched message went out).
+// began (and after the latched message went out), also when -s START
+// skips past it (the latched message is re-sent before START).
 func TestPlayLatchedReachesLateEcho(t *testing.T) {
 	rostest.Require(t, "rostopic", "rosbag", "ros-msgs")
 	m := rostest.StartMaster(t)
 	bag := makeBag(t, m, "none", 4)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	done := startPlay(t, ctx, m, play.DefaultOptions(), bag)
-	waitRegistered(t, m, true, "baglab_play_test", "/map_meta")
-	time.Sleep(time.Second) // the latched message (at the start) is out
-	out, err := m.Output(t, 60*time.Second, "rostopic", "echo", "-n", "1", "/map_meta")
-	if err != nil {
-		t.Fatalf("rostopic echo: %v\n%s", err, out)
+	for _, start := range []time.Duration{0, time.Second} {
+		t.Run(fmt.Sprintf("start %v", start), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+			defer cancel()
+			o := play.DefaultOptions()
+			o.Start = start
+			done := startPlay(t, ctx, m, o, bag)
+			waitRegistered(t, m, true, "baglab_play_test", "/map_meta")
+			time.Sleep(time.Second) // the latched message is out
+			out, err := m.Output(t, 60*time.Second, "rostopic", "echo", "-n", "1", "/map_meta")
+			if err != nil {
+				t.Fatalf("rostopic echo: %v\n%s", err, out)
+			}
+			if want := "data: \"latched map\"\n---\n"; out != want {
+				t.Errorf("late rostopic echo printed %q, want %q", out, want)
+			}
+			select {
+			case err := <-done:
+				t.Fatalf("play ended (%v) before the late echo: the test proves nothing", err)
+			default:
+			}
+			cancel()
+			<-done
+		})
 	}
-	if want := "data: \"latched map\"\n---\n"; out != want {
-		t.Errorf("late rostopic echo printed %q, want %q", out, want)
-	}
-	select {
-	case err := <-done:
-		t.Fatalf("play ended (%v) before the late echo: the test proves nothing", err)
-	default:
-	}
-	cancel()
-	<-done
 }
 
 // checkBagPy reads a bag with the python rosbag and, for each message,
