@@ -173,3 +173,37 @@ func TestRecordKilledRecoversWrittenChunks(t *testing.T) {
 		t.Fatal(m.Log("child"))
 	}
 }
+
+// A publisher that appears after the subscription is reached through the
+// master's publisherUpdate; --split --size starts NAME_N files at the size
+// and no message is lost or repeated across them.
+func TestRecordSplitBySizeLatePublisher(t *testing.T) {
+	m := rostest.StartMaster(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "late.bag")
+	r, stop := startRecorder(t, m, Options{Output: out, Topics: []string{"/late"}, Split: true, Size: 16 << 10, ChunkSize: 4 << 10})
+	pub := m.Start(t, "pub", rostest.Python, "-c", pyPublisher, "late", "/late", "600", "300")
+	if err := pub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("publisher: %v\n%s", err, m.Log("pub"))
+	}
+	r.waitReceived(t, "/late", 600, 10*time.Second)
+	res := stop()
+	if len(res.Files) < 3 {
+		t.Fatalf("files %v: want at least 3 splits of 16 KB for ~40 KB", res.Files)
+	}
+	i := 0
+	for k, f := range res.Files {
+		if want := filepath.Join(dir, fmt.Sprintf("late_%d.bag", k)); f != want {
+			t.Fatalf("file %d is %s, want %s", k, f, want)
+		}
+		for _, msg := range readRecording(t, f)["/late"] {
+			if s := stringData(msg.data); s != fmt.Sprintf("late-%d", i) {
+				t.Fatalf("%s: message %d is %q", f, i, s)
+			}
+			i++
+		}
+	}
+	if i != 600 {
+		t.Fatalf("%d messages across the splits, want 600", i)
+	}
+}
