@@ -280,6 +280,49 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// HasArrayField reports whether the type of some selected channel has an
+// array field at the dotted path (nested messages by field name, as the
+// CSV header writes them: "pose.points"), and lists the types it looked at.
+func (in *Inputs) HasArrayField(path string) (bool, []string) {
+	var types []string
+	for i := range in.readers {
+		chans, _ := in.Channels(i)
+		for _, ch := range chans {
+			if in.filter.Topic != nil && !in.filter.Topic(ch.Topic) {
+				continue
+			}
+			dec, err := in.res.For(ch)
+			if err != nil {
+				continue
+			}
+			if arrayAt(dec.Type(), path) {
+				return true, nil
+			}
+			types = append(types, dec.Type().Name)
+		}
+	}
+	return false, types
+}
+
+// arrayAt reports whether t has an array field at the dotted path.
+func arrayAt(t *msgdef.Type, path string) bool {
+	parts := strings.Split(path, ".")
+	for i, name := range parts {
+		f := t.Field(name)
+		if f == nil {
+			return false
+		}
+		if i == len(parts)-1 {
+			return f.Array != msgdef.Scalar
+		}
+		if f.Kind != msgdef.Struct || f.Array != msgdef.Scalar {
+			return false
+		}
+		t = f.Msg
+	}
+	return false
+}
+
 // TypeName is the type a channel carries, as stored ("" without a schema).
 func TypeName(ch *record.Channel) string {
 	if ch.Schema == nil {

@@ -183,7 +183,7 @@ func runAnalyze(o *analyzeOptions) error {
 			o.g.note("baglab: warning: %s", w)
 		}
 	}
-	doc, err := resultJSON(o.kind, run.results)
+	doc, err := analysis.Document(o.kind, run.results)
 	if err != nil {
 		return err
 	}
@@ -191,7 +191,7 @@ func runAnalyze(o *analyzeOptions) error {
 		if _, err := o.g.stdout.Write(doc); err != nil {
 			return err
 		}
-	} else if err := writeResultsText(o.g.stdout, shown, o.wide); err != nil {
+	} else if err := analysis.WriteText(o.g.stdout, shown, o.wide); err != nil {
 		return err
 	}
 	if o.out != "" {

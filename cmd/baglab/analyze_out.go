@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,58 +10,6 @@ import (
 	"github.com/baglab/baglab/analysis/tabular"
 	"github.com/baglab/baglab/internal/atomicfile"
 )
-
-// resultJSON is the --json document: the result itself for one kind; for
-// all, {"kind":"all","<kind>":{...},...} in the order of analysis.Kinds.
-func resultJSON(kind string, results []analysis.Result) ([]byte, error) {
-	var raw bytes.Buffer
-	if kind == "all" {
-		raw.WriteString(`{"kind":"all"`)
-		for _, r := range results {
-			b, err := json.Marshal(r)
-			if err != nil {
-				return nil, err
-			}
-			fmt.Fprintf(&raw, ",%q:", r.Kind())
-			raw.Write(b)
-		}
-		raw.WriteString("}")
-	} else {
-		b, err := json.Marshal(results[0])
-		if err != nil {
-			return nil, err
-		}
-		raw.Write(b)
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, raw.Bytes(), "", "  "); err != nil {
-		return nil, err
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), nil
-}
-
-// writeResultsText prints each result's headline and its tables.
-func writeResultsText(w io.Writer, results []analysis.Result, wide bool) error {
-	var b bytes.Buffer
-	for i, r := range results {
-		if i > 0 {
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "# %s: %s\n", r.Kind(), r.Summary())
-		for _, t := range r.Tables() {
-			if t.Detail || len(t.Rows) == 0 {
-				continue
-			}
-			b.WriteString("\n")
-			if err := t.WriteText(&b, wide); err != nil {
-				return err
-			}
-		}
-	}
-	_, err := w.Write(b.Bytes())
-	return err
-}
 
 // writeTables writes every table of results as Parquet and CSV.
 func writeTables(dir string, results []analysis.Result) (int, error) {

@@ -295,7 +295,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 		if err != nil {
 			return err
 		}
-		if doc, err = resultJSON(b.Kind, run.results); err != nil {
+		if doc, err = analysis.Document(b.Kind, run.results); err != nil {
 			return err
 		}
 	}
@@ -312,9 +312,9 @@ func isBaselineFlag(name string) bool {
 
 // datasetJSON is what info --json prints for files, always as an array.
 func datasetJSON(files []string) ([]byte, error) {
-	sums := make([]*fileInfo, 0, len(files))
+	sums := make([]*decode.Description, 0, len(files))
 	for _, path := range files {
-		s, err := summarise(path)
+		s, err := decode.Describe(path)
 		if err != nil {
 			return nil, err
 		}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/export"
 	"github.com/spf13/cobra"
@@ -157,8 +155,9 @@ func runExport(o *exportOptions) error {
 	}
 	res := in.Resolver()
 	if path, ok := strings.CutPrefix(o.arrays, "explode:"); ok {
-		if err := requireArrayPath(in.Inputs, path); err != nil {
-			return err
+		// A typo in --arrays explode:PATH must not export JSON cells silently.
+		if found, types := in.HasArrayField(path); !found {
+			return usageErrorf("--arrays explode:%s: no selected topic has an array field %q (types: %s)", path, path, strings.Join(types, ", "))
 		}
 	}
 	if o.read.skipBad {
@@ -208,51 +207,4 @@ func runExport(o *exportOptions) error {
 	in.bar.done()
 	g.note("baglab: exported %d file(s) into %d dataset file(s) under %s", len(inputs), len(exp.Files()), o.out)
 	return nil
-}
-
-// requireArrayPath fails unless some selected topic's type has an array at
-// path (dot separated, as in the CSV header), so that a typo in
-// --arrays explode:PATH is not silently exported as JSON cells.
-func requireArrayPath(in *decode.Inputs, path string) error {
-	var types []string
-	f := in.Filter()
-	for i := range in.Len() {
-		chans, err := in.Channels(i)
-		if err != nil {
-			return err
-		}
-		for _, ch := range chans {
-			if f.Topic != nil && !f.Topic(ch.Topic) {
-				continue
-			}
-			dec, err := in.Resolver().For(ch)
-			if err != nil {
-				continue
-			}
-			if fieldAt(dec.Type(), path) {
-				return nil
-			}
-			types = append(types, dec.Type().Name)
-		}
-	}
-	return usageErrorf("--arrays explode:%s: no selected topic has an array field %q (types: %s)", path, path, strings.Join(types, ", "))
-}
-
-// fieldAt reports whether t has an array field at the dotted path.
-func fieldAt(t *msgdef.Type, path string) bool {
-	parts := strings.Split(path, ".")
-	for i, name := range parts {
-		f := t.Field(name)
-		if f == nil {
-			return false
-		}
-		if i == len(parts)-1 {
-			return f.Array != msgdef.Scalar
-		}
-		if f.Kind != msgdef.Struct || f.Array != msgdef.Scalar {
-			return false
-		}
-		t = f.Msg
-	}
-	return false
 }

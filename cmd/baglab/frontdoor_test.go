@@ -189,6 +189,7 @@ func TestExitCodesMeanOneThing(t *testing.T) {
 		{"models-out with no-learn", []string{"analyze", "placements", studyFile("study.bag"), "--no-learn", "--models-out", filepath.Join(dir, "m.bag")}, exitUsage, "--no-learn"},
 		{"bad baseline", []string{"analyze", "map", studyFile("study.bag"), "--baseline", file + "x"}, exitNoInput, "x"},
 		{"msg-path missing", []string{"info", "--msg-path", filepath.Join(dir, "nomsgs"), studyFile("study.bag")}, exitUsage, "nomsgs"},
+		{"report -o a folder", []string{"report", studyFile("study.bag"), "-o", dir}, exitOutput, "directory"},
 		{"bad data", []string{"cat", filepath.Join("..", "..", "testdata", "sample", "broken", "study-truncated.bag")}, exitBadInput, "offset"},
 	}
 	for _, c := range cases {
@@ -321,5 +322,37 @@ func TestSignalsStop(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%v: cat still running after 10 s", c.sig)
 		}
+	}
+}
+
+// TestInfoTwoTypesOnOneTopic: a topic whose connections carry different
+// types shows both in info.
+func TestInfoTwoTypesOnOneTopic(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "two.bag")
+	w, err := decode.Create(path, decode.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, typ := range []string{"test/A", "test/B"} {
+		id, err := w.AddChannel(&record.Channel{Topic: "/x", MessageEncoding: "ros1",
+			Schema:   &record.Schema{Name: typ, Encoding: "ros1msg", Data: []byte("int32 x\n"), MD5: "*"},
+			Metadata: map[string]string{"callerid": fmt.Sprintf("/node%d", i)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteMessage(id, &record.Message{LogTime: 1e9 + int64(i), Data: []byte{1, 0, 0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := run(t, "info", path)
+	if code != 0 || !strings.Contains(out, "test/A | test/B") {
+		t.Errorf("info: exit %d\n%s%s", code, out, stderr)
+	}
+	out, _, _ = run(t, "info", "--json", path)
+	if !strings.Contains(out, `"types": [`) {
+		t.Errorf("info --json lacks the types: %s", out)
 	}
 }

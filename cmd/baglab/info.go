@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
 )
 
@@ -54,35 +52,8 @@ failure.`,
 	return cmd
 }
 
-// fileInfo is one file's summary plus what only some formats carry.
-type fileInfo struct {
-	*record.Summary
-	Topics      []topicInfo      `json:"topics"`
-	Metadata    []metadataInfo   `json:"metadata,omitempty"`
-	Attachments []attachmentInfo `json:"attachments,omitempty"`
-}
-
-// topicInfo is one topic; Types lists every type when its connections
-// carry several.
-type topicInfo struct {
-	record.TopicSummary
-	Types []string `json:"types,omitempty"`
-}
-
-type metadataInfo struct {
-	Name     string            `json:"name"`
-	Metadata map[string]string `json:"metadata"`
-}
-
-type attachmentInfo struct {
-	Name      string `json:"name"`
-	MediaType string `json:"media_type"`
-	Size      uint64 `json:"size"`
-	LogTimeNs uint64 `json:"log_time_ns"`
-}
-
 func runInfo(o *infoOptions) error {
-	var sums []*fileInfo
+	var sums []*decode.Description
 	var failed error
 	var paths []string
 	for _, arg := range o.files {
@@ -93,7 +64,7 @@ func runInfo(o *infoOptions) error {
 		paths = append(paths, expanded...)
 	}
 	for _, path := range paths {
-		sum, err := summarise(path)
+		sum, err := decode.Describe(path)
 		if err != nil {
 			if o.g.ctx.Err() != nil {
 				return o.g.ctx.Err()
@@ -121,7 +92,7 @@ func runInfo(o *infoOptions) error {
 
 // printInfos prints the summaries; with --json one object when one
 // recording was named, else an array.
-func printInfos(o *infoOptions, sums []*fileInfo, one bool) error {
+func printInfos(o *infoOptions, sums []*decode.Description, one bool) error {
 	if o.json {
 		enc := json.NewEncoder(o.g.stdout)
 		enc.SetIndent("", "  ")
@@ -129,7 +100,7 @@ func printInfos(o *infoOptions, sums []*fileInfo, one bool) error {
 			return enc.Encode(sums[0])
 		}
 		if sums == nil {
-			sums = []*fileInfo{}
+			sums = []*decode.Description{}
 		}
 		return enc.Encode(sums)
 	}
@@ -144,47 +115,6 @@ func printInfos(o *infoOptions, sums []*fileInfo, one bool) error {
 	return nil
 }
 
-func summarise(path string) (*fileInfo, error) {
-	if _, err := decode.Expand([]string{path}); err != nil {
-		return nil, err
-	}
-	r, err := decode.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	sum, err := r.Summary()
-	if err != nil {
-		return nil, err
-	}
-	sum.Path = path
-	info := &fileInfo{Summary: sum, Topics: []topicInfo{}}
-	types := map[string][]string{}
-	for _, ch := range sum.Channels {
-		if t := decode.TypeName(ch); t != "" && !slices.Contains(types[ch.Topic], t) {
-			types[ch.Topic] = append(types[ch.Topic], t)
-		}
-	}
-	for _, t := range sum.Topics {
-		ti := topicInfo{TopicSummary: t}
-		if len(types[t.Topic]) > 1 {
-			ti.Types = types[t.Topic]
-		}
-		info.Topics = append(info.Topics, ti)
-	}
-	mds, atts, err := decode.Extras(r)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range mds {
-		info.Metadata = append(info.Metadata, metadataInfo{Name: m.Name, Metadata: m.Metadata})
-	}
-	for _, a := range atts {
-		info.Attachments = append(info.Attachments, attachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
-	}
-	return info, nil
-}
-
 func formatNs(ns int64) string {
 	if ns == 0 {
 		return "-"
@@ -193,7 +123,7 @@ func formatNs(ns int64) string {
 	return fmt.Sprintf("%s (%d.%09d)", t.Format(time.RFC3339Nano), ns/1e9, ns%1e9)
 }
 
-func printSummary(w io.Writer, info *fileInfo) error {
+func printSummary(w io.Writer, info *decode.Description) error {
 	s := info.Summary
 	tw := tabwriter.NewWriter(w, 0, 2, 1, ' ', 0)
 	fmt.Fprintf(tw, "path:\t%s\n", s.Path)
