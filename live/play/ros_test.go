@@ -253,8 +253,9 @@ func copyTo(t *testing.T, in, out string) {
 
 // A recording played by baglab and recorded by the C++ rosbag record
 // equals the original: the same payload bytes per topic in the same order,
-// and inter-message gaps within 30 ms each and 5 ms at the median (record
-// stamps are the recorder's receive times, on a shared machine).
+// and inter-message gaps within 5 ms at the median and 100 ms each (record
+// stamps are the recorder's receive times, taken by a process scheduled on
+// a shared, loaded machine: single gaps are stretched by tens of ms).
 func TestPlayRecordedByRosbagRecord(t *testing.T) {
 	rostest.Require(t, "rosbag", "ros-msgs")
 	const recorder = "/usr/lib/rosbag/record" // the C++ recorder, from python3-rosbag
@@ -298,8 +299,8 @@ func TestPlayRecordedByRosbagRecord(t *testing.T) {
 		}
 		if len(errs) > 0 {
 			slices.Sort(errs)
-			if med, worst := errs[len(errs)/2], errs[len(errs)-1]; med > 5 || worst > 30 {
-				t.Errorf("%s: inter-message gap error median %.2f ms, max %.2f ms (want ≤ 5 and ≤ 30)", topic, med, worst)
+			if med, worst := errs[len(errs)/2], errs[len(errs)-1]; med > 5 || worst > 100 {
+				t.Errorf("%s: inter-message gap error median %.2f ms, max %.2f ms (want ≤ 5 and ≤ 100)", topic, med, worst)
 			} else {
 				t.Logf("%s: %d messages, gap error median %.2f ms, max %.2f ms", topic, len(gm), med, worst)
 			}
@@ -316,7 +317,7 @@ func TestPlayRecordedByRosbagRecord(t *testing.T) {
 func TestPlayLatchedReachesLateEcho(t *testing.T) {
 	rostest.Require(t, "rostopic", "rosbag", "ros-msgs")
 	m := rostest.StartMaster(t)
-	bag := makeBag(t, m, "none", 4)
+	bag := makeBag(t, m, "none", 10)
 	for _, start := range []time.Duration{0, time.Second} {
 		t.Run(fmt.Sprintf("start %v", start), func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
