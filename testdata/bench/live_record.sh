@@ -7,6 +7,8 @@
 # topic, the publisher's count against each recorder's, and each
 # recorder's peak RSS. Usage:
 #   testdata/bench/live_record.sh [SECONDS] [DIR]
+# With APART=1 the two recorders take the load one after the other (each
+# alone on the machine) instead of at once.
 # It starts its own roscore on a free loopback port with its own ROS_HOME
 # and stops only the process groups it started.
 set -euo pipefail
@@ -38,24 +40,41 @@ for _ in $(seq 100); do rostopic list >/dev/null 2>&1 && break; sleep 0.2; done
 $PY -c 'from sensor_msgs.msg import PointCloud2 as P; open("'"$DIR"'/cloud.def","w").write(P._full_text)'
 TOPICS=(/points $(for i in $(seq 0 9); do echo /small_$i; done))
 
-start baglab /usr/bin/time -f '%M' -o "$DIR/baglab.rss" ./bin/baglab record -q --lz4 -o "$DIR/baglab.bag" "${TOPICS[@]}"
-BAGLAB_PG=${PGIDS[-1]}
-start rosbag /usr/bin/time -f '%M' -o "$DIR/rosbag.rss" rosbag record --lz4 -O "$DIR/rosbag.bag" "${TOPICS[@]}"
-ROSBAG_PG=${PGIDS[-1]}
-
-echo "publishing for $SECS s ..."
-"$DIR/loadpub" -duration "${SECS}s" -subs 2 -cloud-def "$DIR/cloud.def" >"$DIR/published.txt" 2>"$DIR/loadpub.log"
-sleep 2
-kill -INT -- "-$BAGLAB_PG" "-$ROSBAG_PG"
-for _ in $(seq 300); do [ -s "$DIR/baglab.rss" ] && [ -s "$DIR/rosbag.rss" ] && break; sleep 0.2; done
+# run_load PGID...: publish to the recorders whose process groups are given,
+# then stop them (SIGINT to each group) and wait for their RSS files.
+run_load() {
+  local subs=$#
+  echo "publishing for $SECS s to $subs recorder(s) ..."
+  "$DIR/loadpub" -duration "${SECS}s" -subs "$subs" -cloud-def "$DIR/cloud.def" >"$DIR/published.txt" 2>"$DIR/loadpub.log"
+  sleep 2
+  for g in "$@"; do kill -INT -- "-$g"; done
+  for _ in $(seq 300); do
+    local all=1
+    for w in "${WHO[@]}"; do [ -s "$DIR/$w.rss" ] || all=0; done
+    [ $all = 1 ] && break; sleep 0.2
+  done
+}
+start_baglab() { start baglab /usr/bin/time -f '%M' -o "$DIR/baglab.rss" ./bin/baglab record -q --lz4 -o "$DIR/baglab.bag" "${TOPICS[@]}"; }
+start_rosbag() { start rosbag /usr/bin/time -f '%M' -o "$DIR/rosbag.rss" rosbag record --lz4 -O "$DIR/rosbag.bag" "${TOPICS[@]}"; }
+if [ "${APART:-0}" = 1 ]; then
+  WHO=(baglab); start_baglab; run_load "${PGIDS[-1]}"; mv "$DIR/published.txt" "$DIR/published-baglab.txt"
+  WHO=(rosbag); start_rosbag; run_load "${PGIDS[-1]}"; mv "$DIR/published.txt" "$DIR/published-rosbag.txt"
+else
+  WHO=(baglab rosbag); start_baglab; start_rosbag; run_load "${PGIDS[-2]}" "${PGIDS[-1]}"
+  cp "$DIR/published.txt" "$DIR/published-baglab.txt"; mv "$DIR/published.txt" "$DIR/published-rosbag.txt"
+fi
 
 $PY - "$DIR" <<'PY'
 import sys, rosbag
 d = sys.argv[1]
-pub = {}
-for line in open(d + "/published.txt"):
-    _, topic, n, drops = line.split()
-    pub[topic] = (int(n), int(drops))
+def published(who):
+    out = {}
+    for line in open("%s/published-%s.txt" % (d, who)):
+        _, topic, n, drops = line.split()
+        out[topic] = (int(n), int(drops))
+    return out
+pubs = {w: published(w) for w in ("baglab", "rosbag")}
+pub = pubs["baglab"]
 counts = {}
 for who in ("baglab", "rosbag"):
     with rosbag.Bag("%s/%s.bag" % (d, who)) as b:
@@ -63,15 +82,15 @@ for who in ("baglab", "rosbag"):
         counts[who] = {t: info[t].message_count if t in info else 0 for t in pub}
     counts[who + "_size"] = __import__("os").path.getsize("%s/%s.bag" % (d, who))
 rss = {w: int(open("%s/%s.rss" % (d, w)).read().split()[-1]) // 1024 for w in ("baglab", "rosbag")}
-print("%-10s %10s %10s %8s %10s %8s" % ("topic", "published", "baglab", "lost", "rosbag", "lost"))
-tot = [0, 0, 0]
+print("%-10s %10s %10s %8s %10s %10s %8s" % ("topic", "published", "baglab", "lost", "published", "rosbag", "lost"))
+tot = [0, 0, 0, 0]
 for t in sorted(pub):
-    n = pub[t][0]
+    n, nb = pubs["baglab"][t][0], pubs["rosbag"][t][0]
     a, b = counts["baglab"][t], counts["rosbag"][t]
-    tot[0] += n; tot[1] += a; tot[2] += b
-    print("%-10s %10d %10d %8d %10d %8d" % (t, n, a, n - a, b, n - b))
-print("%-10s %10d %10d %8d %10d %8d" % ("total", tot[0], tot[1], tot[0] - tot[1], tot[2], tot[0] - tot[2]))
-print("publisher-side drops: %d" % sum(v[1] for v in pub.values()))
+    tot[0] += n; tot[1] += a; tot[2] += nb; tot[3] += b
+    print("%-10s %10d %10d %8d %10d %10d %8d" % (t, n, a, n - a, nb, b, nb - b))
+print("%-10s %10d %10d %8d %10d %10d %8d" % ("total", tot[0], tot[1], tot[0] - tot[1], tot[2], tot[3], tot[2] - tot[3]))
+print("publisher-side drops: %d" % sum(v[1] for p in pubs.values() for v in p.values()))
 print("peak RSS: baglab record %d MiB, rosbag record %d MiB" % (rss["baglab"], rss["rosbag"]))
 print("bag size: baglab %.1f MB, rosbag %.1f MB" % (counts["baglab_size"] / 1e6, counts["rosbag_size"] / 1e6))
 PY
