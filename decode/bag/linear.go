@@ -1,6 +1,7 @@
 package bag
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"math"
@@ -41,6 +42,10 @@ type linearIter struct {
 	quiet bool
 	// tailDone is set once the damaged end of the file was handled.
 	tailDone bool
+	// open is the offset of an unterminated stored chunk, whose records
+	// follow at the top level (-1: none); openKept counts its messages.
+	open     int64
+	openKept uint64
 }
 
 // tail handles damage s that runs to the end of the file. In a recording
@@ -49,6 +54,10 @@ type linearIter struct {
 // the error to stop with.
 func (it *linearIter) tail(s record.Skipped) error {
 	it.tailDone = true
+	if it.open >= 0 {
+		// The torn end starts at the unterminated chunk.
+		s.Offset, s.Length, s.Kept = it.open, it.r.size-it.open, it.openKept
+	}
 	if !it.r.crashed() {
 		if !it.r.opts.skipBad {
 			return s.Err
@@ -58,6 +67,10 @@ func (it *linearIter) tail(s record.Skipped) error {
 	}
 	if it.quiet {
 		return nil
+	}
+	s.Note = "the recording was never closed: every complete message before its torn end was read"
+	if s.Kept > 0 {
+		s.Note += fmt.Sprintf(", %d of them from the torn chunk", s.Kept)
 	}
 	if report := it.r.opts.onTorn; report != nil {
 		report(s)
@@ -72,7 +85,15 @@ func (it *linearIter) tail(s record.Skipped) error {
 // error (reported as skipped with WithSkipBad) unless a damaged end was
 // reported already.
 func (it *linearIter) end(pos int64) error {
-	if it.r.cut == nil || it.tailDone {
+	if it.tailDone {
+		return io.EOF
+	}
+	if it.open >= 0 {
+		// A crash recording whose open chunk's records all reached the
+		// disk: its end is torn all the same.
+		return cmp.Or(it.tail(record.Skipped{Err: it.openErr()}), io.EOF)
+	}
+	if it.r.cut == nil {
 		return io.EOF
 	}
 	it.tailDone = true
@@ -109,7 +130,7 @@ type selected struct {
 func (r *Reader) linearMessages(f record.Filter) *linearIter { return r.newLinearIter(f) }
 
 func (r *Reader) newLinearIter(f record.Filter) *linearIter {
-	return &linearIter{r: r, f: f, lex: NewLexer(r.r, r.size, r.path, r.dataStart), sel: map[uint32]*selected{}}
+	return &linearIter{r: r, f: f, lex: NewLexer(r.r, r.size, r.path, r.dataStart), sel: map[uint32]*selected{}, open: -1}
 }
 
 // Next returns the next message; see record.Iterator.
@@ -209,6 +230,9 @@ func (it *linearIter) NextInto(m *record.Message) error {
 		}
 		if err := it.topLevel(rec, m); err != nil {
 			if err == errYield {
+				if it.open >= 0 {
+					it.openKept++
+				}
 				return nil
 			}
 			if !it.r.opts.skipBad {
@@ -303,6 +327,9 @@ func (it *linearIter) startChunk(rec *Record, cut error) error {
 		return record.WithFile(err, it.r.path, rec.Offset, "")
 	}
 	size := h.Size
+	if rec.DataLen == 0 && h.Size == 0 && !unterminated(rec, h) && it.r.crashed() {
+		it.open = rec.Offset // stored: its records follow at the top level
+	}
 	if unterminated(rec, h) {
 		// rosbag record stopped while writing this chunk: the header still
 		// holds its zero placeholders and the compressed stream runs to the
@@ -344,6 +371,12 @@ func (it *linearIter) startChunk(rec *Record, cut error) error {
 		it.chunk = []byte{}
 	}
 	return nil
+}
+
+// openErr is the damage of an unterminated stored chunk.
+func (it *linearIter) openErr() error {
+	return &record.Error{File: it.r.path, Offset: it.open, Field: "chunk.size", Err: record.ErrTruncated,
+		Detail: "unterminated none chunk: the recording stopped while writing it"}
 }
 
 // unterminated reports whether a chunk record is one that rosbag started

@@ -150,6 +150,14 @@ func (r *Reader) scan() (*record.Summary, error) {
 		}
 		if r.scanErr == nil {
 			r.scanned = acc.summary()
+			switch {
+			case r.crashed():
+				r.scanned.Unindexed = "never closed: index_pos is 0"
+			case r.indexErr != nil:
+				r.scanned.Unindexed = record.Brief(r.indexErr)
+			case r.opts.linear:
+				r.scanned.Unindexed = "index ignored on request"
+			}
 		}
 	})
 	return r.scanned, r.scanErr

@@ -281,7 +281,12 @@ func (r *Reader) Summary() (*record.Summary, error) {
 	if err != nil {
 		return nil, err
 	}
-	return r.makeSummary(sr.channels, sr.counts, sr.spans, sr.total, joinCompressions(sr.compressions)), nil
+	s := r.makeSummary(sr.channels, sr.counts, sr.spans, sr.total, joinCompressions(sr.compressions))
+	s.Unindexed = r.ixNote
+	if s.Unindexed == "" {
+		s.Unindexed = "the summary section does not index the messages"
+	}
+	return s, nil
 }
 
 // makeSummary builds the summary from per-channel counts and spans; the

@@ -119,6 +119,10 @@ type Summary struct {
 	MessageCount uint64         `json:"message_count"`
 	Compression  string         `json:"compression"` // "none", "lz4", "bz2", "zstd", or several joined by ","
 	Topics       []TopicSummary `json:"topics"`
+	// Unindexed says why the file was summarised by scanning it, having no
+	// usable index or summary section ("" when it has one): "bag is not
+	// indexed (index_pos = 0)", "no summary section".
+	Unindexed string `json:"unindexed,omitempty"`
 	// Channels lists every channel (several connections may share a topic).
 	Channels []*Channel `json:"-"`
 }

@@ -6,6 +6,7 @@ independent implementation. Run with /usr/bin/python3.
                                                   write a bag, print what was written and,
                                                   unless active or killed, what reading gives
   rosbag_peer.py read IN                          read a bag; print JSON
+  rosbag_peer.py reindex IN OUT                   copy IN to OUT, rosbag reindex OUT, read it
   rosbag_peer.py topics IN...                     per bag, per topic: count, first and last times,
                                                   mean rate over the gaps, rosbag's own frequency
   rosbag_peer.py overlap OUT COMPRESSION          write a bag whose chunks overlap in time
@@ -166,5 +167,12 @@ if __name__ == "__main__":
     elif sys.argv[1] == "overlap":
         overlap(sys.argv[2], sys.argv[3])
         print(json.dumps({}))
+    elif sys.argv[1] == "reindex":
+        shutil.copyfile(sys.argv[2], sys.argv[3])
+        b = rosbag.Bag(sys.argv[3], "a", allow_unindexed=True)
+        for _ in b.reindex():
+            pass
+        b.close()
+        print(json.dumps(read(sys.argv[3])))
     else:
         print(json.dumps(read(sys.argv[2])))
