@@ -16,9 +16,10 @@ const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 const pl = createRequire(join(__dirname, '..', 'node', 'package.json'))('nodejs-polars');
 
-// display is polars' printed dtype of expr evaluated on df.
+// display is polars' printed dtype of expr evaluated on df (an empty frame
+// of the file's schema: only dtypes are wanted).
 function display(df, expr) {
-  const lines = String(df.select(expr.alias('x')).head(0)).split('\n');
+  const lines = String(df.select(expr.alias('x'))).split('\n');
   return lines[4].replace(/[│]/g, '').trim();
 }
 
@@ -26,7 +27,7 @@ function display(df, expr) {
 function walk(df, expr) {
   const d = display(df, expr);
   if (d.startsWith('struct[')) {
-    const names = df.select(expr.alias('x')).head(0).unnest('x').columns;
+    const names = df.select(expr.alias('x')).unnest('x').columns;
     return { kind: 'struct', fields: names.map((n) => [n, walk(df, expr.struct.field(n))]) };
   }
   if (d.startsWith('list[')) return { kind: 'list', elem: walk(df, expr.explode()) };
@@ -69,10 +70,11 @@ const out = [];
 for (const path of readFileSync(0, 'utf8').split('\n').filter((s) => s.trim() !== '')) {
   try {
     const df = pl.readParquet(path);
+    const empty = df.head(0);
     const dtypes = {};
     const casts = [];
     for (const c of df.columns) {
-      const t = walk(df, pl.col(c));
+      const t = walk(empty, pl.col(c));
       dtypes[c] = text(t);
       casts.push(pl.col(c).cast(target(t)));
     }
