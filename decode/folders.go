@@ -64,6 +64,27 @@ func Expand(paths []string) ([]string, error) {
 	return out, nil
 }
 
+// expandInputs is Expand leaving the path "-" to standard input when
+// stdin is given.
+func expandInputs(paths []string, stdin bool) ([]string, error) {
+	if !stdin {
+		return Expand(paths)
+	}
+	var out []string
+	for _, p := range paths {
+		if p == Stdin {
+			out = append(out, p)
+			continue
+		}
+		e, err := Expand([]string{p})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e...)
+	}
+	return out, nil
+}
+
 // unwrapPathError drops the "stat PATH:" prefix of an fs error, which the
 // InputError names itself.
 func unwrapPathError(err error) error {

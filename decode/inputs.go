@@ -51,6 +51,9 @@ type InputOptions struct {
 	// Progress, when set, is called with counts of messages read, from the
 	// goroutines that read them.
 	Progress func(n int)
+	// Stdin is read for the path "-" (Stdin), as OpenStream reads a
+	// stream; nil leaves "-" an ordinary (missing) path.
+	Stdin io.Reader
 }
 
 // Inputs are the recordings a command reads: each path opened (folders
@@ -79,7 +82,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	expanded, err := Expand(paths)
+	expanded, err := expandInputs(paths, o.Stdin != nil)
 	if err != nil {
 		return nil, err
 	}
@@ -88,8 +91,19 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 	if o.SkipBad {
 		open.OnSkip = func(err error) { in.report(err) }
 	}
+	stdin := o.Stdin
 	for _, p := range expanded {
-		r, err := OpenWith(p, open)
+		var r record.Reader
+		if p == Stdin && o.Stdin != nil {
+			if stdin == nil {
+				in.Close()
+				return nil, &InputError{Path: p, Err: errors.New("standard input can be read only once")}
+			}
+			r, err = OpenStream(stdin, p, open)
+			stdin = nil
+		} else {
+			r, err = OpenWith(p, open)
+		}
 		if err != nil {
 			in.Close()
 			return nil, err

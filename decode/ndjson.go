@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"github.com/baglab/baglab/decode/record"
@@ -20,6 +19,12 @@ type NDJSONOptions struct {
 	Workers int
 	// Limit stops after this many lines (0: all).
 	Limit int64
+	// Fields adds envelope fields to each line after log_time_ns, in this
+	// order (see NDJSONFields).
+	Fields []string
+	// Shape is the layout of a line: "" or "baglab" (above), or "mcap",
+	// the lines `mcap cat --json` prints (see NDJSONShapes).
+	Shape string
 }
 
 // WriteNDJSON writes the selected messages of in to w as NDJSON, one line
@@ -31,6 +36,10 @@ type NDJSONOptions struct {
 // that does not decode goes to Skip (with SkipBad it is left out). It
 // returns the number of lines written.
 func (in *Inputs) WriteNDJSON(ctx context.Context, w io.Writer, o NDJSONOptions) (int64, error) {
+	env, err := o.envelope()
+	if err != nil {
+		return 0, err
+	}
 	it, err := in.Messages(ctx)
 	if err != nil {
 		return 0, err
@@ -41,7 +50,7 @@ func (in *Inputs) WriteNDJSON(ctx context.Context, w io.Writer, o NDJSONOptions)
 		workers = runtime.GOMAXPROCS(0)
 	}
 	out := bufio.NewWriterSize(w, 1<<20)
-	p := newCatPipeline(ctx, in.res, it, workers, in.o.SkipBad)
+	p := newCatPipeline(ctx, in.res, env, it, workers, in.o.SkipBad)
 	defer p.stop()
 	var n int64
 	for b := range p.order {
@@ -101,12 +110,12 @@ type catPipeline struct {
 	quit  chan struct{}
 }
 
-func newCatPipeline(ctx context.Context, res *Resolver, it record.Iterator, workers int, skipBad bool) *catPipeline {
+func newCatPipeline(ctx context.Context, res *Resolver, env envelope, it record.Iterator, workers int, skipBad bool) *catPipeline {
 	p := &catPipeline{order: make(chan *catBatch, 2*workers), quit: make(chan struct{})}
 	work := make(chan *catBatch, 2*workers)
 	for i := 0; i < workers; i++ {
 		go func() {
-			lw := newLineWriter(res)
+			lw := newLineWriter(res, env)
 			for b := range work {
 				b.render(lw, skipBad)
 				close(b.done)
@@ -231,12 +240,13 @@ func (b *catBatch) render(lw *lineWriter, skipBad bool) {
 // lineWriter renders messages as NDJSON lines.
 type lineWriter struct {
 	res  *Resolver
+	env  envelope
 	decs map[*record.Channel]Decoder
 	jw   *sink.JSONWriter
 }
 
-func newLineWriter(res *Resolver) *lineWriter {
-	return &lineWriter{res: res, decs: map[*record.Channel]Decoder{}, jw: sink.NewJSONWriter()}
+func newLineWriter(res *Resolver, env envelope) *lineWriter {
+	return &lineWriter{res: res, env: env, decs: map[*record.Channel]Decoder{}, jw: sink.NewJSONWriter()}
 }
 
 // appendLine appends m as one NDJSON line (with its newline) to dst. On
@@ -244,13 +254,7 @@ func newLineWriter(res *Resolver) *lineWriter {
 func (lw *lineWriter) appendLine(dst []byte, m *record.Message) ([]byte, error) {
 	ch := m.Channel
 	start := len(dst)
-	b := append(dst, `{"topic":`...)
-	b = sink.AppendJSONString(b, ch.Topic)
-	b = append(b, `,"type":`...)
-	b = sink.AppendJSONString(b, TypeName(ch))
-	b = append(b, `,"log_time_ns":`...)
-	b = strconv.AppendInt(b, m.LogTime, 10)
-	b = append(b, `,"message":`...)
+	b := lw.env.appendHead(dst, m)
 	if ch.MessageEncoding == "json" {
 		if !json.Valid(m.Data) {
 			return dst[:start], MessageError(m, &record.Error{Offset: 0, Err: record.ErrFormat, Detail: "invalid JSON message"})

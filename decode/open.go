@@ -132,10 +132,7 @@ func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 	}
 	switch format {
 	case FormatBag:
-		if o.OnSkip != nil {
-			return bag.Open(path, bag.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
-		}
-		return bag.Open(path)
+		return bag.Open(path, bagOptions(path, o)...)
 	case FormatDB3:
 		return db3.Open(path)
 	case FormatMCAP:
@@ -145,6 +142,15 @@ func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 		return mcapfile.Open(path, mcapOptions(path, o)...)
 	}
 	return nil, fmt.Errorf("%s: unsupported format %q", path, format)
+}
+
+// bagOptions are the reader options of the bag at path: with o.OnSkip,
+// WithSkipBad reporting each damaged stretch as a *record.Error.
+func bagOptions(path string, o OpenOptions) []bag.Option {
+	if o.OnSkip == nil {
+		return nil
+	}
+	return []bag.Option{bag.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) })}
 }
 
 // mcapOptions are the reader options of the MCAP file at path: with
@@ -159,7 +165,7 @@ func mcapOptions(path string, o OpenOptions) []mcapfile.Option {
 
 // FormatOf returns the format of an open reader.
 func FormatOf(r record.Reader) Format {
-	switch r.(type) {
+	switch x := r.(type) {
 	case *bag.Reader:
 		return FormatBag
 	case *mcapfile.Reader:
@@ -168,6 +174,8 @@ func FormatOf(r record.Reader) Format {
 		return FormatDB3
 	case *multiReader:
 		return FormatMCAP
+	case interface{ Unwrap() record.Reader }:
+		return FormatOf(x.Unwrap())
 	}
 	return ""
 }

@@ -54,6 +54,7 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 		OnSkip:    func(err error) { g.note("baglab: skipped: %v", err) },
 		OnWarning: func(s string) { g.note("baglab: warning: %s", s) },
 		Progress:  bar.add,
+		Stdin:     g.stdin,
 	})
 	if err != nil {
 		return nil, err

@@ -43,9 +43,9 @@ When no analysis finds data the page says so and the exit code is 1.
 The page is written to a temporary file next to the output and renamed into
 place when complete; an existing page is replaced. The analysis flags are
 those of 'baglab analyze'.`,
-		Example: `  baglab report study.bag -o report.html
-  baglab report day1.bag day2.bag queries.db3 -o study.html --title "Breakfast study"
-  baglab report run.mcap -o first-minute.html --end +60s --theta circular`,
+		Example: `  baglab report demo/data/study.bag -o report.html
+  baglab report demo/data/study.bag demo/data/queries.db3 -o study.html --title "Breakfast study"
+  baglab report demo/data/study.mcap -o first-minute.html --end +60s --theta circular`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
