@@ -37,6 +37,7 @@ type playOptions struct {
 	immediate          bool
 	waitForSubscribers bool
 	tryFutureVersion   bool
+	skipBad            bool
 }
 
 const playLong = `Publish the messages of one or more recordings on a live ROS1 graph at
@@ -113,6 +114,7 @@ func newPlayCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.rateControlTopic, "rate-control-topic", "", "hold playback while it runs ahead of the header stamps published on this topic")
 	f.Float64Var(&o.rateControlDelay, "rate-control-max-delay", 1, "seconds playback may run ahead of --rate-control-topic")
 	f.StringSliceVar(&o.files, "bags", nil, "recordings to play (as positional FILE arguments)")
+	f.BoolVar(&o.skipBad, "skip-bad", false, skipBadHelp)
 	f.BoolVar(&o.tryFutureVersion, "try-future-version", false, "accepted for rosbag play compatibility; no effect")
 	_ = f.MarkHidden("try-future-version")
 	return cmd
@@ -182,11 +184,14 @@ func runPlay(o *playOptions, args []string) error {
 		return err
 	}
 	in, err := decode.OpenInputs(o.files, decode.InputOptions{Registry: reg, Selection: decode.Selection{Topics: o.topics},
+		SkipBad:   o.skipBad,
+		OnSkip:    func(err error) { g.note("baglab: skipped: %v", err) },
 		OnWarning: func(s string) { g.note("baglab: warning: %s", s) }})
 	if err != nil {
 		return err
 	}
 	defer in.Close()
+	po.Skip = in.Skip
 	if err := in.RequireDefinitions(); err != nil {
 		return err
 	}
@@ -222,6 +227,9 @@ func runPlay(o *playOptions, args []string) error {
 		float64(sum.DurationNs)/1e9, n.Name(), n.Master().URI, keysHint(po.Keys != nil))
 	st, err := p.Run(g.ctx, play.NodeAdvertiser{Node: n})
 	g.note("baglab: published %d messages on %d topics in %.1f s (%d loop(s))%s", st.Messages, len(st.PerTopic), st.Elapsed.Seconds(), st.Loops, latenessNote(st.Lateness))
+	if n := in.Skipped(); n > 0 {
+		g.note("baglab: %d damaged range(s) or message(s) skipped (see above)", n)
+	}
 	if st.Dropped > 0 {
 		g.note("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.queue)
 	}

@@ -48,6 +48,7 @@ type Player struct {
 	pauseTopics    map[string]bool
 	pauseTopicsOn  bool
 	clockPub       Publisher
+	started        bool // the schedule is anchored (a loop's first message is out)
 	paused         bool
 	delayed        bool // by the rate-control topic
 	step           bool
@@ -303,6 +304,7 @@ func (p *Player) playOnce(ctx context.Context) (n int, first, last int64, err er
 		return 0, 0, 0, err
 	}
 	defer ra.stop()
+	p.started = false // no /clock until this loop's first message anchors it
 	for {
 		it, ok, err := p.next(ctx, ra)
 		if err != nil || !ok {
@@ -311,6 +313,7 @@ func (p *Player) playOnce(ctx context.Context) (n int, first, last int64, err er
 		if n == 0 {
 			first = it.t
 			p.anchor(p.clk.now(), it.t)
+			p.started = true
 			p.pausedBag = it.t
 			p.prevBag = -1
 		}
@@ -496,7 +499,7 @@ func (p *Player) rateControl(now time.Duration, limit int64) {
 // wakeAt is the earliest of due, the next /clock tick and the next status line.
 func (p *Player) wakeAt(due time.Duration) time.Duration {
 	w := due
-	if p.clockPub != nil {
+	if p.clockPub != nil && p.started {
 		w = min(w, p.nextTick)
 	}
 	if p.o.Status != nil {
@@ -507,7 +510,7 @@ func (p *Player) wakeAt(due time.Duration) time.Duration {
 
 // tick publishes /clock and the status line when they are due.
 func (p *Player) tick(now time.Duration, limit int64) {
-	if p.clockPub != nil && now >= p.nextTick {
+	if p.clockPub != nil && p.started && now >= p.nextTick {
 		_ = p.publishClock(now, limit)
 	}
 	p.showStatus(now, limit)
@@ -603,8 +606,11 @@ func (p *Player) showStatus(now time.Duration, limit int64) {
 	case p.delayed:
 		state = "DELAYED"
 	}
-	bag := p.bagNow(now, limit)
-	if limit == math.MaxInt64 && !p.stopped() && p.prevBag >= 0 {
+	bag := p.viewStart
+	if p.started {
+		bag = p.bagNow(now, limit)
+	}
+	if p.started && limit == math.MaxInt64 && !p.stopped() && p.prevBag >= 0 {
 		bag = min(bag, max(p.prevBag, p.viewEnd))
 	}
 	p.status = fmt.Sprintf(" [%s]  Bag Time: %17.6f   Duration: %.6f / %.6f ", state,

@@ -34,7 +34,7 @@ func startReadAhead(ctx context.Context, r Source, f record.Filter, p *plan, lim
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	ra := &readAhead{items: make(chan item, 4096), budget: semaphore.NewWeighted(limit), limit: limit, cancel: cancel, done: make(chan struct{})}
+	ra := &readAhead{items: make(chan item, 16384), budget: semaphore.NewWeighted(limit), limit: limit, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(ra.done)
 		defer close(ra.items)
@@ -63,7 +63,14 @@ func (ra *readAhead) fill(ctx context.Context, it record.Iterator, p *plan) erro
 		var data []byte
 		if conv != nil {
 			if data, err = conv(m.Data); err != nil {
-				return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+				err = record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+				if p.skip == nil {
+					return err
+				}
+				if err := p.skip(err); err != nil {
+					return err
+				}
+				continue
 			}
 		} else {
 			data = append([]byte(nil), m.Data...)

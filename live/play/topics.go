@@ -23,11 +23,13 @@ type output struct {
 // plan maps the recorded channels of a reader to output topics.
 type plan struct {
 	res     *decode.Resolver
+	skip    func(error) error  // Options.Skip
 	outs    []*output          // sorted by output name
 	byTopic map[string]*output // recorded topic → output
 
-	mu   sync.Mutex
-	conv map[*record.Channel]converter
+	mu      sync.Mutex
+	conv    map[*record.Channel]converter
+	skipped map[*record.Channel]bool // channels Skip let go
 }
 
 // converter turns a recorded message into ROS1 wire bytes; nil passes the
@@ -49,7 +51,7 @@ func OutputName(recorded, prefix string, remap map[string]string) string {
 }
 
 func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, error) {
-	p := &plan{res: res, byTopic: map[string]*output{}, conv: map[*record.Channel]converter{}}
+	p := &plan{res: res, skip: o.Skip, byTopic: map[string]*output{}, conv: map[*record.Channel]converter{}, skipped: map[*record.Channel]bool{}}
 	byName := map[string]*output{}
 	skipped := map[string]bool{}
 	for _, ch := range chans {
@@ -65,7 +67,14 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 		}
 		t, conv, err := ros1Topic(res, ch)
 		if err != nil {
-			return nil, err
+			if o.Skip == nil {
+				return nil, err
+			}
+			if err := o.Skip(err); err != nil {
+				return nil, err
+			}
+			p.skipped[ch] = true
+			continue
 		}
 		t.Name = OutputName(ch.Topic, o.Prefix, o.Remap)
 		p.conv[ch] = conv
@@ -147,12 +156,19 @@ func (p *plan) converter(ch *record.Channel) (converter, bool, error) {
 		return conv, true, nil
 	}
 	out := p.byTopic[ch.Topic]
-	if out == nil {
+	if out == nil || p.skipped[ch] {
 		return nil, false, nil
 	}
 	t, conv, err := ros1Topic(p.res, ch)
 	if err != nil {
-		return nil, false, err
+		if p.skip == nil {
+			return nil, false, err
+		}
+		if err := p.skip(err); err != nil {
+			return nil, false, err
+		}
+		p.skipped[ch] = true
+		return nil, false, nil
 	}
 	if t.MD5 != out.topic.MD5 {
 		return nil, false, fmt.Errorf("%w: topic %s: a connection of type %s (md5 %s) appears after %s (md5 %s) was advertised",
