@@ -31,7 +31,39 @@ import (
 // it to its length before Begin. Once its buffer has grown, a JSONWriter does
 // not allocate.
 type JSONWriter struct {
-	buf []byte
+	buf    []byte
+	floats *floatCache
+}
+
+// floatCache remembers the JSON text of recently formatted floats, direct
+// mapped by value: recordings repeat the same constants (poses of fixed
+// frames, sizes, covariances, unit quaternions) in every message, and a
+// lookup is much cheaper than the shortest-form formatter. Only short texts
+// are kept: constants are short, measured values (17 digits) rarely repeat.
+type floatCache [256]floatText
+
+type floatText struct {
+	key  uint64 // float64 bits of the value
+	n    uint8  // 0: empty
+	is32 bool
+	text [12]byte
+}
+
+// appendFloat is AppendJSONFloat through the cache.
+func (c *floatCache) appendFloat(dst []byte, v float64, bits int) []byte {
+	key := math.Float64bits(v)
+	e := &c[(key*0x9E3779B97F4A7C15)>>56]
+	is32 := bits == 32
+	if e.n > 0 && e.key == key && e.is32 == is32 {
+		return append(dst, e.text[:e.n]...)
+	}
+	start := len(dst)
+	dst = AppendJSONFloat(dst, v, bits)
+	if n := len(dst) - start; n <= len(e.text) {
+		e.key, e.is32, e.n = key, is32, uint8(n)
+		copy(e.text[:], dst[start:])
+	}
+	return dst
 }
 
 // NewJSONWriter returns a JSONWriter with an empty buffer.
@@ -111,7 +143,10 @@ func (w *JSONWriter) Float(f *msgdef.Field, v float64) {
 	if f.Kind == msgdef.Float32 {
 		bits = 32
 	}
-	w.buf = AppendJSONFloat(w.buf, v, bits)
+	if w.floats == nil {
+		w.floats = new(floatCache)
+	}
+	w.buf = w.floats.appendFloat(w.buf, v, bits)
 	w.buf = append(w.buf, ',')
 }
 

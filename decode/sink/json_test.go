@@ -235,3 +235,33 @@ func TestJSONOddFieldNames(t *testing.T) {
 		t.Errorf("got %s want %s", got, want)
 	}
 }
+
+// TestJSONWriterFloatCache checks that repeated values (served from the
+// writer's cache) are written exactly as AppendJSONFloat writes them, for
+// float32 and float64 fields sharing values and cache slots.
+func TestJSONWriterFloatCache(t *testing.T) {
+	f32 := &msgdef.Field{Name: "a", Kind: msgdef.Float32}
+	f64 := &msgdef.Field{Name: "a", Kind: msgdef.Float64}
+	r := rand.New(rand.NewPCG(3, 4))
+	var vals []float64
+	for i := 0; i < 2000; i++ {
+		vals = append(vals, r.NormFloat64()*math.Pow(10, float64(r.IntN(40)-20)))
+		vals = append(vals, float64(float32(r.Float64())))
+	}
+	vals = append(vals, 0, math.Copysign(0, -1), 0.1, 1e21, 1e-7, math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, math.SmallestNonzeroFloat64)
+	w := sink.NewJSONWriter()
+	for round := 0; round < 3; round++ {
+		for i, v := range vals {
+			f, bits := f64, 64
+			if (i+round)%2 == 1 {
+				f, bits = f32, 32
+			}
+			w.Reset()
+			w.Float(f, v)
+			want := `"a":` + string(sink.AppendJSONFloat(nil, v, bits)) + ","
+			if got := string(w.JSON()); got != want {
+				t.Fatalf("%v as float%d: got %s, want %s", v, bits, got, want)
+			}
+		}
+	}
+}
