@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -28,8 +29,12 @@ func newReindexCmd(g *globalOptions) *cobra.Command {
 		Long: `Rebuild a ROS1 bag whose recorder died (a .bag.active file, no index) or that
 was cut short, salvaging every intact message into a fresh, fully indexed bag.
 Nothing is left after the last chunk. The default output is IN with
-".reindexed.bag" in place of its extension; IN is never modified.`,
-		Example: "  baglab reindex demo/data/broken/study.bag.active\n  baglab reindex demo/data/broken/study-truncated.bag -o fixed.bag",
+".reindexed.bag" in place of its extension; IN is never modified.
+
+Exit 0 when nothing was lost (the torn end of a recording that was never
+closed does not count), 1 when damaged ranges were skipped: the output
+then holds every intact message and the report lists what was skipped.`,
+		Example: "  baglab reindex demo/data/broken/study.bag.active\n  baglab reindex demo/data/broken/study-truncated.bag -o fixed.bag    # exit 1",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.input = args[0]
@@ -52,8 +57,11 @@ attachment. Records that frame and parse but that no CRC vouches for (a
 chunk whose CRC fails, the part of a damaged chunk that still decompresses,
 the complete records before a cut) are kept and listed as unverified;
 --drop-unverified leaves them out. The default output is IN with
-".recovered.mcap" in place of its extension; IN is never modified.`,
-		Example: "  baglab recover demo/data/broken/study-truncated.mcap\n  baglab recover demo/data/broken/study-crc.mcap -o fixed.mcap",
+".recovered.mcap" in place of its extension; IN is never modified.
+
+Exit 0 when nothing was lost or unverified, 1 when the report lists
+damaged stretches (the output holds every intact record).`,
+		Example: "  baglab recover demo/data/broken/study-truncated.mcap    # exit 1\n  baglab recover demo/data/broken/study-crc.mcap -o fixed.mcap    # exit 1",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.input = args[0]
@@ -80,6 +88,10 @@ func (o *repairOptions) prepare(suffix string) error {
 	return os.MkdirAll(filepath.Dir(o.output), 0o755)
 }
 
+// errDamaged ends a repair that wrote every intact message but met damage
+// (exit 1): something of the input may be missing from the output.
+var errDamaged = &exitError{code: exitProblem, err: errors.New("the input is damaged: the output holds every intact message, the ranges listed above are lost or unverified")}
+
 func runReindex(o *repairOptions) error {
 	if f, err := decode.Sniff(o.input); err != nil {
 		return err
@@ -94,6 +106,9 @@ func runReindex(o *repairOptions) error {
 		return err
 	}
 	fmt.Fprintf(o.g.stdout, "%s -> %s: %s\n", o.input, o.output, rep)
+	if rep.Lost() {
+		return errDamaged
+	}
 	return nil
 }
 
@@ -122,6 +137,9 @@ func runRecover(o *repairOptions) error {
 			what = "kept unverified"
 		}
 		fmt.Fprintf(w, "  %s bytes [%d, %d): %s\n", what, s.Offset, s.Offset+s.Length, s.Reason())
+	}
+	if len(rep.Skipped) > 0 {
+		return errDamaged
 	}
 	return nil
 }

@@ -31,7 +31,7 @@ func Check(path string) ([]record.Problem, error) {
 
 // check examines a bag opened WithoutIndex.
 func check(r *Reader) []record.Problem {
-	c := &checker{r: r, conns: map[uint32]*Connection{}, connAt: map[uint32]int64{}, chunkAt: map[int64]*chunkSeen{}}
+	c := &checker{r: r, conns: map[uint32]*Connection{}, connAt: map[uint32]int64{}, chunkAt: map[int64]*chunkSeen{}, framingLost: map[int64]bool{}}
 	c.walk()
 	c.checkIndex()
 	slices.SortStableFunc(c.probs, func(a, b record.Problem) int { return cmp.Compare(a.Offset, b.Offset) })
@@ -57,6 +57,8 @@ type checker struct {
 	indexAt    int64         // offset of the first record outside the chunk section, -1 if none
 	infos      []*ChunkInfo
 	infoAt     []int64
+	// framingLost holds the offsets where records stopped framing.
+	framingLost map[int64]bool
 }
 
 // chunkSeen is what a chunk actually holds.
@@ -91,10 +93,11 @@ func (c *checker) walk() {
 			break
 		}
 		if err != nil {
-			if !c.framingProblem(lex.Pos(), err) {
+			next := c.framingProblem(lex.Pos(), err)
+			if next < 0 {
 				break
 			}
-			lex.pos = int64(r.header.IndexPos)
+			lex.pos = next
 			continue
 		}
 		if rec.Op != OpIndexData {
@@ -155,22 +158,30 @@ func (c *checker) walk() {
 }
 
 // framingProblem reports records that cannot be framed from off on. It
-// returns true when the walk can go on at the index section.
-func (c *checker) framingProblem(off int64, err error) bool {
+// returns where the walk goes on (the next chunk, or the index section), or
+// -1.
+func (c *checker) framingProblem(off int64, err error) int64 {
 	r := c.r
 	c.endChunk()
+	c.framingLost[off] = true
 	pos := int64(r.header.IndexPos)
+	if c.indexAt < 0 && pos > off && pos < r.size || pos == 0 {
+		if next := r.resync(off); next > off && (pos == 0 || next < pos) {
+			c.add(off, record.SeverityError, "records cannot be framed from here up to the chunk at %d (a damaged length): %v", next, err).Repair = record.RepairReindex
+			return next
+		}
+	}
 	switch {
 	case c.indexAt < 0 && pos > off && pos < r.size:
 		c.add(off, record.SeverityError, "records cannot be framed from here up to the index section at %d "+
-			"(damaged data, or bytes left by rosbag reindex of a cut bag, ros_comm #2282): readers that scan the file stop here: %v", pos, err)
-		return true
+			"(damaged data, or bytes left by rosbag reindex of a cut bag, ros_comm #2282): %v", pos, err).Repair = record.RepairReindex
+		return pos
 	case errIsTruncation(err):
 		c.add(off, record.SeverityError, "file is cut: %v", err).Repair = record.RepairReindex
 	default:
 		c.add(off, record.SeverityError, "%v", err)
 	}
-	return false
+	return -1
 }
 
 // recordProblem reports a record that is framed but does not parse.
@@ -348,6 +359,9 @@ func (c *checker) checkIndex() {
 	for i, info := range c.infos {
 		at := c.infoAt[i]
 		s := c.chunkAt[int64(info.ChunkPos)]
+		if s == nil && c.framingLost[int64(info.ChunkPos)] {
+			continue // its chunk is reported damaged
+		}
 		if s == nil {
 			c.add(at, record.SeverityWarning, "chunk info points at offset %d, where no chunk starts", info.ChunkPos)
 			continue

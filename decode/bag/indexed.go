@@ -1,6 +1,7 @@
 package bag
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -77,6 +78,8 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 		l.Err = err
 		return l
 	}
+	salvage := r.opts.skipBad
+	var cut error // the chunk did not decompress whole
 	if ref.stored() {
 		l.Data, l.Base = raw, ref.dataOffset
 	} else {
@@ -84,23 +87,35 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 		b.Put(raw)
 		l.Data = data
 		if err != nil {
-			b.Put(data)
-			l.Err = record.WithFile(err, r.path, ref.dataOffset, "")
-			return l
+			err = record.WithFile(err, r.path, ref.dataOffset, "")
+			if !salvage || len(data) == 0 {
+				b.Put(data)
+				l.Err = err
+				return l
+			}
+			// Read the complete records of what decompressed.
+			cut = err
 		}
 	}
 	l.Owned = [][]byte{l.Data}
 	entries := b.Entries()
 	w.runs = w.runs[:0]
-	entries, err := w.fromIndex(ref, l.Data, entries)
+	var dmg chunkDamage
+	err := errIndexMismatch
+	if cut == nil {
+		entries, err = w.fromIndex(ref, l.Data, entries)
+	}
 	if err != nil {
 		// The index data is missing or disagrees with the chunk: the chunk
 		// itself is the authority.
 		w.runs = w.runs[:0]
-		if entries, err = it.fromScan(ref, l.Data, entries[:0]); err != nil {
+		if entries, dmg, err = it.fromScan(ref, l.Data, entries[:0], salvage); err != nil {
 			l.Err = err
 			return l
 		}
+	}
+	if cut != nil || dmg.err != nil {
+		l.Skipped = &record.Skipped{Offset: ref.pos, Length: ref.end() - ref.pos, Kept: dmg.kept, Err: cmp.Or(cut, dmg.err)}
 	}
 	l.Entries, w.scratch = chunked.Sort(entries, w.runs, w.scratch)
 	return l
@@ -217,29 +232,74 @@ func parseIndexHeader(header, data []byte) (conn, count uint32, err error) {
 
 // fromScan appends the selected messages of a chunk to entries by reading
 // its records.
-func (it *indexedIter) fromScan(ref *chunkRef, chunk []byte, entries []chunked.Entry) ([]chunked.Entry, error) {
+func (it *indexedIter) fromScan(ref *chunkRef, chunk []byte, entries []chunked.Entry, salvage bool) ([]chunked.Entry, chunkDamage, error) {
+	var dmg chunkDamage
 	for p := 0; p < len(chunk); {
 		header, data, next, err := splitRecord(chunk, p)
-		if err != nil {
-			return nil, ref.placeErr(err, it.r.path)
-		}
-		op, err := RecordOp(header)
-		if err != nil {
-			return nil, ref.placeErr(rebase(err, int64(p)), it.r.path)
-		}
-		if op == OpMessageData {
-			conn, t, err := parseMessageHeader(header)
-			if err != nil {
-				return nil, ref.placeErr(rebase(err, int64(p)), it.r.path)
+		if err == nil {
+			var op Op
+			if op, err = RecordOp(header); err == nil && op == OpMessageData {
+				var conn uint32
+				var t int64
+				if conn, t, err = parseMessageHeader(header); err == nil {
+					dmg.kept++
+					if it.want[conn] && inRange(it.f, t) {
+						start := uint32(next - len(data))
+						entries = append(entries, chunked.Entry{Time: t, Conn: it.rank[conn], At: uint32(p), Start: start, End: uint32(next)})
+					}
+				}
 			}
-			if it.want[conn] && inRange(it.f, t) {
-				start := uint32(next - len(data))
-				entries = append(entries, chunked.Entry{Time: t, Conn: it.rank[conn], At: uint32(p), Start: start, End: uint32(next)})
+			err = rebase(err, int64(p))
+		}
+		if err != nil {
+			err = ref.placeErr(err, it.r.path)
+			if !salvage {
+				return nil, dmg, err
+			}
+			if dmg.err == nil {
+				dmg.err = err
+			}
+			if next <= p {
+				// The framing is lost: go on at the next plausible record.
+				if next = nextRecord(chunk, p+1); next < 0 {
+					break
+				}
 			}
 		}
 		p = next
 	}
-	return entries, nil
+	return entries, dmg, nil
+}
+
+// chunkDamage is what a salvaging read of a chunk went past: the first
+// problem, and the messages it still read.
+type chunkDamage struct {
+	err  error
+	kept uint64
+}
+
+// nextRecord returns the offset of the first record after from in chunk
+// that frames and parses as a message or connection record, or -1: where a
+// read whose framing is lost inside a chunk picks up again.
+func nextRecord(chunk []byte, from int) int {
+	for q := from; q+8 <= len(chunk); q++ {
+		header, data, _, err := splitRecord(chunk, q)
+		if err != nil {
+			continue
+		}
+		switch op, err := RecordOp(header); {
+		case err != nil:
+		case op == OpMessageData:
+			if _, _, err := parseMessageHeader(header); err == nil {
+				return q
+			}
+		case op == OpConnection:
+			if _, err := ParseConnection(header, data); err == nil {
+				return q
+			}
+		}
+	}
+	return -1
 }
 
 // Next returns the next message; see record.Iterator.

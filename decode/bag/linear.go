@@ -424,7 +424,23 @@ func (it *linearIter) nextInChunk(m *record.Message) (bool, error) {
 			if it.partial {
 				return false, nil
 			}
-			return false, chunkError(err, it.r.path, it.chunkOff, it.chunkData)
+			err = chunkError(err, it.r.path, it.chunkOff, it.chunkData)
+			q := -1
+			if it.r.opts.skipBad {
+				q = nextRecord(it.chunk, pos+1)
+			}
+			if q < 0 {
+				return false, err
+			}
+			// The framing is lost here: go on at the next plausible
+			// record of the chunk.
+			n := int64(q - pos)
+			if it.chunkData < 0 {
+				n = it.chunkLen // a compressed chunk: the range is the chunk record
+			}
+			it.skip(record.Skipped{Offset: it.fileOffset(pos), Length: n, Err: err})
+			it.cpos = q
+			continue
 		}
 		op, err := RecordOp(header)
 		if err == nil {
@@ -484,6 +500,10 @@ func (it *linearIter) chunkRecord(m *record.Message, op Op, header, data []byte,
 		}
 		it.connection(c)
 		return nil
+	case OpIndexData:
+		if it.partial {
+			return nil // a chunk with a damaged length runs over its index data records
+		}
 	}
 	return &record.Error{Offset: 0, Field: "op", Err: record.ErrFormat, Detail: op.String() + " record inside a chunk"}
 }

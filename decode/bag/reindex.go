@@ -21,7 +21,15 @@ type ReindexReport struct {
 	// BytesSkipped adds up their lengths.
 	Skipped      []record.Skipped
 	BytesSkipped int64
+	// Torn is the torn end of a recording that was never closed (not in
+	// Skipped: such a recording ends so as a matter of course), or nil.
+	Torn *record.Skipped
 }
+
+// Lost reports whether anything of the input may be missing from the
+// output: a damaged or cut range was skipped (a torn end of a recording
+// that was never closed does not count).
+func (r *ReindexReport) Lost() bool { return len(r.Skipped) > 0 }
 
 func (r *ReindexReport) String() string {
 	var b strings.Builder
@@ -34,6 +42,9 @@ func (r *ReindexReport) String() string {
 				fmt.Fprintf(&b, " (%d messages salvaged from it)", s.Kept)
 			}
 		}
+	}
+	if s := r.Torn; s != nil {
+		fmt.Fprintf(&b, "; the torn end [%d, %d) of a recording that was never closed", s.Offset, s.Offset+s.Length)
 	}
 	return b.String()
 }
@@ -59,7 +70,7 @@ func Reindex(in, out string, opts ...WriterOption) (*ReindexReport, error) {
 	r, err := Open(in, WithoutIndex(), WithSkipBad(func(s record.Skipped) {
 		rep.Skipped = append(rep.Skipped, s)
 		rep.BytesSkipped += s.Length
-	}))
+	}), WithTornTail(func(s record.Skipped) { rep.Torn = &s }))
 	if err != nil {
 		return nil, err
 	}
