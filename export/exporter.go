@@ -40,8 +40,10 @@ type Exporter struct {
 	paths    map[string]bool
 	variants map[string]int
 	sources  int
-	files    []string
-	closed   bool
+	// partNames names the part files of inputs by number (Input.Part).
+	partNames map[int]string
+	files     []string
+	closed    bool
 }
 
 // New returns an Exporter writing under dir (created if missing).
@@ -198,7 +200,7 @@ func (e *Exporter) relPath(key tableKey, sc *arrow.Schema) (string, error) {
 	} else {
 		base = hiveKey(sc, "topic") + "=" + hiveValue(key.topic) + "/" +
 			hiveKey(sc, e.cfg.partition.String()) + "=" + hiveValue(key.part) +
-			"/part-" + strconv.Itoa(key.source)
+			"/part-" + e.partName(key.source)
 		scope = base
 	}
 	for n := e.variants[scope]; ; n++ {
@@ -213,6 +215,15 @@ func (e *Exporter) relPath(key tableKey, sc *arrow.Schema) (string, error) {
 			return rel, nil
 		}
 	}
+}
+
+// partName is the name of input i's part files: its Input.Part, else its
+// number. Called with e.mu held.
+func (e *Exporter) partName(i int) string {
+	if p, ok := e.partNames[i]; ok {
+		return p
+	}
+	return strconv.Itoa(i)
 }
 
 // hiveKey returns the partition column name for name: with leading

@@ -34,6 +34,11 @@ type Input struct {
 	// Open returns the input's selected messages in order; Run closes the
 	// iterator.
 	Open func() (record.Iterator, error)
+	// Part, when set, names the input's partitioned part files
+	// (part-<Part>.parquet) instead of its input number, so that part
+	// files of any run are private to their input (the export manifest
+	// passes a content hash).
+	Part string
 }
 
 // Run exports inputs with up to jobs of them decoded at once. Output is the
@@ -51,6 +56,7 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 		jobs = len(inputs)
 	}
 	first := e.reserve(len(inputs))
+	e.nameParts(first, inputs)
 	if jobs <= 1 {
 		for i, in := range inputs {
 			s := e.newSource(first+i, in.Path)
@@ -179,6 +185,20 @@ func (e *Exporter) reserve(n int) int {
 	first := e.sources
 	e.sources += n
 	return first
+}
+
+// nameParts records the Part names of the inputs numbered from first.
+func (e *Exporter) nameParts(first int, inputs []Input) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, in := range inputs {
+		if in.Part != "" {
+			if e.partNames == nil {
+				e.partNames = map[int]string{}
+			}
+			e.partNames[first+i] = in.Part
+		}
+	}
 }
 
 // run exports one input through s and closes s.

@@ -2,19 +2,13 @@ package report
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
-	"io"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/digest"
 )
 
 // Provenance says how a report was made, so a reader can make it again and
@@ -122,41 +116,13 @@ func shellQuote(s string) string {
 
 func describeInput(path string) (Input, error) {
 	in := Input{Path: path}
-	st, err := os.Stat(path)
+	d, err := digest.Of(path)
 	if err != nil {
 		return in, err
 	}
-	if st.IsDir() {
-		var listing strings.Builder
-		err := filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || !d.Type().IsRegular() {
-				return err
-			}
-			f, err := hashFile(p)
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(path, p)
-			f.Path = filepath.ToSlash(rel)
-			in.Files = append(in.Files, f)
-			return nil
-		})
-		if err != nil {
-			return in, err
-		}
-		sort.Slice(in.Files, func(i, j int) bool { return in.Files[i].Path < in.Files[j].Path })
-		for _, f := range in.Files {
-			in.Size += f.Size
-			listing.WriteString(f.SHA256 + "  " + f.Path + "\n")
-		}
-		sum := sha256.Sum256([]byte(listing.String()))
-		in.SHA256 = hex.EncodeToString(sum[:])
-	} else {
-		f, err := hashFile(path)
-		if err != nil {
-			return in, err
-		}
-		in.Size, in.SHA256 = f.Size, f.SHA256
+	in.Size, in.SHA256 = d.Size, d.SHA256
+	for _, f := range d.Files {
+		in.Files = append(in.Files, File(f))
 	}
 	r, err := decode.Open(path)
 	if err != nil {
@@ -169,18 +135,4 @@ func describeInput(path string) (Input, error) {
 	}
 	in.Format, in.StartNs, in.EndNs, in.Messages = s.Format, s.StartNs, s.EndNs, s.MessageCount
 	return in, nil
-}
-
-func hashFile(path string) (File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return File{}, err
-	}
-	defer f.Close()
-	h := sha256.New()
-	n, err := io.Copy(h, f)
-	if err != nil {
-		return File{}, err
-	}
-	return File{Path: path, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }

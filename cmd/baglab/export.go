@@ -25,6 +25,7 @@ type exportOptions struct {
 	timeFormat   string
 	jobs         int
 	rowGroupSize int
+	force        bool
 	opts         []export.Option // set by options
 }
 
@@ -47,9 +48,22 @@ give byte-identical files, whatever --jobs.
 
 --partition-by source|date writes Hive-style folders instead, readable with
 DuckDB's hive_partitioning or Spark:
-  DIR/topic=<topic>/date=YYYY-MM-DD/part-<input index>.parquet
-  DIR/topic=<topic>/source=<file name>/part-<input index>.parquet
-(the topic percent-escaped: /a/b -> topic=%2Fa%2Fb).
+  DIR/topic=<topic>/date=YYYY-MM-DD/part-<hash>.parquet
+  DIR/topic=<topic>/source=<file name>/part-<hash>.parquet
+(the topic percent-escaped: /a/b -> topic=%2Fa%2Fb; <hash> the first 16 hex
+digits of the input's SHA-256, so each input's part files are its own).
+
+DIR is a dataset: its manifest, DIR/_baglab/files/<sha256>.parquet, holds one
+row per input exported (path, size, sha256, container format, start and end
+time, message count per topic, baglab version, options, the files written).
+Running the export again skips inputs whose content is there already and says
+so; an interrupted export resumes where it stopped; many processes or
+machines may export into one partitioned DIR at once. --force exports such
+inputs again, replacing their files. A DIR that holds other files is refused
+unless --force. Without --partition-by the per-topic files hold the rows of
+one run and no manifest is kept: a DIR that holds files is refused (use
+--partition-by for a dataset that grows, a new DIR, or --force to write over
+it).
 
 CSV has a header from the message definition (dot paths: pose.position.x);
 --arrays chooses how arrays appear: json (one JSON cell), explode:PATH (one
@@ -79,6 +93,7 @@ succeeds; on error or interrupt none are left.`,
 	fl.StringVar(&o.arrays, "arrays", "json", "CSV arrays: json, explode:PATH or first:N")
 	fl.StringVar(&o.timeFormat, "time-format", "rfc3339", "CSV timestamps: rfc3339 or ns")
 	fl.IntVarP(&o.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "input files exported in parallel (output is the same for any value)")
+	fl.BoolVarP(&o.force, "force", "f", false, "export inputs already in DIR's manifest again (replacing their files), or into a DIR that holds other files")
 	fl.IntVar(&o.rowGroupSize, "row-group-size", 0, "rows per Parquet row group at most (default 131072; groups also end at 16 MiB)")
 	completeValues(cmd, "format", "parquet", "csv")
 	completeValues(cmd, "compression", "zstd", "snappy", "lz4", "none")
@@ -189,22 +204,5 @@ func runExport(o *exportOptions) error {
 		// instead of letting garbage double it.
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(128+96*jobs) << 20))
 	}
-	exp, err := export.New(o.out, opts...)
-	if err != nil {
-		return outputError(o.out, err)
-	}
-	if err := exp.Run(g.ctx, inputs, resolve, jobs); err != nil {
-		exp.Abort()
-		return err
-	}
-	if err := g.ctx.Err(); err != nil {
-		exp.Abort()
-		return err
-	}
-	if err := exp.Close(); err != nil {
-		return outputError(o.out, err)
-	}
-	in.bar.done()
-	g.note("baglab: exported %d file(s) into %d dataset file(s) under %s", len(inputs), len(exp.Files()), o.out)
-	return nil
+	return o.exportDataset(in, inputs, resolve, opts, jobs)
 }

@@ -1,0 +1,247 @@
+package export
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/baglab/baglab/internal/atomicfile"
+)
+
+// ManifestDir is where a dataset directory keeps its manifest, relative to
+// the directory: one Parquet file per exported input,
+// _baglab/files/<sha256>.parquet, each holding that input's row. Readers
+// merge the rows by reading the folder (DuckDB:
+// read_parquet('DIR/_baglab/files/*.parquet')). Names starting with "_" are
+// left out by Spark, Hive and the topic=*/ globs of the dataset itself.
+const ManifestDir = "_baglab/files"
+
+// ManifestVersion is the layout version of a manifest row
+// (ManifestRow.ManifestVersion).
+const ManifestVersion = 1
+
+// ManifestRow describes one input of a dataset directory: what it is
+// (content digest, container format, times, counts per topic as its
+// summary gives them), who wrote it and how, and the files it wrote. It is
+// stored as one Parquet row with the columns named by the json tags (times
+// as timestamp[ns, UTC], topics as a list of structs, parts as a list of
+// strings); the footer's key-value metadata "baglab.manifest_row" holds the
+// same row as JSON.
+type ManifestRow struct {
+	ManifestVersion int    `json:"manifest_version"`
+	Path            string `json:"path"`
+	Size            int64  `json:"size"`
+	SHA256          string `json:"sha256"`
+	// Format is the container format ("bag", "mcap", "db3").
+	Format       string          `json:"format"`
+	StartNs      int64           `json:"start_ns"`
+	EndNs        int64           `json:"end_ns"`
+	MessageCount int64           `json:"message_count"`
+	Topics       []ManifestTopic `json:"topics"`
+	// BaglabVersion is the version that exported the input.
+	BaglabVersion string `json:"baglab_version"`
+	// PartitionBy and OutputFormat are the export's --partition-by and
+	// --format.
+	PartitionBy  string `json:"partition_by"`
+	OutputFormat string `json:"output_format"`
+	// Parts are the files written, relative to the dataset directory with
+	// forward slashes, sorted. Partitioned, they are the input's own part
+	// files; unpartitioned, the per-topic files of the run, shared by the
+	// inputs of that run.
+	Parts []string `json:"parts"`
+}
+
+// ManifestTopic is one topic of a manifest row.
+type ManifestTopic struct {
+	Topic        string `json:"topic"`
+	Type         string `json:"type"`
+	MessageCount int64  `json:"message_count"`
+	StartNs      int64  `json:"start_ns"`
+	EndNs        int64  `json:"end_ns"`
+}
+
+// manifestKey is the footer key holding the row as JSON.
+const manifestKey = "baglab.manifest_row"
+
+var (
+	tsType        = &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	manifestTopic = arrow.StructOf(
+		arrow.Field{Name: "topic", Type: arrow.BinaryTypes.String},
+		arrow.Field{Name: "type", Type: arrow.BinaryTypes.String},
+		arrow.Field{Name: "message_count", Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: "start_time", Type: tsType},
+		arrow.Field{Name: "end_time", Type: tsType},
+	)
+	manifestSchema = arrow.NewSchema([]arrow.Field{
+		{Name: "path", Type: arrow.BinaryTypes.String},
+		{Name: "size", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "sha256", Type: arrow.BinaryTypes.String},
+		{Name: "format", Type: arrow.BinaryTypes.String},
+		{Name: "start_time", Type: tsType},
+		{Name: "end_time", Type: tsType},
+		{Name: "message_count", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "topics", Type: arrow.ListOfNonNullable(manifestTopic)},
+		{Name: "baglab_version", Type: arrow.BinaryTypes.String},
+		{Name: "partition_by", Type: arrow.BinaryTypes.String},
+		{Name: "output_format", Type: arrow.BinaryTypes.String},
+		{Name: "parts", Type: arrow.ListOfNonNullable(arrow.BinaryTypes.String)},
+		{Name: "manifest_version", Type: arrow.PrimitiveTypes.Int32},
+	}, nil)
+)
+
+// manifestPath is the file of the row of the input with digest sha.
+func manifestPath(dir, sha string) string {
+	return filepath.Join(dir, filepath.FromSlash(ManifestDir), sha+".parquet")
+}
+
+// WriteManifestRow writes r as the manifest row of its input in the
+// dataset directory dir, atomically: readers see the old row or the new
+// one, never a part.
+func WriteManifestRow(dir string, r *ManifestRow) error {
+	if len(r.SHA256) != 64 || strings.Trim(r.SHA256, "0123456789abcdef") != "" {
+		return fmt.Errorf("export: manifest row of %s: bad sha256 %q", r.Path, r.SHA256)
+	}
+	r.ManifestVersion = ManifestVersion
+	doc, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	rec := manifestRecord(r)
+	defer rec.Release()
+	return atomicfile.Write(manifestPath(dir, r.SHA256), func(w io.Writer) error {
+		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
+			parquet.WithCreatedBy("baglab version "+r.BaglabVersion), parquet.WithStats(true))
+		fw, err := pqarrow.NewFileWriter(manifestSchema, w, props, pqarrow.DefaultWriterProps())
+		if err != nil {
+			return err
+		}
+		if err := fw.Write(rec); err != nil {
+			fw.Close()
+			return err
+		}
+		if err := fw.AppendKeyValueMetadata(manifestKey, string(doc)); err != nil {
+			fw.Close()
+			return err
+		}
+		return fw.Close()
+	})
+}
+
+func manifestRecord(r *ManifestRow) arrow.RecordBatch {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, manifestSchema)
+	defer b.Release()
+	str := func(i int, s string) { b.Field(i).(*array.StringBuilder).Append(s) }
+	i64 := func(i int, v int64) { b.Field(i).(*array.Int64Builder).Append(v) }
+	ts := func(i int, v int64) { b.Field(i).(*array.TimestampBuilder).Append(arrow.Timestamp(v)) }
+	str(0, r.Path)
+	i64(1, r.Size)
+	str(2, r.SHA256)
+	str(3, r.Format)
+	ts(4, r.StartNs)
+	ts(5, r.EndNs)
+	i64(6, r.MessageCount)
+	lb := b.Field(7).(*array.ListBuilder)
+	lb.Append(true)
+	sb := lb.ValueBuilder().(*array.StructBuilder)
+	for _, t := range r.Topics {
+		sb.Append(true)
+		sb.FieldBuilder(0).(*array.StringBuilder).Append(t.Topic)
+		sb.FieldBuilder(1).(*array.StringBuilder).Append(t.Type)
+		sb.FieldBuilder(2).(*array.Int64Builder).Append(t.MessageCount)
+		sb.FieldBuilder(3).(*array.TimestampBuilder).Append(arrow.Timestamp(t.StartNs))
+		sb.FieldBuilder(4).(*array.TimestampBuilder).Append(arrow.Timestamp(t.EndNs))
+	}
+	str(8, r.BaglabVersion)
+	str(9, r.PartitionBy)
+	str(10, r.OutputFormat)
+	pb := b.Field(11).(*array.ListBuilder)
+	pb.Append(true)
+	for _, p := range r.Parts {
+		pb.ValueBuilder().(*array.StringBuilder).Append(p)
+	}
+	b.Field(12).(*array.Int32Builder).Append(int32(r.ManifestVersion))
+	return b.NewRecordBatch()
+}
+
+// ErrNoManifestRow is returned by ReadManifestRow for an input the
+// manifest does not hold.
+var ErrNoManifestRow = errors.New("export: input not in the manifest")
+
+// ReadManifestRow returns the manifest row of the input with digest sha in
+// the dataset directory dir, or ErrNoManifestRow.
+func ReadManifestRow(dir, sha string) (*ManifestRow, error) {
+	return readManifestFile(manifestPath(dir, sha))
+}
+
+func readManifestFile(path string) (*ManifestRow, error) {
+	f, err := file.OpenParquetFile(path, false)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, ErrNoManifestRow
+	}
+	if err != nil {
+		return nil, fmt.Errorf("export: manifest row %s: %w", path, err)
+	}
+	defer f.Close()
+	kv := f.MetaData().KeyValueMetadata().FindValue(manifestKey)
+	if kv == nil {
+		return nil, fmt.Errorf("export: manifest row %s: no %s metadata", path, manifestKey)
+	}
+	var r ManifestRow
+	if err := json.Unmarshal([]byte(*kv), &r); err != nil {
+		return nil, fmt.Errorf("export: manifest row %s: %w", path, err)
+	}
+	if r.ManifestVersion < 1 || r.ManifestVersion > ManifestVersion {
+		return nil, fmt.Errorf("export: manifest row %s: version %d (this baglab reads up to %d)", path, r.ManifestVersion, ManifestVersion)
+	}
+	return &r, nil
+}
+
+// ReadManifest returns the rows of the manifest of dir in path order (of
+// the inputs), or nil when dir has no manifest.
+func ReadManifest(dir string) ([]*ManifestRow, error) {
+	names, err := manifestFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	var rows []*ManifestRow
+	for _, n := range names {
+		r, err := readManifestFile(n)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r)
+	}
+	sort.SliceStable(rows, func(i, j int) bool { return rows[i].Path < rows[j].Path })
+	return rows, nil
+}
+
+// manifestFiles lists the row files of dir's manifest (nil without one).
+func manifestFiles(dir string) ([]string, error) {
+	ents, err := os.ReadDir(filepath.Join(dir, filepath.FromSlash(ManifestDir)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ".parquet") && !strings.HasPrefix(n, ".") {
+			out = append(out, filepath.Join(dir, filepath.FromSlash(ManifestDir), n))
+		}
+	}
+	return out, nil
+}

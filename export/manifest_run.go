@@ -1,0 +1,413 @@
+package export
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/internal/digest"
+)
+
+// DatasetInput is one recording of ExportDataset.
+type DatasetInput struct {
+	Input
+	// Summary is the recording's own summary (container format, times,
+	// topics) for its manifest row; nil leaves those empty.
+	Summary *record.Summary
+}
+
+// DatasetOptions configure ExportDataset.
+type DatasetOptions struct {
+	// Force exports inputs the manifest holds already again, replacing
+	// their parts and rows, and lets a directory that holds files but no
+	// manifest be written into.
+	Force bool
+	// Jobs is the number of inputs hashed and exported at once (>= 1).
+	Jobs int
+	// Note receives one line per input skipped.
+	Note func(format string, args ...any)
+}
+
+// DatasetReport is what ExportDataset did.
+type DatasetReport struct {
+	// Exported and Skipped count the inputs written and those the manifest
+	// held already with the same content (or that repeated an earlier
+	// input of the same run).
+	Exported, Skipped int
+	// Files are the files written, relative to the directory, sorted.
+	Files []string
+}
+
+// Errors of ExportDataset about the output directory; each wraps
+// ErrDataset.
+var (
+	// ErrDataset is the root of the errors about the output directory.
+	ErrDataset = errors.New("export: output directory")
+	// ErrNotDataset: the directory holds files but no manifest.
+	ErrNotDataset = fmt.Errorf("%w holds files but no baglab manifest (%s)", ErrDataset, ManifestDir)
+	// ErrLayout: the manifest's inputs were exported with another
+	// partitioning or format.
+	ErrLayout = fmt.Errorf("%w was exported with other options", ErrDataset)
+	// ErrAppend: an unpartitioned export into a directory that holds
+	// files.
+	ErrAppend = fmt.Errorf("%w is not empty", ErrDataset)
+)
+
+// ExportDataset exports inputs into the dataset directory dir and records
+// each in the directory's manifest (see ManifestRow; ManifestDir). An input
+// whose content (SHA-256) the manifest holds already is skipped, unless
+// do.Force, so running it again changes nothing, and a run that was
+// interrupted resumes with the inputs not yet recorded.
+//
+// Partitioned (WithPartitionBy), every input is exported on its own, up to
+// do.Jobs at once, into part files named by its content hash
+// (part-<first 16 hex digits of its sha256>.parquet); its files are renamed
+// into place and then its manifest row is written atomically. Several
+// processes or machines may export into one directory at once: they never
+// write the same file, except for the same input, which gives the same
+// bytes. With do.Force, parts of the input's old row that the new export
+// did not write again are removed.
+//
+// A directory that holds files but no manifest is refused (ErrNotDataset)
+// unless do.Force; one exported with another partitioning or format is
+// refused (ErrLayout) unless do.Force.
+//
+// Unpartitioned, the run writes one file per topic from all its inputs, as
+// Exporter.Run does, and no manifest: such files hold the rows of one run
+// and are never added to, so a directory that holds files is refused
+// (ErrAppend) unless do.Force, which writes over them.
+func ExportDataset(ctx context.Context, dir string, inputs []DatasetInput, resolve Resolver, do DatasetOptions, opts ...Option) (*DatasetReport, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	opts = append(slices.Clone(opts), WithAllocator(cfg.mem)) // one buffer pool for every input
+	jobs := max(do.Jobs, 1)
+	note := do.Note
+	if note == nil {
+		note = func(string, ...any) {}
+	}
+	existing, err := manifestFiles(dir)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.partition == PartitionNone {
+		return exportPlain(ctx, dir, inputs, existing, resolve, do, opts)
+	}
+	if !do.Force {
+		if err := checkDatasetDir(dir); err != nil {
+			return nil, err
+		}
+		if len(existing) > 0 {
+			if err := checkLayout(existing[0], cfg); err != nil {
+				return nil, err
+			}
+		}
+	}
+	// The manifest folder first: a directory with it is a dataset, even
+	// when the first input's export is interrupted. A run that records
+	// nothing takes away the folders it made.
+	var made atomicfile.DirSet
+	if err := made.MkdirAll(filepath.Join(dir, filepath.FromSlash(ManifestDir))); err != nil {
+		return nil, err
+	}
+	rep, err := exportDataset(ctx, dir, inputs, resolve, jobs, do.Force, note, cfg, opts)
+	if rep == nil || rep.Exported == 0 && rep.Skipped == 0 {
+		made.RemoveEmpty()
+	}
+	return rep, err
+}
+
+// checkLayout fails with ErrLayout unless the manifest row in file was
+// exported with cfg's partitioning and format.
+func checkLayout(file string, cfg config) error {
+	r, err := readManifestFile(file)
+	if err != nil {
+		return err
+	}
+	if r.PartitionBy != cfg.partition.String() || r.OutputFormat != cfg.format.String() {
+		return fmt.Errorf("%w: --partition-by %s --format %s (as %s), not %s and %s; use another directory or --force",
+			ErrLayout, r.PartitionBy, r.OutputFormat, r.Path, cfg.partition, cfg.format)
+	}
+	return nil
+}
+
+// exportDataset hashes the inputs, skips those recorded and exports the
+// rest.
+func exportDataset(ctx context.Context, dir string, inputs []DatasetInput, resolve Resolver, jobs int, force bool,
+	note func(string, ...any), cfg config, opts []Option) (*DatasetReport, error) {
+	digests, err := digestAll(ctx, inputs, jobs)
+	if err != nil {
+		return nil, err
+	}
+	rep := &DatasetReport{}
+	var todo []int
+	old := make([]*ManifestRow, len(inputs))
+	seen := map[string]string{}
+	for i, in := range inputs {
+		sha := digests[i].SHA256
+		if first, dup := seen[sha]; dup {
+			note("baglab: %s: same content as %s (sha256 %s); exported once", in.Path, first, sha[:16])
+			rep.Skipped++
+			continue
+		}
+		seen[sha] = in.Path
+		row, err := ReadManifestRow(dir, sha)
+		if err != nil && !errors.Is(err, ErrNoManifestRow) {
+			return nil, err
+		}
+		if row != nil && !force {
+			note("baglab: %s: already in %s (exported from %s by baglab %s, sha256 %s); skipped", in.Path, dir, row.Path, row.BaglabVersion, sha[:16])
+			rep.Skipped++
+			continue
+		}
+		old[i] = row
+		todo = append(todo, i)
+	}
+	return rep, exportParts(ctx, dir, inputs, digests, todo, old, resolve, jobs, cfg, opts, rep)
+}
+
+// checkDatasetDir fails with ErrNotDataset when dir holds files and no
+// manifest folder.
+func checkDatasetDir(dir string) error {
+	if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(ManifestDir))); err == nil {
+		return nil
+	}
+	f, err := firstFile(dir)
+	if err == nil && f != "" {
+		err = fmt.Errorf("%w: %s is not from a baglab export; use an empty directory or --force", ErrNotDataset, f)
+	}
+	return err
+}
+
+// firstFile returns a file under dir ("" when none, or no dir), leaving
+// out hidden names such as the temporary files of an interrupted run.
+func firstFile(dir string) (string, error) {
+	found := ""
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == dir {
+			return fs.SkipAll
+		}
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".") && p != dir {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			found = p
+			return fs.SkipAll
+		}
+		return nil
+	})
+	return found, err
+}
+
+// digestAll hashes the inputs, jobs at a time.
+func digestAll(ctx context.Context, inputs []DatasetInput, jobs int) ([]digest.Digest, error) {
+	out := make([]digest.Digest, len(inputs))
+	errs := make([]error, len(inputs))
+	forEach(ctx, len(inputs), jobs, func(i int) error {
+		out[i], errs[i] = digest.Of(inputs[i].Path)
+		if errs[i] != nil {
+			errs[i] = fmt.Errorf("export: hashing %s: %w", inputs[i].Path, errs[i])
+		}
+		return errs[i]
+	})
+	if err := firstError(errs); err != nil {
+		return nil, err
+	}
+	return out, ctx.Err()
+}
+
+// forEach calls f(0..n-1), jobs at a time, stopping at the first error or
+// when ctx ends.
+func forEach(ctx context.Context, n, jobs int, f func(i int) error) {
+	var wg sync.WaitGroup
+	next := make(chan int)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for range min(jobs, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if f(i) != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+}
+
+// firstError returns the first error that is not a cancellation, else the
+// first error.
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// partOf is the name of an input's part files: its content hash.
+func partOf(d digest.Digest) string { return d.SHA256[:16] }
+
+// exportParts exports each input of todo on its own and records it.
+func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests []digest.Digest, todo []int,
+	old []*ManifestRow, resolve Resolver, jobs int, cfg config, opts []Option, rep *DatasetReport) error {
+	errs := make([]error, len(todo))
+	var mu sync.Mutex
+	forEach(ctx, len(todo), jobs, func(k int) error {
+		i := todo[k]
+		in := inputs[i].Input
+		in.Part = partOf(digests[i])
+		files, err := exportOne(ctx, dir, in, resolve, opts)
+		if err == nil {
+			row := newRow(&inputs[i], digests[i], cfg, files)
+			if o := old[i]; o != nil {
+				removeStale(dir, o.Parts, files)
+			}
+			err = WriteManifestRow(dir, row)
+		}
+		errs[k] = err
+		if err == nil {
+			mu.Lock()
+			rep.Exported++
+			rep.Files = append(rep.Files, files...)
+			mu.Unlock()
+		}
+		return err
+	})
+	slices.Sort(rep.Files)
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// exportOne exports one input through an Exporter of its own and returns
+// the files written, relative to dir.
+func exportOne(ctx context.Context, dir string, in Input, resolve Resolver, opts []Option) ([]string, error) {
+	e, err := New(dir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.Run(ctx, []Input{in}, resolve, 1); err != nil {
+		e.Abort()
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		e.Abort()
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return relFiles(dir, e.Files()), nil
+}
+
+// exportPlain exports the inputs into per-topic files in one run, into a
+// directory that holds no files unless force.
+func exportPlain(ctx context.Context, dir string, inputs []DatasetInput, existing []string, resolve Resolver,
+	do DatasetOptions, opts []Option) (*DatasetReport, error) {
+	if !do.Force {
+		if len(existing) > 0 {
+			return nil, fmt.Errorf("%w: --partition-by none; it is a partitioned dataset (%d inputs in %s); use its --partition-by or another directory",
+				ErrLayout, len(existing), ManifestDir)
+		}
+		if f, err := firstFile(dir); err != nil || f != "" {
+			if err == nil {
+				err = fmt.Errorf("%w: %s holds %s: per-topic files are written by one run and never added to; "+
+					"use an empty directory, --partition-by for a dataset that grows, or --force to overwrite", ErrAppend, dir, f)
+			}
+			return nil, err
+		}
+	}
+	e, err := New(dir, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ins := make([]Input, len(inputs))
+	for i := range inputs {
+		ins[i] = inputs[i].Input
+	}
+	if err := e.Run(ctx, ins, resolve, do.Jobs); err != nil {
+		e.Abort()
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		e.Abort()
+		return nil, err
+	}
+	if err := e.Close(); err != nil {
+		return nil, err
+	}
+	return &DatasetReport{Exported: len(inputs), Files: relFiles(dir, e.Files())}, nil
+}
+
+// newRow is the manifest row of an exported input.
+func newRow(in *DatasetInput, d digest.Digest, cfg config, parts []string) *ManifestRow {
+	r := &ManifestRow{Path: in.Path, Size: d.Size, SHA256: d.SHA256, BaglabVersion: cfg.version,
+		PartitionBy: cfg.partition.String(), OutputFormat: cfg.format.String(), Parts: parts, Topics: []ManifestTopic{}}
+	if s := in.Summary; s != nil {
+		r.Format, r.StartNs, r.EndNs, r.MessageCount = s.Format, s.StartNs, s.EndNs, int64(s.MessageCount)
+		for _, t := range s.Topics {
+			r.Topics = append(r.Topics, ManifestTopic{Topic: t.Topic, Type: t.Type, MessageCount: int64(t.MessageCount), StartNs: t.StartNs, EndNs: t.EndNs})
+		}
+	}
+	if r.Parts == nil {
+		r.Parts = []string{}
+	}
+	return r
+}
+
+// relFiles returns paths relative to dir with forward slashes.
+func relFiles(dir string, paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if rel, err := filepath.Rel(dir, p); err == nil {
+			out = append(out, filepath.ToSlash(rel))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// removeStale removes the files of parts (relative to dir) not in keep.
+// A part that would lead outside dir is left alone.
+func removeStale(dir string, parts, keep []string) {
+	for _, p := range parts {
+		if slices.Contains(keep, p) || !filepath.IsLocal(filepath.FromSlash(p)) {
+			continue
+		}
+		os.Remove(filepath.Join(dir, filepath.FromSlash(p)))
+	}
+}

@@ -1,0 +1,186 @@
+package export
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode/record"
+)
+
+// datasetInputs gives the corpus inputs files of their own (distinct
+// contents) for their digests.
+func datasetInputs(t *testing.T, c *corpus) []DatasetInput {
+	dir := t.TempDir()
+	out := make([]DatasetInput, len(c.inputs))
+	for i, in := range c.inputs {
+		in.Path = filepath.Join(dir, fmt.Sprintf("run%d.bag", i))
+		if err := os.WriteFile(in.Path, []byte(fmt.Sprintf("recording %d", i)), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		out[i] = DatasetInput{Input: in, Summary: &record.Summary{Format: "bag", StartNs: 1e9, EndNs: 2e9, MessageCount: 3,
+			Topics: []record.TopicSummary{{Topic: "/chatter", Type: "std_msgs/String", MessageCount: 3, StartNs: 1e9, EndNs: 2e9}}}}
+	}
+	return out
+}
+
+// TestExportDatasetResume interrupts a fleet export after its first input
+// and runs it again: the first input is skipped, the others exported, and
+// the directory is byte for byte what one uninterrupted run writes.
+func TestExportDatasetResume(t *testing.T) {
+	c := newCorpus(t, 3, 40)
+	inputs := datasetInputs(t, c)
+	opts := []Option{WithPartitionBy(PartitionDate), WithVersion("test")}
+
+	whole := t.TempDir()
+	rep, err := ExportDataset(context.Background(), whole, inputs, c.resolve, DatasetOptions{Jobs: 2}, opts...)
+	if err != nil || rep.Exported != 3 || rep.Skipped != 0 {
+		t.Fatalf("uninterrupted: %+v, %v", rep, err)
+	}
+
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cut := append([]DatasetInput(nil), inputs...)
+	cut[1].Open = func() (record.Iterator, error) { cancel(); return nil, ctx.Err() }
+	if _, err := ExportDataset(ctx, dir, cut, c.resolve, DatasetOptions{Jobs: 1}, opts...); !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted export: %v", err)
+	}
+	rows, err := ReadManifest(dir)
+	if err != nil || len(rows) != 1 || rows[0].Path != inputs[0].Path {
+		t.Fatalf("after the interruption the manifest holds %v (%v), want %s only", rows, err, inputs[0].Path)
+	}
+	var notes []string
+	note := func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }
+	rep, err = ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2, Note: note}, opts...)
+	if err != nil || rep.Exported != 2 || rep.Skipped != 1 {
+		t.Fatalf("resumed: %+v, %v", rep, err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "run0.bag: already in") {
+		t.Errorf("notes %q", notes)
+	}
+	got, want := tree(t, dir), tree(t, whole)
+	if len(got) != len(want) {
+		t.Errorf("%d files after resuming, %d from one run", len(got), len(want))
+	}
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs from the uninterrupted run's", name)
+		}
+	}
+
+	// Again: nothing changes.
+	rep, err = ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2}, opts...)
+	if err != nil || rep.Exported != 0 || rep.Skipped != 3 {
+		t.Fatalf("third run: %+v, %v", rep, err)
+	}
+	if !reflect.DeepEqual(tree(t, dir), want) {
+		t.Error("a run with nothing to do changed the directory")
+	}
+}
+
+// TestManifestRows: one row per input with its digest and its own parts
+// named by content hash; rows read back as written.
+func TestManifestRows(t *testing.T) {
+	c := newCorpus(t, 2, 12)
+	inputs := datasetInputs(t, c)
+	dir := t.TempDir()
+	if _, err := ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2},
+		WithPartitionBy(PartitionSource), WithVersion("test")); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := ReadManifest(dir)
+	if err != nil || len(rows) != 2 {
+		t.Fatalf("rows %v, %v", rows, err)
+	}
+	for i, r := range rows {
+		if r.Path != inputs[i].Path || r.Size != int64(len("recording 0")) || len(r.SHA256) != 64 || r.PartitionBy != "source" ||
+			r.OutputFormat != "parquet" || r.BaglabVersion != "test" || r.Format != "bag" || len(r.Topics) != 1 {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if len(r.Parts) != len(corpusTopics) {
+			t.Errorf("row %d: %d parts, want one per topic: %v", i, len(r.Parts), r.Parts)
+		}
+		for _, p := range r.Parts {
+			if !strings.HasSuffix(p, "/part-"+r.SHA256[:16]+".parquet") || !strings.Contains(p, "/source=run") {
+				t.Errorf("row %d: part %s", i, p)
+			}
+			if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+				t.Errorf("row %d: %v", i, err)
+			}
+		}
+		again, err := ReadManifestRow(dir, r.SHA256)
+		if err != nil || !reflect.DeepEqual(again, r) {
+			t.Errorf("ReadManifestRow: %+v, %v", again, err)
+		}
+	}
+	if _, err := ReadManifestRow(dir, strings.Repeat("0", 64)); !errors.Is(err, ErrNoManifestRow) {
+		t.Errorf("missing row: %v", err)
+	}
+
+	res := duckdb(t, "SELECT path, size, sha256, format, epoch_ns(start_time) AS s, message_count, topics[1].topic AS topic, "+
+		"topics[1].message_count AS n, len(parts) AS parts, partition_by, baglab_version, manifest_version FROM read_parquet("+
+		sqlString(filepath.Join(dir, ManifestDir, "*.parquet"))+") ORDER BY path")
+	if res[0].Error != "" || len(res[0].Rows) != 2 {
+		t.Fatalf("duckdb: %+v", res[0])
+	}
+	for i, r := range res[0].Rows {
+		got := fmt.Sprintln(r["path"], r["size"], r["sha256"], r["format"], r["s"], r["message_count"], r["topic"], r["n"], r["parts"], r["partition_by"], r["baglab_version"], r["manifest_version"])
+		want := fmt.Sprintln(rows[i].Path, rows[i].Size, rows[i].SHA256, "bag", int64(1e9), 3, "/chatter", 3, len(corpusTopics), "source", "test", ManifestVersion)
+		if got != want {
+			t.Errorf("duckdb row %d: %s, want %s", i, got, want)
+		}
+	}
+}
+
+// TestExportDatasetRefusals: a directory with other files, another
+// layout, or an unpartitioned export into a non-empty directory.
+func TestExportDatasetRefusals(t *testing.T) {
+	c := newCorpus(t, 1, 6)
+	inputs := datasetInputs(t, c)
+	ctx := context.Background()
+	other := t.TempDir()
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("x"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	date := WithPartitionBy(PartitionDate)
+	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}, date); !errors.Is(err, ErrNotDataset) {
+		t.Errorf("foreign directory: %v", err)
+	}
+	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}); !errors.Is(err, ErrAppend) {
+		t.Errorf("unpartitioned into a foreign directory: %v", err)
+	}
+	if rep, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{Force: true}, date); err != nil || rep.Exported != 1 {
+		t.Errorf("--force: %+v, %v", rep, err)
+	}
+	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}, WithPartitionBy(PartitionSource)); !errors.Is(err, ErrLayout) {
+		t.Errorf("another partitioning: %v", err)
+	}
+	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}); !errors.Is(err, ErrLayout) {
+		t.Errorf("unpartitioned into a dataset: %v", err)
+	}
+	plain := t.TempDir()
+	if _, err := ExportDataset(ctx, plain, inputs, c.resolve, DatasetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(plain, "_baglab")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("unpartitioned export wrote a manifest: %v", err)
+	}
+	if _, err := ExportDataset(ctx, plain, inputs, c.resolve, DatasetOptions{}); !errors.Is(err, ErrAppend) {
+		t.Errorf("second unpartitioned run: %v", err)
+	}
+	empty := filepath.Join(t.TempDir(), "new")
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ExportDataset(cctx, empty, inputs, c.resolve, DatasetOptions{}, date); !errors.Is(err, context.Canceled) {
+		t.Errorf("canceled: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(empty, "_baglab")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a canceled first run left its manifest folder: %v", err)
+	}
+}
