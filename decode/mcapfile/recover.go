@@ -280,7 +280,18 @@ func (rc *recoverer) scan() error {
 			return nil
 		}
 		if fr.op == mcap.OpChunk {
-			if err = rc.chunk(fr, body, nil); err == nil {
+			err = rc.chunk(fr, body, nil)
+			if err != nil && !isWriteError(err) {
+				// The chunk's own framing is damaged (its records length):
+				// keep the records that frame, as the readers do.
+				if ok, serr := rc.salvageChunk(fr.offset, fr.end(), err); ok {
+					if serr != nil {
+						return serr
+					}
+					continue
+				}
+			}
+			if err == nil {
 				if next, op := overlong(fr, body); next >= 0 {
 					rc.skip(record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset,
 						Note: fmt.Sprintf("a %s record follows its records: the scan goes on there", op),
