@@ -1,7 +1,6 @@
 package export
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -10,9 +9,7 @@ import (
 	"math"
 	"math/rand"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -39,32 +36,7 @@ type duckResult struct {
 func duckdb(t *testing.T, statements ...string) []duckResult {
 	t.Helper()
 	testenv.RequirePeer(t, "duckdb")
-	_, here, _, _ := runtime.Caller(0)
-	script := filepath.Join(filepath.Dir(here), "..", "testdata", "duckdb", "query.mjs")
-	cmd := exec.Command("node", script, "-")
-	cmd.Stdin = strings.NewReader(strings.Join(statements, "\n") + "\n")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("duckdb: %v\n%s", err, stderr.String())
-	}
-	var res []duckResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
-		var r duckResult
-		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		d.UseNumber()
-		if err := d.Decode(&r); err != nil {
-			t.Fatalf("duckdb output: %v", err)
-		}
-		res = append(res, r)
-	}
-	if len(res) != len(statements) {
-		t.Fatalf("duckdb: %d results for %d statements\n%s", len(res), len(statements), stderr.String())
-	}
-	return res
+	return nodeLines[duckResult](t, "duckdb", filepath.Join("duckdb", "query.mjs"), statements, "-")
 }
 
 func sqlString(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,11 +1,8 @@
 package export
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -26,30 +23,7 @@ type polarsResult struct {
 func polars(t *testing.T, paths ...string) []polarsResult {
 	t.Helper()
 	testenv.RequirePeer(t, "polars")
-	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "testdata", "polars", "read.cjs"))
-	cmd.Stdin = strings.NewReader(strings.Join(paths, "\n") + "\n")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("polars: %v\n%s", err, stderr.String())
-	}
-	var res []polarsResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(nil, 1<<30)
-	for sc.Scan() {
-		var r polarsResult
-		d := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		d.UseNumber()
-		if err := d.Decode(&r); err != nil {
-			t.Fatalf("polars output: %v", err)
-		}
-		res = append(res, r)
-	}
-	if len(res) != len(paths) {
-		t.Fatalf("polars: %d results for %d files\n%s", len(res), len(paths), stderr.String())
-	}
-	return res
+	return nodeLines[polarsResult](t, "polars", filepath.Join("polars", "read.cjs"), paths)
 }
 
 // polarsType is the polars dtype (as polars prints it) our Parquet should
