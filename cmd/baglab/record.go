@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -85,10 +86,9 @@ supported; TCP_NODELAY is always on (--tcpnodelay is accepted).`
 const recordExample = `  baglab record -o run.bag /chatter /tf
   baglab record -a -x '/rosout.*' -o all.bag --lz4
   baglab record -e '/camera/.*' -o cams.mcap --compression zstd
-  baglab record -o split.bag --split --duration 5m --max-splits 12 -a
+  baglab record -o split.bag --split --duration 5m --max-splits 12 -a --repeat-latched
   baglab record -o imu.bag -l 100 /imu
-  baglab record -o move_base.bag --node /move_base
-  baglab reindex demo/data/broken/study.bag.active    # after a crash`
+  baglab record -o nav.bag --node /move_base`
 
 func newRecordCmd(g *globalOptions) *cobra.Command {
 	o := &recordOptions{g: g}
@@ -256,10 +256,12 @@ func runRecord(o *recordOptions, args []string) error {
 		ro.Status = f
 	}
 	r, err := record.New(ro)
-	if err != nil {
-		if errors.Is(err, record.ErrUsage) {
-			return usageErrorf("%v", err)
-		}
+	switch {
+	case errors.Is(err, record.ErrUsage):
+		return usageErrorf("%v", err)
+	case errors.Is(err, fs.ErrExist):
+		return outputError(ro.Output, err)
+	case err != nil:
 		return err
 	}
 	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.Output)

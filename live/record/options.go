@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -69,7 +71,8 @@ type Options struct {
 	// it warns below five times as much. 0 means DefaultMinSpace, negative
 	// disables the check.
 	MinSpace int64
-	// Force overwrites an existing output file.
+	// Force overwrites an existing output file; without it New fails with
+	// an error wrapping fs.ErrExist.
 	Force bool
 	// Node configures the recorder's ROS node (name, master, host).
 	NodeOptions rosnode.Options
@@ -123,6 +126,11 @@ func (o *Options) check() error {
 	case !isBag && (c == "lz4" || c == "zstd"):
 	default:
 		return usagef("compression %q is not available for %s (bag: none, lz4, bz2; MCAP: zstd, lz4, none)", c, filepath.Ext(o.Output))
+	}
+	if !o.Force {
+		if _, err := os.Stat(o.outputPath(0)); err == nil {
+			return fmt.Errorf("%s: %w (use --force to overwrite)", o.outputPath(0), fs.ErrExist)
+		}
 	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = DefaultChunkSize

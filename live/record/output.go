@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,7 +57,7 @@ func (o *Options) outputPath(idx int) string {
 func (o *Options) openOutput(path string, now time.Time) (*output, error) {
 	if !o.Force {
 		if _, err := os.Stat(path); err == nil {
-			return nil, fmt.Errorf("%s exists (use --force to overwrite)", path)
+			return nil, fmt.Errorf("%s: %w (use --force to overwrite)", path, fs.ErrExist)
 		}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
