@@ -407,3 +407,43 @@ func TestRecordMasterDies(t *testing.T) {
 		t.Fatalf("file holds %d messages, %d received", len(got), res.Topics[0].Received)
 	}
 }
+
+const pyWriteBag = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+with rosbag.Bag(sys.argv[1], "w") as b:
+    for i in range(200):
+        b.write("/played", String(data="p%d" % i), rospy.Time(1000 + i * 0.01))
+`
+
+// What the C++ rosbag play (a roscpp publisher) sends is recorded byte for
+// byte, in order, under its header.
+func TestRecordRosbagPlay(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rosbag")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.bag")
+	if out, err := m.Output(t, 60*time.Second, rostest.Python, "-c", pyWriteBag, src); err != nil {
+		t.Fatalf("writing the bag: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "played.bag")
+	r, stop := startRecorder(t, m, Options{Output: out, Topics: []string{"/played"}})
+	if o, err := m.Output(t, 60*time.Second, rostest.Python, "/usr/bin/rosbag", "play", "-d", "1", src); err != nil {
+		t.Fatalf("rosbag play: %v\n%s", err, o)
+	}
+	r.waitReceived(t, "/played", 200, 10*time.Second)
+	stop()
+	got := readRecording(t, out)["/played"]
+	if len(got) != 200 {
+		t.Fatalf("%d messages, want 200", len(got))
+	}
+	for i, msg := range got {
+		if s := stringData(msg.data); s != fmt.Sprintf("p%d", i) {
+			t.Fatalf("message %d is %q", i, s)
+		}
+	}
+	h := got[0].ch
+	if !strings.HasPrefix(h.Metadata["callerid"], "/play_") || h.Metadata["latching"] != "0" || h.Schema.MD5 != stringMD5 || string(h.Schema.Data) != stringDef {
+		t.Fatalf("connection %+v schema %+v", h.Metadata, h.Schema)
+	}
+}
