@@ -53,7 +53,8 @@ type Options struct {
 	// topics while pause-topics mode is on (--pause-topics; key t toggles).
 	PauseTopics []string
 	// ReadAhead bounds the bytes of messages read, decompressed and
-	// converted ahead of the schedule.
+	// converted ahead of the schedule (32 MiB: seconds of a 10 MB/s
+	// stream, many bz2 chunks).
 	ReadAhead int64
 	// RateControl, when set, returns the last stamp (ns since the epoch)
 	// seen on the rate-control topic and whether one was seen: playback
@@ -83,7 +84,7 @@ func DefaultOptions() Options {
 		Rate:        1,
 		Delay:       200 * time.Millisecond,
 		ClockHz:     100,
-		ReadAhead:   64 << 20,
+		ReadAhead:   32 << 20,
 		StatusEvery: 100 * time.Millisecond,
 
 		RateControlMaxDelay: time.Second,
