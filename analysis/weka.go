@@ -572,35 +572,39 @@ func (e *emState) mstep(inst *dataset) error {
 	if err := normalize(e.priors); err != nil {
 		return err
 	}
-	// Weka loops cluster, attribute, row; each sum still gets its terms in
-	// row order here. Its per-attribute weight sums are all equal.
-	for l := 0; l < inst.n; l++ {
-		row := inst.row(l)
-		ws := e.weights[l*k : (l+1)*k]
-		if natts == 3 {
-			v0, v1, v2 := row[0], row[1], row[2]
-			q0, q1, q2 := v0*v0, v1*v1, v2*v2
-			for i, w := range ws {
-				mean := e.mean[i*3 : i*3+3 : i*3+3]
-				sd := e.sd[i*3 : i*3+3 : i*3+3]
-				mean[0] += v0 * w
-				mean[1] += v1 * w
-				mean[2] += v2 * w
-				sd[0] += q0 * w
-				sd[1] += q1 * w
-				sd[2] += q2 * w
+	// Weka loops cluster, attribute, row; each sum gets its terms in row
+	// order here too. Its per-attribute weight sums are all equal.
+	if natts == 3 {
+		x := inst.x[:inst.n*3]
+		for i := 0; i < k; i++ {
+			var m0, m1, m2, s0, s1, s2, ws float64
+			for l := 0; l < inst.n; l++ {
+				w := e.weights[l*k+i]
+				v0, v1, v2 := x[l*3], x[l*3+1], x[l*3+2]
+				m0 += v0 * w
+				m1 += v1 * w
+				m2 += v2 * w
+				s0 += v0 * v0 * w
+				s1 += v1 * v1 * w
+				s2 += v2 * v2 * w
+				ws += w
+			}
+			e.mean[i*3], e.mean[i*3+1], e.mean[i*3+2] = m0, m1, m2
+			e.sd[i*3], e.sd[i*3+1], e.sd[i*3+2] = s0, s1, s2
+			e.wsum[i] = ws
+		}
+	} else {
+		for l := 0; l < inst.n; l++ {
+			row := inst.row(l)
+			for i, w := range e.weights[l*k : (l+1)*k] {
+				mean := e.mean[i*natts : (i+1)*natts]
+				sd := e.sd[i*natts : (i+1)*natts]
+				for j, v := range row {
+					mean[j] += v * w
+					sd[j] += v * v * w
+				}
 				e.wsum[i] += w
 			}
-			continue
-		}
-		for i, w := range ws {
-			mean := e.mean[i*natts : (i+1)*natts]
-			sd := e.sd[i*natts : (i+1)*natts]
-			for j, v := range row {
-				mean[j] += v * w
-				sd[j] += v * v * w
-			}
-			e.wsum[i] += w
 		}
 	}
 	for j := 0; j < natts; j++ {
