@@ -184,6 +184,7 @@ func pythonRead(t *testing.T, m *rostest.Master, path string) map[string]pyTopic
 // with the same connection headers the real rosbag record wrote for the
 // same publishers.
 func TestRecordRostopicPubLikeRosbag(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	rostest.Require(t, "rostopic", "rosbag")
 	dir := t.TempDir()
@@ -302,6 +303,7 @@ time.sleep(1)
 // With /use_sim_time set, message times follow /clock, as rosbag record
 // stamps them with ros::Time::now().
 func TestRecordSimTime(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	rostest.Require(t, "rostopic")
 	if out, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosparam", "set", "/use_sim_time", "true"); err != nil {
@@ -360,6 +362,7 @@ time.sleep(120)
 // --node records what a node subscribes to (lookupNode, then the node's
 // getSubscriptions), and nothing else.
 func TestRecordNodeSubscriptions(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	rostest.Require(t, "rostopic")
 	m.Start(t, "listener", rostest.Python, "-c", pyListener)
@@ -386,6 +389,7 @@ func TestRecordNodeSubscriptions(t *testing.T) {
 // connections keep feeding the recorder, and Ctrl-C still closes the file
 // promptly with everything received.
 func TestRecordMasterDies(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	rostest.Require(t, "rostopic")
 	m.Start(t, "pub", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", "/chatter", "std_msgs/String", "data: hello")
@@ -419,6 +423,7 @@ with rosbag.Bag(sys.argv[1], "w") as b:
 // What the C++ rosbag play (a roscpp publisher) sends is recorded byte for
 // byte, in order, under its header.
 func TestRecordRosbagPlay(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	rostest.Require(t, "rosbag")
 	dir := t.TempDir()

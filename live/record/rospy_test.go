@@ -41,6 +41,7 @@ print("published", n, flush=True)
 // publisher's connection header. The topic appears after recording starts
 // and is found by polling the master (-e).
 func TestRecordTwoRospyPublishers(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	out := filepath.Join(t.TempDir(), "multi.mcap")
 	r, stop := startRecorder(t, m, Options{Output: out, Regex: true, Topics: []string{"/mul.*"}})
@@ -131,6 +132,7 @@ func TestMain(mm *testing.M) {
 // A recorder killed with SIGKILL leaves NAME.bag.active; reindexing it
 // recovers every message but those of the chunk it was filling.
 func TestRecordKilledRecoversWrittenChunks(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	out := filepath.Join(t.TempDir(), "killed.bag")
 	const chunk = 4096
@@ -178,6 +180,7 @@ func TestRecordKilledRecoversWrittenChunks(t *testing.T) {
 // master's publisherUpdate; --split --size starts NAME_N files at the size
 // and no message is lost or repeated across them.
 func TestRecordSplitBySizeLatePublisher(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "late.bag")
