@@ -65,6 +65,7 @@ fuzz:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@echo "side by side with the peers (minutes, not in CI): testdata/bench/compare.sh"
 
 demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)

@@ -1,13 +1,14 @@
 // Command workload writes the recordings of the speed benchmark
 // (testdata/bench/compare.sh) as ROS1 bags: placement sets with fact lists
 // (the nested-message workload, and the placement groups the learner is
-// timed on), point clouds (the blob workload), or one placement group as
-// "x y theta" lines for the Weka peer. The 1M small-message bag is written
+// timed on), point clouds (the blob workload), or one placement group of 6
+// clusters (with its points as "x y theta" lines beside it, NAME.txt, in
+// the learner's order, for the Weka peer). The 1M small-message bag is written
 // by Debian's rosbag (points.py beside this directory).
 //
 //	go run ./testdata/bench/workload -kind nested -placements 120000 -o nested.bag
 //	go run ./testdata/bench/workload -kind blobs -o blobs.bag
-//	go run ./testdata/bench/workload -kind group -placements 1500 -o group.txt
+//	go run ./testdata/bench/workload -kind group -placements 1500 -o group.bag
 package main
 
 import (
@@ -17,6 +18,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -47,6 +49,9 @@ func main() {
 		err = g.blobs(*out, *clouds, *cloudBytes)
 	case "group":
 		err = g.group(*out, *placements)
+		if err == nil {
+			err = g.writePoints(strings.TrimSuffix(*out, ".bag") + ".txt")
+		}
 	default:
 		err = fmt.Errorf("unknown -kind %q", *kind)
 	}
@@ -63,6 +68,9 @@ type gen struct {
 	w   *bag.Writer
 	ids map[string]uint32
 	seq uint64
+	// points are the placements written, in order, when kept.
+	points [][3]float64
+	keep   bool
 }
 
 // start is 2024-01-01T00:00:00Z.
@@ -151,15 +159,19 @@ func (g *gen) draw(cs []cluster) (x, y, th float64) {
 
 // group writes one placement group of n points drawn from 6 clusters.
 func (g *gen) group(path string, n int) error {
+	g.keep = true
+	return g.placementSets(path, n, 0, []string{"cup"}, func(int) int { return 6 })
+}
+
+// writePoints writes the kept placements as "x y theta" lines.
+func (g *gen) writePoints(path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriter(f)
-	cs := g.clusters(6)
-	for range n {
-		x, y, th := g.draw(cs)
-		fmt.Fprintf(w, "%s %s %s\n", strconv.FormatFloat(x, 'g', -1, 64), strconv.FormatFloat(y, 'g', -1, 64), strconv.FormatFloat(th, 'g', -1, 64))
+	for _, p := range g.points {
+		fmt.Fprintf(w, "%s %s %s\n", strconv.FormatFloat(p[0], 'g', -1, 64), strconv.FormatFloat(p[1], 'g', -1, 64), strconv.FormatFloat(p[2], 'g', -1, 64))
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -170,10 +182,16 @@ func (g *gen) group(path string, n int) error {
 // nested writes n placements of 5 items (groups of 2 to 6 clusters) as
 // PlacementSets of 3, interleaved with facts FactLists of 2 to 8 facts.
 func (g *gen) nested(path string, n, facts int) error {
+	return g.placementSets(path, n, facts, []string{"cup", "plate", "spoon", "book", "remote"}, func(i int) int { return 2 + i })
+}
+
+// placementSets writes n placements of the items (item i drawn from
+// clusters(i) clusters) as PlacementSets of 3, round robin, and facts
+// FactLists spread among them.
+func (g *gen) placementSets(path string, n, facts int, items []string, clusters func(int) int) error {
 	if err := g.create(path); err != nil {
 		return err
 	}
-	items := []string{"cup", "plate", "spoon", "book", "remote"}
 	type groupSpec struct {
 		item, room, surface *value.Struct
 		name                string
@@ -186,7 +204,7 @@ func (g *gen) nested(path string, n, facts int) error {
 			item:    g.value("interactive_world_msgs/Item", map[string]any{"name": name, "width": 0.08, "height": 0.1}),
 			room:    g.value("interactive_world_msgs/Room", map[string]any{"name": "kitchen", "width": 6.0, "height": 4.5, "pose.orientation.w": 1.0}),
 			surface: g.value("interactive_world_msgs/Surface", map[string]any{"name": "kitchen_table", "width": 1.6, "height": 0.9, "pose.position.z": 0.74, "pose.orientation.w": 1.0}),
-			cs:      g.clusters(2 + i),
+			cs:      g.clusters(clusters(i)),
 		})
 	}
 	sets := n / 3
@@ -200,6 +218,9 @@ func (g *gen) nested(path string, n, facts int) error {
 		var ps []*value.Struct
 		for range 3 {
 			x, y, th := g.draw(gs.cs)
+			if g.keep {
+				g.points = append(g.points, [3]float64{x, y, th})
+			}
 			ps = append(ps, g.value("interactive_world_msgs/Placement", map[string]any{
 				"item": gs.item, "room": gs.room, "surface": gs.surface, "reference_frame_id": "kitchen_table",
 				"position.x": x, "position.y": y, "position.z": 0.74, "rotation": th}))
@@ -207,7 +228,7 @@ func (g *gen) nested(path string, n, facts int) error {
 		t += 5e6
 		g.put("/interactive_world/placement_sets", t, g.value("interactive_world_msgs/PlacementSet", map[string]any{
 			"item": gs.item, "room": gs.room, "surface": gs.surface, "reference_frame_id": "kitchen_table", "placements": ps}))
-		if s%factEvery == 0 && written < facts {
+		if facts > 0 && s%factEvery == 0 && written < facts {
 			written++
 			var fl []*value.Struct
 			for j := range 2 + g.rng.IntN(7) {
