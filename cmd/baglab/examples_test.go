@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -38,13 +39,17 @@ func init() {
 type example struct {
 	where string // "baglab cat --help", "README.md:170"
 	line  string
-	exit  int // the exit code a trailing "# exit N" announces (default 0)
+	exit  int  // the exit code a trailing "# exit N" announces (default 0)
+	live  bool // a record or play line: needs a ROS master, runs until interrupted
 }
 
 var exitNote = regexp.MustCompile(`#\s*exit (\d+)\s*$`)
 
 func newExample(where, line string) example {
 	e := example{where: where, line: line}
+	for c := range liveCommands {
+		e.live = e.live || strings.HasPrefix(line, c+" ")
+	}
 	if m := exitNote.FindStringSubmatch(line); m != nil {
 		e.exit, _ = strconv.Atoi(m[1])
 	}
@@ -69,7 +74,8 @@ func helpExamples() map[string][]example {
 	return out
 }
 
-// readmeExamples returns the baglab lines of the README's sh code blocks.
+// readmeExamples returns the baglab lines of the README's sh, bash and
+// shell code blocks.
 func readmeExamples(t *testing.T) []example {
 	data, err := os.ReadFile(filepath.Join(testenv.Root(t), "README.md"))
 	if err != nil {
@@ -82,7 +88,7 @@ func readmeExamples(t *testing.T) []example {
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "```"):
-			inSh = !inSh && (line == "```sh" || line == "```bash")
+			inSh = !inSh && (line == "```sh" || line == "```bash" || line == "```shell")
 		case inSh && strings.HasPrefix(strings.TrimSpace(line), "baglab "):
 			out = append(out, newExample(fmt.Sprintf("README.md:%d", n), strings.TrimSpace(line)))
 		}
@@ -140,7 +146,7 @@ func TestExamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			runEnv := env
-			if liveCommands[name] {
+			if slices.ContainsFunc(examples, func(e example) bool { return e.live }) {
 				m := rostest.StartMaster(t)
 				runEnv = append(m.Env(), exampleMainEnv+"=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 			}
@@ -152,15 +158,16 @@ func TestExamples(t *testing.T) {
 					t.Logf("skipping %q: jq is not installed (make deps-apt installs it)", e.line)
 					continue
 				}
-				runExample(t, dir, runEnv, e, liveCommands[name])
+				runExample(t, dir, runEnv, e)
 			}
 		})
 	}
 }
 
-func runExample(t *testing.T, dir string, env []string, e example, live bool) {
+func runExample(t *testing.T, dir string, env []string, e example) {
 	t.Helper()
 	limit := 2 * time.Minute
+	live := e.live
 	if live {
 		limit = 3 * time.Second
 	}

@@ -46,6 +46,10 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 	if err != nil {
 		return nil, err
 	}
+	stdin, err := g.stdinFor(files)
+	if err != nil {
+		return nil, err
+	}
 	bar := &progress{}
 	in, err := decode.OpenInputs(files, decode.InputOptions{
 		Registry:  reg,
@@ -54,7 +58,7 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 		OnSkip:    func(err error) { g.note("baglab: skipped: %v", err) },
 		OnWarning: func(s string) { g.note("baglab: warning: %s", s) },
 		Progress:  bar.add,
-		Stdin:     g.stdin,
+		Stdin:     stdin,
 	})
 	if err != nil {
 		return nil, err
