@@ -72,11 +72,24 @@ func (q *queue) take(dst []item, wait time.Duration) (out []item, done bool) {
 		q.mu.Lock()
 	}
 	defer q.mu.Unlock()
-	dst = append(dst, q.items[q.head:]...)
-	clear(q.items[q.head:])
-	q.items, q.head, q.bytes = q.items[:0], 0, 0
+	// Take at most maxBatch bytes, so that what the writer holds stays
+	// small next to the buffer and full-buffer drops hit queued messages.
+	end, n := q.head, int64(0)
+	for end < len(q.items) && (end == q.head || n+int64(len(q.items[end].data)) <= maxBatch) {
+		n += int64(len(q.items[end].data))
+		end++
+	}
+	dst = append(dst, q.items[q.head:end]...)
+	clear(q.items[q.head:end])
+	q.head, q.bytes = end, q.bytes-n
+	if q.head == len(q.items) {
+		q.items, q.head = q.items[:0], 0
+	}
 	return dst, q.closed && len(dst) == 0
 }
+
+// maxBatch bounds the bytes take hands to the writer at once.
+const maxBatch = 4 << 20
 
 // size is the number of bytes queued.
 func (q *queue) size() int64 {

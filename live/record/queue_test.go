@@ -41,6 +41,20 @@ func TestQueueDropsOldestAndCounts(t *testing.T) {
 	if got, _ := unbounded.take(nil, 0); len(got) != 1000 {
 		t.Fatalf("unbounded queue kept %d", len(got))
 	}
+	// The writer takes at most maxBatch bytes at a time (one message at
+	// least), oldest first.
+	for i := range 3 {
+		unbounded.push(item{topic: a, data: make([]byte, maxBatch/2+1), t: time.Unix(int64(i), 0)})
+	}
+	for i := range 3 {
+		got, _ := unbounded.take(nil, 0)
+		if len(got) != 1 || got[0].t.Unix() != int64(i) {
+			t.Fatalf("take %d: %d messages", i, len(got))
+		}
+	}
+	if unbounded.size() != 0 {
+		t.Fatalf("size %d", unbounded.size())
+	}
 	q.close()
 	if _, done := q.take(nil, time.Second); !done {
 		t.Fatal("closed empty queue not done")
