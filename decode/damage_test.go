@@ -340,3 +340,72 @@ func TestRecoverRecordsLength(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipBadDropsUnverified: under skip-bad the messages of an MCAP chunk
+// whose CRC fails are left out and reported as dropped; KeepUnverified
+// keeps them, each marked Unverified (issue 10 point 4).
+func TestSkipBadDropsUnverified(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full.mcap")
+	mw, err := mcapfile.Create(full, mcapfile.WithChunkSize(2048), mcapfile.WithCompression("none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeMany(t, mw, 300)
+	data, err := os.ReadFile(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	offs := offsets(t, full)
+	chunks := chunkStarts(t, full, data)
+	victim, next := chunks[3], chunks[4]
+	inVictim := 0
+	var first int64 = -1
+	for _, o := range offs {
+		if o > victim && o < next {
+			inVictim++
+			if first < 0 {
+				first = o
+			}
+		}
+	}
+	// "message N" -> "messagf N": the records still frame, the CRC fails.
+	i := strings.Index(string(data[first:next]), "message ")
+	data[first+int64(i)+6] = 'f'
+	path := filepath.Join(dir, "crc.mcap")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, keep := range []bool{false, true} {
+		var skips []error
+		r, err := decode.OpenWith(path, decode.OpenOptions{OnSkip: func(err error) { skips = append(skips, err) }, KeepUnverified: keep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, _ := r.Messages(record.Filter{})
+		n, unverified, damaged := 0, 0, 0
+		for {
+			m, err := it.Next()
+			if err != nil {
+				break
+			}
+			n++
+			if m.Unverified {
+				unverified++
+			}
+			if strings.Contains(string(m.Data), "messagf") {
+				damaged++
+			}
+		}
+		it.Close()
+		r.Close()
+		want, wantUnverified, note := len(offs)-inVictim, 0, fmt.Sprintf("%d messages dropped: no CRC vouches for them", inVictim)
+		if keep {
+			want, wantUnverified, note = len(offs), inVictim, "their content may be damaged"
+		}
+		if n != want || unverified != wantUnverified || damaged != wantUnverified/inVictim || len(skips) != 1 ||
+			!errors.Is(skips[0], record.ErrCRC) || !strings.Contains(skips[0].Error(), note) {
+			t.Errorf("keep %v: %d messages (want %d), %d unverified (want %d), %d damaged; skips %v", keep, n, want, unverified, wantUnverified, damaged, skips)
+		}
+	}
+}

@@ -41,12 +41,17 @@ type InputOptions struct {
 	// definition is missing or does not compile — reporting each to OnSkip
 	// (see Skip), instead of stopping at the first.
 	SkipBad bool
+	// KeepUnverified, with SkipBad, keeps the messages no CRC vouches for,
+	// marked record.Message.Unverified (see OpenOptions.KeepUnverified);
+	// by default they are left out and reported through OnSkip.
+	KeepUnverified bool
 	// OnSkip receives what SkipBad skipped, a *record.Error naming the file
 	// and offset.
 	OnSkip func(error)
-	// OnWarning receives the notes about a selection that is partly empty:
-	// a topic pattern that matches nothing, a time window outside the
-	// recording.
+	// OnWarning receives the notes about a selection that is partly empty
+	// (a topic pattern that matches nothing, a time window outside the
+	// recording) and the torn end of a ROS1 bag that was never closed,
+	// whose complete messages are all read (see OpenOptions.OnWarning).
 	OnWarning func(string)
 	// Progress, when set, is called with counts of messages read, from the
 	// goroutines that read them.
@@ -87,7 +92,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		return nil, err
 	}
 	in := &Inputs{paths: expanded, res: NewResolver(o.Registry), o: o}
-	var open OpenOptions
+	open := OpenOptions{OnWarning: func(err error) { in.warn("%v", err) }, KeepUnverified: o.KeepUnverified}
 	if o.SkipBad {
 		open.OnSkip = func(err error) { in.report(err) }
 	}

@@ -112,6 +112,16 @@ type OpenOptions struct {
 	// damaged, a cut tail), reporting each skipped range to OnSkip as a
 	// *record.Error. Other readers still stop at the first error.
 	OnSkip func(error)
+	// OnWarning receives, as a *record.Error, damage that is no error: the
+	// torn end of a ROS1 bag that was never closed (a .bag.active file,
+	// rosbag record killed), after whose last complete message the
+	// iterators end. Without it the torn end goes to OnSkip, if set.
+	OnWarning func(error)
+	// KeepUnverified keeps, with OnSkip, the messages that no CRC vouches
+	// for (an MCAP chunk whose CRC fails or whose compressed data is
+	// damaged), marked record.Message.Unverified; by default they are left
+	// out and reported.
+	KeepUnverified bool
 }
 
 // Open opens a recording of any supported format. A rosbag2 folder with MCAP
@@ -147,10 +157,14 @@ func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 // bagOptions are the reader options of the bag at path: with o.OnSkip,
 // WithSkipBad reporting each damaged stretch as a *record.Error.
 func bagOptions(path string, o OpenOptions) []bag.Option {
-	if o.OnSkip == nil {
-		return nil
+	var opts []bag.Option
+	if o.OnSkip != nil {
+		opts = append(opts, bag.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
 	}
-	return []bag.Option{bag.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) })}
+	if o.OnWarning != nil {
+		opts = append(opts, bag.WithTornTail(func(s record.Skipped) { o.OnWarning(s.AsError(path)) }))
+	}
+	return opts
 }
 
 // mcapOptions are the reader options of the MCAP file at path: with
@@ -160,7 +174,11 @@ func mcapOptions(path string, o OpenOptions) []mcapfile.Option {
 	if o.OnSkip == nil {
 		return nil
 	}
-	return []mcapfile.Option{mcapfile.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) })}
+	opts := []mcapfile.Option{mcapfile.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) })}
+	if o.KeepUnverified {
+		opts = append(opts, mcapfile.WithKeepUnverified())
+	}
+	return opts
 }
 
 // FormatOf returns the format of an open reader.

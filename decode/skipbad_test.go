@@ -75,7 +75,9 @@ func TestOpenSkipBadMCAP(t *testing.T) {
 				t.Fatalf("without OnSkip: %d messages, then %v", strict, err)
 			}
 			var skipped []error
-			n, err := count(t, tc.path, decode.OpenOptions{OnSkip: func(err error) { skipped = append(skipped, err) }})
+			// (KeepUnverified: the CRC-failed chunk's messages are read;
+			// TestSkipBadDropsUnverified checks the default.)
+			n, err := count(t, tc.path, decode.OpenOptions{OnSkip: func(err error) { skipped = append(skipped, err) }, KeepUnverified: true})
 			if err != io.EOF || n <= strict || tc.want != 0 && n != tc.want || tc.want == 0 && n >= intact {
 				t.Errorf("with OnSkip: %d messages (%d without), then %v", n, strict, err)
 			}

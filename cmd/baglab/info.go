@@ -133,6 +133,13 @@ func printSummary(w io.Writer, info *decode.Description) error {
 	fmt.Fprintf(tw, "end:\t%s\n", formatNs(s.EndNs))
 	fmt.Fprintf(tw, "messages:\t%d\n", s.MessageCount)
 	fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
+	if s.Unindexed != "" {
+		fix := "reindex"
+		if s.Format == "mcap" {
+			fix = "recover"
+		}
+		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, fix, s.Path)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

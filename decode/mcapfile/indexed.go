@@ -116,6 +116,20 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 	if lc.Err != nil {
 		return lc
 	}
+	if fate.damage != nil && cut == nil && !it.r.opts.keepUnverified {
+		// No CRC vouches for the records: leave them out, and say so.
+		fate.dropped = true
+		_ = chunkRecords(file, off, records, func(op mcap.OpCode, _ int, _ []byte) error {
+			if op == mcap.OpMessage {
+				fate.seen++
+			}
+			return nil
+		})
+		s := fate.skipped(fr.end() - fr.offset)
+		lc.Skipped = &s
+		return lc
+	}
+	lc.Unverified = fate.damage != nil
 	if len(records) > math.MaxUint32 {
 		lc.Err = errorf(file, off, "chunk.uncompressed_size", record.ErrUnsupported, "chunk records of %d bytes (at most 4 GiB are read)", len(records))
 		return lc
@@ -194,6 +208,7 @@ func (it *indexedIter) Next() (*record.Message, error) {
 		Sequence:    uint64(binary.LittleEndian.Uint32(body[2:])),
 		Source:      it.r.file,
 		Offset:      l.Offset(e),
+		Unverified:  l.Unverified,
 		Data:        body[messageHeadLen:],
 	}
 	return &it.msg, nil

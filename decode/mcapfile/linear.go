@@ -14,12 +14,15 @@ import (
 // item is one record met by a walker: a top-level record or one inside a
 // chunk.
 type item struct {
-	op       mcap.OpCode
-	body     []byte
-	frame    frame // the top-level record (the chunk for records inside one)
-	offset   int64 // file offset of the record, -1 inside a compressed chunk
-	inChunk  bool
-	chunkHdr *chunk // the enclosing chunk, when inChunk
+	op      mcap.OpCode
+	body    []byte
+	frame   frame // the top-level record (the chunk for records inside one)
+	offset  int64 // file offset of the record, -1 inside a compressed chunk
+	inChunk bool
+	// unverified is set for the records of a chunk whose CRC fails or
+	// whose compressed data is damaged, kept WithKeepUnverified.
+	unverified bool
+	chunkHdr   *chunk // the enclosing chunk, when inChunk
 }
 
 // messageOffset is the Message.Offset of a message record: its own offset,
@@ -43,8 +46,12 @@ type walker struct {
 	verify bool
 	// going on past damage
 	salvage bool
-	starts  chunkStarts          // chunks of the summary's chunk index, to pick up at
-	report  func(record.Skipped) // nil: skip silently
+	// dropUnverified leaves out the records of a chunk that no CRC vouches
+	// for (going on past damage, unless WithKeepUnverified).
+	dropUnverified bool
+	ckUnverified   bool
+	starts         chunkStarts          // chunks of the summary's chunk index, to pick up at
+	report         func(record.Skipped) // nil: skip silently
 	// current chunk
 	ck       *chunk
 	ckFrame  frame
@@ -187,7 +194,7 @@ func (w *walker) setChunk(fr frame, ck *chunk, data []byte) {
 			w.ckBuf = data[:0]
 		}
 	}
-	w.ck, w.ckFrame, w.ckData, w.ckPos = ck, fr, data, 0
+	w.ck, w.ckFrame, w.ckData, w.ckPos, w.ckUnverified = ck, fr, data, 0, false
 }
 
 // resync goes on past the record at start, whose framing err says is lost:
@@ -221,15 +228,24 @@ func (w *walker) salvageChunk(fr frame, body []byte, cut error) {
 		return
 	}
 	data, fate := salvageRecords(&w.dec, w.file, fr, ck, w.ckBuf, cut, w.verify)
+	// A chunk damaged in place (its CRC fails, its compressed data is
+	// corrupt) is unverified; one cut by the end of the file keeps its
+	// complete records.
+	fate.dropped = fate.damage != nil && fate.cut == nil && w.dropUnverified
 	for p := 0; p < len(data); {
 		op := mcap.OpCode(data[p])
 		n := int(binary.LittleEndian.Uint64(data[p+1:]))
 		p += recordHeaderLen + n
 		if op != mcap.OpMessage {
-			fate.used++
+			if !fate.dropped {
+				fate.used++
+			}
 			continue
 		}
 		fate.seen++
+		if fate.dropped {
+			continue
+		}
 		if n < messageHeadLen {
 			fate.bad++
 			if fate.firstBad == nil {
@@ -243,8 +259,9 @@ func (w *walker) salvageChunk(fr frame, body []byte, cut error) {
 	if !fate.whole() {
 		w.skip(fate.skipped(fr.end() - fr.offset))
 	}
-	if len(data) > 0 {
+	if len(data) > 0 && !fate.dropped {
 		w.setChunk(fr, ck, data)
+		w.ckUnverified = fate.damage != nil
 	}
 }
 
@@ -260,7 +277,7 @@ func (w *walker) chunkRecord() (item, error) {
 		return item{}, errorf(w.file, w.ckFrame.offset, op.String()+" record length", record.ErrLength,
 			"length %d at uncompressed offset %d exceeds the %d bytes left in the chunk", n, p, len(buf)-p-recordHeaderLen)
 	}
-	it := item{op: op, body: buf[p+recordHeaderLen : p+recordHeaderLen+int(n)], frame: w.ckFrame, offset: -1, inChunk: true, chunkHdr: w.ck}
+	it := item{op: op, body: buf[p+recordHeaderLen : p+recordHeaderLen+int(n)], frame: w.ckFrame, offset: -1, inChunk: true, chunkHdr: w.ck, unverified: w.ckUnverified}
 	if w.ckPlain >= 0 {
 		it.offset = w.ckPlain + int64(p)
 	}
@@ -432,6 +449,7 @@ func (r *Reader) newWalker(report func(record.Skipped)) *walker {
 	w := newWalker(r.ra, r.file, r.size, r.opts.verifyCRC)
 	if r.opts.skipBad {
 		w.goOn(newChunkStarts(r.summary), report)
+		w.dropUnverified = !r.opts.keepUnverified
 	}
 	return w
 }
@@ -597,6 +615,7 @@ func (it *linearIter) next() (*record.Message, error) {
 				Sequence:    uint64(seq),
 				Source:      it.r.file,
 				Offset:      rec.messageOffset(),
+				Unverified:  rec.unverified,
 				Data:        rec.body[messageHeadLen:],
 			}
 			return &it.msg, nil

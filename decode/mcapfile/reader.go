@@ -30,6 +30,9 @@ type options struct {
 	verifyCRC bool
 	skipBad   bool
 	onSkip    func(record.Skipped)
+	// keepUnverified keeps, going on past damage, the records no CRC
+	// vouches for.
+	keepUnverified bool
 }
 
 func defaultOptions() options {
@@ -74,6 +77,15 @@ func WithVerifyCRC(verify bool) Option {
 // iterators stop at the first error.
 func WithSkipBad(report func(record.Skipped)) Option {
 	return func(o *options) { o.skipBad, o.onSkip = true, report }
+}
+
+// WithKeepUnverified makes a reader going on past damage (WithSkipBad)
+// keep the records of a chunk whose CRC fails or whose compressed data is
+// damaged, marking their messages record.Message.Unverified. By default
+// they are left out and reported (Skipped.Dropped): their content may be
+// damaged.
+func WithKeepUnverified() Option {
+	return func(o *options) { o.keepUnverified = true }
 }
 
 // Reader is an open MCAP file. It implements record.Reader. Its methods may

@@ -352,7 +352,7 @@ func (f *chunkFate) skipped(length int64) record.Skipped {
 	switch {
 	case f.dropped:
 		s.Dropped = f.seen
-		why = append(why, fmt.Sprintf("%d messages dropped", f.seen))
+		why = append(why, fmt.Sprintf("%d messages dropped: no CRC vouches for them", f.seen))
 	case f.size == 0:
 		why = append(why, "none of its records can be read")
 	case f.damage != nil && f.cut != nil:

@@ -49,7 +49,11 @@ type Message struct {
 	// Offset is the byte offset of the message record in its file; inside
 	// a compressed chunk, the offset of the chunk record; -1 if unknown.
 	Offset int64
-	Data   []byte
+	// Unverified is set when no CRC vouches for the message: it comes from
+	// a damaged chunk a reader was asked to keep (its content may be
+	// damaged).
+	Unverified bool
+	Data       []byte
 }
 
 // Iterator yields messages. Next returns io.EOF at the end and on every later

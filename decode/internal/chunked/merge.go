@@ -54,6 +54,8 @@ type Loaded struct {
 	// Base is the file offset of Data[0] when the chunk is stored
 	// uncompressed, else -1.
 	Base int64
+	// Unverified is set when no CRC vouches for the chunk's content.
+	Unverified bool
 	// Chunk is the chunk it was loaded from (set by Merge).
 	Chunk Chunk
 }
