@@ -471,10 +471,7 @@ func (p *Player) setStopped(now time.Duration, limit int64, change func()) {
 	if was && !p.stopped() {
 		p.anchor(now, p.pausedBag)
 	}
-	if was != p.stopped() {
-		p.nextStatus = 0
-		p.showStatus(now, limit)
-	}
+	p.showStatus(now, limit) // when due: never more than 1/StatusEvery
 }
 
 // rateControlPoll is how often a delayed player looks at the rate-control
