@@ -347,7 +347,7 @@ func (r *Recorder) receive(ts *topicState, m *rosnode.Message) {
 	if n := r.q.push(item{topic: ts, conn: m.Conn, data: m.Data, t: t}); n > 0 {
 		now := time.Now().UnixNano()
 		if last := r.lastDropWarn.Load(); now-last > 5e9 && r.lastDropWarn.CompareAndSwap(last, now) {
-			r.o.Logf("buffer exceeded (--buffsize %d MB): dropping oldest queued messages; %d dropped so far", r.o.BufSize>>20, r.totalDropped())
+			r.o.Logf("buffer of %s exceeded (--buffsize): dropping the oldest queued messages; %d dropped so far", human(float64(r.o.BufSize)), r.totalDropped())
 		}
 	}
 }

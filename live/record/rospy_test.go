@@ -210,3 +210,33 @@ func TestRecordSplitBySizeLatePublisher(t *testing.T) {
 		t.Fatalf("%d messages across the splits, want 600", i)
 	}
 }
+
+// A full buffer drops and counts: with a 1-byte buffer every message is
+// dropped, and the counts are returned and kept in the bag.
+func TestRecordCountsDrops(t *testing.T) {
+	t.Parallel()
+	m := rostest.StartMaster(t)
+	out := filepath.Join(t.TempDir(), "drops.bag")
+	o := Options{Output: out, Topics: []string{"/flood"}, BufSize: 1}
+	r, stop := startRecorder(t, m, o)
+	pub := m.Start(t, "pub", rostest.Python, "-c", pyPublisher, "flood", "/flood", "50", "100")
+	if err := pub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("publisher: %v\n%s", err, m.Log("pub"))
+	}
+	r.waitReceived(t, "/flood", 50, 10*time.Second)
+	res := stop()
+	if res.Dropped() != 50 || res.Topics[0].Written != 0 {
+		t.Fatalf("result %+v, want 50 dropped", res.Topics)
+	}
+	got := readRecording(t, out)
+	if len(got["/flood"]) != 0 {
+		t.Fatalf("%d messages written", len(got["/flood"]))
+	}
+	var st Stats
+	if err := json.Unmarshal([]byte(stringData(got[StatsTopic][0].data)), &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Topics) != 1 || st.Topics[0].Dropped != 50 || st.Topics[0].Received != 50 {
+		t.Fatalf("kept stats %+v", st.Topics)
+	}
+}
