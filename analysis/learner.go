@@ -215,8 +215,7 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *fitPool) {
 	}
 	n := float64(len(rows))
 	best := -1
-	ranks := make([]float64, e.k)
-	pool.each(e.k, func(c int) { ranks[c] = clusterRank(rows, members[c], n) })
+	ranks := clusterRanks(rows, members, n, pool, rankExactMax)
 	for c := 0; c < e.k; c++ {
 		rank := ranks[c]
 		theta := e.mean[c][2]
@@ -242,6 +241,29 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *fitPool) {
 	m.SigmaX, m.SigmaY, m.SigmaTheta = cs.SigmaX, cs.SigmaY, cs.SigmaTheta
 }
 
+// rankExactMax is the largest cluster whose rank_m is summed in Java's
+// order. Beyond it Java's own arithmetic breaks: it multiplies the member
+// count by itself less one in a 32-bit int, which overflows from 46,341
+// members on and gives a negative "density" there.
+const rankExactMax = 46340
+
+// clusterRanks returns clusterRank of each cluster (members[c] are the
+// rows of cluster c): clusters of at most exact members in Java's order and
+// several at once on pool; larger ones with clusterRankLarge.
+func clusterRanks(rows [][]float64, members [][]int, n float64, pool *fitPool, exact int) []float64 {
+	ranks := make([]float64, len(members))
+	var small []int
+	for c, idx := range members {
+		if len(idx) > exact {
+			ranks[c] = clusterRankLarge(rows, idx, n, pool)
+		} else {
+			small = append(small, c)
+		}
+	}
+	pool.each(len(small), func(i int) { ranks[small[i]] = clusterRank(rows, members[small[i]], n) })
+	return ranks
+}
+
 // clusterRank is EMModel's density: the mean Euclidean distance over
 // ordered pairs of members divided by the cluster's share of the group,
 // NaN-free +Inf for clusters with fewer than two members (where Java
@@ -249,19 +271,16 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *fitPool) {
 //
 // The distances are summed in Java's order (every ordered pair, row by
 // row) so that the value is Java's to the bit: halving the work by
-// symmetry or splitting the sum would round differently. Math.pow(d, 2)
-// is d*d in Java (fdlibm and HotSpot special-case the exponent 2).
+// symmetry or splitting the sum would round differently, and no
+// sub-quadratic method gives the same bits. Math.pow(d, 2) is d*d in Java
+// (fdlibm and HotSpot special-case the exponent 2). It costs about a second
+// per 3·10^8 pairs; see clusterRankLarge for clusters beyond rankExactMax.
 func clusterRank(rows [][]float64, idx []int, n float64) float64 {
 	nm := len(idx)
 	if nm < 2 {
 		return math.Inf(1)
 	}
-	xs := make([]float64, nm)
-	ys := make([]float64, nm)
-	ts := make([]float64, nm)
-	for i, r := range idx {
-		xs[i], ys[i], ts[i] = rows[r][0], rows[r][1], rows[r][2]
-	}
+	xs, ys, ts := memberCoords(rows, idx)
 	dist := 0.0
 	for i := range xs {
 		x, y, t := xs[i], ys[i], ts[i]
@@ -274,4 +293,47 @@ func clusterRank(rows [][]float64, idx []int, n float64) float64 {
 		}
 	}
 	return dist / float64(nm*(nm-1)) * 1.0 / (float64(nm) / n)
+}
+
+// clusterRankLarge is clusterRank for clusters too large for Java's formula
+// (see rankExactMax), where the result is not Java's: each unordered pair
+// is summed once (the distance is symmetric to the bit) and doubled, in
+// fixed blocks of rows run in parallel on pool and added in block order, so
+// the value depends neither on the number of workers nor on timing, and
+// the count is a 64-bit product.
+func clusterRankLarge(rows [][]float64, idx []int, n float64, pool *fitPool) float64 {
+	const block = 512
+	nm := len(idx)
+	if nm < 2 {
+		return math.Inf(1)
+	}
+	xs, ys, ts := memberCoords(rows, idx)
+	part := make([]float64, (nm+block-1)/block)
+	pool.each(len(part), func(b int) {
+		s := 0.0
+		for i := b * block; i < min((b+1)*block, nm); i++ {
+			x, y, t := xs[i], ys[i], ts[i]
+			for j := i + 1; j < nm; j++ {
+				dx, dy, dt := x-xs[j], y-ys[j], t-ts[j]
+				s += math.Sqrt(dx*dx + dy*dy + dt*dt)
+			}
+		}
+		part[b] = s
+	})
+	total := 0.0
+	for _, p := range part {
+		total += p
+	}
+	return 2 * total / float64(nm*(nm-1)) * 1.0 / (float64(nm) / n)
+}
+
+// memberCoords returns the x, y and theta of the rows idx, each contiguous.
+func memberCoords(rows [][]float64, idx []int) (xs, ys, ts []float64) {
+	xs = make([]float64, len(idx))
+	ys = make([]float64, len(idx))
+	ts = make([]float64, len(idx))
+	for i, r := range idx {
+		xs[i], ys[i], ts[i] = rows[r][0], rows[r][1], rows[r][2]
+	}
+	return xs, ys, ts
 }
