@@ -5,7 +5,7 @@
 # sensor_msgs/PointCloud2 topic (1 MiB clouds of incompressible data at
 # 10 Hz) for 30 s, both recorders writing lz4 bags at once. Prints, per
 # topic, the publisher's count against each recorder's, and each
-# recorder's peak RSS. Usage:
+# recorder's peak RSS and CPU time. Usage:
 #   testdata/bench/live_record.sh [SECONDS] [DIR]
 # With APART=1 the two recorders take the load one after the other (each
 # alone on the machine) instead of at once.
@@ -54,8 +54,8 @@ run_load() {
     [ $all = 1 ] && break; sleep 0.2
   done
 }
-start_baglab() { start baglab /usr/bin/time -f '%M' -o "$DIR/baglab.rss" ./bin/baglab record -q --lz4 -o "$DIR/baglab.bag" "${TOPICS[@]}"; }
-start_rosbag() { start rosbag /usr/bin/time -f '%M' -o "$DIR/rosbag.rss" rosbag record --lz4 -O "$DIR/rosbag.bag" "${TOPICS[@]}"; }
+start_baglab() { start baglab /usr/bin/time -f '%M %U %S' -o "$DIR/baglab.rss" ./bin/baglab record -q --lz4 -o "$DIR/baglab.bag" "${TOPICS[@]}"; }
+start_rosbag() { start rosbag /usr/bin/time -f '%M %U %S' -o "$DIR/rosbag.rss" rosbag record --lz4 -O "$DIR/rosbag.bag" "${TOPICS[@]}"; }
 if [ "${APART:-0}" = 1 ]; then
   WHO=(baglab); start_baglab; run_load "${PGIDS[-1]}"; mv "$DIR/published.txt" "$DIR/published-baglab.txt"
   WHO=(rosbag); start_rosbag; run_load "${PGIDS[-1]}"; mv "$DIR/published.txt" "$DIR/published-rosbag.txt"
@@ -81,7 +81,9 @@ for who in ("baglab", "rosbag"):
         info = b.get_type_and_topic_info().topics
         counts[who] = {t: info[t].message_count if t in info else 0 for t in pub}
     counts[who + "_size"] = __import__("os").path.getsize("%s/%s.bag" % (d, who))
-rss = {w: int(open("%s/%s.rss" % (d, w)).read().split()[-1]) // 1024 for w in ("baglab", "rosbag")}
+res = {w: open("%s/%s.rss" % (d, w)).read().split()[-3:] for w in ("baglab", "rosbag")}
+rss = {w: int(v[0]) // 1024 for w, v in res.items()}
+cpu = {w: float(v[1]) + float(v[2]) for w, v in res.items()}
 print("%-10s %10s %10s %8s %10s %10s %8s" % ("topic", "published", "baglab", "lost", "published", "rosbag", "lost"))
 tot = [0, 0, 0, 0]
 for t in sorted(pub):
@@ -92,6 +94,7 @@ for t in sorted(pub):
 print("%-10s %10d %10d %8d %10d %10d %8d" % ("total", tot[0], tot[1], tot[0] - tot[1], tot[2], tot[3], tot[2] - tot[3]))
 print("publisher-side drops: %d" % sum(v[1] for p in pubs.values() for v in p.values()))
 print("peak RSS: baglab record %d MiB, rosbag record %d MiB" % (rss["baglab"], rss["rosbag"]))
+print("CPU (user+sys): baglab record %.1f s, rosbag record %.1f s" % (cpu["baglab"], cpu["rosbag"]))
 print("bag size: baglab %.1f MB, rosbag %.1f MB" % (counts["baglab_size"] / 1e6, counts["rosbag_size"] / 1e6))
 PY
 grep -h "dropped\|buffer" "$DIR/baglab.log" "$DIR/rosbag.log" | head -5 || true
