@@ -13,6 +13,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/bag"
+	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/internal/rostest"
 )
 
@@ -129,14 +130,24 @@ func TestMain(mm *testing.M) {
 	os.Exit(mm.Run())
 }
 
-// A recorder killed with SIGKILL leaves NAME.bag.active; reindexing it
-// recovers every message but those of the chunk it was filling.
+// A recorder killed with SIGKILL leaves NAME.active; reindexing it (bag)
+// or recovering it (MCAP) gives back every message but those of the chunk
+// it was filling.
 func TestRecordKilledRecoversWrittenChunks(t *testing.T) {
 	t.Parallel()
+	for _, tc := range []struct{ ext, compression string }{{".bag", "bz2"}, {".mcap", "zstd"}} {
+		t.Run(tc.ext, func(t *testing.T) {
+			t.Parallel()
+			killAndRecover(t, tc.ext, tc.compression)
+		})
+	}
+}
+
+func killAndRecover(t *testing.T, ext, compression string) {
 	m := rostest.StartMaster(t)
-	out := filepath.Join(t.TempDir(), "killed.bag")
+	out := filepath.Join(t.TempDir(), "killed"+ext)
 	const chunk = 4096
-	cfg, err := json.Marshal(childConfig{Output: out, Topics: []string{"/count"}, ChunkSize: chunk, Compression: "bz2", Master: m.URI})
+	cfg, err := json.Marshal(childConfig{Output: out, Topics: []string{"/count"}, ChunkSize: chunk, Compression: compression, Master: m.URI})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,14 +162,19 @@ func TestRecordKilledRecoversWrittenChunks(t *testing.T) {
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("%s exists after SIGKILL", out)
 	}
-	fixed := filepath.Join(t.TempDir(), "fixed.bag")
-	rep, err := bag.Reindex(out+".active", fixed)
-	if err != nil {
-		t.Fatalf("reindex: %v\n%s", err, m.Log("child"))
+	fixed := filepath.Join(t.TempDir(), "fixed"+ext)
+	var rep fmt.Stringer
+	if ext == ".bag" {
+		rep, err = bag.Reindex(out+".active", fixed)
+	} else {
+		rep, err = mcapfile.Recover(out+".active", fixed)
 	}
-	t.Logf("reindex: %s", rep)
+	if err != nil {
+		t.Fatalf("repair: %v\n%s", err, m.Log("child"))
+	}
+	t.Logf("repair: %s", rep)
 	msgs := readRecording(t, fixed)["/count"]
-	// A message record in a chunk takes ~60 bytes: at most chunk/40
+	// A message record in a chunk takes 40 bytes or more: at most chunk/40
 	// messages can be in the unwritten chunk.
 	if len(msgs) < 1000-chunk/40 || len(msgs) > 1000 {
 		t.Fatalf("recovered %d of 1000 messages, want all but the last chunk's (at most %d)\n%s", len(msgs), chunk/40, m.Log("child"))
