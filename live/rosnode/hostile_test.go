@@ -234,3 +234,44 @@ func TestSubscriberDropsOversizedFrame(t *testing.T) {
 	}
 	l.waitFor(t, "frame of 2000 bytes, limit 1024")
 }
+
+// With no ROS_IP/ROS_HOSTNAME and a master on loopback, the node listens
+// on 127.0.0.1 only: its ports do not answer on the machine's other
+// addresses.
+func TestListensOnConfiguredHostOnly(t *testing.T) {
+	t.Setenv("ROS_IP", "")
+	t.Setenv("ROS_HOSTNAME", "")
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/n", MasterURI: fakeMaster(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if _, err := n.Advertise("/x", rosnode.TopicInfo{Type: "std_msgs/String", MD5: "*"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(n.URI(), "http://127.0.0.1:") {
+		t.Fatalf("URI %s", n.URI())
+	}
+	tcp := tcprosPort(t, n, "/x")
+	host, _, _ := net.SplitHostPort(tcp)
+	if host != "127.0.0.1" {
+		t.Fatalf("TCPROS endpoint %s", tcp)
+	}
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		ipn, ok := a.(*net.IPNet)
+		if !ok || ipn.IP.IsLoopback() || ipn.IP.To4() == nil {
+			continue
+		}
+		_, xmlPort, _ := net.SplitHostPort(strings.TrimSuffix(strings.TrimPrefix(n.URI(), "http://"), "/"))
+		_, tcpPort, _ := net.SplitHostPort(tcp)
+		for _, port := range []string{xmlPort, tcpPort} {
+			if c, err := net.DialTimeout("tcp", net.JoinHostPort(ipn.IP.String(), port), time.Second); err == nil {
+				c.Close()
+				t.Fatalf("port %s answers on %s", port, ipn.IP)
+			}
+		}
+		return
+	}
+	t.Log("no non-loopback IPv4 address to check against")
+}
