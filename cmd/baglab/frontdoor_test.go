@@ -356,3 +356,16 @@ func TestInfoTwoTypesOnOneTopic(t *testing.T) {
 		t.Errorf("info --json lacks the types: %s", out)
 	}
 }
+
+// TestFullDisk: a full disk under stdout is an output failure (exit 5).
+func TestFullDisk(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	defer full.Close()
+	var errb strings.Builder
+	if code := Main([]string{"cat", studyFile("study.bag")}, strings.NewReader(""), full, &errb); code != exitOutput {
+		t.Errorf("cat > /dev/full: exit %d, want %d: %s", code, exitOutput, errb.String())
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -128,12 +127,6 @@ func (g *globalOptions) note(format string, args ...any) {
 		fmt.Fprintf(g.stderr, format+"\n", args...)
 	}
 }
-
-// typeName is the type a channel carries, as stored.
-func typeName(ch *record.Channel) string { return decode.TypeName(ch) }
-
-// messageError places a codec error in its message's file.
-func messageError(m *record.Message, err error) error { return decode.MessageError(m, err) }
 
 func isDir(path string) bool {
 	st, err := os.Stat(path)

@@ -5,30 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/signal"
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
-)
-
-// Exit codes, documented in `baglab --help` and README.
-const (
-	exitOK          = 0
-	exitProblem     = 1   // a problem was found (doctor, baseline drift)
-	exitUsage       = 2   // usage error: flags, arguments, selection
-	exitBadInput    = 3   // bad input data: the recording is damaged or not a recording
-	exitNoInput     = 4   // an input cannot be opened: missing, not readable, a folder where a file is expected
-	exitOutput      = 5   // an output cannot be written: exists (without --force), not writable, disk full
-	exitHungUp      = 129 // SIGHUP
-	exitInterrupted = 130 // SIGINT
-	exitBrokenPipe  = 141 // stdout closed early (| head)
-	exitTerminated  = 143 // SIGTERM
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -59,28 +42,6 @@ func (g *globalOptions) registry() (*msgdef.Registry, error) {
 	}
 	return reg, nil
 }
-
-// exitError carries a specific exit code out of a command.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit %d", e.code)
-	}
-	return e.err.Error()
-}
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErrorf(format string, args ...any) error {
-	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
-}
-
-// problemsFound reports exit code 1 without an error message of its own
-// (the command already printed what it found).
-var errProblemsFound = &exitError{code: exitProblem}
 
 const rootLong = `baglab reads robot experiment recordings — ROS1 .bag files, MCAP files and
 ROS2 bags (.db3 or folders) — and decodes every message from the definitions
@@ -209,98 +170,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
-}
-
-// signalError is the cause of a run a signal ended.
-type signalError struct{ sig os.Signal }
-
-func (e *signalError) Error() string {
-	if e.sig == syscall.SIGTERM {
-		return "terminated"
-	}
-	if e.sig == syscall.SIGHUP {
-		return "hung up"
-	}
-	return "interrupted"
-}
-
-// outputFailure is an output that cannot be written.
-type outputFailure struct {
-	path string
-	err  error
-}
-
-func (e *outputFailure) Error() string { return fmt.Sprintf("cannot write %s: %v", e.path, e.err) }
-func (e *outputFailure) Unwrap() error { return e.err }
-
-// outputError marks err as a failure to write the output path (exit 5).
-func outputError(path string, err error) error {
-	if err == nil || errors.Is(err, context.Canceled) {
-		return err
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &outputFailure{path: path, err: err}
-}
-
-// exitCode decides the exit code by the type of err, never by its text.
-func exitCode(err error) int {
-	var (
-		ee  *exitError
-		se  *signalError
-		re  *record.Error
-		ie  *decode.InputError
-		oe  *outputFailure
-		pe  *fs.PathError
-		sel = decode.ErrSelection
-	)
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &se):
-		if se.sig == syscall.SIGTERM {
-			return exitTerminated
-		}
-		if se.sig == syscall.SIGHUP {
-			return exitHungUp
-		}
-		return exitInterrupted
-	case errors.Is(err, context.Canceled):
-		return exitInterrupted
-	case errors.As(err, &ee):
-		return ee.code
-	case errors.Is(err, syscall.EPIPE):
-		return exitBrokenPipe
-	case errors.As(err, &oe), errors.Is(err, syscall.ENOSPC):
-		return exitOutput
-	case errors.Is(err, sel):
-		return exitUsage
-	case errors.As(err, &ie):
-		return exitNoInput
-	case errors.As(err, &re):
-		return exitBadInput
-	case errors.As(err, &pe):
-		return exitNoInput
-	}
-	return exitProblem
-}
-
-// repairHint names the repair for a damaged recording, as doctor does.
-func repairHint(err error) string {
-	var re *record.Error
-	if !errors.As(err, &re) || re.File == "" || errors.Is(err, record.ErrUnknownType) || errors.Is(err, record.ErrUnsupported) {
-		return ""
-	}
-	format, _ := decode.Sniff(re.File)
-	switch format {
-	case decode.FormatBag:
-		return fmt.Sprintf("%s is damaged: 'baglab doctor %s' checks it, 'baglab reindex %s' salvages every intact message, --skip-bad reads past the damage", re.File, re.File, re.File)
-	case decode.FormatMCAP:
-		return fmt.Sprintf("%s is damaged: 'baglab doctor %s' checks it, 'baglab recover %s' salvages every intact message, --skip-bad reads past the damage", re.File, re.File, re.File)
-	}
-	return ""
 }
 
 // argsUsage wraps a cobra argument validator so that its failures exit 2.
