@@ -11,9 +11,17 @@
 // counts, and Result sorts them canonically before any floating-point work,
 // so any split of the input and any merge order give bit-identical numbers.
 //
-// Analyses read fields by name from value trees (decode/value), so the
-// several upstream layouts of a type (rail_manipulation_msgs/Grasp with and
-// without grasp_id) need no special cases.
+// The kinds are registered in one table (registry.go: Kinds, New;
+// Register adds more). Run reads decode.Inputs into them: each input into
+// its own accumulators, up to jobs at once, merged in input order, so the
+// result does not depend on jobs. A Result gives its tables, a one-line
+// Summary, whether it found data (HasData) and its Warnings; one that can
+// write learned models as a recording implements ModelWriter.
+//
+// Analyses read fields by name from value trees with value's lenient
+// readers (Lookup, LookupFloat …), so the several upstream layouts of a
+// type (rail_manipulation_msgs/Grasp with and without grasp_id) need no
+// special cases.
 //
 // Results marshal to the JSON of `baglab analyze --json`, which
 // CompareBaseline compares with a saved one; Tables gives them as tidy
