@@ -3,6 +3,8 @@ package play
 import (
 	"context"
 	"io"
+	"sync"
+	"time"
 
 	"github.com/baglab/baglab/decode/record"
 	"golang.org/x/sync/semaphore"
@@ -26,7 +28,15 @@ type readAhead struct {
 	err    error // set before items is closed
 	cancel context.CancelFunc
 	done   chan struct{}
+	// ready is closed once the queue is full in bytes, holds half the
+	// messages it can, or the reading is over.
+	ready     chan struct{}
+	readyOnce sync.Once
 }
+
+// primeWait bounds how long playback waits for the read-ahead to fill
+// before it starts.
+const primeWait = 2 * time.Second
 
 func startReadAhead(ctx context.Context, r Source, f record.Filter, p *plan, limit int64) (*readAhead, error) {
 	it, err := r.Messages(f)
@@ -34,10 +44,11 @@ func startReadAhead(ctx context.Context, r Source, f record.Filter, p *plan, lim
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	ra := &readAhead{items: make(chan item, 16384), budget: semaphore.NewWeighted(limit), limit: limit, cancel: cancel, done: make(chan struct{})}
+	ra := &readAhead{items: make(chan item, 16384), budget: semaphore.NewWeighted(limit), limit: limit, cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	go func() {
 		defer close(ra.done)
 		defer close(ra.items)
+		defer ra.setReady()
 		defer it.Close()
 		ra.err = ra.fill(ctx, it, p)
 	}()
@@ -75,8 +86,15 @@ func (ra *readAhead) fill(ctx context.Context, it record.Iterator, p *plan) erro
 		} else {
 			data = append([]byte(nil), m.Data...)
 		}
-		if err := ra.budget.Acquire(ctx, ra.weight(data)); err != nil {
-			return nil // stopped
+		w := ra.weight(data)
+		if !ra.budget.TryAcquire(w) {
+			ra.setReady() // full
+			if err := ra.budget.Acquire(ctx, w); err != nil {
+				return nil // stopped
+			}
+		}
+		if len(ra.items) >= cap(ra.items)/2 {
+			ra.setReady()
 		}
 		select {
 		case ra.items <- item{out: p.byTopic[m.Channel.Topic], recorded: m.Channel.Topic, t: m.LogTime, data: data}:
@@ -84,6 +102,23 @@ func (ra *readAhead) fill(ctx context.Context, it record.Iterator, p *plan) erro
 			return nil
 		}
 	}
+}
+
+func (ra *readAhead) setReady() { ra.readyOnce.Do(func() { close(ra.ready) }) }
+
+// primed waits (at most primeWait of real time: the reader's progress,
+// not the schedule) until the queue is well filled, so that the first
+// chunks' decompression is not paid on the schedule.
+func (ra *readAhead) primed(ctx context.Context) error {
+	t := time.NewTimer(primeWait)
+	defer t.Stop()
+	select {
+	case <-ra.ready:
+	case <-t.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return nil
 }
 
 // weight is what a message counts against the budget: a message larger

@@ -7,7 +7,8 @@
 # not rostopic) measures each message's arrival against the bag's schedule
 # (anchored at the first message) and prints p50/p99/max of the timing
 # error, the messages lost, and the player's peak RSS; for baglab also the
-# lateness the player itself saw (send time against due time). QUEUE is both
+# lateness the player itself saw (send time against due time), and each
+# player's CPU time. QUEUE is both
 # players' --queue (100, rosbag's default, unless given). Usage:
 #   testdata/bench/live_play.sh [SECONDS] [DIR] [QUEUE]
 # It starts its own roscore on a free loopback port with its own ROS_HOME
@@ -54,10 +55,10 @@ for rate in 1 5; do
       rosbag) player=(/usr/lib/rosbag/play -q --wait-for-subscribers -d 0.5 --queue "$QUEUE" -r "$rate" "$BAG") ;;
     esac
     echo "== $label: ${player[*]}"
-    /usr/bin/time -f '%M %e' -o "$DIR/$label.rss" "${player[@]}" >"$DIR/$label.log" 2>&1 </dev/null
+    /usr/bin/time -f '%M %e %U %S' -o "$DIR/$label.rss" "${player[@]}" >"$DIR/$label.log" 2>&1 </dev/null
     while kill -0 "$SUB" 2>/dev/null; do sleep 0.2; done
-    read -r rss wall < "$DIR/$label.rss"
-    printf '%s  peak RSS %4d MiB  wall %5.1f s\n' "$(grep -v '^playlat:' "$DIR/sub-$label.log")" $((rss / 1024)) "$wall" | tee -a "$DIR/results.txt"
+    read -r rss wall usr sys < <(tail -n1 "$DIR/$label.rss")
+    printf '%s  peak RSS %4d MiB  wall %5.1f s  CPU %5.1f s\n' "$(grep -v '^playlat:' "$DIR/sub-$label.log")" $((rss / 1024)) "$wall" "$(awk "BEGIN{print $usr + $sys}")" | tee -a "$DIR/results.txt"
     grep -o 'sent behind schedule.*' "$DIR/$label.log" | sed "s/^/  $label (seen by the player itself): /" | tee -a "$DIR/results.txt" || true
   done
 done
