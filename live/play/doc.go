@@ -4,7 +4,11 @@
 // recorded with, from any input the decode front door reads (ROS1 bags,
 // indexed or not, MCAP, rosbag2; CDR messages re-encoded as ROS1).
 //
-// The transport is behind the Advertiser interface, so the scheduler runs
-// and is tested without a ROS master; package live's node provides the real
-// one.
+// New prepares a Player from a Source (FromInputs wraps decode.Inputs) and
+// Options (DefaultOptions has rosbag play's defaults); Run advertises and
+// plays through an Advertiser — NodeAdvertiser for a live rosnode.Node, or
+// a fake in tests, so that the scheduler runs without a ROS master. A
+// goroutine reads, decompresses and converts messages ahead into a queue
+// bounded in bytes; the player waits for each message's due time, serving
+// /clock, the keys (TerminalKeys) and a status line meanwhile.
 package play
