@@ -12,6 +12,7 @@ import (
 
 // rosnode kill calls the slave API's shutdown, which reaches OnShutdown.
 func TestRosnodeKill(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	got := make(chan string, 1)
 	node, err := rosnode.New(context.Background(), rosnode.Options{Name: "victim", Namespace: "/lab", MasterURI: m.URI,
@@ -52,6 +53,7 @@ const (
 // rostopic echo, started after a latched publish, receives it, then the
 // messages that follow, with the type we advertised.
 func TestPublishToRostopicEcho(t *testing.T) {
+	t.Parallel()
 	m := rostest.StartMaster(t)
 	rostest.Require(t, "rostopic")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
