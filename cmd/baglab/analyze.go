@@ -238,21 +238,12 @@ func writeModelsOut(o *analyzeOptions, run *analysisRun) error {
 	if at <= 0 {
 		at = time.Now().UnixNano()
 	}
-	w, err := decode.Create(o.modelsOut, decode.CreateOptions{Profile: "ros1"})
-	if err != nil {
-		return outputError(o.modelsOut, err)
-	}
-	n, err := mw.WriteModels(w, reg, o.modelsTopic, at)
-	if err == nil {
-		err = o.g.ctx.Err()
-	}
-	if err != nil {
-		w.Abort()
+	var n int
+	if err := o.g.writeRecording(o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
+		n, err = mw.WriteModels(w, reg, o.modelsTopic, at)
 		return err
-	}
-	if err := w.Close(); err != nil {
-		w.Abort()
-		return outputError(o.modelsOut, err)
+	}); err != nil {
+		return err
 	}
 	o.g.note("baglab: wrote %d placement models to %s (%s)", n, o.modelsOut, o.modelsTopic)
 	return nil

@@ -104,21 +104,12 @@ func runCopy(o *copyOptions) error {
 	if in.SelectsNothing() {
 		return usageErrorf("--topics, --start and --end select no message of %s: nothing to write", strings.Join(o.inputs, ", "))
 	}
-	w, err := decode.Create(o.output, decode.CreateOptions{Compression: o.compression})
-	if err != nil {
-		return outputError(o.output, err)
-	}
-	n, err := in.CopyTo(o.g.ctx, w, format)
-	if err == nil {
-		err = o.g.ctx.Err()
-	}
-	if err != nil {
-		w.Abort()
+	var n int64
+	if err := o.g.writeRecording(o.output, decode.CreateOptions{Compression: o.compression}, func(w decode.Writer) (err error) {
+		n, err = in.CopyTo(o.g.ctx, w, format)
 		return err
-	}
-	if err := w.Close(); err != nil {
-		w.Abort()
-		return outputError(o.output, err)
+	}); err != nil {
+		return err
 	}
 	o.g.note("baglab: wrote %d messages to %s", n, o.output)
 	return nil

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/baglab/baglab/decode"
 )
 
 // checkOutDir fails unless dir is a writable directory or can be made one
@@ -34,6 +36,28 @@ func checkOutFile(path, flag string, force bool, inputs []string) error {
 		return outputError(path, errors.New("the file exists (use --force to overwrite)"))
 	}
 	return checkWritable(filepath.Dir(path))
+}
+
+// writeRecording creates the recording path, fills it and closes it; on
+// an error, or when a signal ends the run, it is aborted and leaves nothing.
+func (g *globalOptions) writeRecording(path string, co decode.CreateOptions, fill func(decode.Writer) error) error {
+	w, err := decode.Create(path, co)
+	if err != nil {
+		return outputError(path, err)
+	}
+	err = fill(w)
+	if err == nil {
+		err = g.ctx.Err()
+	}
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	if err := w.Close(); err != nil {
+		w.Abort()
+		return outputError(path, err)
+	}
+	return nil
 }
 
 // refuseInput returns a usage error when out names one of the inputs.

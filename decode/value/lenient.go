@@ -100,10 +100,7 @@ func (s *Struct) LookupInt(path string) (int64, bool) {
 	case int64:
 		return x, true
 	case uint64:
-		if x > math.MaxInt64 {
-			return math.MaxInt64, true
-		}
-		return int64(x), true
+		return clampInt(x), true
 	case bool:
 		if x {
 			return 1, true
@@ -186,10 +183,15 @@ func (s *Struct) LookupTimeNs(path string) (int64, bool) {
 	case int64:
 		return x, true
 	case uint64:
-		if x > math.MaxInt64 {
-			return math.MaxInt64, true
-		}
-		return int64(x), true
+		return clampInt(x), true
 	}
 	return 0, false
+}
+
+// clampInt is x as an int64, MaxInt64 when it is larger.
+func clampInt(x uint64) int64 {
+	if x > math.MaxInt64 {
+		return math.MaxInt64
+	}
+	return int64(x)
 }
