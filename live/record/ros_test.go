@@ -53,7 +53,8 @@ func stringData(b []byte) string {
 // called.
 func startRecorder(t *testing.T, m *rostest.Master, o Options) (*Recorder, func() *Result) {
 	t.Helper()
-	o.NodeOptions.MasterURI, o.NodeOptions.Host = m.URI, "127.0.0.1"
+	// Independent of the caller's ROS_NAMESPACE/ROS_IP.
+	o.NodeOptions.MasterURI, o.NodeOptions.Host, o.NodeOptions.Namespace = m.URI, "127.0.0.1", "/"
 	o.Logf = t.Logf
 	r, err := New(o)
 	if err != nil {

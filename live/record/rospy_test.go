@@ -118,7 +118,7 @@ func TestMain(mm *testing.M) {
 			os.Exit(2)
 		}
 		o := Options{Output: c.Output, Topics: c.Topics, ChunkSize: c.ChunkSize, Compression: c.Compression}
-		o.NodeOptions.MasterURI, o.NodeOptions.Host = c.Master, "127.0.0.1"
+		o.NodeOptions.MasterURI, o.NodeOptions.Host, o.NodeOptions.Namespace = c.Master, "127.0.0.1", "/"
 		o.Logf = func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 		r, err := New(o)
 		if err == nil {
