@@ -1,13 +1,16 @@
 package analysis
 
 import (
+	"io"
 	"math"
 	"testing"
+	"time"
 )
 
 // FuzzCompareBaseline compares arbitrary documents: no panic, a document
-// never differs from itself, and the comparison is symmetric in the number
-// of differences.
+// never differs from itself, the comparison is symmetric in the number of
+// differences (when neither carries tolerances), every report renders and
+// an updated baseline parses again.
 func FuzzCompareBaseline(f *testing.F) {
 	docs := []string{
 		`{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"2","success_rate":0.5,"wilson_low":"NaN"}],"models":[{"decision_value":"+Inf","n":3}]}`,
@@ -17,6 +20,9 @@ func FuzzCompareBaseline(f *testing.F) {
 		`[{"id":1,"x":1},{"id":1,"x":2}]`,
 		`[{"id":2,"x":1},{"id":1,"x":2.5}]`,
 		`0`, `"NaN"`, `null`, `{}`,
+		"// c\n{\"baseline\":{// why\n\"comment\":\"x\",\"tolerances\":{\"grasps.grasps[*].success_rate\":{\"rel\":0.1},\"**.n\":{\"ignore\":true}}},\"kind\":\"grasps\",\"grasps\":[{\"model_id\":\"1\",\"grasp_id\":\"2\",\"success_rate\":0.5,\"n\":3}]}",
+		`[{"path":"a.bag","format":"bag","topics":[{"topic":"/x","message_count":2}]},{"path":"b.bag","format":"bag","topics":[]}]`,
+		`{"baseline":{"tolerances":{"files[path=a.bag].topics[*].message_count":{"abs":1}}},"kind":"dataset","files":[{"path":"a.bag","format":"bag","topics":[{"topic":"/x","message_count":3}]}]}`,
 	}
 	for i, a := range docs {
 		f.Add([]byte(a), []byte(docs[(i+1)%len(docs)]), 0.01)
@@ -31,14 +37,33 @@ func FuzzCompareBaseline(f *testing.F) {
 		}
 		ab, errA := CompareBaseline(a, b, tol)
 		ba, errB := CompareBaseline(b, a, tol)
-		if (errA == nil) != (errB == nil) {
+		// Two documents that both parse as baselines compare both ways or
+		// neither; without tolerances of their own, symmetrically.
+		pa, _ := ParseBaseline(a)
+		pb, _ := ParseBaseline(b)
+		if pa != nil && pb != nil && (errA == nil) != (errB == nil) {
 			t.Fatalf("errors %v / %v", errA, errB)
 		}
-		if len(ab) != len(ba) {
+		plain := pa != nil && pb != nil && len(pa.Tolerances) == 0 && len(pb.Tolerances) == 0
+		if plain && len(ab) != len(ba) {
 			t.Fatalf("%d differences one way, %d the other:\n%v\n%v", len(ab), len(ba), ab, ba)
 		}
 		for _, d := range ab {
 			_ = d.String()
+		}
+		// A parsed baseline renders every report and updates to a file
+		// that parses again.
+		if base, err := ParseBaseline(a); err == nil {
+			if c, err := base.Compare(b, CompareOptions{Tolerance: tol, ContentHash: true}); err == nil {
+				_ = c.WriteText(io.Discard, "a", 5)
+				_ = c.WriteMarkdown(io.Discard, "a", 5)
+				_ = c.WriteJUnit(io.Discard, "a", time.Time{}, "h")
+				if up, err := base.Update(b); err != nil {
+					t.Fatalf("update with a comparable result: %v", err)
+				} else if _, err := ParseBaseline(up); err != nil {
+					t.Fatalf("updated baseline does not parse: %v\n%s", err, up)
+				}
+			}
 		}
 	})
 }

@@ -23,7 +23,7 @@ func (b *Baseline) Update(current []byte) ([]byte, error) {
 	if kind != b.Kind {
 		return nil, fmt.Errorf("baseline is a %q result, this run is %q: update with a result of the same kind", b.Kind, kind)
 	}
-	body := current
+	body := dropMember(current, "baseline") // the result's own, if any, is not this file's
 	if b.meta != nil && kind == "dataset" {
 		files, err := json.Marshal(secs[0].v)
 		if err != nil {
@@ -47,4 +47,39 @@ func (b *Baseline) Update(current []byte) ([]byte, error) {
 	file.WriteByte(',')
 	file.Write(rest)
 	return file.Bytes(), nil
+}
+
+// dropMember returns the JSON object data without its top-level member
+// name (data itself when it has none or is not an object).
+func dropMember(data []byte, name string) []byte {
+	d := json.NewDecoder(bytes.NewReader(data))
+	if tk, err := d.Token(); err != nil || tk != json.Delim('{') {
+		return data
+	}
+	first := true
+	for d.More() {
+		from := int(d.InputOffset()) // before the comma that precedes the key
+		tk, err := d.Token()
+		if err != nil {
+			return data
+		}
+		var raw json.RawMessage
+		if err := d.Decode(&raw); err != nil {
+			return data
+		}
+		to := int(d.InputOffset())
+		if tk == name {
+			if first { // take the comma after the member instead
+				for to < len(data) && isSpace(data[to]) {
+					to++
+				}
+				if to < len(data) && data[to] == ',' {
+					to++
+				}
+			}
+			return append(append([]byte(nil), data[:from]...), data[to:]...)
+		}
+		first = false
+	}
+	return data
 }
