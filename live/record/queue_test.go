@@ -88,3 +88,20 @@ func TestOptionsCheck(t *testing.T) {
 		t.Fatalf("split name %s", p)
 	}
 }
+
+// Below --min-space free the recording stops.
+func TestMinSpaceStops(t *testing.T) {
+	r, err := New(Options{Output: t.TempDir() + "/x.bag", Topics: []string{"/a"}, MinSpace: 1 << 62})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.checkSpace(r.o.Output)
+	select {
+	case <-r.stopCh:
+		if reason := r.reason.Load().(string); reason != "disk nearly full (--min-space)" {
+			t.Fatalf("reason %q", reason)
+		}
+	default:
+		t.Fatal("recording not stopped with less free space than --min-space")
+	}
+}
