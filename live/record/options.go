@@ -1,7 +1,6 @@
 package record
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -82,9 +81,6 @@ type Options struct {
 	// second (ANSI; for a terminal).
 	Status io.Writer
 }
-
-// ErrUsage is wrapped by errors for invalid Options.
-var ErrUsage = errors.New("invalid record options")
 
 func usagef(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUsage, fmt.Sprintf(format, args...))

@@ -2,7 +2,6 @@ package rosnode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -19,9 +18,6 @@ type TopicInfo struct {
 	Type, MD5, Definition string
 	Latching              bool
 }
-
-// ErrClosed is returned by operations on a closed publisher or node.
-var ErrClosed = errors.New("rosnode: closed")
 
 // Publisher publishes pre-serialized messages on one topic.
 type Publisher struct {

@@ -3,7 +3,6 @@ package tcpros
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 )
@@ -11,12 +10,6 @@ import (
 // MaxHeader bounds a connection header (16 MiB: message definitions with
 // all their dependencies stay far below this).
 const MaxHeader = 16 << 20
-
-// ErrTooLarge is wrapped by errors for a length above its bound.
-var ErrTooLarge = errors.New("tcpros: length over limit")
-
-// ErrMalformed is wrapped by errors for a header that does not parse.
-var ErrMalformed = errors.New("tcpros: malformed header")
 
 // Field is one key=value of a connection header.
 type Field struct {

@@ -20,9 +20,6 @@ const MaxDepth = 64
 // server read (64 MiB).
 const MaxBody = 64 << 20
 
-// ErrMalformed is wrapped by every decoding error.
-var ErrMalformed = errors.New("xmlrpc: malformed document")
-
 // Fault is an XML-RPC fault response.
 type Fault struct {
 	Code   int
