@@ -123,11 +123,47 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		in.sums = append(in.sums, s)
 	}
 	in.total = CombineSummaries(in.sums)
+	in.noteMissingDefinitions()
 	if in.filter, err = sel.resolve(in.total, in.warn); err != nil {
 		in.Close()
 		return nil, err
 	}
 	return in, nil
+}
+
+// noteMissingDefinitions says once per type, through OnWarning, that a
+// definition the recording lacks — rosbag2 stores schema encoding
+// "unknown" with an empty text for a type it could not find — is the
+// registry's (or --msg-path's). Types the registry does not know either
+// are left to RequireDefinitions and SkipBad.
+func (in *Inputs) noteMissingDefinitions() {
+	topics := map[string][]string{}
+	var types []string
+	for i := range in.readers {
+		chans, err := in.Channels(i)
+		if err != nil {
+			continue
+		}
+		for _, ch := range chans {
+			if ch.Schema == nil || ch.Schema.Encoding != msgdef.EncodingUnknown {
+				continue
+			}
+			if _, err := in.res.For(ch); err != nil {
+				continue
+			}
+			name := ch.Schema.Name
+			if _, ok := topics[name]; !ok {
+				types = append(types, name)
+			}
+			if !contains(topics[name], ch.Topic) {
+				topics[name] = append(topics[name], ch.Topic)
+			}
+		}
+	}
+	for _, name := range types {
+		in.warn("%s: the recording stores no definition of %s (rosbag2 wrote schema encoding %q); decoded with the registry's definition",
+			strings.Join(topics[name], ", "), name, msgdef.EncodingUnknown)
+	}
 }
 
 // Len is the number of recordings.

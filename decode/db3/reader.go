@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/klauspost/compress/zstd"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -314,6 +315,8 @@ func (f *dbFile) load() error {
 		s := &record.Schema{Name: typ}
 		if d, ok := defs[typ]; ok && (d.encoding == "ros2msg" || d.encoding == "ros2idl") && d.text != "" {
 			s.ID, s.Encoding, s.Data = uint16(d.id), d.encoding, []byte(d.text)
+		} else if ok && d.encoding == msgdef.EncodingUnknown && d.text == "" {
+			s.ID, s.Encoding = uint16(d.id), d.encoding // rosbag2 found no definition
 		}
 		md := map[string]string{}
 		if f.hasQoS {

@@ -31,11 +31,20 @@ func FromSchema(name, encoding string, data []byte, reg *Registry) (*Type, error
 			return ServiceEvent(name, text, reg)
 		}
 		return ParseBundle(name, text, ROS2, reg)
-	case "":
-		return reg.Lookup(name)
+	case "", EncodingUnknown:
+		// No definition stored (rosbag2 writes "unknown" with an empty
+		// text for a type it could not find at record time): the
+		// registry's, when it knows the type.
+		if encoding == "" || len(data) == 0 {
+			return reg.Lookup(name)
+		}
 	}
 	return nil, &Error{Type: name, Msg: "schema encoding " + encoding + " is not supported", Err: record.ErrUnsupported}
 }
+
+// EncodingUnknown is the schema encoding rosbag2 stores, with an empty
+// text, for a type whose definition it could not find when recording.
+const EncodingUnknown = "unknown"
 
 // isServiceText reports whether a stored definition is a service: it starts
 // with a SRV: section or its main text has a "---" line.
