@@ -131,6 +131,9 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("dpi") && o.plots == "" {
 		return usageErrorf("--dpi needs --plots")
 	}
+	if o.wide && o.json {
+		return usageErrorf("--wide applies to the text tables, not --json")
+	}
 	if err := o.base.validate(cmd); err != nil {
 		return err
 	}

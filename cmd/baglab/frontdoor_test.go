@@ -190,6 +190,8 @@ func TestExitCodesMeanOneThing(t *testing.T) {
 		{"bad baseline", []string{"analyze", "map", studyFile("study.bag"), "--baseline", file + "x"}, exitNoInput, "x"},
 		{"msg-path missing", []string{"info", "--msg-path", filepath.Join(dir, "nomsgs"), studyFile("study.bag")}, exitUsage, "nomsgs"},
 		{"report -o a folder", []string{"report", studyFile("study.bag"), "-o", dir}, exitOutput, "directory"},
+		{"keep-unverified alone", []string{"cat", "--keep-unverified", studyFile("study.bag")}, exitUsage, "--skip-bad"},
+		{"wide with json", []string{"analyze", "map", studyFile("study.bag"), "--wide", "--json"}, exitUsage, "--wide"},
 		{"bad data", []string{"cat", filepath.Join("..", "..", "testdata", "sample", "broken", "study-truncated.bag")}, exitBadInput, "offset"},
 	}
 	for _, c := range cases {
@@ -367,5 +369,18 @@ func TestFullDisk(t *testing.T) {
 	var errb strings.Builder
 	if code := Main([]string{"cat", studyFile("study.bag")}, strings.NewReader(""), full, &errb); code != exitOutput {
 		t.Errorf("cat > /dev/full: exit %d, want %d: %s", code, exitOutput, errb.String())
+	}
+}
+
+// TestKeepUnverified: --skip-bad leaves out the messages of a chunk whose
+// CRC fails; --keep-unverified keeps them (every message of the study).
+func TestKeepUnverified(t *testing.T) {
+	crc := filepath.Join("..", "..", "testdata", "sample", "broken", "study-crc.mcap")
+	dropped, _, code1 := run(t, "cat", "--skip-bad", crc)
+	kept, _, code2 := run(t, "cat", "--skip-bad", "--keep-unverified", crc)
+	whole, _, _ := run(t, "cat", filepath.Join("..", "..", "testdata", "sample", "study.mcap"))
+	nd, nk, nw := strings.Count(dropped, "\n"), strings.Count(kept, "\n"), strings.Count(whole, "\n")
+	if code1 != 0 || code2 != 0 || nd >= nk || nk != nw {
+		t.Errorf("--skip-bad: %d lines (exit %d), --keep-unverified: %d (exit %d), the undamaged file: %d", nd, code1, nk, code2, nw)
 	}
 }

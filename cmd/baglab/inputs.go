@@ -18,6 +18,8 @@ type readFlags struct {
 	start   string
 	end     string
 	skipBad bool
+	// keepUnverified keeps, with skipBad, what no CRC vouches for
+	keepUnverified bool
 }
 
 func (s *readFlags) addFlags(cmd *cobra.Command) {
@@ -26,6 +28,8 @@ func (s *readFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&s.start, "start", "", "keep messages at or after this time: RFC3339, epoch seconds, or +OFFSET from the start (+12.5s)")
 	cmd.Flags().StringVar(&s.end, "end", "", "keep messages before this time (same forms as --start)")
 	cmd.Flags().BoolVar(&s.skipBad, "skip-bad", false, skipBadHelp)
+	cmd.Flags().BoolVar(&s.keepUnverified, "keep-unverified", false,
+		"with --skip-bad, keep the messages of chunks whose CRC fails or whose data is damaged (marked as unverified) instead of leaving them out")
 }
 
 const skipBadHelp = "go on past damage — unreadable chunks and records of bags and MCAP files, messages that do not decode, topics without a definition — reporting each on stderr, instead of stopping"
@@ -41,6 +45,9 @@ type reading struct {
 // skip-bad of f; the progress bar (labelled what) counts the messages of
 // the types want accepts (every type when nil).
 func (g *globalOptions) open(files []string, f *readFlags, what string, want func(string) bool) (*reading, error) {
+	if f.keepUnverified && !f.skipBad {
+		return nil, usageErrorf("--keep-unverified applies with --skip-bad")
+	}
 	reg, err := g.registry()
 	if err != nil {
 		return nil, err
@@ -51,13 +58,14 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 	}
 	bar := &progress{}
 	in, err := decode.OpenInputs(files, decode.InputOptions{
-		Registry:  reg,
-		Selection: decode.Selection{Topics: f.topics, Start: f.start, End: f.end},
-		SkipBad:   f.skipBad,
-		OnSkip:    func(err error) { g.note("baglab: skipped: %v", err) },
-		OnWarning: func(s string) { g.note("baglab: warning: %s", s) },
-		Progress:  bar.add,
-		Stdin:     stdin,
+		Registry:       reg,
+		Selection:      decode.Selection{Topics: f.topics, Start: f.start, End: f.end},
+		SkipBad:        f.skipBad,
+		KeepUnverified: f.keepUnverified,
+		OnSkip:         func(err error) { g.note("baglab: skipped: %v", err) },
+		OnWarning:      func(s string) { g.note("baglab: warning: %s", s) },
+		Progress:       bar.add,
+		Stdin:          stdin,
 	})
 	if err != nil {
 		return nil, err
