@@ -25,6 +25,41 @@ type Outcome struct {
 // on jobs or on the order in which the inputs finish. A message that does
 // not decode goes to in.Skip.
 func Run(ctx context.Context, in *decode.Inputs, kinds []string, o Options, jobs int) (*Outcome, error) {
+	acc, err := Accumulate(ctx, in, kinds, o, jobs)
+	if err != nil {
+		return nil, err
+	}
+	return acc.Outcome()
+}
+
+// Accumulated is the merged accumulators of a run before their results
+// are computed: Outcome computes them, WritePartial saves them for a later
+// merge.
+type Accumulated struct {
+	// Kinds are the analysis kinds, Set their accumulators in that order.
+	Kinds []string
+	Set   []Analyzer
+	// Messages and LastNs are as in Outcome.
+	Messages, LastNs int64
+}
+
+// Outcome computes the results of the accumulators.
+func (a *Accumulated) Outcome() (*Outcome, error) {
+	out := &Outcome{Messages: a.Messages, LastNs: a.LastNs}
+	for _, an := range a.Set {
+		r, err := an.Result()
+		if err != nil {
+			return nil, err
+		}
+		out.Results = append(out.Results, r)
+	}
+	return out, nil
+}
+
+// Accumulate reads the selected messages of in into accumulators of kinds
+// as Run does, and returns them merged in input order, before any result
+// is computed.
+func Accumulate(ctx context.Context, in *decode.Inputs, kinds []string, o Options, jobs int) (*Accumulated, error) {
 	merged, err := newSet(kinds, o)
 	if err != nil {
 		return nil, err
@@ -36,7 +71,7 @@ func Run(ctx context.Context, in *decode.Inputs, kinds []string, o Options, jobs
 		done     bool
 	}
 	files := make([]fileState, in.Len())
-	out := &Outcome{}
+	out := &Accumulated{Kinds: kinds, Set: merged}
 	var mu sync.Mutex
 	next := 0 // the inputs before next are merged
 	paths := in.Paths()
@@ -91,13 +126,6 @@ func Run(ctx context.Context, in *decode.Inputs, kinds []string, o Options, jobs
 	}
 	if err := in.Each(ctx, decode.EachOptions{Jobs: jobs, Want: Wants(merged), Visit: visit, Done: done}); err != nil {
 		return nil, err
-	}
-	for _, a := range merged {
-		r, err := a.Result()
-		if err != nil {
-			return nil, err
-		}
-		out.Results = append(out.Results, r)
 	}
 	return out, nil
 }

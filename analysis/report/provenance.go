@@ -65,17 +65,25 @@ type File struct {
 // command line args with options opts (listed given first) over inputs:
 // each input is hashed and its summary read.
 func NewProvenance(version string, args []string, opts []Option, inputs []string) (*Provenance, error) {
-	opts = slices.Clone(opts)
-	slices.SortStableFunc(opts, func(a, b Option) int { return cmp.Compare(b2i(a.Default), b2i(b.Default)) }) // given first
-	p := &Provenance{Version: version, GoVersion: runtime.Version(), Args: args, Options: opts, Created: time.Now().UTC()}
+	var described []Input
 	for _, path := range inputs {
 		in, err := describeInput(path)
 		if err != nil {
 			return nil, err
 		}
-		p.Inputs = append(p.Inputs, in)
+		described = append(described, in)
 	}
-	return p, nil
+	return ProvenanceOf(version, args, opts, described), nil
+}
+
+// ProvenanceOf describes a report made by baglab version from the command
+// line args with options opts (listed given first) over inputs described
+// already (a report of merged partials lists the inputs they were made
+// from).
+func ProvenanceOf(version string, args []string, opts []Option, inputs []Input) *Provenance {
+	opts = slices.Clone(opts)
+	slices.SortStableFunc(opts, func(a, b Option) int { return cmp.Compare(b2i(a.Default), b2i(b.Default)) }) // given first
+	return &Provenance{Version: version, GoVersion: runtime.Version(), Args: args, Options: opts, Inputs: inputs, Created: time.Now().UTC()}
 }
 
 func b2i(b bool) int {

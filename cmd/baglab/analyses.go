@@ -22,6 +22,7 @@ type analysisFlags struct {
 	seed           int32
 	noLearn        bool
 	window         time.Duration
+	fromPartial    []string // --from-partial (partial.go)
 }
 
 func (f *analysisFlags) addFlags(cmd *cobra.Command) {
@@ -132,24 +133,42 @@ type analysisRun struct {
 	startNs int64
 }
 
-// runAnalyses reads files into the analyses of kinds (analysis.Run) with
-// the options f.options returned.
+// runAnalyses reads files into the analyses of kinds (analysis.Run), or
+// merges the --from-partial files, with the options f.options returned.
 func runAnalyses(g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (*analysisRun, error) {
+	acc, _, startNs, err := accumulate(g, files, kinds, f, opts)
+	if err != nil {
+		return nil, err
+	}
+	out, err := acc.Outcome()
+	if err != nil {
+		return nil, err
+	}
+	return &analysisRun{results: out.Results, lastNs: out.LastNs, startNs: startNs}, nil
+}
+
+// accumulate reads files into the accumulators of kinds
+// (analysis.Accumulate), or merges the --from-partial files (returning the
+// inputs they name); startNs is when the earliest input starts.
+func accumulate(g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (acc *analysis.Accumulated, inputs []analysis.PartialInput, startNs int64, err error) {
+	if len(f.fromPartial) > 0 {
+		return mergePartials(f, kinds, opts)
+	}
 	want, err := analysis.Wanted(kinds, opts)
 	if err != nil {
-		return nil, usageErrorf("%v", err)
+		return nil, nil, 0, usageErrorf("%v", err)
 	}
 	in, err := g.open(files, &f.read, "analyze", want)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	defer in.close()
-	out, err := analysis.Run(g.ctx, in.Inputs, kinds, opts, f.jobs)
+	acc, err = analysis.Accumulate(g.ctx, in.Inputs, kinds, opts, f.jobs)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
-	if out.Messages == 0 {
+	if acc.Messages == 0 {
 		g.note("baglab: no message read is of a type the %s analysis uses (see --topics, --start, --end)", strings.Join(kinds, ", "))
 	}
-	return &analysisRun{results: out.Results, lastNs: out.LastNs, startNs: in.Summary().StartNs}, nil
+	return acc, nil, in.Summary().StartNs, nil
 }

@@ -25,6 +25,7 @@ type analyzeOptions struct {
 	modelsOut   string
 	force       bool
 	modelsTopic string
+	partial     string // --partial (partial.go)
 	// set by validate
 	kinds    []string
 	opts     analysis.Options
@@ -74,7 +75,9 @@ written either way.
 --models-out FILE (placements) writes the learned models as one
 interactive_world_msgs/TaskModels message, latched, on --models-topic into a
 ROS1 bag or an MCAP file (by extension) that a robot can load; the log
-time is the latest log time read.`
+time is the latest log time read.
+
+` + partialHelp
 
 const analyzeExample = `  baglab analyze placements demo/data/study.bag
   baglab analyze placements demo/data/study.bag --theta circular --models-out models.bag
@@ -82,16 +85,18 @@ const analyzeExample = `  baglab analyze placements demo/data/study.bag
   baglab analyze grasps demo/data/study.bag demo/data/study-bz2.bag --baseline grasps.json --tolerance 0.01
   baglab analyze facts demo/data/study.mcap --topics /agent_monitor/factList --start +10s
   baglab analyze queries demo/data/queries_rosbag2/ --out tables/ --plots figures/
-  baglab analyze all demo/data/study.bag demo/data/queries.db3 --jobs 4`
+  baglab analyze all demo/data/study.bag demo/data/queries.db3 --jobs 4
+  baglab analyze placements demo/data/study.bag --partial day1.partial.json
+  baglab analyze placements --from-partial day1.partial.json --json`
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o := &analyzeOptions{g: g}
 	cmd := &cobra.Command{
-		Use:       "analyze KIND FILE...",
+		Use:       "analyze KIND FILE... | KIND --from-partial FILE...",
 		Short:     "Compute placements, grasps, facts, map or queries statistics",
 		Long:      analyzeLong,
 		Example:   analyzeExample,
-		Args:      argsUsage(cobra.MinimumNArgs(2)),
+		Args:      argsUsage(cobra.MinimumNArgs(1)),
 		ValidArgs: append(analysis.Kinds(), "all"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.kind, o.files = args[0], args[1:]
@@ -112,6 +117,8 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	fl.StringVar(&o.modelsOut, "models-out", "", "write the learned placement models (TaskModels) into `FILE` (.bag or .mcap)")
 	fl.StringVar(&o.modelsTopic, "models-topic", "/interactive_world/models", "topic of --models-out")
 	fl.BoolVarP(&o.force, "force", "f", false, "overwrite an existing --models-out file")
+	fl.StringVar(&o.partial, "partial", "", "write the accumulator state (to merge later with --from-partial) into `FILE` instead of results")
+	o.flags.addPartialFlag(cmd)
 	return cmd
 }
 
@@ -124,6 +131,17 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	o.kinds = kinds
 	if o.opts, err = o.flags.options(cmd, kinds); err != nil {
 		return err
+	}
+	if err := o.flags.checkSources(o.files); err != nil {
+		return err
+	}
+	if o.partial != "" {
+		if o.json || o.wide || o.out != "" || o.plots != "" || o.modelsOut != "" || o.base.path != "" {
+			return usageErrorf("--partial writes the state only: ask for --json, --wide, --out, --plots, --models-out or --baseline when merging with --from-partial")
+		}
+		if err := checkOutFile(o.partial, "--partial", true, append(slices.Clone(o.files), o.flags.fromPartial...)); err != nil {
+			return err
+		}
 	}
 	if !(o.dpi >= 30 && o.dpi <= 1200) {
 		return usageErrorf("--dpi %v: want 30 to 1200 dots per inch", o.dpi)
@@ -170,6 +188,9 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 }
 
 func runAnalyze(o *analyzeOptions) error {
+	if o.partial != "" {
+		return writePartial(o)
+	}
 	run, err := runAnalyses(o.g, o.files, o.kinds, &o.flags, o.opts)
 	if err != nil {
 		return err

@@ -768,7 +768,7 @@ func TestAnalyzeUsageAndInputErrors(t *testing.T) {
 		msg  string
 	}{
 		{"unknown kind", []string{"analyze", "weather", studyFile("study.bag")}, exitUsage, "unknown analysis"},
-		{"no file", []string{"analyze", "grasps"}, exitUsage, "requires at least 2 arg"},
+		{"no file", []string{"analyze", "grasps"}, exitUsage, "no input: give recordings"},
 		{"bad theta", []string{"analyze", "placements", studyFile("study.bag"), "--theta", "polar"}, exitUsage, "--theta"},
 		{"bad threshold", []string{"analyze", "placements", studyFile("study.bag"), "--prune-threshold", "1.5"}, exitUsage, "--prune-threshold"},
 		{"models-out needs placements", []string{"analyze", "grasps", studyFile("study.bag"), "--models-out", "x.bag"}, exitUsage, "--models-out"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
@@ -29,7 +30,7 @@ type reportOptions struct {
 func newReportCmd(g *globalOptions) *cobra.Command {
 	o := &reportOptions{g: g}
 	cmd := &cobra.Command{
-		Use:   "report FILE... -o report.html",
+		Use:   "report FILE... -o report.html | report --from-partial FILE... -o report.html",
 		Short: "Write one self-contained HTML page with every analysis that finds data",
 		Long: `Run every analysis (placements, grasps, facts, map, queries) over the
 recordings and write one self-contained HTML page: for each analysis that
@@ -42,13 +43,20 @@ When no analysis finds data the page says so and the exit code is 1.
 
 The page is written to a temporary file next to the output and renamed into
 place when complete; an existing page is replaced. The analysis flags are
-those of 'baglab analyze'.`,
+those of 'baglab analyze'.
+
+--from-partial FILE... reports on merged partial files (analyze --partial)
+instead of recordings: the same page as a report over the recordings they
+were made from, which the page lists.`,
 		Example: `  baglab report demo/data/study.bag -o report.html
   baglab report demo/data/study.bag demo/data/queries.db3 -o study.html --title "Breakfast study"
   baglab report demo/data/study.mcap -o first-minute.html --end +60s --theta circular`,
-		Args: argsUsage(cobra.MinimumNArgs(1)),
+		Args: argsUsage(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
+			if err := o.flags.checkSources(o.files); err != nil {
+				return err
+			}
 			cmd.Flags().VisitAll(func(f *pflag.Flag) {
 				if f.Name != "help" {
 					o.options = append(o.options, report.Option{Name: f.Name, Value: f.Value.String(), Default: !f.Changed})
@@ -57,7 +65,7 @@ those of 'baglab analyze'.`,
 			if o.output == "" {
 				return usageErrorf("report needs an output page: -o FILE.html\nSee '%s --help'", cmd.CommandPath())
 			}
-			if err := checkOutFile(o.output, "-o", true, o.files); err != nil {
+			if err := checkOutFile(o.output, "-o", true, append(slices.Clone(o.files), o.flags.fromPartial...)); err != nil {
 				return err
 			}
 			var err error
@@ -68,27 +76,40 @@ those of 'baglab analyze'.`,
 		},
 	}
 	o.flags.addFlags(cmd)
+	o.flags.addPartialFlag(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the HTML page to write")
 	cmd.Flags().StringVar(&o.title, "title", "", "page title (default: baglab report of the input names)")
 	return cmd
 }
 
 func runReport(o *reportOptions) error {
-	run, err := runAnalyses(o.g, o.files, analysis.Kinds(), &o.flags, o.opts)
+	acc, partialInputs, startNs, err := accumulate(o.g, o.files, analysis.Kinds(), &o.flags, o.opts)
 	if err != nil {
 		return err
 	}
+	out, err := acc.Outcome()
+	if err != nil {
+		return err
+	}
+	run := &analysisRun{results: out.Results, lastNs: out.LastNs, startNs: startNs}
 	if missing := kindsWithout(run.results); len(missing) > 0 {
 		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
 	}
-	prov, err := report.NewProvenance(version, os.Args, o.options, o.files)
-	if err != nil {
+	var prov *report.Provenance
+	names := o.files
+	if len(o.flags.fromPartial) > 0 {
+		prov = report.ProvenanceOf(version, os.Args, o.options, provenanceInputs(partialInputs))
+		names = nil
+		for _, in := range partialInputs {
+			names = append(names, in.Path)
+		}
+	} else if prov, err = report.NewProvenance(version, os.Args, o.options, o.files); err != nil {
 		return err
 	}
 	title := o.title
 	if title == "" {
-		names := make([]string, len(o.files))
-		for i, f := range o.files {
+		names := slices.Clone(names)
+		for i, f := range names {
 			names[i] = filepath.Base(f)
 		}
 		title = "baglab report: " + strings.Join(names, ", ")

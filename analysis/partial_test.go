@@ -1,0 +1,150 @@
+package analysis_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/studygen"
+)
+
+// partialOf accumulates paths and returns their partial file as written
+// and read back.
+func partialOf(t *testing.T, paths []string) *analysis.PartialFile {
+	t.Helper()
+	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	acc, err := analysis.Accumulate(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inputs []analysis.PartialInput
+	for _, path := range paths {
+		inputs = append(inputs, analysis.PartialInput{Path: path})
+	}
+	p, err := acc.Partial("test", inputs, in.Summary().StartNs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := p.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := analysis.ReadPartial(&b, "partial")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+// TestPartialsMergeExactly: the inputs analysed in three groups, each
+// saved as a partial file and read back, merge into byte for byte the
+// results of one run over all of them, learned models included.
+func TestPartialsMergeExactly(t *testing.T) {
+	dir := t.TempDir()
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 9, Sessions: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := studygen.WriteAll(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	parts := splitRecording(t, filepath.Join(dir, "study.bag"))
+	groups := [][]string{{parts[0]}, {parts[1], parts[2]}, {filepath.Join(dir, "queries.mcap"), filepath.Join(dir, "all_types_ros2.db3")}}
+	var all []string
+	var partials []*analysis.PartialFile
+	for _, g := range groups {
+		all = append(all, g...)
+		partials = append(partials, partialOf(t, g))
+	}
+	one, o1 := runJSON(t, all, 2)
+	acc, err := analysis.MergePartials(partials, []string{"p0", "p1", "p2"}, analysis.Kinds(), analysis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := acc.Outcome()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	for _, r := range merged.Results {
+		j, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got.Write(j)
+		got.WriteByte('\n')
+	}
+	if !bytes.Equal(got.Bytes(), one) {
+		diffs, _ := analysis.CompareBaseline(bytes.ReplaceAll(one, []byte("\n"), nil), bytes.ReplaceAll(got.Bytes(), []byte("\n"), nil), 0)
+		t.Fatalf("merged partials differ from one run: %v", diffs)
+	}
+	if merged.Messages != o1.Messages || merged.LastNs != o1.LastNs {
+		t.Errorf("merged %d messages, last %d; one run %d, %d", merged.Messages, merged.LastNs, o1.Messages, o1.LastNs)
+	}
+	// The models a robot loads: the item, room and surface messages came
+	// through the partial as well.
+	tmType, err := msgdef.Default().Lookup("interactive_world_msgs/TaskModels")
+	if err != nil {
+		t.Fatal(err)
+	}
+	models := func(rs []analysis.Result) []byte {
+		for _, r := range rs {
+			if p, ok := r.(*analysis.PlacementsResult); ok {
+				v, err := p.TaskModels(tmType)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := json.Marshal(v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+		}
+		t.Fatal("no placements result")
+		return nil
+	}
+	in, _ := decode.OpenInputs(all, decode.InputOptions{})
+	direct, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 1)
+	in.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := models(direct.Results), models(merged.Results); !bytes.Equal(a, b) || !bytes.Contains(a, []byte(`"width"`)) {
+		t.Errorf("TaskModels from partials differ from one run's:\n%s\n%s", b, a)
+	}
+	if analysis.StartNs(partials) != partials[0].StartNs || partials[0].StartNs == 0 {
+		t.Errorf("start %d", analysis.StartNs(partials))
+	}
+}
+
+func TestReadPartialErrors(t *testing.T) {
+	for name, doc := range map[string]string{
+		"not json":      "{",
+		"other format":  `{"format":"baglab.result","version":1}`,
+		"newer version": `{"format":"baglab.analysis.partial","version":99}`,
+	} {
+		if _, err := analysis.ReadPartial(strings.NewReader(doc), name); !errors.Is(err, analysis.ErrPartial) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	p := &analysis.PartialFile{Format: analysis.PartialFormat, Version: 1, Kinds: []string{"grasps"},
+		States: map[string]json.RawMessage{"grasps": json.RawMessage(`{"grasps":[],"events":[],"extra":1}`)}}
+	if _, err := analysis.MergePartials([]*analysis.PartialFile{p}, []string{"p"}, []string{"grasps"}, analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
+		t.Errorf("unknown state field: %v", err)
+	}
+	if _, err := analysis.MergePartials([]*analysis.PartialFile{p}, []string{"p"}, []string{"facts"}, analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
+		t.Errorf("kind missing: %v", err)
+	}
+}
