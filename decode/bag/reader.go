@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -119,13 +118,8 @@ var _ record.Reader = (*Reader)(nil)
 
 // Open opens the bag file at path.
 func Open(path string, opts ...Option) (*Reader, error) {
-	return fileio.Open(path, func(f *os.File, size int64) (*Reader, error) {
-		r, err := NewReader(f, size, path, opts...)
-		if err == nil {
-			r.closer = f
-		}
-		return r, err
-	})
+	return fileio.Open(path, func(ra io.ReaderAt, size int64) (*Reader, error) { return NewReader(ra, size, path, opts...) },
+		func(r *Reader, f io.Closer) { r.closer = f })
 }
 
 // NewReader reads the bag held in the size bytes of r; path names it in

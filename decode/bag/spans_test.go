@@ -10,10 +10,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -286,19 +286,6 @@ func writeVariant(t *testing.T, dir, name string, data []byte) string {
 	return p
 }
 
-// rangeReader records the ranges read through it.
-type rangeReader struct {
-	r      *bytes.Reader
-	mu     sync.Mutex
-	ranges [][2]int64
-}
-
-func (r *rangeReader) ReadAt(p []byte, off int64) (int, error) {
-	r.mu.Lock()
-	r.ranges = append(r.ranges, [2]int64{off, off + int64(len(p))})
-	r.mu.Unlock()
-	return r.r.ReadAt(p, off)
-}
 
 // TestSummaryReadsOnlyIndex: on an indexed bag of many chunks, Summary
 // reads no chunk data and the index data records of few chunks.
@@ -322,7 +309,7 @@ func TestSummaryReadsOnlyIndex(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rr := &rangeReader{r: bytes.NewReader(ws.Bytes())}
+	rr := recordtest.NewRangeReader(ws.Bytes())
 	r, err := NewReader(rr, int64(len(ws.Bytes())), "many.bag")
 	if err != nil {
 		t.Fatal(err)
@@ -330,20 +317,20 @@ func TestSummaryReadsOnlyIndex(t *testing.T) {
 	if len(r.chunks) < 50 {
 		t.Fatalf("%d chunks", len(r.chunks))
 	}
-	rr.ranges = nil
+	rr.Reset()
 	s, err := r.Summary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rg := range rr.ranges {
+	for _, rg := range rr.Ranges() {
 		for _, c := range r.chunks {
 			if rg[0] < c.end() && rg[1] > c.dataOffset {
 				t.Fatalf("Summary read [%d, %d), inside chunk data [%d, %d)", rg[0], rg[1], c.dataOffset, c.end())
 			}
 		}
 	}
-	if len(rr.ranges) > 4 {
-		t.Errorf("Summary made %d reads, want at most 4 (first and last chunks' index data)", len(rr.ranges))
+	if len(rr.Ranges()) > 4 {
+		t.Errorf("Summary made %d reads, want at most 4 (first and last chunks' index data)", len(rr.Ranges()))
 	}
 	for _, ts := range s.Topics {
 		first, last := base+1e7, base+2999e7 // /a

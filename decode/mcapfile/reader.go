@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"maps"
-	"os"
 	"runtime"
 	"sort"
 	"sync"
@@ -117,13 +116,8 @@ type schemaKey struct {
 
 // Open opens the MCAP file at path.
 func Open(path string, opts ...Option) (*Reader, error) {
-	return fileio.Open(path, func(f *os.File, size int64) (*Reader, error) {
-		r, err := NewReader(f, size, path, opts...)
-		if err == nil {
-			r.closer = f
-		}
-		return r, err
-	})
+	return fileio.Open(path, func(ra io.ReaderAt, size int64) (*Reader, error) { return NewReader(ra, size, path, opts...) },
+		func(r *Reader, f io.Closer) { r.closer = f })
 }
 
 // NewReader reads the MCAP file held by ra, size bytes long; path names it

@@ -10,10 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/foxglove/mcap/go/mcap"
 )
 
@@ -213,19 +213,6 @@ func damageRecordsLength(t *testing.T, data []byte, off uint64) []byte {
 	return out
 }
 
-// rangeReader records the ranges read through it.
-type rangeReader struct {
-	r      *bytes.Reader
-	mu     sync.Mutex
-	ranges [][2]int64
-}
-
-func (r *rangeReader) ReadAt(p []byte, off int64) (int, error) {
-	r.mu.Lock()
-	r.ranges = append(r.ranges, [2]int64{off, off + int64(len(p))})
-	r.mu.Unlock()
-	return r.r.ReadAt(p, off)
-}
 
 // TestSummaryOverlappingChunks reads the topics of writeOverlap's files:
 // with statistics and message indexes (only message index records are
@@ -240,7 +227,7 @@ func TestSummaryOverlappingChunks(t *testing.T) {
 			if w := want["/x"]; w.first != 1700000006_000006000 || w.last != 1700000061_000061000 {
 				t.Fatalf("/x spans [%d, %d]", w.first, w.last)
 			}
-			rr := &rangeReader{r: bytes.NewReader(data)}
+			rr := recordtest.NewRangeReader(data)
 			r, err := NewReader(rr, int64(len(data)), "overlap.mcap")
 			if err != nil {
 				t.Fatal(err)
@@ -248,13 +235,13 @@ func TestSummaryOverlappingChunks(t *testing.T) {
 			if ok, why := r.Indexed(); !ok || len(r.ix.chunks) != 6 {
 				t.Fatalf("indexed %v (%s), %d chunks", ok, why, len(r.ix.chunks))
 			}
-			rr.ranges = nil
+			rr.Reset()
 			sum, err := r.Summary()
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkTopicSpans(t, sum, want)
-			for _, rg := range rr.ranges {
+			for _, rg := range rr.Ranges() {
 				for _, c := range r.ix.chunks {
 					if rg[0] < int64(c.ChunkStartOffset+c.ChunkLength) && rg[1] > int64(c.ChunkStartOffset) {
 						t.Fatalf("Summary read [%d, %d), inside the chunk at %d", rg[0], rg[1], c.ChunkStartOffset)

@@ -1,12 +1,15 @@
 // Package fileio opens recording files for the container readers.
 package fileio
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
-// Open opens the file at path and gives it, with its size, to newReader,
-// which keeps it open (and closes it when the reader closes). The file is
-// closed when newReader fails.
-func Open[R any](path string, newReader func(f *os.File, size int64) (R, error)) (R, error) {
+// Open opens the file at path and reads it with newReader; keep hands the
+// file to the reader, which closes it when it closes. The file is closed
+// when newReader fails.
+func Open[R any](path string, newReader func(ra io.ReaderAt, size int64) (R, error), keep func(R, io.Closer)) (R, error) {
 	var zero R
 	f, err := os.Open(path)
 	if err != nil {
@@ -22,5 +25,6 @@ func Open[R any](path string, newReader func(f *os.File, size int64) (R, error))
 		f.Close()
 		return zero, err
 	}
+	keep(r, f)
 	return r, nil
 }
