@@ -286,7 +286,6 @@ func writeVariant(t *testing.T, dir, name string, data []byte) string {
 	return p
 }
 
-
 // TestSummaryReadsOnlyIndex: on an indexed bag of many chunks, Summary
 // reads no chunk data and the index data records of few chunks.
 func TestSummaryReadsOnlyIndex(t *testing.T) {

@@ -213,7 +213,6 @@ func damageRecordsLength(t *testing.T, data []byte, off uint64) []byte {
 	return out
 }
 
-
 // TestSummaryOverlappingChunks reads the topics of writeOverlap's files:
 // with statistics and message indexes (only message index records are
 // read), without statistics (counts from the message index records),
