@@ -86,6 +86,10 @@ demo: build
 	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap
 	./$(BIN) analyze placements $(DEMO)/data/study.bag --models-out $(DEMO)/models.bag > /dev/null
 	./$(BIN) analyze all $(DEMO)/data/study-lz4.mcap $(DEMO)/data/queries.db3 --baseline $(DEMO)/analysis.json --tolerance 1e-9 > /dev/null && echo "baseline: the MCAP/db3 copies give the same numbers"
+	@echo "== the CI check: analysis and dataset baselines, JUnit and Markdown reports"
+	./$(BIN) info $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --json > $(DEMO)/dataset.json
+	./$(BIN) check --baseline $(DEMO)/dataset.json $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap
+	./$(BIN) check --baseline $(DEMO)/analysis.json $(DEMO)/data/study-lz4.mcap $(DEMO)/data/queries.db3 --report junit:$(DEMO)/baseline.xml --report markdown:$(DEMO)/baseline.md
 	./$(BIN) report $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap -o $(DEMO)/report.html
 	@echo "== done: open $(DEMO)/report.html; tables in $(DEMO)/tables, Parquet in $(DEMO)/parquet"
 
