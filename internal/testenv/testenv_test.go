@@ -13,7 +13,7 @@ import (
 // and fails with CI set.
 func TestRule(t *testing.T) {
 	if os.Getenv("TESTENV_PROBE") != "" {
-		t.Skip("probe runs only as a child")
+		return // the child runs only TestProbe
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -53,7 +53,7 @@ func TestRule(t *testing.T) {
 func TestProbe(t *testing.T) {
 	switch os.Getenv("TESTENV_PROBE") {
 	case "":
-		t.Skip("runs only as TestRule's child")
+		return // runs only as TestRule's child
 	case "fixture":
 		Fixtures(t, "rosbag-js", "example.bag")
 	case "peer":
