@@ -44,6 +44,9 @@ type Exporter struct {
 	partNames map[int]string
 	files     []string
 	closed    bool
+	// background is the one slot for a record written in the background
+	// (see writeQueue).
+	background chan struct{}
 }
 
 // New returns an Exporter writing under dir (created if missing).
@@ -56,7 +59,7 @@ func New(dir string, opts ...Option) (*Exporter, error) {
 		return nil, fmt.Errorf("export: first:N needs N >= 1")
 	}
 	e := &Exporter{dir: filepath.Clean(dir), cfg: cfg, tables: map[tableKey]*table{},
-		paths: map[string]bool{}, variants: map[string]int{}}
+		paths: map[string]bool{}, variants: map[string]int{}, background: make(chan struct{}, 1)}
 	if err := e.dirs.mkdirAll(e.dir); err != nil {
 		return nil, err
 	}
@@ -89,40 +92,24 @@ type table struct {
 	out     *outFile
 	pq      *parquetWriter
 	csv     *csvWriter
-	q       *writeQueue // started by the first write
+	q       writeQueue
+	slot    chan struct{} // the exporter's background slot
 	sources []string
 	last    int // index of the last source that wrote, -1 at first
 	closed  bool
 }
 
-// writeQueue runs a table's format writer (Parquet encoding and
-// compression, or CSV formatting) in a goroutine of its own, so that it
-// overlaps the decoding and Arrow building of the next rows. Records are
-// written in the order they are queued, one at a time; the sender waits
-// while one is being written, so at most two records of a table are alive.
+// writeQueue lets a table's format writer (Parquet encoding and
+// compression, or CSV formatting) write one record in a goroutine of its
+// own while the caller decodes and builds the next rows. The records of a
+// table are written one at a time, in the order given. At most one record
+// of the whole export is written in the background (the exporter's
+// background slot): when the slot is taken the record is written by the
+// caller, so memory grows by one record at most.
 type writeQueue struct {
-	recs chan arrow.RecordBatch
-	done chan struct{}
-	mu   sync.Mutex
-	err  error // the first write error
-}
-
-func startQueue(w tableWriter) *writeQueue {
-	q := &writeQueue{recs: make(chan arrow.RecordBatch), done: make(chan struct{})}
-	go func() {
-		defer close(q.done)
-		for rec := range q.recs {
-			if q.failed() == nil {
-				if err := w.write(rec); err != nil {
-					q.mu.Lock()
-					q.err = err
-					q.mu.Unlock()
-				}
-			}
-			rec.Release()
-		}
-	}()
-	return q
+	pending chan struct{} // closed when the background write ends; nil if none
+	mu      sync.Mutex
+	err     error // the first write error
 }
 
 func (q *writeQueue) failed() error {
@@ -131,19 +118,51 @@ func (q *writeQueue) failed() error {
 	return q.err
 }
 
-// wait stops the queue after the records sent and returns the first
-// write error.
-func (q *writeQueue) wait() error {
-	if q == nil {
-		return nil
+func (q *writeQueue) fail(err error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.err == nil {
+		q.err = err
 	}
-	select {
-	case <-q.done:
-	default:
-		close(q.recs)
-		<-q.done
+}
+
+// wait returns when the background write, if any, has ended, with the
+// first write error.
+func (q *writeQueue) wait() error {
+	if q.pending != nil {
+		<-q.pending
+		q.pending = nil
 	}
 	return q.failed()
+}
+
+// write writes rec with w: in the background when slot has room, else
+// here. The caller keeps its reference to rec.
+func (q *writeQueue) write(w tableWriter, rec arrow.RecordBatch, slot chan struct{}) error {
+	if err := q.wait(); err != nil {
+		return err
+	}
+	select {
+	case slot <- struct{}{}:
+	default:
+		err := w.write(rec)
+		if err != nil {
+			q.fail(err)
+		}
+		return err
+	}
+	rec.Retain()
+	done := make(chan struct{})
+	q.pending = done
+	go func() {
+		defer close(done)
+		defer func() { <-slot }()
+		defer rec.Release()
+		if err := w.write(rec); err != nil {
+			q.fail(err)
+		}
+	}()
+	return nil
 }
 
 func (t *table) writer() tableWriter {
@@ -171,7 +190,7 @@ func (e *Exporter) table(key tableKey, info tableInfo, sc *arrow.Schema, rowByte
 	if err != nil {
 		return nil, err
 	}
-	t := &table{key: key, info: info, out: out, last: -1}
+	t := &table{key: key, info: info, out: out, last: -1, slot: e.background}
 	if e.cfg.format == CSV {
 		t.csv, err = newCSVWriter(out, sc, &e.cfg)
 	} else {
@@ -236,26 +255,21 @@ func hiveKey(sc *arrow.Schema, name string) string {
 	return name
 }
 
-// write appends rec to t on behalf of source src (index i). The record is
-// written by t's queue; a write error is returned by a later write or by
-// finish.
+// write appends rec to t on behalf of source src (index i). The record may
+// be written in the background (see writeQueue); a write error is then
+// returned by a later write or by finish.
 func (t *table) write(rec arrow.RecordBatch, i int, src string) error {
 	if t.closed {
 		return errors.New("export: table closed")
 	}
-	if t.q == nil {
-		t.q = startQueue(t.writer())
-	}
-	if err := t.q.failed(); err != nil {
+	if err := t.q.wait(); err != nil {
 		return err
 	}
 	if t.last != i {
 		t.last = i
 		t.sources = append(t.sources, src)
 	}
-	rec.Retain()
-	t.q.recs <- rec
-	return nil
+	return t.q.write(t.writer(), rec, t.slot)
 }
 
 // finish writes the footer (Parquet metadata) and closes the temporary
