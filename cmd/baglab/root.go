@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 )
 
@@ -154,6 +155,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(ctx)
 	if err != nil && ctx.Err() != nil {
 		err = context.Cause(ctx)
+	}
+	if _, ok := context.Cause(ctx).(*signalError); ok {
+		// No partial output stays, whatever a verb left unfinished.
+		atomicfile.Cleanup()
 	}
 	code := exitCode(err)
 	if err != nil && code != exitOK {
