@@ -78,6 +78,9 @@ func (c *Comparison) WriteText(w io.Writer, name string, maxLines int) error {
 			continue
 		}
 		fmt.Fprintf(&b, "  %s: %s\n", g.Path, g.Summary())
+		if g.Path == "files" && len(g.Removed) == g.OldRows && len(g.Added) == g.NewRows && g.OldRows > 0 && g.NewRows > 0 {
+			details = append(details, "no file of the baseline is among these: files are matched by their path as given (info --json printed them)")
+		}
 		details = append(details, g.rowLines(maxListed)...)
 		for _, d := range g.Diffs {
 			details = append(details, d.String())

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"math"
 	"strings"
 	"testing"
@@ -164,6 +165,13 @@ func TestDatasetBaseline(t *testing.T) {
 	wrapped := `{"baseline":{"tolerances":{"files[*].topics[*].frequency_hz":{"ignore":true}}},"kind":"dataset","files":` + two + `}`
 	if c := compareDocs(t, wrapped, strings.Replace(two, "1.5", "9", 1), CompareOptions{}); c.Drift() {
 		t.Errorf("ignored statistic reported: %v", c.Diffs())
+	}
+	// Other paths for the same files: the report says how files match.
+	var b bytes.Buffer
+	moved := strings.ReplaceAll(two, `"path":"`, `"path":"elsewhere/`)
+	_ = compareDocs(t, two, moved, CompareOptions{}).WriteText(&b, "ds.json", 10)
+	if !strings.Contains(b.String(), "files are matched by their path as given") || !strings.Contains(b.String(), "2 new files: path=elsewhere/a.bag; path=elsewhere/b.bag") {
+		t.Errorf("moved files:\n%s", b.String())
 	}
 	if _, err := (&Baseline{Kind: "dataset"}).Compare([]byte(`{"kind":"grasps"}`), CompareOptions{}); err == nil {
 		t.Error("a dataset compared with an analysis")
