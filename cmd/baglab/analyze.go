@@ -132,6 +132,7 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	if o.opts, err = o.flags.options(cmd, kinds); err != nil {
 		return err
 	}
+	o.opts.Learn.Progress = learnProgress(o.g)
 	if err := o.flags.checkSources(o.files); err != nil {
 		return err
 	}

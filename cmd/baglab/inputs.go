@@ -95,9 +95,19 @@ func newProgress(g *globalOptions, total int64, what string) *progress {
 	return p
 }
 
-func (p *progress) start(g *globalOptions, total int64, what string) {
+// barFile returns stderr when a progress bar belongs there: a terminal,
+// and no --quiet.
+func barFile(g *globalOptions) (*os.File, bool) {
 	f, ok := g.stderr.(*os.File)
 	if g.quiet || !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil, false
+	}
+	return f, true
+}
+
+func (p *progress) start(g *globalOptions, total int64, what string) {
+	f, ok := barFile(g)
+	if !ok {
 		return
 	}
 	p.mu.Lock()

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/schollz/progressbar/v3"
+)
+
+// learnProgress returns the placement learner's progress hook: a bar on
+// stderr counting the groups learned, its description the EM fits done so
+// far; nil when no bar belongs on stderr (see barFile).
+func learnProgress(g *globalOptions) func(analysis.LearnProgress) {
+	f, ok := barFile(g)
+	if !ok {
+		return nil
+	}
+	var bar *progressbar.ProgressBar
+	return func(p analysis.LearnProgress) {
+		if bar == nil {
+			bar = progressbar.NewOptions(p.Groups,
+				progressbar.OptionSetWriter(f),
+				progressbar.OptionSetDescription("learning placement models"),
+				progressbar.OptionShowCount(),
+				progressbar.OptionThrottle(100e6),
+				progressbar.OptionClearOnFinish(),
+			)
+		}
+		bar.Describe(fmt.Sprintf("learning placement models (%d EM fits)", p.Fits))
+		_ = bar.Set(p.GroupsDone)
+		if p.GroupsDone == p.Groups {
+			_ = bar.Finish()
+		}
+	}
+}
