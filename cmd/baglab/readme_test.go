@@ -33,7 +33,7 @@ func readmeBlocks(t *testing.T) []readmeBlock {
 	return blocks
 }
 
-// readmeBlock returns the one block of lang containing marker.
+// findBlock returns the one block of lang containing marker.
 func findBlock(t *testing.T, blocks []readmeBlock, lang, marker string) string {
 	t.Helper()
 	var found []string
