@@ -7,9 +7,16 @@
 // per record type, and the Reader's iterators, which add the index, time
 // ordering and filters.
 //
-// Reader reads indexed bags through their index (in log time order,
-// decompressing chunks in parallel) and unindexed or damaged ones by
-// scanning (in file order). Writer writes indexed bags the way rosbag does,
+// Reader reads indexed bags through their index (in log time order, equal
+// times in file order, decompressing chunks in parallel through the shared
+// merge of decode/internal/chunked) and unindexed or damaged ones by
+// scanning (in file order). A bag whose index lies past the end of the file
+// was cut after it was closed: Open fails unless WithSkipBad. A bag that was
+// never closed (index_pos 0) ends in a torn chunk as a matter of course: its
+// complete messages are read and the torn end is reported once
+// (WithTornTail). Scans pick up at the next chunk after a damaged length,
+// and inside a chunk at the next record that parses. Writer writes indexed
+// bags the way rosbag does,
 // Reindex rebuilds a bag whose index is missing or whose tail is cut, and
 // Check lists the structural problems of a bag for `baglab doctor`.
 package bag

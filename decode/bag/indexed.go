@@ -69,7 +69,7 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 	it := w.it
 	ref, r := it.refs[i], it.r
 	l := &chunked.Loaded{Base: -1}
-	raw := chunked.Grow(b.Get(), int(ref.dataLen))
+	raw := grow(b.Get(), int(ref.dataLen))
 	if n, err := r.r.ReadAt(raw, ref.dataOffset); n < len(raw) {
 		b.Put(raw)
 		if err == nil || err == io.EOF {

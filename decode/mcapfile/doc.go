@@ -10,6 +10,11 @@
 // past damage (a chunk whose CRC fails, a chunk that stops decompressing, a
 // damaged record length, a cut file), yielding what still parses and
 // reporting each damaged stretch; without it they stop at the first error.
+// Going on past damage leaves out what no CRC vouches for (a chunk whose
+// CRC fails or whose compressed data is corrupt) unless WithKeepUnverified,
+// which keeps it with record.Message.Unverified set. Equal log times come
+// out in file order, through the merge of decode/internal/chunked shared
+// with the bag reader.
 //
 // Channels keep the MCAP encodings as stored: profile ros1 gives schema
 // encoding "ros1msg" and message encoding "ros1" (the MD5 comes from the

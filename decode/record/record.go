@@ -137,7 +137,10 @@ type Reader interface {
 	Summary() (*Summary, error)
 	// Channels lists the file's channels.
 	Channels() ([]*Channel, error)
-	// Messages iterates the selected messages in log time order.
+	// Messages iterates the selected messages in log time order. Equal
+	// log times come out in file order, the same for every format: by
+	// chunk position, then position in the chunk (bag, MCAP), by row id
+	// (db3); a reader without an index yields file order.
 	Messages(f Filter) (Iterator, error)
 	// Close releases the file; idempotent.
 	Close() error

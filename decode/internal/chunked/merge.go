@@ -127,14 +127,6 @@ func (f freeList[T]) put(p []T) {
 	}
 }
 
-// Grow returns b with length n, reallocated when its capacity is short.
-func Grow(b []byte, n int) []byte {
-	if cap(b) < n {
-		return make([]byte, n)
-	}
-	return b[:n]
-}
-
 // Merge is an ordered, parallel read of chunks: the messages of all the
 // chunks in log time order, equal times in file order (by chunk position,
 // then by position in the chunk), whether the chunks overlap in time or are
