@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/digest"
 )
 
@@ -132,15 +133,26 @@ func describeInput(path string) (Input, error) {
 	for _, f := range d.Files {
 		in.Files = append(in.Files, File(f))
 	}
-	r, err := decode.Open(path)
+	paths, err := decode.Expand([]string{path}) // a plain folder: its recordings
 	if err != nil {
 		return in, err
 	}
-	defer r.Close()
-	s, err := r.Summary()
-	if err != nil {
-		return in, err
+	var sums []*record.Summary
+	for _, p := range paths {
+		// Damage the analyses read past (--skip-bad) must not stop the
+		// summary of what they read; without --skip-bad they stopped first.
+		r, err := decode.OpenWith(p, decode.OpenOptions{OnSkip: func(error) {}})
+		if err != nil {
+			return in, err
+		}
+		s, err := r.Summary()
+		r.Close()
+		if err != nil {
+			return in, err
+		}
+		sums = append(sums, s)
 	}
+	s := decode.CombineSummaries(sums)
 	in.Format, in.StartNs, in.EndNs, in.Messages = s.Format, s.StartNs, s.EndNs, s.MessageCount
 	return in, nil
 }

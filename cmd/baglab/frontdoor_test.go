@@ -71,6 +71,11 @@ func TestFolderInputs(t *testing.T) {
 			t.Errorf("doctor DIR (exit %d) does not check %s:\n%s", code, name, out)
 		}
 	}
+	// report of the folder: every recording analysed and listed.
+	page := filepath.Join(dir, "p.html")
+	if _, stderr, code := run(t, "report", "--no-learn", plain, "-o", page); code != 0 {
+		t.Errorf("report DIR: exit %d: %s", code, stderr)
+	}
 	// A bag in the folder counts in cat: every message of the three files.
 	cat, _, code := run(t, "cat", plain)
 	want := 0
@@ -115,13 +120,9 @@ func TestAnalyzeSkipBadDamagedFiles(t *testing.T) {
 		if code != 0 || !strings.Contains(stderr, "skipped") || !json.Valid([]byte(out)) {
 			t.Errorf("analyze --skip-bad %s: exit %d\n%s", name, code, stderr)
 		}
-		// report's provenance block summarises the truncated files
-		// without --skip-bad (analysis/report): only the CRC case here.
-		if name == "study-crc.mcap" {
-			page := filepath.Join(t.TempDir(), "r.html")
-			if _, stderr, code := run(t, "report", "--skip-bad", "--no-learn", path, "-o", page); code != 0 {
-				t.Errorf("report --skip-bad %s: exit %d\n%s", name, code, stderr)
-			}
+		page := filepath.Join(t.TempDir(), "r.html")
+		if _, stderr, code := run(t, "report", "--skip-bad", "--no-learn", path, "-o", page); code != 0 {
+			t.Errorf("report --skip-bad %s: exit %d\n%s", name, code, stderr)
 		}
 		_, stderr, code = run(t, "analyze", "all", "--no-learn", path)
 		repair := "reindex"
