@@ -68,7 +68,12 @@
 //	DIR/topic=%2Fa%2Fb/source=run1.bag/part-0.parquet
 //
 // with values escaped as Hive and Spark do (DuckDB's hive_partitioning
-// undoes it). A partition key that a message already has as a column gets
+// undoes it). The part number is the input's number in the Exporter, or
+// its Input.Part: ExportDataset names each input's parts by its content
+// hash (part-<16 hex digits>) and keeps a manifest of the inputs in
+// DIR/_baglab/files (ManifestRow), so that a dataset directory can grow
+// run after run and take exports of several processes at once. A
+// partition key that a message already has as a column gets
 // a leading underscore (_source=...).
 //
 // Each file is written under a temporary name in its own directory and

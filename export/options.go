@@ -76,8 +76,9 @@ type Partition uint8
 
 // The partitionings. PartitionNone writes one file per topic
 // (DIR/<topic path>.parquet); the others write
-// DIR/topic=<topic>/source=<file name>/part-<input index>.parquet or
-// DIR/topic=<topic>/date=YYYY-MM-DD/part-<input index>.parquet (the UTC date
+// DIR/topic=<topic>/source=<file name>/part-<input>.parquet or
+// DIR/topic=<topic>/date=YYYY-MM-DD/part-<input>.parquet (<input> the input
+// index or its Input.Part; the UTC date
 // of the log time).
 const (
 	PartitionNone Partition = iota
