@@ -49,11 +49,6 @@ func WithoutIndex() Option {
 	return func(o *options) { o.noIndex = true }
 }
 
-// WithVerifyCRC sets whether chunk CRCs are checked on read (default true).
-func WithVerifyCRC(verify bool) Option {
-	return func(o *options) { o.verifyCRC = verify }
-}
-
 // WithSkipBad makes message iterators go on past damaged data instead of
 // stopping at the first error, as Recover does:
 //   - A chunk whose CRC fails, or whose compressed data stops
