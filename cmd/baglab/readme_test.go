@@ -2,17 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/baglab/baglab/internal/testenv"
 )
@@ -183,76 +179,5 @@ func TestReadmePolars(t *testing.T) {
 	}
 	if last := res[2].Columns; len(last) == 0 || last[len(last)-1] != "date" {
 		t.Errorf("partitioned scan: columns %v, want a date column from the folders", last)
-	}
-}
-
-// TestReadmeShell runs the command lines of the README's shell blocks as
-// written, in order, with baglab on PATH, in a folder holding the generated
-// study as demo/data and its bags as data/. A line whose comment says
-// "exit N" must exit N, every other line 0, each within two minutes. Left
-// out: the set-up block (its commands are the CI steps themselves) and
-// `baglab record` / `baglab play` lines, which need a ROS master and run
-// until interrupted (their --help twins run against a real roscore in
-// TestExamples).
-func TestReadmeShell(t *testing.T) {
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "bin")
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "baglab"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	work := filepath.Join(dir, "work")
-	if err := os.MkdirAll(filepath.Join(work, "data"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(work, "demo"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(studyDir, filepath.Join(work, "demo", "data")); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"study.bag", "study-lz4.bag"} {
-		if err := os.Symlink(studyFile(f), filepath.Join(work, "data", f)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	exitRe := regexp.MustCompile(`#.*\bexit (\d+)\s*$`)
-	n := 0
-	for _, b := range readmeBlocks(t) {
-		if b.lang != "sh" || strings.Contains(b.text, "make test") {
-			continue
-		}
-		for _, line := range strings.Split(b.text, "\n") {
-			l := strings.TrimSpace(line)
-			if l == "" || strings.HasPrefix(l, "#") || strings.HasPrefix(l, "baglab record ") || strings.HasPrefix(l, "baglab play ") {
-				continue
-			}
-			want := "0"
-			if m := exitRe.FindStringSubmatch(line); m != nil {
-				want = m[1]
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			cmd := exec.CommandContext(ctx, "bash", "-c", line)
-			cmd.Dir = work
-			cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-			out, err := cmd.CombinedOutput()
-			cancel()
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				t.Fatalf("README %q: still running after 2 minutes\n%s", line, out)
-			}
-			got := "0"
-			if ee, ok := err.(*exec.ExitError); ok {
-				got = strconv.Itoa(ee.ExitCode())
-			} else if err != nil {
-				t.Fatal(err)
-			}
-			if got != want {
-				t.Errorf("README %q: exit %s, want %s\n%s", line, got, want, out)
-			}
-			n++
-		}
-	}
-	if n < 2 {
-		t.Errorf("only %d README command lines run", n)
 	}
 }
