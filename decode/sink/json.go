@@ -180,11 +180,12 @@ func (w *JSONWriter) Time(f *msgdef.Field, sec, nsec int64) {
 func (w *JSONWriter) key(f *msgdef.Field) {
 	name := f.Name
 	for i := 0; i < len(name); i++ {
-		if c := name[i]; needEscape[c] || c >= utf8.RuneSelf {
-			w.buf = AppendJSONString(w.buf, name)
-			w.buf = append(w.buf, ':')
-			return
+		if plainKey[name[i]] {
+			continue
 		}
+		w.buf = AppendJSONString(w.buf, name)
+		w.buf = append(w.buf, ':')
+		return
 	}
 	w.buf = append(w.buf, '"')
 	w.buf = append(w.buf, name...)
@@ -325,6 +326,15 @@ func appendEscape(dst []byte, c byte) []byte {
 	}
 	return append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 }
+
+// plainKey marks the bytes a key can hold as they are: no escape and ASCII
+// (non-ASCII keys go through AppendJSONString, which checks UTF-8).
+var plainKey = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // needEscape marks the bytes that cannot appear raw inside a JSON string.
 var needEscape = func() (t [256]bool) {

@@ -265,3 +265,18 @@ func TestJSONWriterFloatCache(t *testing.T) {
 		}
 	}
 }
+
+// TestJSONWriterKeys checks keys written in place against AppendJSONString,
+// for plain names and names that need escaping or are not ASCII.
+func TestJSONWriterKeys(t *testing.T) {
+	w := sink.NewJSONWriter()
+	for _, name := range []string{"x", "reference_frame_id", "a\"b", "back\\slash", "tab\there", "caf\u00e9", "bad\xffutf8", ""} {
+		f := &msgdef.Field{Name: name, Kind: msgdef.Int32}
+		w.Reset()
+		w.Int(f, 7)
+		want := string(sink.AppendJSONString(nil, name)) + ":7,"
+		if got := string(w.JSON()); got != want {
+			t.Errorf("key %q: got %s, want %s", name, got, want)
+		}
+	}
+}
