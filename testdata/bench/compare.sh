@@ -16,6 +16,7 @@
 # median wall time, the figure of the issue ("today") and the ratio.
 #
 #   testdata/bench/compare.sh [DIR]     RUNS=3 SLOW_RUNS=1 MEMORY=1 BAGLAB=bin/baglab
+#   TABLE_ONLY=1 testdata/bench/compare.sh [DIR]   the tables of the last run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
@@ -27,14 +28,16 @@ PY=/usr/bin/python3
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
 RES=$DIR/results
-rm -rf "$RES" && mkdir -p "$RES"
+TABLE_ONLY=${TABLE_ONLY:-0} # 1: print the tables of the last run in DIR
+[ "$TABLE_ONLY" = 1 ] || { rm -rf "$RES" && mkdir -p "$RES"; }
 [ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null
 
-if [ -z "${BAGLAB:-}" ]; then # BAGLAB=path times another build
+if [ "$TABLE_ONLY" != 1 ] && [ -z "${BAGLAB:-}" ]; then # BAGLAB=path times another build
 	make -s build
 	BAGLAB=$ROOT/bin/baglab
 fi
 
+if [ "$TABLE_ONLY" != 1 ]; then
 echo "== peers (temporary module, Go module proxy)" >&2
 PEERDIR=$(mktemp -d)
 trap 'rm -rf "$PEERDIR"' EXIT
@@ -61,6 +64,7 @@ for b in points nested blobs; do
 	[ -s "$DIR/$b.mcap" ] || "$BAGLAB" convert "$DIR/$b.bag" "$DIR/$b.mcap" 2>/dev/null
 done
 ls -l "$DIR"/*.bag "$DIR"/*.mcap >&2
+fi
 
 # run LABEL CMD...: one timed run (stdout discarded); wall seconds, peak
 # RSS (KiB) and CPU seconds (user + system) are appended to $RES/LABEL.t,
@@ -86,6 +90,7 @@ median() { # LABEL [EXT]: median of the wall times (or of .EXT)
 }
 peak() { [ -s "$RES/$1.m" ] && sort -n "$RES/$1.m" | tail -n1 | awk '{printf "%d", $1/1024}' || printf -- "-"; }
 
+if [ "$TABLE_ONLY" != 1 ]; then
 echo "== timing ($RUNS runs, slow peers $SLOW_RUNS)" >&2
 for r in $(seq "$RUNS"); do
 	echo "   round $r" >&2
@@ -112,28 +117,32 @@ for r in $(seq "$SLOW_RUNS"); do
 	run "python-cat-nested" $PY testdata/bench/rosbag_peer.py cat "$DIR/nested.bag"
 	weka "weka-4800" "$DIR/group4800.txt"
 done
+fi
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || a == 0) print "-"; else printf "%.1fx", b / a }'; }
 row() { # workload, baglab label, today, peer name, peer label, peer today
 	local a b
 	a=$(median "$2")
 	b=$(median "$5")
-	printf '| %s | %s s | %s s | %s | %s | %s s | %s | %s |\n' "$1" "$a" "$(median "$2" c)" "$3" "$4" "$b" "$6" "$(ratio "$a" "$b")"
+	printf '| %s | %s s | %s s | %s | %s | %s s | %s s | %s | %s | %s |\n' "$1" "$a" "$(median "$2" c)" "$3" "$4" "$b" "$(median "$5" c)" "$6" \
+		"$(ratio "$a" "$b")" "$(ratio "$(median "$2" c)" "$(median "$5" c)")"
 }
 erow() { # workload, label suffix, export today, cat today
 	local e c
 	e=$(median "export-$2")
 	c=$(median "cat-$2")
-	printf '| %s | %s s | %s s | %s | %s s | %s | %s |\n' "$1" "$e" "$(median "export-$2" c)" "$3" "$c" "$4" \
-		"$(awk -v a="$e" -v b="$c" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+	printf '| %s | %s s | %s s | %s | %s s | %s s | %s | %s | %s |\n' "$1" "$e" "$(median "export-$2" c)" "$3" "$c" "$(median "cat-$2" c)" "$4" \
+		"$(awk -v a="$e" -v b="$c" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+		"$(awk -v a="$(median "export-$2" c)" -v b="$(median "cat-$2" c)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
 }
 {
 	echo
 	echo "Medians of wall time on $(nproc) cores, $(date -u +%Y-%m-%d), RUNS=$RUNS (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg));"
-	echo "CPU is user + system time. \"today\" is the issue's figure (its nested and blob rows were one mixed 65 MB bag)."
+	echo "CPU is user + system time (the better measure on a shared machine). \"today\" is the issue's figure"
+	echo "(its nested and blob rows were one mixed 65 MB bag)."
 	echo
-	echo "| workload | baglab | CPU | today | peer | peer time | peer today | peer / baglab |"
-	echo "|---|---|---|---|---|---|---|---|"
+	echo "| workload | baglab | CPU | today | peer | peer time | peer CPU | peer today | peer / baglab | CPU ratio |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	row "1M PointStamped bag: cat" cat-points-bag "0.66 s" "go-rosbag + ros1msg JSON" rosbag-json-points "2.24 s"
 	row "1M PointStamped bag: cat" cat-points-bag "0.66 s" "go-rosbag read only" rosbag-read-points "0.84 s"
 	row "1M PointStamped bag: export" export-points-bag "1.53 s" "python rosbag into columns" python-columns-points "19.3 s"
@@ -150,8 +159,8 @@ erow() { # workload, label suffix, export today, cat today
 	row "24k placements (5 x 4,800): analyze placements" learn-24k "10.5 min" "Weka, one group of 4,800" weka-4800 "93 s"
 	row "120k placements (5 x 24k): analyze placements" learn-120k "> 20 min" "-" none ""
 	echo
-	echo "| export (Parquet) | export | CPU | today | cat | today | export / cat (goal <= 1.3) |"
-	echo "|---|---|---|---|---|---|---|"
+	echo "| export (Parquet) | export | CPU | today | cat | cat CPU | today | export / cat (goal <= 1.3) | CPU ratio |"
+	echo "|---|---|---|---|---|---|---|---|---|"
 	erow "1M PointStamped bag" points-bag "1.53 s" "0.66 s"
 	erow "1M PointStamped MCAP" points-mcap "" ""
 	erow "nested bag" nested-bag "2.2-2.4 s" "0.56 s"
@@ -162,14 +171,16 @@ erow() { # workload, label suffix, export today, cat today
 
 if [ "$MEMORY" = 1 ]; then
 	BIG=$DIR/big-2GiB.bag
-	[ -s "$BIG" ] || go run ./testdata/gen -big "$BIG" -size 2147483648
-	run mem-info "$BAGLAB" info "$BIG"
-	run mem-rosbag-info $PY /usr/bin/rosbag info "$BIG"
-	run mem-cat "$BAGLAB" cat "$BIG"
-	export_to mem-export "$BIG"
-	run mem-export-csv sh -c "rm -rf '$DIR/out' && '$BAGLAB' export '$BIG' --out '$DIR/out' --format csv -q"
-	run mem-analyze "$BAGLAB" analyze all "$BIG"
-	rm -rf "$DIR/out"
+	if [ "$TABLE_ONLY" != 1 ]; then
+		[ -s "$BIG" ] || go run ./testdata/gen -big "$BIG" -size 2147483648
+		run mem-info "$BAGLAB" info "$BIG"
+		run mem-rosbag-info $PY /usr/bin/rosbag info "$BIG"
+		run mem-cat "$BAGLAB" cat "$BIG"
+		export_to mem-export "$BIG"
+		run mem-export-csv sh -c "rm -rf '$DIR/out' && '$BAGLAB' export '$BIG' --out '$DIR/out' --format csv -q"
+		run mem-analyze "$BAGLAB" analyze all "$BIG"
+		rm -rf "$DIR/out"
+	fi
 	{
 		echo
 		echo "2 GiB generated bag ($(stat -c %s "$BIG") bytes): wall time and peak RSS (goal <= 300 MiB)"
