@@ -173,7 +173,7 @@ func runExample(t *testing.T, dir string, env []string, e example) {
 	}
 	cmd := exec.Command("bash", "-o", "pipefail", "-c", e.line)
 	cmd.Dir, cmd.Env = dir, env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = exampleProcAttr()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
