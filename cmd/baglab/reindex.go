@@ -92,7 +92,22 @@ func (o *repairOptions) prepare(suffix string) error {
 // (exit 1): something of the input may be missing from the output.
 var errDamaged = &exitError{code: exitProblem, err: errors.New("the input is damaged: the output holds every intact message, the ranges listed above are lost or unverified")}
 
+// checkOutFormat refuses an -o whose extension names another format than
+// want, the one the verb writes (exit 2, before any input is read).
+func (o *repairOptions) checkOutFormat(verb string, want decode.Format) error {
+	if o.output == "" {
+		return nil
+	}
+	if f, err := decode.OutputFormat(o.output); err == nil && f != want {
+		return usageErrorf("-o %s: %s writes a %s file, not %s", o.output, verb, want, f)
+	}
+	return nil
+}
+
 func runReindex(o *repairOptions) error {
+	if err := o.checkOutFormat("reindex", decode.FormatBag); err != nil {
+		return err
+	}
 	if f, err := decode.Sniff(o.input); err != nil {
 		return err
 	} else if f != decode.FormatBag {
@@ -101,7 +116,7 @@ func runReindex(o *repairOptions) error {
 	if err := o.prepare(".reindexed.bag"); err != nil {
 		return err
 	}
-	rep, err := bag.Reindex(o.input, o.output)
+	rep, err := bag.ReindexContext(o.g.ctx, o.input, o.output)
 	if err != nil {
 		return err
 	}
@@ -113,6 +128,9 @@ func runReindex(o *repairOptions) error {
 }
 
 func runRecover(o *repairOptions) error {
+	if err := o.checkOutFormat("recover", decode.FormatMCAP); err != nil {
+		return err
+	}
 	if f, err := decode.Sniff(o.input); err != nil {
 		return err
 	} else if f != decode.FormatMCAP || isDir(o.input) {
@@ -125,7 +143,7 @@ func runRecover(o *repairOptions) error {
 	if o.dropUnverified {
 		opts = append(opts, mcapfile.WithDropUnverified())
 	}
-	rep, err := mcapfile.Recover(o.input, o.output, opts...)
+	rep, err := mcapfile.RecoverContext(o.g.ctx, o.input, o.output, opts...)
 	if err != nil {
 		return err
 	}

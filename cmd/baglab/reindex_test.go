@@ -1,8 +1,12 @@
 package main
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -26,6 +30,61 @@ func TestRepairExitCodes(t *testing.T) {
 		stdout, stderr, code := run(t, append(c.args, "-o", out)...)
 		if code != c.code || !strings.Contains(stdout, c.want) {
 			t.Errorf("%v: exit %d, want %d\n%s%s", c.args, code, c.code, stdout, stderr)
+		}
+	}
+}
+
+// TestRepairSignal: SIGINT or SIGTERM stops reindex and recover while they
+// write, with the signal's exit code, and leaves neither the output nor a
+// .tmp-* file (issue 10 point 5).
+func TestRepairSignal(t *testing.T) {
+	src := t.TempDir()
+	var inputs []string
+	for range 40 {
+		inputs = append(inputs, studyFile("study.bag"))
+	}
+	for _, name := range []string{"big.bag", "big.mcap"} {
+		if _, stderr, code := run(t, append([]string{"merge", filepath.Join(src, name)}, inputs...)...); code != exitOK {
+			t.Fatalf("merge %s: exit %d: %s", name, code, stderr)
+		}
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, exitInterrupted}, {syscall.SIGTERM, exitTerminated}} {
+		for _, verb := range []string{"reindex", "recover"} {
+			in, out := filepath.Join(src, "big.bag"), "out.bag"
+			if verb == "recover" {
+				in, out = filepath.Join(src, "big.mcap"), "out.mcap"
+			}
+			var last string
+			interrupted := signalWhileWriting(t, c.sig, c.code, func(dir string) []string {
+				last = filepath.Join(dir, out)
+				return []string{verb, in, "-o", last}
+			})
+			if !interrupted {
+				t.Errorf("%s %v: never caught while writing", verb, c.sig)
+				continue
+			}
+			if _, err := os.Stat(last); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s %v: %s is there (%v)", verb, c.sig, last, err)
+			}
+		}
+	}
+}
+
+// TestRepairOutputFormat: reindex writes a bag and recover an MCAP file; an
+// -o naming the other format is a usage error before the input is read (the
+// input here does not exist, which would exit 4).
+func TestRepairOutputFormat(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"reindex", filepath.Join(dir, "missing.bag"), "-o", filepath.Join(dir, "x.mcap")},
+		{"recover", filepath.Join(dir, "missing.mcap"), "-o", filepath.Join(dir, "x.bag")},
+	} {
+		_, stderr, code := run(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, "x.") {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, stderr)
 		}
 	}
 }

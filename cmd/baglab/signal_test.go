@@ -23,58 +23,70 @@ func TestSignalLeavesNoTemporary(t *testing.T) {
 		code int
 	}{{syscall.SIGHUP, exitHungUp}, {syscall.SIGTERM, exitTerminated}, {syscall.SIGINT, exitInterrupted}} {
 		for _, verb := range []string{"export", "merge"} {
-			interrupted := false
-			for attempt := 0; attempt < 5 && !interrupted; attempt++ {
-				dir := t.TempDir()
-				args := append([]string{"export", "--out", filepath.Join(dir, "tables")}, inputs...)
+			interrupted := signalWhileWriting(t, c.sig, c.code, func(dir string) []string {
 				if verb == "merge" {
-					args = append([]string{"merge", filepath.Join(dir, "out.mcap")}, inputs...)
+					return append([]string{"merge", filepath.Join(dir, "out.mcap")}, inputs...)
 				}
-				done := make(chan int, 1)
-				var errb strings.Builder
-				go func() { done <- Main(args, strings.NewReader(""), &strings.Builder{}, &errb) }()
-				var code int
-				finished := false
-			wait:
-				for {
-					select {
-					case code = <-done:
-						finished = true
-						break wait
-					default:
-					}
-					if len(temporaries(dir)) > 0 {
-						break
-					}
-					time.Sleep(time.Millisecond)
-				}
-				if finished {
-					continue // done before a temporary was seen: try again
-				}
-				if err := syscall.Kill(os.Getpid(), c.sig); err != nil {
-					t.Fatal(err)
-				}
-				select {
-				case code = <-done:
-				case <-time.After(20 * time.Second):
-					t.Fatalf("%s %v: still running after 20 s", verb, c.sig)
-				}
-				if code == exitOK {
-					continue // finished before the signal arrived
-				}
-				interrupted = true
-				if code != c.code {
-					t.Errorf("%s %v: exit %d, want %d: %s", verb, c.sig, code, c.code, errb.String())
-				}
-				if left := temporaries(dir); len(left) > 0 {
-					t.Errorf("%s %v: left %v", verb, c.sig, left)
-				}
-			}
+				return append([]string{"export", "--out", filepath.Join(dir, "tables")}, inputs...)
+			})
 			if !interrupted {
 				t.Errorf("%s %v: never caught while writing", verb, c.sig)
 			}
 		}
 	}
+}
+
+// signalWhileWriting runs Main on args(dir) in fresh temporary dirs until
+// sig, sent once a .tmp-* file shows in dir, stops a run (at most 5
+// attempts; a run that ends first is tried again). The interrupted run must
+// exit code within 20 s and leave no .tmp-* in dir. It reports whether a run
+// was interrupted.
+func signalWhileWriting(t *testing.T, sig syscall.Signal, code int, args func(dir string) []string) bool {
+	t.Helper()
+	for attempt := 0; attempt < 5; attempt++ {
+		dir := t.TempDir()
+		a := args(dir)
+		done := make(chan int, 1)
+		var errb strings.Builder
+		go func() { done <- Main(a, strings.NewReader(""), &strings.Builder{}, &errb) }()
+		finished := false
+	wait:
+		for {
+			select {
+			case <-done:
+				finished = true
+				break wait
+			default:
+			}
+			if len(temporaries(dir)) > 0 {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if finished {
+			continue // done before a temporary was seen: try again
+		}
+		if err := syscall.Kill(os.Getpid(), sig); err != nil {
+			t.Fatal(err)
+		}
+		var got int
+		select {
+		case got = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%v %v: still running after 20 s", a, sig)
+		}
+		if got == exitOK {
+			continue // finished before the signal arrived
+		}
+		if got != code {
+			t.Errorf("%v %v: exit %d, want %d: %s", a, sig, got, code, errb.String())
+		}
+		if left := temporaries(dir); len(left) > 0 {
+			t.Errorf("%v %v: left %v", a, sig, left)
+		}
+		return true
+	}
+	return false
 }
 
 // temporaries lists the .tmp-* files and folders under dir.

@@ -2,6 +2,7 @@ package bag
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -66,6 +67,13 @@ func (r *ReindexReport) String() string {
 // opts configure the new bag; the compression defaults to that of the
 // input's first chunk.
 func Reindex(in, out string, opts ...WriterOption) (*ReindexReport, error) {
+	return ReindexContext(context.Background(), in, out, opts...)
+}
+
+// ReindexContext is Reindex stopped by ctx: once ctx is done it checks
+// between messages, removes the unfinished output (nothing is left under
+// out or its temporary name) and returns ctx.Err().
+func ReindexContext(ctx context.Context, in, out string, opts ...WriterOption) (*ReindexReport, error) {
 	rep := &ReindexReport{}
 	r, err := Open(in, WithoutIndex(), WithSkipBad(func(s record.Skipped) {
 		rep.Skipped = append(rep.Skipped, s)
@@ -84,6 +92,10 @@ func Reindex(in, out string, opts ...WriterOption) (*ReindexReport, error) {
 	defer it.Close()
 	var m record.Message
 	for {
+		if err := ctx.Err(); err != nil {
+			w.Abort()
+			return nil, err
+		}
 		err := it.NextInto(&m)
 		if err == io.EOF {
 			break

@@ -1,6 +1,7 @@
 package mcapfile
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -119,6 +120,13 @@ func WithWriterOptions(opts ...WriterOption) RecoverOption {
 // out is written under a temporary name and renamed when done; the error is
 // for failures that leave nothing to write.
 func Recover(in, out string, opts ...RecoverOption) (*RecoverReport, error) {
+	return RecoverContext(context.Background(), in, out, opts...)
+}
+
+// RecoverContext is Recover stopped by ctx: once ctx is done it checks
+// between records of the data section, removes the unfinished output
+// (nothing is left under out or its temporary name) and returns ctx.Err().
+func RecoverContext(ctx context.Context, in, out string, opts ...RecoverOption) (*RecoverReport, error) {
 	var o recoverOptions
 	for _, opt := range opts {
 		opt(&o)
@@ -135,7 +143,7 @@ func Recover(in, out string, opts ...RecoverOption) (*RecoverReport, error) {
 	if err := checkMagic(f, in, st.Size()); err != nil {
 		return nil, err
 	}
-	rc := &recoverer{file: in, ra: f, size: st.Size(), opts: o, rep: &RecoverReport{},
+	rc := &recoverer{ctx: ctx, file: in, ra: f, size: st.Size(), opts: o, rep: &RecoverReport{},
 		schemas: map[uint16]*mcap.Schema{}, chans: map[uint16]uint32{}, schemaIDs: map[uint16]bool{}}
 	defer rc.dec.close()
 	profile := ""
@@ -167,6 +175,7 @@ func Recover(in, out string, opts ...RecoverOption) (*RecoverReport, error) {
 }
 
 type recoverer struct {
+	ctx       context.Context
 	file      string
 	ra        io.ReaderAt
 	size      int64
@@ -227,6 +236,9 @@ func (rc *recoverer) scan() error {
 	}
 	sc := newScanner(rc.ra, rc.file, magicLen, limit)
 	for {
+		if err := rc.ctx.Err(); err != nil {
+			return err
+		}
 		start := sc.pos
 		fr, err := sc.next()
 		if err == io.EOF {
