@@ -200,18 +200,17 @@ func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) error {
 	p.once.Do(func() {
 		select {
 		case <-p.done:
-			return
 		default:
-		}
-		p.Signal(sig)
-		select {
-		case <-p.done:
-		case <-time.After(grace):
-			p.Signal(syscall.SIGKILL)
-			<-p.done
+			p.Signal(sig)
+			select {
+			case <-p.done:
+			case <-time.After(grace):
+				p.Signal(syscall.SIGKILL)
+				<-p.done
+			}
 		}
 		// Children left in the group (roscore's rosmaster and rosout)
-		// go with it.
+		// go with it, also when the leader had already exited by itself.
 		p.Signal(syscall.SIGKILL)
 	})
 	<-p.done
