@@ -192,6 +192,11 @@ func runAnalyze(o *analyzeOptions) error {
 	if o.partial != "" {
 		return writePartial(o)
 	}
+	// The accumulators, the readers (--jobs files at once) and the
+	// learner's working set stay below this; without it the learner's
+	// garbage lets the heap double (analyze placements of a 2 GiB bag:
+	// 453 MiB peak RSS, 222 MiB with a 200 MiB limit).
+	defer softMemoryLimit(int64(128 + 64*o.flags.jobs))()
 	run, err := runAnalyses(o.g, o.files, o.kinds, &o.flags, o.opts)
 	if err != nil {
 		return err

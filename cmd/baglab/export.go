@@ -2,9 +2,7 @@ package main
 
 import (
 	"errors"
-	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -198,11 +196,8 @@ func runExport(o *exportOptions) error {
 		inputs[i] = export.Input{Path: p, Open: func() (record.Iterator, error) { return in.FileMessages(g.ctx, i) }}
 	}
 	jobs := min(o.jobs, len(inputs))
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// A soft limit keeps the heap near what the export holds (row
-		// groups of at most 16 MiB, 64 MiB of buffered rows per input)
-		// instead of letting garbage double it.
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(int64(128+96*jobs) << 20))
-	}
+	// The export holds row groups of at most 16 MiB and 64 MiB of buffered
+	// rows per input.
+	defer softMemoryLimit(int64(128 + 96*jobs))()
 	return o.exportDataset(in, inputs, resolve, opts, jobs)
 }
