@@ -55,6 +55,11 @@ func StartMaster(t testing.TB) *Master {
 	t.Helper()
 	Require(t, "roscore", "rospy", "ros-msgs")
 	dir := t.TempDir()
+	// roslaunch starts rosmaster and rosout in sessions of their own, so
+	// stopping roscore's process group can miss them (when roscore is
+	// killed before it shut them down): after every peer is stopped, end
+	// whatever still runs with this master's ROS_LOG_DIR.
+	t.Cleanup(func() { killByEnv("ROS_LOG_DIR=" + filepath.Join(dir, "log")) })
 	port := FreePort(t)
 	m := &Master{URI: fmt.Sprintf("http://127.0.0.1:%d/", port), Dir: dir}
 	for _, d := range []string{"home", "log"} {
@@ -215,4 +220,24 @@ func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) error {
 	})
 	<-p.done
 	return p.err
+}
+
+// killByEnv sends SIGKILL to every process of this user whose environment
+// holds the entry kv (a test's own ROS_LOG_DIR, so only its own peers).
+func killByEnv(kv string) {
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, f := range procs {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, e := range bytes.Split(b, []byte{0}) {
+			if string(e) == kv {
+				if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(f))); err == nil && pid != os.Getpid() {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+				break
+			}
+		}
+	}
 }
