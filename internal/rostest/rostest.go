@@ -205,18 +205,29 @@ func (p *Proc) Stop(sig syscall.Signal, grace time.Duration) error {
 	p.once.Do(func() {
 		select {
 		case <-p.done:
+			return
 		default:
-			p.Signal(sig)
+		}
+		p.Signal(sig)
+		deadline := time.After(grace)
+		select {
+		case <-p.done:
+		case <-deadline:
+			p.Signal(syscall.SIGKILL)
+			<-p.done
+		}
+		// Children still in the group (the C++ recorder behind the rosbag
+		// script, roscore's children) get the rest of the grace period to
+		// finish — a recorder renames its .active file as it closes — and
+		// are killed after it.
+		for syscall.Kill(-p.Cmd.Process.Pid, 0) == nil {
 			select {
-			case <-p.done:
-			case <-time.After(grace):
+			case <-deadline:
 				p.Signal(syscall.SIGKILL)
-				<-p.done
+				return
+			case <-time.After(20 * time.Millisecond):
 			}
 		}
-		// Children left in the group (roscore's rosmaster and rosout)
-		// go with it, also when the leader had already exited by itself.
-		p.Signal(syscall.SIGKILL)
 	})
 	<-p.done
 	return p.err
