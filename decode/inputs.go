@@ -297,7 +297,7 @@ func (in *Inputs) RequireDefinitions() error {
 			}
 			_, err := in.res.For(ch)
 			if err != nil && !errors.Is(err, record.ErrUnknownType) && !errors.Is(err, record.ErrUnsupported) {
-				return record.WithFile(err, in.paths[i], -1, ch.Topic) // a stored definition that is damaged
+				return definitionError(err, in.paths[i], ch) // a stored definition that is damaged
 			}
 			if err != nil {
 				name := TypeName(ch)
@@ -324,6 +324,21 @@ func (in *Inputs) RequireDefinitions() error {
 	return &record.Error{File: strings.Join(in.paths, ", "), Offset: -1, Err: record.ErrUnknownType,
 		Detail: fmt.Sprintf("no definition for %d type(s): %s; the recording stores none for them and baglab's registry lacks them: add their packages with --msg-path DIR",
 			len(types), strings.Join(parts, "; "))}
+}
+
+// definitionError places err, the Resolver's error for ch, in file: at
+// the offset of the record that stores ch's definition (bag connection,
+// MCAP schema) when the container gave one, and says so.
+func definitionError(err error, file string, ch *record.Channel) error {
+	err = record.WithFile(err, file, -1, ch.Topic)
+	var e *record.Error
+	if ch.Schema == nil || ch.Schema.Offset <= 0 || !errors.As(err, &e) || e.Offset >= 0 {
+		return err
+	}
+	c := *e
+	c.Offset = ch.Schema.Offset
+	c.Detail = strings.TrimPrefix(c.Detail+"; ", "; ") + "the offset is that of the record storing the definition"
+	return &c
 }
 
 func contains(list []string, s string) bool {
@@ -565,7 +580,7 @@ func (in *Inputs) each(ctx context.Context, i int, o EachOptions) error {
 				p.dec, err = in.res.For(m.Channel)
 				if err != nil {
 					p.skip = true
-					if err := in.Skip(record.WithFile(err, m.Source, -1, m.Channel.Topic)); err != nil {
+					if err := in.Skip(definitionError(err, m.Source, m.Channel)); err != nil {
 						return err
 					}
 				}

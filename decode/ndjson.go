@@ -266,7 +266,7 @@ func (lw *lineWriter) appendLine(dst []byte, m *record.Message) ([]byte, error) 
 			var err error
 			dec, err = lw.res.For(ch)
 			if err != nil {
-				return dst[:start], record.WithFile(err, m.Source, -1, ch.Topic)
+				return dst[:start], definitionError(err, m.Source, ch)
 			}
 			lw.decs[ch] = dec
 		}

@@ -267,6 +267,7 @@ func (it *linearIter) topLevel(rec *Record, m *record.Message) error {
 			if err != nil {
 				return record.WithFile(err, it.r.path, rec.Offset, "")
 			}
+			c.Offset = rec.Offset
 			it.connection(c)
 			return nil
 		}
@@ -498,6 +499,7 @@ func (it *linearIter) chunkRecord(m *record.Message, op Op, header, data []byte,
 		if err != nil {
 			return err
 		}
+		c.Offset = it.fileOffset(pos)
 		it.connection(c)
 		return nil
 	case OpIndexData:

@@ -234,6 +234,7 @@ func (r *Reader) readIndex() error {
 			if err != nil {
 				return record.WithFile(err, r.path, rec.Offset, "")
 			}
+			c.Offset = rec.Offset
 			r.addConnection(c)
 		case OpChunkInfo:
 			header := slices.Clone(rec.Header)
@@ -305,6 +306,7 @@ func (r *Reader) readTerminalConnections() {
 		if err != nil {
 			return
 		}
+		c.Offset = rec.Offset
 		r.addConnection(c)
 	}
 }
@@ -392,6 +394,7 @@ func channelOf(c *Connection) *record.Channel {
 			Encoding: "ros1msg",
 			Data:     []byte(c.MessageDefinition),
 			MD5:      c.MD5Sum,
+			Offset:   c.Offset,
 		},
 		Metadata: md,
 	}

@@ -124,6 +124,9 @@ type Connection struct {
 	Latching          string
 	// Fields is the whole connection header in stored order.
 	Fields []Field
+	// Offset is the byte offset of the connection record in the file
+	// (inside a compressed chunk, of the chunk record); 0 when unknown.
+	Offset int64
 }
 
 // Field is one name=value field of a header.

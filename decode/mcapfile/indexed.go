@@ -26,7 +26,7 @@ func newIndexedIter(r *Reader, f record.Filter) *indexedIter {
 	it := &indexedIter{r: r, f: f, want: map[uint16]bool{}, chans: map[uint16]*record.Channel{}}
 	for _, id := range r.ix.channelIDs {
 		c := r.ix.channels[id]
-		it.chans[id] = r.channel(c, r.ix.schemas[c.SchemaID])
+		it.chans[id] = r.channel(c, r.ix.schemas[c.SchemaID], r.ix.schemaAt[c.SchemaID])
 		it.want[id] = f.Topic == nil || f.Topic(c.Topic)
 	}
 	var chunks []chunked.Chunk

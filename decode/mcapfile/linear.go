@@ -467,11 +467,12 @@ func (r *Reader) skip(s record.Skipped) {
 type tracker struct {
 	r       *Reader
 	schemas map[uint16]*mcap.Schema
+	at      map[uint16]int64 // offset of each schema record
 	chans   map[uint16]*record.Channel
 }
 
 func (r *Reader) newTracker() *tracker {
-	return &tracker{r: r, schemas: map[uint16]*mcap.Schema{}, chans: map[uint16]*record.Channel{}}
+	return &tracker{r: r, schemas: map[uint16]*mcap.Schema{}, at: map[uint16]int64{}, chans: map[uint16]*record.Channel{}}
 }
 
 // add reads a schema or channel record. For a channel it returns the
@@ -484,30 +485,33 @@ func (t *tracker) add(rec item) (ch *record.Channel, fresh bool, err error) {
 			return nil, false, err
 		}
 		t.schemas[s.ID] = s
+		t.at[s.ID] = rec.errOffset()
 		return nil, false, nil
 	}
 	c, err := safeParse(file, rec.errOffset(), "channel", mcap.ParseChannel, rec.body)
 	if err != nil {
 		return nil, false, err
 	}
-	s := t.schema(c.SchemaID)
+	s, at := t.schema(c.SchemaID)
 	if s == nil && c.SchemaID != 0 {
 		return nil, false, errorf(file, rec.errOffset(), "channel.schema_id", record.ErrFormat, "channel %d uses schema %d before its schema record", c.ID, c.SchemaID)
 	}
 	_, seen := t.chans[c.ID]
-	ch = t.r.channel(c, s)
+	ch = t.r.channel(c, s, at)
 	t.chans[c.ID] = ch
 	return ch, !seen, nil
 }
 
 // schema returns the schema of an id met so far, or with WithSkipBad the
-// summary's.
-func (t *tracker) schema(id uint16) *mcap.Schema {
-	s := t.schemas[id]
-	if s == nil && t.r.opts.skipBad && t.r.summary != nil {
-		s = t.r.summary.schemas[id]
+// summary's, with the offset of its record.
+func (t *tracker) schema(id uint16) (*mcap.Schema, int64) {
+	if s := t.schemas[id]; s != nil {
+		return s, t.at[id]
 	}
-	return s
+	if t.r.opts.skipBad && t.r.summary != nil {
+		return t.r.summary.schemas[id], t.r.summary.schemaAt[id]
+	}
+	return nil, 0
 }
 
 // message parses the head of a message record and finds its channel.
@@ -518,8 +522,8 @@ func (t *tracker) message(rec item) (id uint16, seq uint32, logTime, pubTime uin
 	}
 	if t.chans[id] == nil && t.r.opts.skipBad && t.r.summary != nil {
 		if c := t.r.summary.channels[id]; c != nil {
-			if s := t.schema(c.SchemaID); s != nil || c.SchemaID == 0 {
-				t.chans[id] = t.r.channel(c, s)
+			if s, at := t.schema(c.SchemaID); s != nil || c.SchemaID == 0 {
+				t.chans[id] = t.r.channel(c, s, at)
 			}
 		}
 	}

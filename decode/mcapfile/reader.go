@@ -196,8 +196,9 @@ var errClosed = errors.New("mcapfile: reader is closed")
 
 // channel returns the record.Channel for an MCAP channel, reusing the one
 // already made for the same id and content so that every message of a
-// channel shares one pointer.
-func (r *Reader) channel(c *mcap.Channel, s *mcap.Schema) *record.Channel {
+// channel shares one pointer; schemaAt is the offset of s's record (0 when
+// unknown).
+func (r *Reader) channel(c *mcap.Channel, s *mcap.Schema, schemaAt int64) *record.Channel {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if old := r.channels[c.ID]; old != nil && old.Topic == c.Topic && old.MessageEncoding == c.MessageEncoding &&
@@ -208,7 +209,7 @@ func (r *Reader) channel(c *mcap.Channel, s *mcap.Schema) *record.Channel {
 	key := schemaKey{id: c.SchemaID, md5: md5}
 	rs := r.schemas[key]
 	if rs == nil || (s != nil && (rs.Name != s.Name || rs.Encoding != s.Encoding || string(rs.Data) != string(s.Data))) {
-		rs = &record.Schema{ID: c.SchemaID, MD5: md5}
+		rs = &record.Schema{ID: c.SchemaID, MD5: md5, Offset: schemaAt}
 		if s != nil {
 			rs.Name, rs.Encoding, rs.Data = s.Name, s.Encoding, s.Data
 		}
@@ -235,7 +236,7 @@ func (r *Reader) Channels() ([]*record.Channel, error) {
 		out := make([]*record.Channel, 0, len(r.ix.channels))
 		for _, id := range r.ix.channelIDs {
 			c := r.ix.channels[id]
-			out = append(out, r.channel(c, r.ix.schemas[c.SchemaID]))
+			out = append(out, r.channel(c, r.ix.schemas[c.SchemaID], r.ix.schemaAt[c.SchemaID]))
 		}
 		sortChannels(out)
 		return out, nil

@@ -16,6 +16,7 @@ type index struct {
 	footer       *mcap.Footer
 	footerOffset int64
 	schemas      map[uint16]*mcap.Schema
+	schemaAt     map[uint16]int64 // offset of each schema record
 	channels     map[uint16]*mcap.Channel
 	channelIDs   []uint16 // in summary order
 	stats        *mcap.Statistics
@@ -88,6 +89,7 @@ func readIndex(ra io.ReaderAt, file string, size int64) (*index, error) {
 		footer:       footer,
 		footerOffset: footerOff,
 		schemas:      map[uint16]*mcap.Schema{},
+		schemaAt:     map[uint16]int64{},
 		channels:     map[uint16]*mcap.Channel{},
 	}
 	section := buf[:footerOff-start]
@@ -125,6 +127,7 @@ func (ix *index) add(file string, off int64, op mcap.OpCode, body []byte) error 
 			return errorf(file, off, "schema.id", record.ErrFormat, "schema id 0 is reserved")
 		}
 		ix.schemas[s.ID] = s
+		ix.schemaAt[s.ID] = off
 	case mcap.OpChannel:
 		c, err := safeParse(file, off, "channel", mcap.ParseChannel, body)
 		if err != nil {

@@ -14,6 +14,11 @@ type Schema struct {
 	Data []byte
 	// MD5 is the ROS1 MD5 sum from the connection header; empty otherwise.
 	MD5 string
+	// Offset is the byte offset in its file of the record the definition
+	// was read from (bag connection record, MCAP schema record; inside a
+	// compressed chunk, the chunk record), for errors about a damaged
+	// definition; 0 when unknown (no record starts at 0 in either format).
+	Offset int64
 }
 
 // Channel is one stream of messages: a bag connection, an MCAP channel or a
