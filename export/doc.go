@@ -26,8 +26,9 @@
 //
 // Every row also carries the meta columns log_time and publish_time
 // (timestamp[ns, UTC]), sequence (uint64, the message's position in its
-// file) and source_file (utf8), before the message fields. When the message
-// has a field of the same name, the meta column gets a leading underscore.
+// file) and source_file (utf8), with WithUnverifiedColumn also unverified
+// (bool), before the message fields. When the message has a field of the
+// same name, the meta column gets a leading underscore.
 //
 // A nested message without fields (an empty action goal, for instance) has
 // no columns and is left out, as are arrays of such messages; a top-level

@@ -498,6 +498,9 @@ func (s *Source) channel(ch *record.Channel, t *msgdef.Type) (*chanState, error)
 	if err != nil {
 		return nil, record.WithFile(err, s.path, -1, ch.Topic)
 	}
+	if s.e.cfg.unverified {
+		root.withUnverified()
+	}
 	sc := root.schema()
 	info := tableInfo{topic: ch.Topic, typeName: t.Name, definition: t.Text, msgEncoding: ch.MessageEncoding}
 	if sch := ch.Schema; sch != nil {

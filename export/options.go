@@ -213,6 +213,7 @@ type config struct {
 	mem           memory.Allocator
 	progress      func(bytes int)
 	skipBad       func(error)
+	unverified    bool
 }
 
 func defaultConfig() config {
@@ -230,6 +231,12 @@ func defaultConfig() config {
 
 // Option configures an Exporter.
 type Option func(*config)
+
+// WithUnverifiedColumn adds the boolean meta column unverified after
+// source_file: true for a row whose message no CRC vouches for
+// (record.Message.Unverified, kept by a reader with KeepUnverified). Without
+// it the tables have no such column.
+func WithUnverifiedColumn() Option { return func(c *config) { c.unverified = true } }
 
 // WithFormat selects Parquet (the default) or CSV files.
 func WithFormat(f Format) Option { return func(c *config) { c.format = f } }

@@ -33,11 +33,14 @@ type Meta struct {
 	Sequence uint64
 	// Source is the path of the file the message came from.
 	Source string
+	// Unverified is set when no CRC vouches for the message (the
+	// unverified column, where the rows have one).
+	Unverified bool
 }
 
 // MetaOf returns the meta data of a recorded message.
 func MetaOf(m *record.Message) Meta {
-	return Meta{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: m.Sequence, Source: m.Source}
+	return Meta{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: m.Sequence, Source: m.Source, Unverified: m.Unverified}
 }
 
 // errEvents is the cause when a decoder's events do not follow the type.
@@ -59,6 +62,7 @@ type RowBuilder struct {
 	pubT   *array.TimestampBuilder
 	seq    *array.Uint64Builder
 	src    *array.StringBuilder
+	unv    *array.BooleanBuilder // nil without the unverified column
 	c      consumer
 	blobs  []*array.BinaryBuilder // blob builders, re-reserved after each record
 	rows   int
@@ -88,6 +92,10 @@ func newRowBuilder(mem memory.Allocator, root *rootPlan) *RowBuilder {
 	b.src = b.rb.Field(3).(*array.StringBuilder)
 	top := &node{plan: root.plan}
 	col := 4
+	if root.unverified != "" {
+		b.unv = b.rb.Field(col).(*array.BooleanBuilder)
+		col++
+	}
 	for _, p := range root.plan.fields {
 		if p.kind == kSkip {
 			top.fields = append(top.fields, bind(p, nil, &b.c))
@@ -137,6 +145,9 @@ func (b *RowBuilder) Append(m Meta, d Decoder, data []byte) error {
 	b.pubT.Append(arrow.Timestamp(m.PublishTime))
 	b.seq.Append(m.Sequence)
 	b.src.Append(m.Source)
+	if b.unv != nil {
+		b.unv.Append(m.Unverified)
+	}
 	row := b.rows
 	b.rows++
 	c := &b.c

@@ -13,6 +13,8 @@ const (
 	ColPublishTime = "publish_time"
 	ColSequence    = "sequence"
 	ColSourceFile  = "source_file"
+	// ColUnverified is the optional meta column of WithUnverifiedColumn.
+	ColUnverified = "unverified"
 )
 
 // maxDepth bounds the nesting of message types, so that a cyclic or
@@ -72,18 +74,26 @@ func Schema(t *msgdef.Type) (*arrow.Schema, error) {
 func metaNames(t *msgdef.Type) [4]string {
 	names := [4]string{ColLogTime, ColPublishTime, ColSequence, ColSourceFile}
 	for i := range names {
-		for t.Field(names[i]) != nil {
-			names[i] = "_" + names[i]
-		}
+		names[i] = metaName(t, names[i])
 	}
 	return names
+}
+
+// metaName is name with leading underscores until no field of t has it.
+func metaName(t *msgdef.Type, name string) string {
+	for t.Field(name) != nil {
+		name = "_" + name
+	}
+	return name
 }
 
 // rootPlan is the plan of a whole message plus its meta column names.
 type rootPlan struct {
 	t    *msgdef.Type
 	meta [4]string
-	plan *plan // kind kStruct, fields = message fields
+	// unverified names the unverified column, "" when there is none.
+	unverified string
+	plan       *plan // kind kStruct, fields = message fields
 }
 
 func compilePlan(t *msgdef.Type) (*rootPlan, error) {
@@ -97,12 +107,20 @@ func compilePlan(t *msgdef.Type) (*rootPlan, error) {
 	return &rootPlan{t: t, meta: metaNames(t), plan: p}, nil
 }
 
+// withUnverified adds the unverified column (WithUnverifiedColumn).
+func (r *rootPlan) withUnverified() {
+	r.unverified = metaName(r.t, ColUnverified)
+}
+
 func (r *rootPlan) schema() *arrow.Schema {
 	fields := []arrow.Field{
 		{Name: r.meta[0], Type: arrow.FixedWidthTypes.Timestamp_ns},
 		{Name: r.meta[1], Type: arrow.FixedWidthTypes.Timestamp_ns},
 		{Name: r.meta[2], Type: arrow.PrimitiveTypes.Uint64},
 		{Name: r.meta[3], Type: arrow.BinaryTypes.String},
+	}
+	if r.unverified != "" {
+		fields = append(fields, arrow.Field{Name: r.unverified, Type: arrow.FixedWidthTypes.Boolean})
 	}
 	for _, f := range r.plan.fields {
 		if f.kind != kSkip {

@@ -176,6 +176,9 @@ func runExport(o *exportOptions) error {
 	if o.read.skipBad {
 		opts = append(opts, export.WithSkipBad(func(err error) { _ = in.Skip(err) }))
 	}
+	if o.read.keepUnverified {
+		opts = append(opts, export.WithUnverifiedColumn()) // marks the rows no CRC vouches for
+	}
 	var noted sync.Map
 	resolve := func(ch *record.Channel) (export.TypedDecoder, error) {
 		d, err := res.For(ch)
