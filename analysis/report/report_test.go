@@ -285,9 +285,7 @@ func atoi(s string) int {
 // TestProvenanceFolder: a rosbag2 folder is described by its files, and
 // its digest is the one coreutils gives for its sha256sum listing.
 func TestProvenanceFolder(t *testing.T) {
-	if _, err := exec.LookPath("sha256sum"); err != nil {
-		t.Skip("no sha256sum (coreutils)")
-	}
+	testenv.RequirePeer(t, "sha256sum")
 	dir := filepath.Join(filepath.Dir(demoInputs(t)[0]), "queries_rosbag2")
 	p, err := NewProvenance("v", []string{"baglab"}, nil, []string{dir})
 	if err != nil {

@@ -6,14 +6,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // TestOfMatchesSha256sum checks a file's digest and a folder's listing
 // digest against coreutils' sha256sum.
 func TestOfMatchesSha256sum(t *testing.T) {
-	if _, err := exec.LookPath("sha256sum"); err != nil {
-		t.Skip("sha256sum (coreutils) not installed")
-	}
+	testenv.RequirePeer(t, "sha256sum")
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "rec", "sub"), 0o777); err != nil {
 		t.Fatal(err)

@@ -167,6 +167,8 @@ var peers = map[string]peer{
 	"java":      {what: "a JDK, Debian default-jdk-headless (make deps-apt)", progs: []string{"java", "javac"}},
 	"weka":      {what: "Debian weka and default-jdk-headless (make deps-apt)", files: []string{"/usr/share/java/weka.jar"}, progs: []string{"java"}},
 	"roscore":   {what: "Debian ros-core (make deps-apt)", progs: []string{"roscore"}, py: []string{"rosmaster"}},
+	"sha256sum": {what: "Debian coreutils", progs: []string{"sha256sum"}},
+	"devfull":   {what: "a Linux /dev/full device", files: []string{"/dev/full"}},
 }
 
 // Peers lists the names RequirePeer accepts.
