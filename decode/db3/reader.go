@@ -181,11 +181,19 @@ func sqlError(file, what string, err error) error {
 	if errors.As(err, &re) {
 		return err
 	}
-	cause := record.ErrFormat
-	if s := err.Error(); strings.Contains(s, "malformed") || strings.Contains(s, "short read") || strings.Contains(s, "truncated") {
-		cause = record.ErrTruncated
+	s := err.Error()
+	switch {
+	case strings.Contains(s, "malformed"):
+		return &record.Error{File: file, Offset: -1, Field: what, Err: record.ErrTruncated,
+			Detail: "the database file is damaged: SQLite finds its pages malformed while reading table " + what + " (baglab doctor checks it)"}
+	case strings.Contains(s, "not a database") || strings.Contains(s, "encrypted"):
+		return &record.Error{File: file, Offset: -1, Field: what, Err: record.ErrFormat,
+			Detail: "the file is not an SQLite database, or its header is damaged"}
+	case strings.Contains(s, "short read") || strings.Contains(s, "truncated"):
+		return &record.Error{File: file, Offset: -1, Field: what, Err: record.ErrTruncated,
+			Detail: "the database file is cut short while reading table " + what}
 	}
-	return &record.Error{File: file, Offset: -1, Field: what, Err: cause, Detail: err.Error()}
+	return &record.Error{File: file, Offset: -1, Field: what, Err: record.ErrFormat, Detail: s}
 }
 
 func openFile(path string) (*dbFile, error) {
@@ -276,7 +284,8 @@ func (f *dbFile) load() error {
 		for rows.Next() {
 			var d def
 			var typ string
-			if err := rows.Scan(&d.id, &typ, &d.encoding, &d.text); err != nil {
+			if err := scanRow(rows, f.path, "message_definitions", []string{"id", "topic_type", "encoding", "encoded_message_definition"},
+				[]colKind{kindInt, kindText, kindText, kindText}, &d.id, &typ, &d.encoding, &d.text); err != nil {
 				rows.Close()
 				return sqlError(f.path, "message_definitions", err)
 			}
@@ -309,8 +318,9 @@ func (f *dbFile) load() error {
 	for rows.Next() {
 		var id int64
 		var name, typ, format, qos, hash string
-		if err := rows.Scan(&id, &name, &typ, &format, &qos, &hash); err != nil {
-			return sqlError(f.path, "topics", err)
+		if err := scanRow(rows, f.path, "topics", []string{"id", "name", "type", "serialization_format", "offered_qos_profiles", "type_description_hash"},
+			[]colKind{kindInt, kindText, kindText, kindText, kindText, kindText}, &id, &name, &typ, &format, &qos, &hash); err != nil {
+			return err
 		}
 		s := &record.Schema{Name: typ}
 		if d, ok := defs[typ]; ok && (d.encoding == "ros2msg" || d.encoding == "ros2idl") && d.text != "" {
@@ -413,12 +423,16 @@ func (r *Reader) Summary() (*record.Summary, error) {
 			var lo, hi int64
 			if err := rows.Scan(&id, &n, &lo, &hi); err != nil {
 				rows.Close()
-				return nil, sqlError(f.path, "messages", err)
+				return nil, f.badMessageRow(err)
 			}
 			c := f.topics[id]
 			if c == nil {
 				rows.Close()
-				return nil, &record.Error{File: f.path, Offset: -1, Field: "messages.topic_id", Err: record.ErrFormat, Detail: fmt.Sprintf("%d messages on topic id %d, which the topics table lacks", n, id)}
+				var first int64
+				if err := f.db.QueryRow("SELECT MIN(id) FROM messages WHERE topic_id = ?", id).Scan(&first); err != nil {
+					return nil, sqlError(f.path, "messages", err)
+				}
+				return nil, f.missingTopic(first, id, n)
 			}
 			if t := stats[c]; t != nil {
 				lo, hi = min(lo, t.StartNs), max(hi, t.EndNs)
@@ -485,7 +499,7 @@ func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 		if len(ids) == 0 {
 			continue
 		}
-		q := "SELECT topic_id, timestamp, data FROM messages WHERE 1"
+		q := "SELECT id, topic_id, timestamp, data FROM messages WHERE 1"
 		var args []any
 		if len(ids) < len(df.topicOrder) {
 			q += " AND topic_id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")"
@@ -517,9 +531,10 @@ type cursor struct {
 	rows  *sql.Rows
 	order int
 	// current row
+	id    int64
 	topic int64
 	ts    int64
-	data  sql.RawBytes
+	data  blobCol
 	seq   uint64
 	done  bool
 }
@@ -533,8 +548,11 @@ func (c *cursor) advance() error {
 		}
 		return c.rows.Close()
 	}
-	if err := c.rows.Scan(&c.topic, &c.ts, &c.data); err != nil {
-		return sqlError(c.file.path, "messages", err)
+	if err := scanRow(c.rows, c.file.path, "messages", messageCols, messageKinds, &c.id, &c.topic, &c.ts, &c.data); err != nil {
+		return err
+	}
+	if c.data.null {
+		return columnError(c.file.path, "messages", c.id, "data", nil, kindBlob)
 	}
 	return nil
 }
@@ -603,10 +621,9 @@ func (it *iter) Next() (*record.Message, error) {
 	it.last = c
 	ch := c.file.topics[c.topic]
 	if ch == nil {
-		return nil, it.fail(&record.Error{File: c.file.path, Offset: -1, Field: "messages.topic_id", Err: record.ErrFormat,
-			Detail: fmt.Sprintf("message on topic id %d, which the topics table lacks", c.topic)})
+		return nil, it.fail(c.file.missingTopic(c.id, c.topic, 1))
 	}
-	data := []byte(c.data)
+	data := c.data.b
 	if c.file.compression == "zstd" {
 		if it.zstd == nil {
 			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
@@ -618,7 +635,7 @@ func (it *iter) Next() (*record.Message, error) {
 		var err error
 		it.buf, err = it.zstd.DecodeAll(data, it.buf[:0])
 		if err != nil {
-			return nil, it.fail(&record.Error{File: c.file.path, Offset: -1, Topic: ch.Topic, Field: "messages.data", Err: record.ErrFormat, Detail: "zstd: " + err.Error()})
+			return nil, it.fail(&record.Error{File: c.file.path, Offset: -1, Topic: ch.Topic, Field: "messages.data", Err: record.ErrFormat, Detail: fmt.Sprintf("messages row %d: zstd: %v", c.id, err)})
 		}
 		data = it.buf
 	}
