@@ -26,22 +26,7 @@ BAG="$DIR/load-$SECS.bag"
 [ -f "$BAG" ] || "$DIR/playlat" gen -o "$BAG" -secs "$SECS"
 ls -l "$BAG"
 
-PORT=$($PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-export ROS_MASTER_URI=http://127.0.0.1:$PORT/ ROS_IP=127.0.0.1 ROS_HOME=$DIR/home ROS_LOG_DIR=$DIR/log PYTHONUNBUFFERED=1
-unset ROS_HOSTNAME ROS_NAMESPACE
-
-PGIDS=()
-start() { # start NAME CMD...: run CMD in its own process group
-  local name=$1; shift
-  setsid "$@" >"$DIR/$name.log" 2>&1 &
-  PGIDS+=($!)
-}
-cleanup() { for g in "${PGIDS[@]}"; do kill -INT -- "-$g" 2>/dev/null || true; done; sleep 1
-            for g in "${PGIDS[@]}"; do kill -KILL -- "-$g" 2>/dev/null || true; done; }
-trap cleanup EXIT
-
-start roscore roscore -p "$PORT"
-for _ in $(seq 100); do rostopic list >/dev/null 2>&1 && break; sleep 0.2; done
+. testdata/bench/roscore.sh
 
 : > "$DIR/results.txt"
 for rate in 1 5; do
