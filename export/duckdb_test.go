@@ -156,19 +156,17 @@ func duckType(p *plan) string {
 	return "?"
 }
 
-// normCat renders a value of plan p as baglab cat gives it in the
-// canonical text DuckDB values are also rendered in (times in µs, the
-// precision DuckDB keeps).
-func normCat(p *plan, v any) string {
+// canon renders a value of plan p in the canonical text every reader's
+// values are compared in: lists and structs are walked here, strings and
+// bools read the same from every reader, and leaf renders the rest of one
+// reader's scalars.
+func canon(p *plan, v any, leaf func(*plan, any) string) string {
 	switch p.kind {
 	case kList, kFixed:
-		if p.elem.kind == kBinary { // not reached: blobs are kBinary fields
-			break
-		}
 		xs := v.([]any)
 		parts := make([]string, len(xs))
 		for i, x := range xs {
-			parts[i] = normCat(p.elem, x)
+			parts[i] = canon(p.elem, x, leaf)
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	case kStruct:
@@ -176,10 +174,25 @@ func normCat(p *plan, v any) string {
 		var parts []string
 		for _, f := range p.fields {
 			if f.kind != kSkip {
-				parts = append(parts, f.name+":"+normCat(f, m[f.name]))
+				parts = append(parts, f.name+":"+canon(f, m[f.name], leaf))
 			}
 		}
 		return "{" + strings.Join(parts, ",") + "}"
+	case kString:
+		return strconv.Quote(v.(string))
+	case kBool:
+		return fmt.Sprint(v)
+	}
+	return leaf(p, v)
+}
+
+// normCat renders a value of plan p as baglab cat gives it in the
+// canonical text DuckDB values are also rendered in (times in µs, the
+// precision DuckDB keeps).
+func normCat(p *plan, v any) string { return canon(p, v, catLeaf) }
+
+func catLeaf(p *plan, v any) string {
+	switch p.kind {
 	case kTime, kDuration:
 		m := v.(map[string]any)
 		ns := num(m["sec"])*1e9 + num(m["nsec"])
@@ -196,33 +209,15 @@ func normCat(p *plan, v any) string {
 		return fmt.Sprintf("b%x", b)
 	case kFloat32, kFloat64:
 		return floatText(p.kind, v)
-	case kString:
-		return strconv.Quote(v.(string))
-	case kBool:
-		return fmt.Sprint(v)
 	}
 	return v.(json.Number).String()
 }
 
 // normDuck renders a DuckDB JSON value of plan p canonically.
-func normDuck(p *plan, v any) string {
+func normDuck(p *plan, v any) string { return canon(p, v, duckLeaf) }
+
+func duckLeaf(p *plan, v any) string {
 	switch p.kind {
-	case kList, kFixed:
-		xs := v.([]any)
-		parts := make([]string, len(xs))
-		for i, x := range xs {
-			parts[i] = normDuck(p.elem, x)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case kStruct:
-		m := v.(map[string]any)
-		var parts []string
-		for _, f := range p.fields {
-			if f.kind != kSkip {
-				parts = append(parts, f.name+":"+normDuck(f, m[f.name]))
-			}
-		}
-		return "{" + strings.Join(parts, ",") + "}"
 	case kTime, kStamp:
 		tm, err := time.Parse("2006-01-02 15:04:05.999999-07", v.(string))
 		if err != nil {
@@ -235,10 +230,6 @@ func normDuck(p *plan, v any) string {
 		return fmt.Sprintf("b%x", duckBlob(v.(string)))
 	case kFloat32, kFloat64:
 		return floatText(p.kind, v)
-	case kString:
-		return strconv.Quote(v.(string))
-	case kBool:
-		return fmt.Sprint(v)
 	}
 	return fmt.Sprint(v)
 }

@@ -67,24 +67,10 @@ func polarsType(p *plan) string {
 
 // normPolars renders a polars value of plan p (as read.cjs gives it) in the
 // canonical text of normCat and normDuck.
-func normPolars(p *plan, v any) string {
+func normPolars(p *plan, v any) string { return canon(p, v, polarsLeaf) }
+
+func polarsLeaf(p *plan, v any) string {
 	switch p.kind {
-	case kList, kFixed:
-		xs := v.([]any)
-		parts := make([]string, len(xs))
-		for i, x := range xs {
-			parts[i] = normPolars(p.elem, x)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case kStruct:
-		m := v.(map[string]any)
-		var parts []string
-		for _, f := range p.fields {
-			if f.kind != kSkip {
-				parts = append(parts, f.name+":"+normPolars(f, m[f.name]))
-			}
-		}
-		return "{" + strings.Join(parts, ",") + "}"
 	case kTime, kStamp:
 		return timeText(true, num(v))
 	case kDuration, kSpan:
@@ -108,10 +94,6 @@ func normPolars(p *plan, v any) string {
 			return floatText(p.kind, json.Number(s))
 		}
 		return floatText(p.kind, s)
-	case kString:
-		return strconv.Quote(v.(string))
-	case kBool:
-		return fmt.Sprint(v)
 	}
 	return v.(json.Number).String()
 }
