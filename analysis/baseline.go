@@ -473,21 +473,31 @@ func (c *Comparison) Diffs() []Diff {
 	return out
 }
 
+// current decodes the result document of this run and checks it is of the
+// baseline's kind; verb names what the caller does with it, for the error.
+func (b *Baseline) current(doc []byte, verb string) ([]section, error) {
+	var v any
+	if err := decodeJSON(doc, &v); err != nil {
+		return nil, fmt.Errorf("new result: %w", err)
+	}
+	kind, secs, err := normalise(v)
+	if err != nil {
+		return nil, fmt.Errorf("new result: %w", err)
+	}
+	if kind != b.Kind {
+		return nil, fmt.Errorf("baseline is a %q result, this run is %q: %s results of the same kind", b.Kind, kind, verb)
+	}
+	return secs, nil
+}
+
 // Compare compares the result document current (`analyze --json` or
 // `info --json` output) with the baseline. Rows of tables are matched by
 // their documented keys (TableKeys); per-observation tables are compared
 // by row count.
 func (b *Baseline) Compare(current []byte, o CompareOptions) (*Comparison, error) {
-	var doc any
-	if err := decodeJSON(current, &doc); err != nil {
-		return nil, fmt.Errorf("new result: %w", err)
-	}
-	kind, secs, err := normalise(doc)
+	secs, err := b.current(current, "compare")
 	if err != nil {
-		return nil, fmt.Errorf("new result: %w", err)
-	}
-	if kind != b.Kind {
-		return nil, fmt.Errorf("baseline is a %q result, this run is %q: compare results of the same kind", b.Kind, kind)
+		return nil, err
 	}
 	c := &comparer{tols: b.Tolerances, def: Tolerance{Rel: o.Tolerance, floor: true}, hash: o.ContentHash,
 		groups: map[string]*GroupDiff{}}
@@ -524,7 +534,7 @@ func (b *Baseline) Compare(current []byte, o CompareOptions) (*Comparison, error
 			order[s.name] = len(order)
 		}
 	}
-	cmp := &Comparison{Kind: kind, Tolerance: o.Tolerance}
+	cmp := &Comparison{Kind: b.Kind, Tolerance: o.Tolerance}
 	for _, g := range c.groups {
 		if g.Table || g.Compared > 0 || g.Drift() {
 			cmp.Groups = append(cmp.Groups, g)

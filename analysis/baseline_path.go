@@ -36,7 +36,13 @@ func (p statPath) withRow(row string) statPath {
 	return q
 }
 
-func (p statPath) String() string {
+func (p statPath) String() string { return p.render(func(s pathSeg) string { return s.row }) }
+
+// glob is p with every row written [*]: the path of its table.
+func (p statPath) glob() string { return p.render(func(pathSeg) string { return "*" }) }
+
+// render writes p with each row of a segment given by row, in brackets.
+func (p statPath) render(row func(pathSeg) string) string {
 	var b strings.Builder
 	for i, s := range p {
 		if i > 0 {
@@ -45,23 +51,8 @@ func (p statPath) String() string {
 		b.WriteString(s.name)
 		if s.hasRow {
 			b.WriteByte('[')
-			b.WriteString(s.row)
+			b.WriteString(row(s))
 			b.WriteByte(']')
-		}
-	}
-	return b.String()
-}
-
-// glob is p with every row written [*]: the path of its table.
-func (p statPath) glob() string {
-	var b strings.Builder
-	for i, s := range p {
-		if i > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(s.name)
-		if s.hasRow {
-			b.WriteString("[*]")
 		}
 	}
 	return b.String()

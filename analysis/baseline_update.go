@@ -3,7 +3,6 @@ package analysis
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // Update returns the baseline file rewritten from current, a result of
@@ -12,19 +11,12 @@ import (
 // were, everything else from current. A baseline without a "baseline"
 // member becomes current itself, indented.
 func (b *Baseline) Update(current []byte) ([]byte, error) {
-	var doc any
-	if err := decodeJSON(current, &doc); err != nil {
-		return nil, fmt.Errorf("new result: %w", err)
-	}
-	kind, secs, err := normalise(doc)
+	secs, err := b.current(current, "update with")
 	if err != nil {
-		return nil, fmt.Errorf("new result: %w", err)
-	}
-	if kind != b.Kind {
-		return nil, fmt.Errorf("baseline is a %q result, this run is %q: update with a result of the same kind", b.Kind, kind)
+		return nil, err
 	}
 	body := dropMember(current, "baseline") // the result's own, if any, is not this file's
-	if b.meta != nil && kind == "dataset" {
+	if b.meta != nil && b.Kind == "dataset" {
 		files, err := json.Marshal(secs[0].v)
 		if err != nil {
 			return nil, err
