@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,41 +43,25 @@ func TestReadmeFleet(t *testing.T) {
 		!strings.Contains(said[2], "nothing to export") || !strings.Contains(said[3], "exported 1 file(s)") {
 		t.Errorf("the README's export runs said:\n%s", strings.Join(said, "\n"))
 	}
-	var sql strings.Builder
-	for _, line := range strings.Split(findBlock(t, blocks, "sql", "demo/fleet"), "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
-			sql.WriteString(line + "\n")
-		}
-	}
-	n := 0
-	for _, stmt := range strings.Split(sql.String(), ";") {
-		stmt = strings.Join(strings.Fields(stmt), " ")
-		if stmt == "" {
-			continue
-		}
-		n++
-		out, err := exec.Command("node", filepath.Join(testenv.Root(t), "testdata", "duckdb", "query.mjs"), stmt).CombinedOutput()
-		var res struct {
-			Rows  []map[string]any
-			Error string
-		}
-		if err != nil || json.Unmarshal(out, &res) != nil || res.Error != "" || len(res.Rows) == 0 {
-			t.Errorf("README statement %q: %v %s", stmt, err, out)
+	stmts := sqlStatements(findBlock(t, blocks, "sql", "demo/fleet"))
+	for _, stmt := range stmts {
+		rows := readmeQuery(t, dir, stmt)
+		if rows == nil {
 			continue
 		}
 		switch {
 		case strings.Contains(stmt, "unnest") && strings.Contains(stmt, "TIMESTAMPTZ"):
 			// study.bag and study.mcap hold the placements; queries.mcap none.
-			if len(res.Rows) != 2 {
-				t.Errorf("recordings with placements in the window: %v", res.Rows)
+			if len(rows) != 2 {
+				t.Errorf("recordings with placements in the window: %v", rows)
 			}
 		case strings.Contains(stmt, "hive_partitioning"):
-			if len(res.Rows) != 2 || res.Rows[0]["placements"] != res.Rows[1]["placements"] {
-				t.Errorf("placements per input: %v", res.Rows)
+			if len(rows) != 2 || rows[0]["placements"] != rows[1]["placements"] {
+				t.Errorf("placements per input: %v", rows)
 			}
 		}
 	}
-	if n != 3 {
+	if n := len(stmts); n != 3 {
 		t.Errorf("%d DuckDB statements in the fleet section, want 3", n)
 	}
 }

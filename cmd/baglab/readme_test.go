@@ -76,33 +76,49 @@ func TestReadmeDuckDB(t *testing.T) {
 	testenv.RequirePeer(t, "duckdb")
 	dir := t.TempDir()
 	demoExports(t, dir)
+	stmts := sqlStatements(findBlock(t, readmeBlocks(t), "sql", "demo/parquet"))
+	for _, stmt := range stmts {
+		readmeQuery(t, dir, stmt)
+	}
+	if n := len(stmts); n < 5 {
+		t.Errorf("only %d DuckDB statements in the README", n)
+	}
+}
+
+// sqlStatements splits a README SQL block into its statements, comment
+// lines left out and whitespace collapsed.
+func sqlStatements(block string) []string {
 	var sql strings.Builder
-	for _, line := range strings.Split(findBlock(t, readmeBlocks(t), "sql", "demo/parquet"), "\n") {
+	for _, line := range strings.Split(block, "\n") {
 		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
 			sql.WriteString(line + "\n")
 		}
 	}
-	n := 0
+	var stmts []string
 	for _, stmt := range strings.Split(sql.String(), ";") {
-		stmt = strings.Join(strings.Fields(stmt), " ")
-		if stmt == "" {
-			continue
-		}
-		n++
-		cmd := exec.Command("node", filepath.Join(testenv.Root(t), "testdata", "duckdb", "query.mjs"), stmt)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		var res struct {
-			Rows  []map[string]any
-			Error string
-		}
-		if err != nil || json.Unmarshal(out, &res) != nil || res.Error != "" || len(res.Rows) == 0 {
-			t.Errorf("README statement %q: %v %s", stmt, err, out)
+		if stmt = strings.Join(strings.Fields(stmt), " "); stmt != "" {
+			stmts = append(stmts, stmt)
 		}
 	}
-	if n < 5 {
-		t.Errorf("only %d DuckDB statements in the README", n)
+	return stmts
+}
+
+// readmeQuery runs one README statement in DuckDB from dir and returns its
+// rows; a failure or an empty result is a test error (nil rows).
+func readmeQuery(t *testing.T, dir, stmt string) []map[string]any {
+	t.Helper()
+	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "testdata", "duckdb", "query.mjs"), stmt)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var res struct {
+		Rows  []map[string]any
+		Error string
 	}
+	if err != nil || json.Unmarshal(out, &res) != nil || res.Error != "" || len(res.Rows) == 0 {
+		t.Errorf("README statement %q: %v %s", stmt, err, out)
+		return nil
+	}
+	return res.Rows
 }
 
 // readmePolars pairs each statement of the README's polars block with its
