@@ -12,21 +12,8 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestExpand: a plain folder stands for its recordings in name order
 // (.bag files included, rosbag2 sub-folders as one recording each), a
@@ -34,12 +21,12 @@ func copyFile(t *testing.T, from, to string) {
 func TestExpand(t *testing.T) {
 	study := genStudy(t)
 	dir := t.TempDir()
-	copyFile(t, filepath.Join(study, "study.bag"), filepath.Join(dir, "plain", "b.bag"))
-	copyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "a.mcap"))
-	copyFile(t, filepath.Join(study, "queries.db3"), filepath.Join(dir, "plain", "c.db3"))
-	copyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "rb2", "run_0.mcap"))
-	copyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "rb2", "run_1.mcap"))
-	copyFile(t, filepath.Join(study, "truth.json"), filepath.Join(dir, "plain", "notes.json"))
+	recordtest.CopyFile(t, filepath.Join(study, "study.bag"), filepath.Join(dir, "plain", "b.bag"))
+	recordtest.CopyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "a.mcap"))
+	recordtest.CopyFile(t, filepath.Join(study, "queries.db3"), filepath.Join(dir, "plain", "c.db3"))
+	recordtest.CopyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "rb2", "run_0.mcap"))
+	recordtest.CopyFile(t, filepath.Join(study, "study.mcap"), filepath.Join(dir, "plain", "rb2", "run_1.mcap"))
+	recordtest.CopyFile(t, filepath.Join(study, "truth.json"), filepath.Join(dir, "plain", "notes.json"))
 	if err := os.MkdirAll(filepath.Join(dir, "plain", "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}

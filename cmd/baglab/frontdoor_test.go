@@ -15,22 +15,9 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/testenv"
 )
-
-func copyInto(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(to, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 type infoDoc struct {
 	Path         string `json:"path"`
@@ -48,9 +35,9 @@ type infoDoc struct {
 func TestFolderInputs(t *testing.T) {
 	dir := t.TempDir()
 	plain := filepath.Join(dir, "plain")
-	copyInto(t, studyFile("study.bag"), filepath.Join(plain, "a.bag"))
-	copyInto(t, studyFile("study-lz4.bag"), filepath.Join(plain, "b.bag"))
-	copyInto(t, studyFile("queries.mcap"), filepath.Join(plain, "c.mcap"))
+	recordtest.CopyFile(t, studyFile("study.bag"), filepath.Join(plain, "a.bag"))
+	recordtest.CopyFile(t, studyFile("study-lz4.bag"), filepath.Join(plain, "b.bag"))
+	recordtest.CopyFile(t, studyFile("queries.mcap"), filepath.Join(plain, "c.mcap"))
 	out, stderr, code := run(t, "info", "--json", plain)
 	var docs []infoDoc
 	if code != 0 || json.Unmarshal([]byte(out), &docs) != nil {
@@ -89,8 +76,8 @@ func TestFolderInputs(t *testing.T) {
 
 	// MCAP splits of one recording: the metadata of each split survives.
 	splits := filepath.Join(dir, "run")
-	copyInto(t, studyFile("queries.mcap"), filepath.Join(splits, "run_0.mcap"))
-	copyInto(t, studyFile("study.mcap"), filepath.Join(splits, "run_1.mcap"))
+	recordtest.CopyFile(t, studyFile("queries.mcap"), filepath.Join(splits, "run_0.mcap"))
+	recordtest.CopyFile(t, studyFile("study.mcap"), filepath.Join(splits, "run_1.mcap"))
 	out, stderr, code = run(t, "info", "--json", splits)
 	var one infoDoc
 	if code != 0 || json.Unmarshal([]byte(out), &one) != nil {
@@ -172,9 +159,9 @@ func TestPartialResultsSaid(t *testing.T) {
 func TestExitCodesMeanOneThing(t *testing.T) {
 	dir := t.TempDir()
 	existing := filepath.Join(dir, "exists.mcap")
-	copyInto(t, studyFile("study.mcap"), existing)
+	recordtest.CopyFile(t, studyFile("study.mcap"), existing)
 	file := filepath.Join(dir, "file")
-	copyInto(t, studyFile("truth.json"), file)
+	recordtest.CopyFile(t, studyFile("truth.json"), file)
 	cases := []struct {
 		name string
 		args []string
