@@ -92,35 +92,14 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 	return o, nil
 }
 
-// kindsOf expands an analysis kind ("all" names every kind).
+// kindsOf expands an analysis kind (analysis.KindsOf); an unknown one is
+// a usage error.
 func kindsOf(kind string) ([]string, error) {
-	if kind == "all" {
-		return analysis.Kinds(), nil
+	kinds, err := analysis.KindsOf(kind)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
 	}
-	if slices.Contains(analysis.Kinds(), kind) {
-		return []string{kind}, nil
-	}
-	return nil, usageErrorf("unknown analysis %q (want one of %s, or all)", kind, strings.Join(analysis.Kinds(), ", "))
-}
-
-func withData(results []analysis.Result) []analysis.Result {
-	var out []analysis.Result
-	for _, r := range results {
-		if r.HasData() {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func kindsWithout(results []analysis.Result) []string {
-	var out []string
-	for _, r := range results {
-		if !r.HasData() {
-			out = append(out, r.Kind())
-		}
-	}
-	return out
+	return kinds, nil
 }
 
 // analysisRun is the outcome of reading the inputs.

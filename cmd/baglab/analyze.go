@@ -7,6 +7,7 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/plot"
+	"github.com/baglab/baglab/analysis/tabular"
 	"github.com/baglab/baglab/decode"
 	"github.com/spf13/cobra"
 )
@@ -203,8 +204,8 @@ func runAnalyze(o *analyzeOptions) error {
 	}
 	shown := run.results
 	if o.kind == "all" {
-		shown = withData(run.results)
-		if missing := kindsWithout(run.results); len(missing) > 0 {
+		shown = analysis.WithData(run.results)
+		if missing := analysis.KindsWithout(run.results); len(missing) > 0 {
 			o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
 		}
 	}
@@ -225,14 +226,14 @@ func runAnalyze(o *analyzeOptions) error {
 		return err
 	}
 	if o.out != "" {
-		n, err := writeTables(o.out, shown)
+		n, err := tabular.WriteResults(o.out, shown)
 		if err != nil {
 			return outputError(o.out, err)
 		}
 		o.g.note("baglab: wrote %d tables (Parquet and CSV) to %s", n, o.out)
 	}
 	if o.plots != "" {
-		n, err := writePlots(o.plots, shown, plot.Options{StartNs: run.startNs}, o.dpi)
+		n, err := plot.WriteDir(o.plots, shown, plot.Options{StartNs: run.startNs}, o.dpi)
 		if err != nil {
 			return outputError(o.plots, err)
 		}

@@ -5,16 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -29,9 +24,6 @@ type baselineFlags struct {
 	update      bool
 	contentHash bool
 }
-
-// reportFormats are the --report formats.
-var reportFormats = []string{"junit", "markdown"}
 
 func (f *baselineFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
@@ -69,14 +61,14 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 		return usageErrorf("--max-lines must be >= 0")
 	}
 	for _, r := range f.reports {
-		format, file, ok := strings.Cut(r, ":")
-		if !ok || file == "" || !slices.Contains(reportFormats, format) {
-			return usageErrorf("--report %q: want junit:FILE or markdown:FILE", r)
+		rep, err := analysis.ParseBaselineReport(r)
+		if err != nil {
+			return usageErrorf("--report %v", err)
 		}
-		if file == "-" {
+		if rep.Path == "-" {
 			continue
 		}
-		if err := checkOutFile(file, "--report", true, []string{f.path}); err != nil {
+		if err := checkOutFile(rep.Path, "--report", true, []string{f.path}); err != nil {
 			return err
 		}
 	}
@@ -85,78 +77,44 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 
 // load reads and parses the baseline file.
 func (f *baselineFlags) load() (*analysis.Baseline, error) {
-	data, err := os.ReadFile(f.path)
-	if err != nil {
-		err = unwrapPath(err)
-		if errors.Is(err, fs.ErrNotExist) {
-			err = fmt.Errorf("%w (make the first baseline with analyze --json or info --json)", err)
-		}
-		return nil, &decode.InputError{Path: f.path, Err: err}
+	b, err := analysis.ReadBaseline(f.path)
+	return b, baselineError(err)
+}
+
+// baselineError gives a baseline that cannot be parsed, compared or
+// updated exit code 3.
+func baselineError(err error) error {
+	var be *analysis.BaselineError
+	if errors.As(err, &be) {
+		return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", be.Path, be.Err)}
 	}
-	b, err := analysis.ParseBaseline(data)
-	if err != nil {
-		return nil, &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", f.path, err)}
-	}
-	return b, nil
+	return err
 }
 
 // compare compares current with the baseline, writes the text report to
 // w and the --report files, rewrites the baseline with --update-baseline,
 // and returns errProblemsFound on drift (nil after an update).
 func (f *baselineFlags) compare(g *globalOptions, b *analysis.Baseline, current []byte, w io.Writer) error {
-	c, err := b.Compare(current, analysis.CompareOptions{Tolerance: f.tolerance, ContentHash: f.contentHash})
-	if err != nil {
-		return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", f.path, err)}
-	}
-	if err := c.WriteText(w, f.path, f.maxLines); err != nil {
-		return err
-	}
+	o := analysis.CheckOptions{Path: f.path, MaxLines: f.maxLines, Update: f.update, Stdout: g.stdout,
+		CompareOptions: analysis.CompareOptions{Tolerance: f.tolerance, ContentHash: f.contentHash}}
 	for _, r := range f.reports {
-		format, file, _ := strings.Cut(r, ":")
-		write := func(w io.Writer) error { return c.WriteMarkdown(w, f.path, 500) }
-		if format == "junit" {
-			host, _ := os.Hostname()
-			write = func(w io.Writer) error { return c.WriteJUnit(w, f.path, time.Now(), host) }
-		}
-		if err := writeReport(g, file, write); err != nil {
-			return err
-		}
+		rep, _ := analysis.ParseBaselineReport(r) // checked by validate
+		o.Reports = append(o.Reports, rep)
 	}
-	if f.update {
-		data, err := b.Update(current)
-		if err != nil {
-			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", f.path, err)}
-		}
-		if err := writeReport(g, f.path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return err
-		}
+	res, err := b.Check(current, o, w)
+	switch {
+	case err != nil:
+		return baselineError(err)
+	case res.Updated:
 		kept := ""
 		if n := len(b.Tolerances); n > 0 {
 			kept = fmt.Sprintf(", keeping its %d tolerances", n)
 		}
 		g.note("baglab: rewrote baseline %s from this run%s", f.path, kept)
-		return nil
-	}
-	if c.Drift() {
+	case res.Drift:
 		return errProblemsFound
 	}
 	return nil
-}
-
-// writeReport writes one output file atomically ("-" is stdout).
-func writeReport(g *globalOptions, path string, write func(io.Writer) error) error {
-	if path == "-" {
-		return write(g.stdout)
-	}
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
 }
 
 type checkOptions struct {

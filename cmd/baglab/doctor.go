@@ -7,25 +7,15 @@ import (
 	"fmt"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/spf13/cobra"
 )
 
 type doctorOptions struct {
 	g        *globalOptions
 	files    []string
-	file     string // the file being checked
 	json     bool
 	noDecode bool
 	strict   bool
-}
-
-// problem is one finding of doctor, whatever the format.
-type problem struct {
-	File     string `json:"file"`
-	Offset   int64  `json:"offset"`
-	Severity string `json:"severity"` // "error" or "warning"
-	Message  string `json:"message"`
 }
 
 func newDoctorCmd(g *globalOptions) *cobra.Command {
@@ -61,15 +51,14 @@ array of {"file","offset","severity","message"} for all the files.`,
 }
 
 func runDoctor(o *doctorOptions) error {
-	all := []problem{}
+	all := []decode.FileProblem{}
 	failed, unreadable := false, false
 	files, err := decode.Expand(o.files) // a folder: each recording in it
 	if err != nil {
 		return err
 	}
 	for _, file := range files {
-		o.file = file
-		probs, err := checkFile(o)
+		probs, err := checkFile(o, file)
 		if err != nil {
 			// The file cannot be read at all: report it like a problem so
 			// that --json consumers see it, and exit 3 at the end.
@@ -79,22 +68,16 @@ func runDoctor(o *doctorOptions) error {
 			if len(o.files) == 1 && !o.json {
 				return err
 			}
-			probs = []problem{{File: file, Offset: record.OffsetOf(err), Severity: string(record.SeverityError), Message: record.Brief(err)}}
+			probs = []decode.FileProblem{decode.UnreadableProblem(file, err)}
 			unreadable = true
 		}
 		for _, p := range probs {
-			if p.Severity == string(record.SeverityError) || o.strict {
-				failed = true
-			}
+			failed = failed || p.IsError() || o.strict
 		}
 		all = append(all, probs...)
 		if !o.json {
 			for _, p := range probs {
-				if p.Offset >= 0 {
-					fmt.Fprintf(o.g.stdout, "%s: %s at offset %d: %s\n", p.File, p.Severity, p.Offset, p.Message)
-				} else {
-					fmt.Fprintf(o.g.stdout, "%s: %s: %s\n", p.File, p.Severity, p.Message)
-				}
+				fmt.Fprintln(o.g.stdout, p)
 			}
 			if len(probs) == 0 {
 				fmt.Fprintf(o.g.stdout, "%s: ok\n", file)
@@ -117,9 +100,9 @@ func runDoctor(o *doctorOptions) error {
 	return nil
 }
 
-// checkFile runs decode.Check on o.file; a problem a repair undoes names
-// the command.
-func checkFile(o *doctorOptions) ([]problem, error) {
+// checkFile runs decode.Check on file, with a progress bar while it
+// decodes.
+func checkFile(o *doctorOptions, file string) ([]decode.FileProblem, error) {
 	reg, err := o.g.registry()
 	if err != nil {
 		return nil, err
@@ -130,7 +113,7 @@ func checkFile(o *doctorOptions) ([]problem, error) {
 			bar.done()
 		}
 	}()
-	ps, err := decode.Check(o.g.ctx, o.file, decode.CheckOptions{Registry: reg, NoDecode: o.noDecode,
+	ps, err := decode.Check(o.g.ctx, file, decode.CheckOptions{Registry: reg, NoDecode: o.noDecode,
 		Progress: func(total int64) func(int) {
 			bar = newProgress(o.g, total, "decode")
 			return bar.add
@@ -138,15 +121,5 @@ func checkFile(o *doctorOptions) ([]problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	probs := make([]problem, 0, len(ps))
-	for _, p := range ps {
-		probs = append(probs, problem{o.file, p.Offset, string(p.Severity), p.Message + repairText[p.Repair]})
-	}
-	return probs, nil
-}
-
-// repairText names the command that undoes a problem.
-var repairText = map[record.Repair]string{
-	record.RepairReindex: "; `baglab reindex` salvages every intact message",
-	record.RepairRecover: "; `baglab recover` salvages what is intact",
+	return decode.FileProblems(file, ps), nil
 }

@@ -123,19 +123,3 @@ func exitCode(err error) int {
 	}
 	return exitProblem
 }
-
-// repairHint names the repair for a damaged recording, as doctor does.
-func repairHint(err error) string {
-	var re *record.Error
-	if !errors.As(err, &re) || re.File == "" || errors.Is(err, record.ErrUnknownType) || errors.Is(err, record.ErrUnsupported) {
-		return ""
-	}
-	format, _ := decode.Sniff(re.File)
-	switch format {
-	case decode.FormatBag:
-		return fmt.Sprintf("%s is damaged: 'baglab doctor %s' checks it, 'baglab reindex %s' salvages every intact message, --skip-bad reads past the damage", re.File, re.File, re.File)
-	case decode.FormatMCAP:
-		return fmt.Sprintf("%s is damaged: 'baglab doctor %s' checks it, 'baglab recover %s' salvages every intact message, --skip-bad reads past the damage", re.File, re.File, re.File)
-	}
-	return ""
-}

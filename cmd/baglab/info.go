@@ -4,11 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
-	"sort"
-	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/spf13/cobra"
@@ -72,7 +67,7 @@ func runInfo(o *infoOptions) error {
 			// Go on with the other files; the first failure decides the
 			// exit code.
 			fmt.Fprintf(o.g.stderr, "baglab: %v\n", err)
-			if hint := repairHint(err); hint != "" {
+			if hint := decode.RepairHint(err); hint != "" {
 				fmt.Fprintf(o.g.stderr, "baglab: %s\n", hint)
 			}
 			failed = cmp.Or(failed, err)
@@ -108,74 +103,9 @@ func printInfos(o *infoOptions, sums []*decode.Description, one bool) error {
 		if i > 0 {
 			fmt.Fprintln(o.g.stdout)
 		}
-		if err := printSummary(o.g.stdout, s); err != nil {
+		if err := s.WriteText(o.g.stdout); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func formatNs(ns int64) string {
-	if ns == 0 {
-		return "-"
-	}
-	t := time.Unix(0, ns).UTC()
-	return fmt.Sprintf("%s (%d.%09d)", t.Format(time.RFC3339Nano), ns/1e9, ns%1e9)
-}
-
-func printSummary(w io.Writer, info *decode.Description) error {
-	s := info.Summary
-	tw := tabwriter.NewWriter(w, 0, 2, 1, ' ', 0)
-	fmt.Fprintf(tw, "path:\t%s\n", s.Path)
-	fmt.Fprintf(tw, "format:\t%s\n", s.Format)
-	fmt.Fprintf(tw, "duration:\t%s\n", time.Duration(s.DurationNs).Round(time.Microsecond))
-	fmt.Fprintf(tw, "start:\t%s\n", formatNs(s.StartNs))
-	fmt.Fprintf(tw, "end:\t%s\n", formatNs(s.EndNs))
-	fmt.Fprintf(tw, "messages:\t%d\n", s.MessageCount)
-	fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
-	if s.Unindexed != "" {
-		fix := "reindex"
-		if s.Format == "mcap" {
-			fix = "recover"
-		}
-		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, fix, s.Path)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	if len(info.Topics) == 0 {
-		_, err := fmt.Fprintln(w, "topics:      none")
-		return err
-	}
-	fmt.Fprintln(w, "topics:")
-	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	for _, t := range info.Topics {
-		typ := t.Type
-		if len(t.Types) > 1 {
-			typ = strings.Join(t.Types, " | ")
-		}
-		freq := ""
-		if t.FrequencyHz > 0 {
-			freq = fmt.Sprintf("%.4g Hz", t.FrequencyHz)
-		}
-		fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, typ, t.Encoding, t.MD5)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, m := range info.Metadata {
-		keys := make([]string, 0, len(m.Metadata))
-		for k := range m.Metadata {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		fmt.Fprintf(w, "metadata %s:\n", m.Name)
-		for _, k := range keys {
-			fmt.Fprintf(w, "  %s: %s\n", k, m.Metadata[k])
-		}
-	}
-	for _, a := range info.Attachments {
-		fmt.Fprintf(w, "attachment %s: %s, %d bytes\n", a.Name, a.MediaType, a.Size)
 	}
 	return nil
 }

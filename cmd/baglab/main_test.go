@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
 	"github.com/baglab/baglab/internal/testenv"
@@ -454,7 +455,7 @@ func TestDoctor(t *testing.T) {
 		})
 	}
 	out, _, code := run(t, "doctor", "--json", studyFile("study.mcap"), studyFile("broken/study-crc.mcap"))
-	var probs []problem
+	var probs []decode.FileProblem
 	if err := json.Unmarshal([]byte(out), &probs); err != nil || code != exitProblem {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
 	}

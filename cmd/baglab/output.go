@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -91,14 +90,4 @@ func checkWritable(dir string) error {
 		}
 		p = parent
 	}
-}
-
-// unwrapPath drops the "op PATH:" prefix of an fs error, for an error that
-// names the path itself.
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -3,13 +3,10 @@ package main
 import (
 	"errors"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/analysis/report"
 	"github.com/baglab/baglab/internal/atomicfile"
-	"github.com/baglab/baglab/internal/digest"
 	"github.com/spf13/cobra"
 )
 
@@ -41,33 +38,15 @@ func (f *analysisFlags) checkSources(files []string) error {
 	return nil
 }
 
-// mergePartials reads the --from-partial files and merges them into the
-// accumulators of kinds; it also returns the inputs the partials were made
-// from, in order, and the earliest start.
+// mergePartials merges the --from-partial files into the accumulators of
+// kinds (analysis.MergePartialFiles); a file that is not such a partial is
+// bad input.
 func mergePartials(f *analysisFlags, kinds []string, opts analysis.Options) (*analysis.Accumulated, []analysis.PartialInput, int64, error) {
-	var ps []*analysis.PartialFile
-	var inputs []analysis.PartialInput
-	for _, name := range f.fromPartial {
-		r, err := os.Open(name)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		p, err := analysis.ReadPartial(r, name)
-		r.Close()
-		if err != nil {
-			return nil, nil, 0, &exitError{code: exitBadInput, err: err}
-		}
-		ps = append(ps, p)
-		inputs = append(inputs, p.Inputs...)
-	}
-	acc, err := analysis.MergePartials(ps, f.fromPartial, kinds, opts)
+	acc, inputs, startNs, err := analysis.MergePartialFiles(f.fromPartial, kinds, opts)
 	if errors.Is(err, analysis.ErrPartial) {
-		return nil, nil, 0, &exitError{code: exitBadInput, err: err}
+		err = &exitError{code: exitBadInput, err: err}
 	}
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	return acc, inputs, analysis.StartNs(ps), nil
+	return acc, inputs, startNs, err
 }
 
 // writePartial writes the accumulator state of o's inputs (or merged
@@ -100,25 +79,5 @@ func describeInputs(g *globalOptions, files []string, rf *readFlags) ([]analysis
 		return nil, err
 	}
 	defer in.close()
-	out := make([]analysis.PartialInput, len(files))
-	for i, p := range in.Paths() {
-		d, err := digest.Of(p)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = analysis.PartialInput{Path: p, Size: d.Size, SHA256: d.SHA256}
-		if s := in.FileSummary(i); s != nil {
-			out[i].Format, out[i].StartNs, out[i].EndNs, out[i].MessageCount = s.Format, s.StartNs, s.EndNs, s.MessageCount
-		}
-	}
-	return out, nil
-}
-
-// provenanceInputs are the inputs of partials as the report lists them.
-func provenanceInputs(in []analysis.PartialInput) []report.Input {
-	out := make([]report.Input, len(in))
-	for i, p := range in {
-		out[i] = report.Input{Path: p.Path, Format: p.Format, Size: p.Size, SHA256: p.SHA256, StartNs: p.StartNs, EndNs: p.EndNs, Messages: p.MessageCount}
-	}
-	return out
+	return analysis.DescribeInputs(in.Inputs)
 }

@@ -92,13 +92,13 @@ func runReport(o *reportOptions) error {
 		return err
 	}
 	run := &analysisRun{results: out.Results, lastNs: out.LastNs, startNs: startNs}
-	if missing := kindsWithout(run.results); len(missing) > 0 {
+	if missing := analysis.KindsWithout(run.results); len(missing) > 0 {
 		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
 	}
 	var prov *report.Provenance
 	names := o.files
 	if len(o.flags.fromPartial) > 0 {
-		prov = report.ProvenanceOf(version, os.Args, o.options, provenanceInputs(partialInputs))
+		prov = report.ProvenanceOf(version, os.Args, o.options, report.PartialInputs(partialInputs))
 		names = nil
 		for _, in := range partialInputs {
 			names = append(names, in.Path)
@@ -131,6 +131,6 @@ func runReport(o *reportOptions) error {
 		o.g.note("baglab: nothing to report: no analysis found data; %s says so", o.output)
 		return errProblemsFound
 	}
-	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(withData(run.results)), page.Len())
+	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(analysis.WithData(run.results)), page.Len())
 	return nil
 }

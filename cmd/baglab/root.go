@@ -10,6 +10,7 @@ import (
 	"runtime/pprof"
 	"syscall"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
@@ -169,7 +170,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case code == exitBrokenPipe:
 		case !(errors.As(err, &ee) && ee.err == nil):
 			fmt.Fprintf(stderr, "baglab: %v\n", err)
-			if hint := repairHint(err); hint != "" {
+			if hint := decode.RepairHint(err); hint != "" {
 				fmt.Fprintf(stderr, "baglab: %s\n", hint)
 			}
 		}

@@ -1,0 +1,155 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/atomicfile"
+)
+
+// BaselineError is a baseline file that cannot be parsed, compared with a
+// run or updated from one. Path is the baseline file.
+type BaselineError struct {
+	Path string
+	Err  error
+}
+
+func (e *BaselineError) Error() string { return fmt.Sprintf("baseline %s: %v", e.Path, e.Err) }
+func (e *BaselineError) Unwrap() error { return e.Err }
+
+// ReadBaseline reads and parses the baseline file path. A file that cannot
+// be read is a *decode.InputError, one that does not parse a
+// *BaselineError.
+func ReadBaseline(path string) (*Baseline, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("%w (make the first baseline with analyze --json or info --json)", err)
+		}
+		return nil, &decode.InputError{Path: path, Err: err}
+	}
+	b, err := ParseBaseline(data)
+	if err != nil {
+		return nil, &BaselineError{Path: path, Err: err}
+	}
+	return b, nil
+}
+
+// ReportFormats are the formats of a BaselineReport.
+var ReportFormats = []string{"junit", "markdown"}
+
+// BaselineReport is one report file of a check: Format one of
+// ReportFormats, Path a file, or "-" for CheckOptions.Stdout.
+type BaselineReport struct {
+	Format, Path string
+}
+
+// ParseBaselineReport parses "junit:FILE" or "markdown:FILE".
+func ParseBaselineReport(s string) (BaselineReport, error) {
+	format, file, ok := strings.Cut(s, ":")
+	for _, f := range ReportFormats {
+		if ok && file != "" && format == f {
+			return BaselineReport{Format: format, Path: file}, nil
+		}
+	}
+	return BaselineReport{}, fmt.Errorf("%q: want junit:FILE or markdown:FILE", s)
+}
+
+// CheckOptions configure Check.
+type CheckOptions struct {
+	CompareOptions
+	// Path is the baseline file: named in the reports, and rewritten by
+	// Update.
+	Path string
+	// MaxLines is the number of detail lines of the text report at most.
+	MaxLines int
+	// Reports are also written (each atomically).
+	Reports []BaselineReport
+	// Update rewrites the baseline file from the run (Baseline.Update)
+	// instead of failing on drift.
+	Update bool
+	// Stdout receives the reports whose Path is "-".
+	Stdout io.Writer
+	// Now and Host go into JUnit reports (default time.Now and
+	// os.Hostname).
+	Now  time.Time
+	Host string
+}
+
+// CheckResult is what Check found and did.
+type CheckResult struct {
+	// Drift is true when the run is out of tolerance (also after an
+	// update).
+	Drift bool
+	// Updated is true when the baseline file was rewritten.
+	Updated bool
+}
+
+// Check compares current with the baseline as `baglab check` does: it
+// writes the text report to w and the report files of o, and with
+// o.Update rewrites the baseline file o.Path from current. Errors of the
+// baseline's content are *BaselineError; errors writing a file are
+// returned as they are.
+func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckResult, error) {
+	c, err := b.Compare(current, o.CompareOptions)
+	if err != nil {
+		return nil, &BaselineError{Path: o.Path, Err: err}
+	}
+	if err := c.WriteText(w, o.Path, o.MaxLines); err != nil {
+		return nil, err
+	}
+	for _, r := range o.Reports {
+		write := func(w io.Writer) error { return c.WriteMarkdown(w, o.Path, 500) }
+		if r.Format == "junit" {
+			now, host := o.Now, o.Host
+			if now.IsZero() {
+				now = time.Now()
+			}
+			if host == "" {
+				host, _ = os.Hostname()
+			}
+			write = func(w io.Writer) error { return c.WriteJUnit(w, o.Path, now, host) }
+		}
+		if err := writeReport(o.Stdout, r.Path, write); err != nil {
+			return nil, err
+		}
+	}
+	res := &CheckResult{Drift: c.Drift()}
+	if o.Update {
+		data, err := b.Update(current)
+		if err != nil {
+			return nil, &BaselineError{Path: o.Path, Err: err}
+		}
+		if err := writeReport(o.Stdout, o.Path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return nil, err
+		}
+		res.Updated = true
+	}
+	return res, nil
+}
+
+// writeReport writes one report file atomically ("-" is stdout).
+func writeReport(stdout io.Writer, path string, write func(io.Writer) error) error {
+	if path == "-" {
+		return write(stdout)
+	}
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Abort()
+		return err
+	}
+	return f.Commit()
+}

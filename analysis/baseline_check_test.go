@@ -1,0 +1,106 @@
+package analysis
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/baglab/baglab/decode"
+)
+
+func TestBaselineCheck(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "base.json")
+	file := "// kept\n{\"baseline\": {\"tolerances\": {\"grasps.grasps[*].success_rate\": {\"abs\": 0.1}}},\n" + reportOld[1:]
+	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err := ReadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	junit, md := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.md")
+	var text, stdout bytes.Buffer
+	o := CheckOptions{Path: path, MaxLines: 2, Stdout: &stdout, CompareOptions: CompareOptions{Tolerance: 1e-9},
+		Reports: []BaselineReport{{"junit", junit}, {"markdown", md}, {"markdown", "-"}},
+		Now:     time.Unix(1714564800, 0).UTC(), Host: "ci"}
+	res, err := b.Check([]byte(reportNew), o, &text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Drift || res.Updated {
+		t.Errorf("result %+v, want drift and no update", res)
+	}
+	if !strings.HasPrefix(text.String(), "baseline "+path+": drift in 2 of 4 statistic groups") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+	mdFile, _ := os.ReadFile(md)
+	if !strings.Contains(string(mdFile), "| `placements.groups` | 1 → 2 | 1 | 0 | 1 of 2 | ❌ |") || stdout.String() != string(mdFile) {
+		t.Errorf("markdown file:\n%s\nstdout:\n%s", mdFile, stdout.String())
+	}
+	xml, _ := os.ReadFile(junit)
+	if !strings.Contains(string(xml), `hostname="ci"`) || !strings.Contains(string(xml), `timestamp="2024-05-01T12:00:00"`) {
+		t.Errorf("junit:\n%s", xml)
+	}
+	if got, _ := os.ReadFile(path); string(got) != file {
+		t.Error("the baseline changed without Update")
+	}
+
+	// Update: drift is reported, the file is rewritten keeping its
+	// comment and tolerances, and the new file compares clean.
+	o.Update, o.Reports = true, nil
+	if res, err = b.Check([]byte(reportNew), o, &text); err != nil || !res.Updated || !res.Drift {
+		t.Fatalf("update: %+v, %v", res, err)
+	}
+	got, _ := os.ReadFile(path)
+	if !strings.HasPrefix(string(got), "// kept\n{\n  \"baseline\": {\"tolerances\": {\"grasps.grasps[*].success_rate\": {\"abs\": 0.1}}},") {
+		t.Errorf("updated baseline:\n%s", got)
+	}
+	b2, err := ReadBaseline(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Update = false
+	if res, err := b2.Check([]byte(reportNew), o, &text); err != nil || res.Drift {
+		t.Errorf("after update: %+v, %v", res, err)
+	}
+
+	// A run of another kind is an error of the baseline.
+	var be *BaselineError
+	if _, err := b2.Check([]byte(`{"kind":"grasps"}`), o, &text); !errors.As(err, &be) || be.Path != path {
+		t.Errorf("other kind: %v", err)
+	}
+}
+
+func TestReadBaselineErrors(t *testing.T) {
+	dir := t.TempDir()
+	var ie *decode.InputError
+	_, err := ReadBaseline(filepath.Join(dir, "none.json"))
+	if !errors.As(err, &ie) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "make the first baseline") {
+		t.Errorf("missing file: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.json")
+	_ = os.WriteFile(bad, []byte(`{"kind":`), 0o644)
+	var be *BaselineError
+	if _, err := ReadBaseline(bad); !errors.As(err, &be) || be.Path != bad {
+		t.Errorf("bad file: %v", err)
+	}
+}
+
+func TestParseBaselineReport(t *testing.T) {
+	for in, want := range map[string]BaselineReport{"junit:a.xml": {"junit", "a.xml"}, "markdown:-": {"markdown", "-"}, "markdown:x:y": {"markdown", "x:y"}} {
+		if got, err := ParseBaselineReport(in); err != nil || got != want {
+			t.Errorf("%s: %+v, %v", in, got, err)
+		}
+	}
+	for _, in := range []string{"junit", "junit:", "html:a", ":a"} {
+		if _, err := ParseBaselineReport(in); err == nil {
+			t.Errorf("%s: no error", in)
+		}
+	}
+}

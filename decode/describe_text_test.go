@@ -1,0 +1,48 @@
+package decode_test
+
+import (
+	"bytes"
+	"path/filepath"
+	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/bag"
+)
+
+// TestDescriptionText: the info text of a bag of three std_msgs/String
+// messages 1 ms apart from 2001-09-09T01:46:40Z.
+func TestDescriptionText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "three.bag")
+	bw, err := bag.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeStrings(t, bw, stringMD5, "string data\n", 3)
+	d, err := decode.Describe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "path:        " + path + `
+format:      bag
+duration:    2ms
+start:       2001-09-09T01:46:40Z (1000000000.000000000)
+end:         2001-09-09T01:46:40.002Z (1000000000.002000000)
+messages:    3
+compression: none
+topics:
+  /x  3 msgs  1000 Hz  std_msgs/String  ros1  ` + stringMD5 + "\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	d.Topics, d.Metadata, d.Attachments = nil, []decode.MetadataInfo{{Name: "study", Metadata: map[string]string{"b": "2", "a": "1"}}}, []decode.AttachmentInfo{{Name: "cal.yaml", MediaType: "text/yaml", Size: 12}}
+	d.StartNs = 0
+	_ = d.WriteText(&b)
+	if got := b.String(); !bytes.Contains(b.Bytes(), []byte("start:       -\n")) || !bytes.HasSuffix(b.Bytes(), []byte("topics:      none\n")) {
+		t.Errorf("no topics:\n%s", got)
+	}
+}
