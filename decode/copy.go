@@ -80,7 +80,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 // storesNoDefinitions reports whether some channel of the inputs stores no
 // definition, which a copy must then take from the registry.
 func (in *Inputs) storesNoDefinitions() bool {
-	for i := range in.readers {
+	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
 			return false

@@ -106,8 +106,16 @@ func CopyExtras(dst Writer, src record.Reader) error {
 // CopyExtras copies the metadata and attachments of every input into dst
 // (see the function CopyExtras).
 func (in *Inputs) CopyExtras(dst Writer) error {
-	for _, r := range in.readers {
-		if err := CopyExtras(dst, r); err != nil {
+	for _, f := range in.files {
+		r, _, done, err := f.open()
+		if err != nil {
+			return err
+		}
+		err = CopyExtras(dst, r)
+		if cerr := done(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return err
 		}
 	}

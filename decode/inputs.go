@@ -65,9 +65,14 @@ type InputOptions struct {
 // expanded, see Expand), their combined summary, one selection, one
 // definition resolver and one meaning of skip-bad for every way of reading
 // them (Messages for one merged stream, Each for per-input parallel work).
+//
+// A recording is open only while its messages are read (Each, FileMessages,
+// an iterator of Messages or of Reader(i)): what the inputs hold between
+// readings is each one's summary and channels, so that thousands of
+// recordings cost no more open files than their readings at once.
 type Inputs struct {
 	paths   []string
-	readers []record.Reader
+	files   []*inputFile
 	sums    []*record.Summary
 	total   *record.Summary
 	filter  record.Filter
@@ -97,8 +102,10 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		open.OnSkip = func(err error) { in.report(err) }
 	}
 	stdin := o.Stdin
+	var defs definitions
 	for _, p := range expanded {
 		var r record.Reader
+		var reopen func() (record.Reader, error)
 		if p == Stdin && o.Stdin != nil {
 			if stdin == nil {
 				in.Close()
@@ -107,20 +114,19 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 			r, err = OpenStream(stdin, p, open)
 			stdin = nil
 		} else {
+			reopen = func() (record.Reader, error) { return OpenWith(p, open) }
 			r, err = OpenWith(p, open)
 		}
+		var f *inputFile
+		if err == nil {
+			f, err = openInputFile(p, r, reopen, &defs)
+		}
 		if err != nil {
 			in.Close()
 			return nil, err
 		}
-		in.readers = append(in.readers, r)
-		s, err := r.Summary()
-		if err != nil {
-			in.Close()
-			return nil, err
-		}
-		s.Path = p
-		in.sums = append(in.sums, s)
+		in.files = append(in.files, f)
+		in.sums = append(in.sums, f.sum)
 	}
 	in.total = CombineSummaries(in.sums)
 	in.noteMissingDefinitions()
@@ -139,7 +145,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 func (in *Inputs) noteMissingDefinitions() {
 	topics := map[string][]string{}
 	var types []string
-	for i := range in.readers {
+	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
 			continue
@@ -172,19 +178,22 @@ func (in *Inputs) Len() int { return len(in.paths) }
 // Paths are the recordings, folders expanded, in the order read.
 func (in *Inputs) Paths() []string { return in.paths }
 
-// Reader returns the i-th recording's reader.
-func (in *Inputs) Reader(i int) record.Reader { return in.readers[i] }
+// Reader returns the i-th recording's reader: its summary and channels as
+// read by OpenInputs; each Messages call opens the file again (a stream
+// stays open) and the iterator's Close closes it. Closing the reader
+// itself is left to Inputs.Close.
+func (in *Inputs) Reader(i int) record.Reader { return in.files[i] }
 
 // FileSummary is the i-th recording's summary (its Path as given).
 func (in *Inputs) FileSummary(i int) *record.Summary { return in.sums[i] }
 
 // Channels lists the i-th recording's channels.
-func (in *Inputs) Channels(i int) ([]*record.Channel, error) { return in.readers[i].Channels() }
+func (in *Inputs) Channels(i int) ([]*record.Channel, error) { return in.files[i].Channels() }
 
 // FileOf names the recording a channel of the inputs belongs to ("" for
 // a channel of none).
 func (in *Inputs) FileOf(ch *record.Channel) string {
-	for i := range in.readers {
+	for i := range in.files {
 		chans, _ := in.Channels(i)
 		for _, c := range chans {
 			if c == ch {
@@ -210,13 +219,14 @@ func (in *Inputs) SkipBad() bool { return in.o.SkipBad }
 // Skipped counts what was skipped so far.
 func (in *Inputs) Skipped() int64 { return in.skipped.Load() }
 
-// Close closes every recording.
+// Close closes the recording read from a stream, if any; the files are
+// closed with the iterators that read them.
 func (in *Inputs) Close() error {
 	var errs []error
-	for _, r := range in.readers {
-		errs = append(errs, r.Close())
+	for _, f := range in.files {
+		errs = append(errs, f.Close())
 	}
-	in.readers = nil
+	in.files = nil
 	return errors.Join(errs...)
 }
 
@@ -286,7 +296,7 @@ func (in *Inputs) RequireDefinitions() error {
 	}
 	missing := map[string][]string{}
 	var types []string
-	for i := range in.readers {
+	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
 			return err
@@ -355,7 +365,7 @@ func contains(list []string, s string) bool {
 // CSV header writes them: "pose.points"), and lists the types it looked at.
 func (in *Inputs) HasArrayField(path string) (bool, []string) {
 	var types []string
-	for i := range in.readers {
+	for i := range in.files {
 		chans, _ := in.Channels(i)
 		for _, ch := range chans {
 			if in.filter.Topic != nil && !in.filter.Topic(ch.Topic) {
@@ -403,11 +413,12 @@ func TypeName(ch *record.Channel) string {
 
 // Messages iterates the selected messages of every recording as one
 // stream in log time order (equal times in the order of the inputs, see
-// Merge). It stops with ctx's error when ctx ends.
+// Merge), every recording open until the iterator is closed. It stops
+// with ctx's error when ctx ends.
 func (in *Inputs) Messages(ctx context.Context) (record.Iterator, error) {
-	its := make([]record.Iterator, 0, len(in.readers))
-	for _, r := range in.readers {
-		it, err := r.Messages(in.filter)
+	its := make([]record.Iterator, 0, len(in.files))
+	for _, f := range in.files {
+		it, err := f.Messages(in.filter)
 		if err != nil {
 			for _, it := range its {
 				it.Close()
@@ -419,9 +430,10 @@ func (in *Inputs) Messages(ctx context.Context) (record.Iterator, error) {
 	return in.watch(ctx, Merge(its)), nil
 }
 
-// FileMessages iterates the selected messages of the i-th recording alone.
+// FileMessages iterates the selected messages of the i-th recording alone,
+// which is open until the iterator is closed.
 func (in *Inputs) FileMessages(ctx context.Context, i int) (record.Iterator, error) {
-	it, err := in.readers[i].Messages(in.filter)
+	it, err := in.files[i].Messages(in.filter)
 	if err != nil {
 		return nil, err
 	}
@@ -503,8 +515,8 @@ type EachOptions struct {
 func (in *Inputs) Each(ctx context.Context, o EachOptions) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	jobs := max(1, min(o.Jobs, len(in.readers)))
-	errs := make([]error, len(in.readers))
+	jobs := max(1, min(o.Jobs, len(in.files)))
+	errs := make([]error, len(in.files))
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range jobs {
@@ -519,7 +531,7 @@ func (in *Inputs) Each(ctx context.Context, o EachOptions) error {
 		}()
 	}
 feed:
-	for i := range in.readers {
+	for i := range in.files {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -547,8 +559,7 @@ func (in *Inputs) each(ctx context.Context, i int, o EachOptions) error {
 	if o.Want != nil {
 		f.Topic = in.wantedTopics(i, o.Want)
 	}
-	r := in.readers[i]
-	it, err := r.Messages(f)
+	it, err := in.files[i].Messages(f)
 	if err != nil {
 		return err
 	}

@@ -59,7 +59,14 @@ func (d *decompressor) decompress(dst []byte, c Compression, src []byte, size ui
 	default:
 		return nil, formatErr(0, "chunk.compression", record.ErrUnsupported, "compression %q", string(c))
 	}
-	return readBounded(r, dst, int(size), len(src), string(c))
+	out, err := readBounded(r, dst, int(size), len(src), string(c))
+	if c == CompressionLZ4 {
+		// Hand its two block buffers (4 MB each for roslz4's frames) back
+		// to lz4's pool for the next chunk or bag: the read stops at the
+		// chunk's size, before the frame's end would return them.
+		d.lz4.Reset(nil)
+	}
+	return out, err
 }
 
 // readBounded reads exactly size bytes from r into dst. It starts with a
