@@ -89,7 +89,8 @@ func ExportDataset(ctx context.Context, dir string, inputs []DatasetInput, resol
 	for _, o := range opts {
 		o(&cfg)
 	}
-	opts = append(slices.Clone(opts), WithAllocator(cfg.mem)) // one buffer pool for every input
+	// One buffer pool and one set of Parquet layouts for every input.
+	opts = append(slices.Clone(opts), WithAllocator(cfg.mem), withLayouts(cfg.layouts))
 	jobs := max(do.Jobs, 1)
 	note := do.Note
 	if note == nil {

@@ -214,6 +214,7 @@ type config struct {
 	progress      func(bytes int)
 	skipBad       func(error)
 	unverified    bool
+	layouts       *layoutCache // Parquet layouts by schema (parquet.go)
 }
 
 func defaultConfig() config {
@@ -226,6 +227,7 @@ func defaultConfig() config {
 		csvComma:      ',',
 		version:       "dev",
 		mem:           newPoolAllocator(64 << 20),
+		layouts:       newLayoutCache(),
 	}
 }
 

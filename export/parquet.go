@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,9 +15,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/schema"
 )
 
-// parquetWriter writes records to one Parquet file: one row group per
-// record, statistics on, strings dictionary-encoded, and nothing in the
-// footer that changes from run to run.
+// parquetWriter writes records to one Parquet file (see newLayout).
 type parquetWriter struct {
 	fw      *pqarrow.FileWriter
 	schema  *arrow.Schema // the records' schema
@@ -39,6 +38,69 @@ func codec(c Compression) compress.Compression {
 // newParquetWriter starts a Parquet file for records of schema sc whose rows
 // take about rowBytes each (from the first record).
 func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64) (*parquetWriter, error) {
+	l, err := cfg.layouts.get(sc, cfg, batchSize(rowBytes))
+	if err != nil {
+		return nil, err
+	}
+	fw, err := pqarrow.NewFileWriter(l.storage, w, l.props, l.arrow)
+	if err != nil {
+		return nil, fmt.Errorf("export: parquet writer: %w", err)
+	}
+	return &parquetWriter{fw: fw, schema: sc, storage: l.storage, convert: l.convert}, nil
+}
+
+// parquetLayout is what the Parquet files of one Arrow schema share: the
+// stored schema and the writer properties.
+type parquetLayout struct {
+	storage *arrow.Schema // what Parquet stores, with the ARROW:schema metadata
+	convert bool          // storage differs from the records' schema
+	props   *parquet.WriterProperties
+	arrow   pqarrow.ArrowWriterProperties
+}
+
+// layoutCache keeps the layouts of the schemas an export met, so that a
+// fleet of inputs of the same types works each out once, not once per
+// file of every input. It belongs to one configuration (the allocator,
+// version, compression and row group length of the layouts it keeps);
+// ExportDataset shares it among its inputs' Exporters.
+type layoutCache struct {
+	mu sync.Mutex
+	m  map[layoutKey]*parquetLayout
+}
+
+type layoutKey struct {
+	schema string // the Arrow schema's fingerprint
+	batch  int64
+}
+
+func newLayoutCache() *layoutCache { return &layoutCache{m: map[layoutKey]*parquetLayout{}} }
+
+// withLayouts makes an Exporter share the layout cache c.
+func withLayouts(c *layoutCache) Option { return func(cfg *config) { cfg.layouts = c } }
+
+// get returns the layout of sc's files with batch values per column write.
+func (c *layoutCache) get(sc *arrow.Schema, cfg *config, batch int64) (*parquetLayout, error) {
+	key := layoutKey{schema: sc.Fingerprint(), batch: batch}
+	if key.schema == "" { // a type without a fingerprint: not cached
+		return newLayout(sc, cfg, batch)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if l, ok := c.m[key]; ok {
+		return l, nil
+	}
+	l, err := newLayout(sc, cfg, batch)
+	if err != nil {
+		return nil, err
+	}
+	c.m[key] = l
+	return l, nil
+}
+
+// newLayout works out the layout of sc's files: one row group per record,
+// statistics on, strings dictionary-encoded, and nothing in the footer
+// that changes from run to run.
+func newLayout(sc *arrow.Schema, cfg *config, batch int64) (*parquetLayout, error) {
 	storage := storageSchema(sc)
 	convert := !storage.Equal(sc)
 	// The stored Arrow schema keeps the duration types that Parquet lacks;
@@ -61,7 +123,7 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64
 		// The page size is checked after each batch of values: with large
 		// rows (point clouds, images) a batch must be a few rows, or one
 		// page holds a whole row group's blobs in memory several times.
-		parquet.WithBatchSize(batchSize(rowBytes)),
+		parquet.WithBatchSize(batch),
 	}
 	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem))
 	pqs, err := pqarrow.ToParquet(storage, parquet.NewWriterProperties(base...), arrProps)
@@ -78,11 +140,7 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64
 			base = append(base, parquet.WithStatsPath(col.ColumnPath(), false))
 		}
 	}
-	fw, err := pqarrow.NewFileWriter(storage, w, parquet.NewWriterProperties(base...), arrProps)
-	if err != nil {
-		return nil, fmt.Errorf("export: parquet writer: %w", err)
-	}
-	return &parquetWriter{fw: fw, schema: sc, storage: storage, convert: convert}, nil
+	return &parquetLayout{storage: storage, convert: convert, props: parquet.NewWriterProperties(base...), arrow: arrProps}, nil
 }
 
 // batchSize returns how many values the column writers take at a time for
