@@ -318,12 +318,14 @@ func (e *Exporter) finishSource(i int) error {
 		}
 	}
 	e.mu.Unlock()
-	for _, t := range mine {
+	outs := make([]*outFile, len(mine))
+	for k, t := range mine {
 		if err := t.finish(e.cfg.version); err != nil {
 			return err
 		}
+		outs[k] = t.out
 	}
-	return nil
+	return closeOuts(outs)
 }
 
 // Close finishes every file and renames them into place. Every Source must
@@ -337,11 +339,17 @@ func (e *Exporter) Close() error {
 	e.closed = true
 	order := e.order
 	e.mu.Unlock()
-	for _, t := range order {
+	outs := make([]*outFile, len(order))
+	for k, t := range order {
 		if err := t.finish(e.cfg.version); err != nil {
 			e.abortAll()
 			return err
 		}
+		outs[k] = t.out
+	}
+	if err := closeOuts(outs); err != nil {
+		e.abortAll()
+		return err
 	}
 	for _, t := range order {
 		if err := t.out.commit(); err != nil {

@@ -75,6 +75,32 @@ func (f *File) Close() error {
 	return err
 }
 
+// CloseAll closes files as Close does, with their syncs at once: one
+// commit of the file system's journal can then serve them all, where
+// closing them one after the other waits for one commit each. It returns
+// the errors of those that failed.
+func CloseAll(files []*File) error {
+	errs := make([]error, len(files))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 16) // syncs at once
+	for i, f := range files {
+		if f.closed {
+			continue
+		}
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			if err := f.Close(); err != nil {
+				errs[i] = fmt.Errorf("writing %s: %w", f.path, err)
+			}
+			<-slots
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
 // Commit closes the file and renames it to its final path. On failure the
 // temporary file is removed.
 func (f *File) Commit() error {

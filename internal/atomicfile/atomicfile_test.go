@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -131,5 +132,47 @@ func TestDirSet(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
 	if _, err := Create(filepath.Join(dir, "file", "x"), WithDirs(&ds)); err == nil {
 		t.Error("created under a file")
+	}
+}
+
+// TestCloseAll: CloseAll closes the files (skipping one closed already)
+// for Commit, which then renames them with their contents, and names a
+// file whose close failed.
+func TestCloseAll(t *testing.T) {
+	dir := t.TempDir()
+	var files []*File
+	for _, name := range []string{"a", "b", "c"} {
+		f, err := Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString("data " + name)
+		files = append(files, f)
+	}
+	if err := files[2].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := CloseAll(files); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !f.closed {
+			t.Errorf("%s not closed", f.Path())
+		}
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(f.Path()); err != nil || string(b) != "data "+filepath.Base(f.Path()) {
+			t.Errorf("%s: %q, %v", f.Path(), b, err)
+		}
+	}
+	bad, err := Create(filepath.Join(dir, "bad"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Abort()
+	bad.File.Close() // closed underneath: its sync fails
+	if err := CloseAll([]*File{bad}); err == nil || !strings.Contains(err.Error(), bad.Path()) {
+		t.Errorf("CloseAll of a file whose sync fails: %v, want an error naming %s", err, bad.Path())
 	}
 }
