@@ -279,6 +279,20 @@ func WithMemoryBudget(n int64) Option {
 	}
 }
 
+// MemoryLimit is the Go heap an export of jobs inputs at once with opts
+// needs, for a soft limit (runtime/debug.SetMemoryLimit) that keeps the heap
+// near it instead of letting garbage double it on large inputs: per job its
+// buffered rows (WithMemoryBudget) and the row group being encoded and
+// written (twice WithRowGroupBytes), plus 128 MiB for the rest. With the
+// defaults that is 128 MiB + 96 MiB per job.
+func MemoryLimit(jobs int, opts ...Option) int64 {
+	c := defaultConfig()
+	for _, o := range opts {
+		o(&c)
+	}
+	return 128<<20 + int64(max(jobs, 1))*(c.budget+2*c.rowGroupBytes)
+}
+
 // WithPartitionBy selects Hive-style partitioning (default none).
 func WithPartitionBy(p Partition) Option { return func(c *config) { c.partition = p } }
 

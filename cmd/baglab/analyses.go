@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math"
 	"runtime"
 	"slices"
@@ -114,8 +115,8 @@ type analysisRun struct {
 
 // runAnalyses reads files into the analyses of kinds (analysis.Run), or
 // merges the --from-partial files, with the options f.options returned.
-func runAnalyses(g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (*analysisRun, error) {
-	acc, _, startNs, err := accumulate(g, files, kinds, f, opts)
+func runAnalyses(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (*analysisRun, error) {
+	acc, _, startNs, err := accumulate(ctx, g, files, kinds, f, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +130,7 @@ func runAnalyses(g *globalOptions, files []string, kinds []string, f *analysisFl
 // accumulate reads files into the accumulators of kinds
 // (analysis.Accumulate), or merges the --from-partial files (returning the
 // inputs they name); startNs is when the earliest input starts.
-func accumulate(g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (acc *analysis.Accumulated, inputs []analysis.PartialInput, startNs int64, err error) {
+func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (acc *analysis.Accumulated, inputs []analysis.PartialInput, startNs int64, err error) {
 	if len(f.fromPartial) > 0 {
 		return mergePartials(f, kinds, opts)
 	}
@@ -142,7 +143,7 @@ func accumulate(g *globalOptions, files []string, kinds []string, f *analysisFla
 		return nil, nil, 0, err
 	}
 	defer in.close()
-	acc, err = analysis.Accumulate(g.ctx, in.Inputs, kinds, opts, f.jobs)
+	acc, err = analysis.Accumulate(ctx, in.Inputs, kinds, opts, f.jobs)
 	if err != nil {
 		return nil, nil, 0, err
 	}

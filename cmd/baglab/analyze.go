@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -104,7 +105,7 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 			if err := o.validate(cmd); err != nil {
 				return err
 			}
-			return runAnalyze(o)
+			return runAnalyze(cmd.Context(), o)
 		},
 	}
 	o.flags.addFlags(cmd)
@@ -189,16 +190,16 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	return nil
 }
 
-func runAnalyze(o *analyzeOptions) error {
+func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	if o.partial != "" {
-		return writePartial(o)
+		return writePartial(ctx, o)
 	}
 	// The accumulators, the readers (--jobs files at once) and the
 	// learner's working set stay below this; without it the learner's
 	// garbage lets the heap double (analyze placements of a 2 GiB bag:
 	// 453 MiB peak RSS, 222 MiB with a 200 MiB limit).
-	defer softMemoryLimit(int64(128 + 64*o.flags.jobs))()
-	run, err := runAnalyses(o.g, o.files, o.kinds, &o.flags, o.opts)
+	defer softMemoryLimit(int64(128+64*o.flags.jobs) << 20)()
+	run, err := runAnalyses(ctx, o.g, o.files, o.kinds, &o.flags, o.opts)
 	if err != nil {
 		return err
 	}
@@ -240,7 +241,7 @@ func runAnalyze(o *analyzeOptions) error {
 		o.g.note("baglab: wrote %d figures (PNG and SVG) to %s", n, o.plots)
 	}
 	if o.modelsOut != "" {
-		if err := writeModelsOut(o, run); err != nil {
+		if err := writeModelsOut(ctx, o, run); err != nil {
 			return err
 		}
 	}
@@ -251,7 +252,7 @@ func runAnalyze(o *analyzeOptions) error {
 }
 
 // writeModelsOut writes the models of the first result that can.
-func writeModelsOut(o *analyzeOptions, run *analysisRun) error {
+func writeModelsOut(ctx context.Context, o *analyzeOptions, run *analysisRun) error {
 	var mw analysis.ModelWriter
 	for _, r := range run.results {
 		if x, ok := r.(analysis.ModelWriter); ok && mw == nil {
@@ -270,7 +271,7 @@ func writeModelsOut(o *analyzeOptions, run *analysisRun) error {
 		at = time.Now().UnixNano()
 	}
 	var n int
-	if err := o.g.writeRecording(o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
+	if err := o.g.writeRecording(ctx, o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
 		n, err = mw.WriteModels(w, reg, o.modelsTopic, at)
 		return err
 	}); err != nil {

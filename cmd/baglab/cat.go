@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/baglab/baglab/decode"
@@ -63,7 +64,7 @@ in an unlinked temporary file while it arrives and then read like a file
 			if err := decode.CheckNDJSON(o.lineOptions()); err != nil {
 				return usageErrorf("%v", err)
 			}
-			return runCat(o)
+			return runCat(cmd.Context(), o)
 		},
 	}
 	o.read.addFlags(cmd)
@@ -75,7 +76,7 @@ in an unlinked temporary file while it arrives and then read like a file
 	return cmd
 }
 
-func runCat(o *catOptions) error {
+func runCat(ctx context.Context, o *catOptions) error {
 	in, err := o.g.open(o.files, &o.read, "cat", nil)
 	if err != nil {
 		return err
@@ -84,7 +85,7 @@ func runCat(o *catOptions) error {
 	if err := in.RequireDefinitions(); err != nil {
 		return err
 	}
-	_, err = in.WriteNDJSON(o.g.ctx, o.g.stdout, o.lineOptions())
+	_, err = in.WriteNDJSON(ctx, o.g.stdout, o.lineOptions())
 	return err
 }
 

@@ -249,7 +249,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 		if err != nil {
 			return err
 		}
-		run, err := runAnalyses(o.g, o.files, kinds, &o.flags, opts)
+		run, err := runAnalyses(cmd.Context(), o.g, o.files, kinds, &o.flags, opts)
 		if err != nil {
 			return err
 		}

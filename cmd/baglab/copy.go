@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/baglab/baglab/decode"
@@ -37,7 +38,7 @@ chooses its format.`,
 		Args:    argsUsage(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.inputs, o.output = args[:1], args[1]
-			return runCopy(o)
+			return runCopy(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
@@ -57,7 +58,7 @@ definition (wstring → string, bounded sequences → T[], byte → uint8).`,
 		Args:    argsUsage(cobra.ExactArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.inputs, o.output = args[:1], args[1]
-			return runCopy(o)
+			return runCopy(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
@@ -78,14 +79,14 @@ or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
 		Args:    argsUsage(cobra.MinimumNArgs(2)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.output, o.inputs = args[0], args[1:]
-			return runCopy(o)
+			return runCopy(cmd.Context(), o)
 		},
 	}
 	o.addFlags(cmd)
 	return cmd
 }
 
-func runCopy(o *copyOptions) error {
+func runCopy(ctx context.Context, o *copyOptions) error {
 	format, err := decode.OutputFormat(o.output)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -105,8 +106,8 @@ func runCopy(o *copyOptions) error {
 		return usageErrorf("--topics, --start and --end select no message of %s: nothing to write", strings.Join(o.inputs, ", "))
 	}
 	var n int64
-	if err := o.g.writeRecording(o.output, decode.CreateOptions{Compression: o.compression}, func(w decode.Writer) (err error) {
-		n, err = in.CopyTo(o.g.ctx, w, format)
+	if err := o.g.writeRecording(ctx, o.output, decode.CreateOptions{Compression: o.compression}, func(w decode.Writer) (err error) {
+		n, err = in.CopyTo(ctx, w, format)
 		return err
 	}); err != nil {
 		return err

@@ -41,7 +41,7 @@ array of {"file","offset","severity","message"} for all the files.`,
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
-			return runDoctor(o)
+			return runDoctor(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the problems as one JSON array")
@@ -50,7 +50,7 @@ array of {"file","offset","severity","message"} for all the files.`,
 	return cmd
 }
 
-func runDoctor(o *doctorOptions) error {
+func runDoctor(ctx context.Context, o *doctorOptions) error {
 	all := []decode.FileProblem{}
 	failed, unreadable := false, false
 	files, err := decode.Expand(o.files) // a folder: each recording in it
@@ -58,11 +58,11 @@ func runDoctor(o *doctorOptions) error {
 		return err
 	}
 	for _, file := range files {
-		probs, err := checkFile(o, file)
+		probs, err := checkFile(ctx, o, file)
 		if err != nil {
 			// The file cannot be read at all: report it like a problem so
 			// that --json consumers see it, and exit 3 at the end.
-			if errors.Is(err, context.Canceled) || o.g.ctx.Err() != nil {
+			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
 				return err
 			}
 			if len(o.files) == 1 && !o.json {
@@ -102,7 +102,7 @@ func runDoctor(o *doctorOptions) error {
 
 // checkFile runs decode.Check on file, with a progress bar while it
 // decodes.
-func checkFile(o *doctorOptions, file string) ([]decode.FileProblem, error) {
+func checkFile(ctx context.Context, o *doctorOptions, file string) ([]decode.FileProblem, error) {
 	reg, err := o.g.registry()
 	if err != nil {
 		return nil, err
@@ -113,7 +113,7 @@ func checkFile(o *doctorOptions, file string) ([]decode.FileProblem, error) {
 			bar.done()
 		}
 	}()
-	ps, err := decode.Check(o.g.ctx, file, decode.CheckOptions{Registry: reg, NoDecode: o.noDecode,
+	ps, err := decode.Check(ctx, file, decode.CheckOptions{Registry: reg, NoDecode: o.noDecode,
 		Progress: func(total int64) func(int) {
 			bar = newProgress(o.g, total, "decode")
 			return bar.add

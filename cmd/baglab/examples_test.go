@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -70,7 +69,7 @@ func helpExamples() map[string][]example {
 			walk(sub)
 		}
 	}
-	walk(newRootCmd(&globalOptions{ctx: context.Background(), stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}))
+	walk(newRootCmd(&globalOptions{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}))
 	return out
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"runtime"
 	"strings"
@@ -79,7 +80,7 @@ succeeds; on error or interrupt none are left.`,
 			if o.opts, err = o.options(cmd); err != nil {
 				return err
 			}
-			return runExport(o)
+			return runExport(cmd.Context(), o)
 		},
 	}
 	o.read.addFlags(cmd)
@@ -149,7 +150,7 @@ func (o *exportOptions) options(cmd *cobra.Command) ([]export.Option, error) {
 	}, nil
 }
 
-func runExport(o *exportOptions) error {
+func runExport(ctx context.Context, o *exportOptions) error {
 	g := o.g
 	opts := o.opts
 	if opts == nil {
@@ -196,11 +197,9 @@ func runExport(o *exportOptions) error {
 	}
 	inputs := make([]export.Input, in.Len())
 	for i, p := range in.Paths() {
-		inputs[i] = export.Input{Path: p, Open: func() (record.Iterator, error) { return in.FileMessages(g.ctx, i) }}
+		inputs[i] = export.Input{Path: p, Open: func() (record.Iterator, error) { return in.FileMessages(ctx, i) }}
 	}
 	jobs := min(o.jobs, len(inputs))
-	// The export holds row groups of at most 16 MiB and 64 MiB of buffered
-	// rows per input.
-	defer softMemoryLimit(int64(128 + 96*jobs))()
-	return o.exportDataset(in, inputs, resolve, opts, jobs)
+	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()
+	return o.exportDataset(ctx, in, inputs, resolve, opts, jobs)
 }

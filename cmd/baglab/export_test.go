@@ -208,10 +208,10 @@ func TestExportInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	g := &globalOptions{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	g := &globalOptions{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	o := &exportOptions{g: g, files: []string{studyFile("study.bag")}, out: filepath.Join(dir, "x"),
 		format: "parquet", compression: "zstd", partitionBy: "none", arrays: "json", timeFormat: "rfc3339", jobs: 1}
-	err := runExport(o)
+	err := runExport(ctx, o)
 	if exitCode(err) != exitInterrupted {
 		t.Fatalf("err %v, exit %d", err, exitCode(err))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -40,14 +41,14 @@ failure.`,
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
-			return runInfo(o)
+			return runInfo(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.json, "json", false, "machine-readable JSON on stdout")
 	return cmd
 }
 
-func runInfo(o *infoOptions) error {
+func runInfo(ctx context.Context, o *infoOptions) error {
 	var sums []*decode.Description
 	var failed error
 	var paths []string
@@ -61,8 +62,8 @@ func runInfo(o *infoOptions) error {
 	for _, path := range paths {
 		sum, err := decode.Describe(path)
 		if err != nil {
-			if o.g.ctx.Err() != nil {
-				return o.g.ctx.Err()
+			if ctx.Err() != nil {
+				return ctx.Err()
 			}
 			// Go on with the other files; the first failure decides the
 			// exit code.

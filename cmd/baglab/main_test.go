@@ -330,9 +330,9 @@ func TestInterruptedCopyLeavesNoFile(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errb bytes.Buffer
-	g := &globalOptions{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	g := &globalOptions{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
 	o := &copyOptions{g: g, inputs: []string{studyFile("study.bag")}, output: filepath.Join(dir, "x.mcap")}
-	err := runCopy(o)
+	err := runCopy(ctx, o)
 	if exitCode(err) != exitInterrupted {
 		t.Fatalf("err %v, exit %d", err, exitCode(err))
 	}

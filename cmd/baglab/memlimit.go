@@ -5,14 +5,16 @@ import (
 	"runtime/debug"
 )
 
-// softMemoryLimit sets a soft limit of mib MiB on the Go heap, unless the
+// softMemoryLimit sets a soft limit of bytes on the Go heap, unless the
 // user set GOMEMLIMIT, and returns the function that restores the previous
 // limit. It keeps a command's heap near what it holds instead of letting
-// garbage double it (GOGC's target) on large inputs.
-func softMemoryLimit(mib int64) (restore func()) {
+// garbage double it (GOGC's target) on large inputs. A process-wide
+// setting, so the command makes it, not the library (export.MemoryLimit
+// says what an export needs).
+func softMemoryLimit(bytes int64) (restore func()) {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	old := debug.SetMemoryLimit(mib << 20)
+	old := debug.SetMemoryLimit(bytes)
 	return func() { debug.SetMemoryLimit(old) }
 }

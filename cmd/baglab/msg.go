@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -36,12 +37,12 @@ func newMsgListCmd(g *globalOptions) *cobra.Command {
 			if len(args) == 1 {
 				o.prefix = strings.TrimSuffix(args[0], "/") + "/"
 			}
-			return runMsgList(o)
+			return runMsgList(cmd.Context(), o)
 		},
 	}
 }
 
-func runMsgList(o *msgListOptions) error {
+func runMsgList(ctx context.Context, o *msgListOptions) error {
 	reg, err := o.g.registry()
 	if err != nil {
 		return err
@@ -75,14 +76,14 @@ func newMsgShowCmd(g *globalOptions) *cobra.Command {
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.typeName = args[0]
-			return runMsgShow(o)
+			return runMsgShow(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.fullText, "full-text", false, "print only the full text (definition with MSG: dependencies, as written in bag connection headers)")
 	return cmd
 }
 
-func runMsgShow(o *msgShowOptions) error {
+func runMsgShow(ctx context.Context, o *msgShowOptions) error {
 	reg, err := o.g.registry()
 	if err != nil {
 		return err

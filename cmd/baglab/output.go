@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -39,14 +40,14 @@ func checkOutFile(path, flag string, force bool, inputs []string) error {
 
 // writeRecording creates the recording path, fills it and closes it; on
 // an error, or when a signal ends the run, it is aborted and leaves nothing.
-func (g *globalOptions) writeRecording(path string, co decode.CreateOptions, fill func(decode.Writer) error) error {
+func (g *globalOptions) writeRecording(ctx context.Context, path string, co decode.CreateOptions, fill func(decode.Writer) error) error {
 	w, err := decode.Create(path, co)
 	if err != nil {
 		return outputError(path, err)
 	}
 	err = fill(w)
 	if err == nil {
-		err = g.ctx.Err()
+		err = ctx.Err()
 	}
 	if err != nil {
 		w.Abort()

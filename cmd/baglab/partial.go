@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -51,8 +52,8 @@ func mergePartials(f *analysisFlags, kinds []string, opts analysis.Options) (*an
 
 // writePartial writes the accumulator state of o's inputs (or merged
 // partials) to o.partial.
-func writePartial(o *analyzeOptions) error {
-	acc, inputs, startNs, err := accumulate(o.g, o.files, o.kinds, &o.flags, o.opts)
+func writePartial(ctx context.Context, o *analyzeOptions) error {
+	acc, inputs, startNs, err := accumulate(ctx, o.g, o.files, o.kinds, &o.flags, o.opts)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -89,7 +90,7 @@ func newPlayCmd(g *globalOptions) *cobra.Command {
 			return nil
 		}),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPlay(o, args)
+			return runPlay(cmd.Context(), o, args)
 		},
 	}
 	f := cmd.Flags()
@@ -159,7 +160,7 @@ func (o *playOptions) options() (play.Options, error) {
 	return po, nil
 }
 
-func runPlay(o *playOptions, args []string) error {
+func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	g := o.g
 	node := rosnode.Options{Name: fmt.Sprintf("/baglab_play_%d", os.Getpid()), PublishQueue: o.queue,
 		Logf: func(format string, a ...any) { g.note("baglab: "+format, a...) }}
@@ -208,7 +209,7 @@ func runPlay(o *playOptions, args []string) error {
 	}
 	// The node talks to the master only from the first Advertise or
 	// Subscribe on.
-	n, err := rosnode.New(g.ctx, node)
+	n, err := rosnode.New(ctx, node)
 	if err != nil {
 		return err
 	}
@@ -225,8 +226,8 @@ func runPlay(o *playOptions, args []string) error {
 	sum := in.Summary()
 	g.note("baglab: playing %s (%d topics, %.1f s) as %s on %s%s", strings.Join(in.Paths(), ", "), len(p.Topics()),
 		float64(sum.DurationNs)/1e9, n.Name(), n.Master().URI, keysHint(po.Keys != nil))
-	st, err := p.Run(g.ctx, play.NodeAdvertiser{Node: n})
-	g.note("baglab: published %d messages on %d topics in %.1f s (%d loop(s))%s", st.Messages, len(st.PerTopic), st.Elapsed.Seconds(), st.Loops, latenessNote(st.Lateness))
+	st, err := p.Run(ctx, play.NodeAdvertiser{Node: n})
+	g.note("baglab: %s", st)
 	if n := in.Skipped(); n > 0 {
 		g.note("baglab: %d damaged range(s) or message(s) skipped (see above)", n)
 	}
@@ -234,15 +235,6 @@ func runPlay(o *playOptions, args []string) error {
 		g.note("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.queue)
 	}
 	return err
-}
-
-// latenessNote says how late messages went out against the schedule.
-func latenessNote(l play.Lateness) string {
-	if l.Count == 0 {
-		return ""
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	return fmt.Sprintf("; sent behind schedule by p50 %.2f ms, p99 %.2f ms, max %.2f ms", ms(l.P50), ms(l.P99), ms(l.Max))
 }
 
 func keysHint(keys bool) string {

@@ -1,14 +1,12 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/baglab/baglab/live/record"
@@ -99,7 +97,7 @@ func newRecordCmd(g *globalOptions) *cobra.Command {
 		Example: recordExample,
 		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runRecord(o, args)
+			return runRecord(cmd.Context(), o, args)
 		},
 	}
 	f := cmd.Flags()
@@ -131,41 +129,6 @@ func newRecordCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// recordDuration parses rosbag's duration: seconds, or with s, m or h.
-func recordDuration(s string) (time.Duration, error) {
-	if s == "" {
-		return 0, nil
-	}
-	if v, err := strconv.ParseFloat(s, 64); err == nil {
-		if v <= 0 || v > 1e9 {
-			return 0, usageErrorf("--duration %s: want a positive duration", s)
-		}
-		return time.Duration(v * 1e9), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, usageErrorf("--duration %s: want 30, 30s, 5m or 1h", s)
-	}
-	return d, nil
-}
-
-// byteSize parses a size with an optional K, M or G suffix (powers of 1024).
-func byteSize(flag, s string, unit int64) (int64, error) {
-	mult := unit
-	t := strings.ToUpper(strings.TrimSpace(s))
-	for suf, m := range map[string]int64{"K": 1 << 10, "M": 1 << 20, "G": 1 << 30} {
-		if strings.HasSuffix(t, suf) || strings.HasSuffix(t, suf+"B") {
-			mult = m
-			t = strings.TrimSuffix(strings.TrimSuffix(t, "B"), suf)
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || v < 0 || v*float64(mult) > 1<<62 {
-		return 0, usageErrorf("--%s %s: want a size such as 512, 100M or 2G", flag, s)
-	}
-	return int64(v * float64(mult)), nil
-}
-
 // options turns the flags into the recorder's options.
 func (o *recordOptions) options(topics []string) (record.Options, error) {
 	ro := record.Options{Topics: topics, All: o.all, Regex: o.regex, Node: o.node, Split: o.split,
@@ -182,12 +145,12 @@ func (o *recordOptions) options(topics []string) (record.Options, error) {
 			return ro, usageErrorf("--exclude: %v", err)
 		}
 	}
-	if ro.Duration, err = recordDuration(o.duration); err != nil {
-		return ro, err
+	if ro.Duration, err = record.ParseDuration(o.duration); err != nil {
+		return ro, usageErrorf("--duration %v", err)
 	}
 	if o.size != "" {
-		if ro.Size, err = byteSize("size", o.size, 1<<20); err != nil {
-			return ro, err
+		if ro.Size, err = record.ParseSize(o.size, 1<<20); err != nil {
+			return ro, usageErrorf("--size %v", err)
 		}
 	}
 	switch {
@@ -210,9 +173,9 @@ func (o *recordOptions) options(topics []string) (record.Options, error) {
 	if o.buffMB == 0 {
 		ro.BufSize = -1
 	}
-	ms, err := byteSize("min-space", o.minSpace, 1)
+	ms, err := record.ParseSize(o.minSpace, 1)
 	if err != nil {
-		return ro, err
+		return ro, usageErrorf("--min-space %v", err)
 	}
 	ro.MinSpace = ms
 	if ms == 0 {
@@ -230,18 +193,10 @@ func (o *recordOptions) outputPath(now time.Time) (string, error) {
 	if o.output != "" {
 		return o.output, nil
 	}
-	stamp := now.Format("2006-01-02-15-04-05")
-	p, ext := o.outputPrefix, ".bag"
-	if e := filepath.Ext(p); e == ".bag" || e == ".mcap" {
-		p, ext = strings.TrimSuffix(p, e), e
-	}
-	if p == "" {
-		return stamp + ext, nil
-	}
-	return p + "_" + stamp + ext, nil
+	return record.PrefixedOutput(o.outputPrefix, now), nil
 }
 
-func runRecord(o *recordOptions, args []string) error {
+func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	g := o.g
 	var nodeOpts rosnode.Options
 	topics := nodeOpts.ApplyRemaps(args)
@@ -265,7 +220,7 @@ func runRecord(o *recordOptions, args []string) error {
 		return err
 	}
 	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.Output)
-	res, err := r.Run(g.ctx)
+	res, err := r.Run(ctx)
 	if res != nil {
 		printRecordSummary(g, res)
 	}
@@ -279,16 +234,7 @@ func runRecord(o *recordOptions, args []string) error {
 }
 
 func printRecordSummary(g *globalOptions, res *record.Result) {
-	if g.quiet && res.Dropped() == 0 {
-		return
-	}
-	w := g.stderr
-	fmt.Fprintf(w, "baglab record: stopped: %s\n", res.Reason)
-	fmt.Fprintf(w, "%-40s %10s %10s %8s\n", "TOPIC", "RECEIVED", "WRITTEN", "DROPPED")
-	for _, t := range res.Topics {
-		fmt.Fprintf(w, "%-40s %10d %10d %8d\n", t.Topic, t.Received, t.Written, t.Dropped)
-	}
-	for _, f := range res.Files {
-		fmt.Fprintf(w, "wrote %s\n", f)
+	if !g.quiet || res.Dropped() > 0 {
+		_ = res.WriteSummary(g.stderr)
 	}
 }

@@ -35,23 +35,6 @@ func TestRecordUsageErrors(t *testing.T) {
 	}
 }
 
-func TestRecordFlagParsing(t *testing.T) {
-	for in, want := range map[string]time.Duration{"30": 30 * time.Second, "1.5": 1500 * time.Millisecond, "5m": 5 * time.Minute, "1h": time.Hour} {
-		if got, err := recordDuration(in); err != nil || got != want {
-			t.Errorf("--duration %s: %v %v, want %v", in, got, err, want)
-		}
-	}
-	for in, want := range map[string]int64{"1G": 1 << 30, "512M": 512 << 20, "100": 100, "2kb": 2048} {
-		if got, err := byteSize("min-space", in, 1); err != nil || got != want {
-			t.Errorf("--min-space %s: %v %v, want %v", in, got, err, want)
-		}
-	}
-	o := &recordOptions{outputPrefix: "runs/exp.mcap"}
-	if p, _ := o.outputPath(time.Date(2024, 5, 6, 7, 8, 9, 0, time.Local)); p != "runs/exp_2024-05-06-07-08-09.mcap" {
-		t.Errorf("--output-prefix: %s", p)
-	}
-}
-
 func readTopics(t *testing.T, path string) map[string][]*record.Message {
 	t.Helper()
 	r, err := decode.Open(path)
@@ -84,11 +67,11 @@ func TestRecordCLI(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr bytes.Buffer
-	g := &globalOptions{ctx: ctx, stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	g := &globalOptions{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
 	o := &recordOptions{g: g, output: filepath.Join(dir, "split.bag"), split: true, duration: "1", maxSplits: 2,
 		repeatLatched: true, chunkKB: 768, buffMB: 256, maxMessageMB: 1024, minSpace: "1G", compression: "lz4"}
 	done := make(chan error, 1)
-	go func() { done <- runRecord(o, []string{"/chatter", "/latched"}) }()
+	go func() { done <- runRecord(ctx, o, []string{"/chatter", "/latched"}) }()
 	time.Sleep(4500 * time.Millisecond)
 	cancel()
 	if err := <-done; err != nil {

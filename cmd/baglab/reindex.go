@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -38,7 +39,7 @@ then holds every intact message and the report lists what was skipped.`,
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.input = args[0]
-			return runReindex(o)
+			return runReindex(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output path")
@@ -65,7 +66,7 @@ damaged stretches (the output holds every intact record).`,
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.input = args[0]
-			return runRecover(o)
+			return runRecover(cmd.Context(), o)
 		},
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output path")
@@ -104,7 +105,7 @@ func (o *repairOptions) checkOutFormat(verb string, want decode.Format) error {
 	return nil
 }
 
-func runReindex(o *repairOptions) error {
+func runReindex(ctx context.Context, o *repairOptions) error {
 	if err := o.checkOutFormat("reindex", decode.FormatBag); err != nil {
 		return err
 	}
@@ -116,7 +117,7 @@ func runReindex(o *repairOptions) error {
 	if err := o.prepare(".reindexed.bag"); err != nil {
 		return err
 	}
-	rep, err := bag.ReindexContext(o.g.ctx, o.input, o.output)
+	rep, err := bag.ReindexContext(ctx, o.input, o.output)
 	if err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func runReindex(o *repairOptions) error {
 	return nil
 }
 
-func runRecover(o *repairOptions) error {
+func runRecover(ctx context.Context, o *repairOptions) error {
 	if err := o.checkOutFormat("recover", decode.FormatMCAP); err != nil {
 		return err
 	}
@@ -143,7 +144,7 @@ func runRecover(o *repairOptions) error {
 	if o.dropUnverified {
 		opts = append(opts, mcapfile.WithDropUnverified())
 	}
-	rep, err := mcapfile.RecoverContext(o.g.ctx, o.input, o.output, opts...)
+	rep, err := mcapfile.RecoverContext(ctx, o.input, o.output, opts...)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -72,7 +73,7 @@ were made from, which the page lists.`,
 			if o.opts, err = o.flags.options(cmd, analysis.Kinds()); err != nil {
 				return err
 			}
-			return runReport(o)
+			return runReport(cmd.Context(), o)
 		},
 	}
 	o.flags.addFlags(cmd)
@@ -82,8 +83,8 @@ were made from, which the page lists.`,
 	return cmd
 }
 
-func runReport(o *reportOptions) error {
-	acc, partialInputs, startNs, err := accumulate(o.g, o.files, analysis.Kinds(), &o.flags, o.opts)
+func runReport(ctx context.Context, o *reportOptions) error {
+	acc, partialInputs, startNs, err := accumulate(ctx, o.g, o.files, analysis.Kinds(), &o.flags, o.opts)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,6 @@ type globalOptions struct {
 	msgPaths   []string
 	quiet      bool
 	cpuProfile string
-	ctx        context.Context
 	stdin      io.Reader
 	stdout     io.Writer
 	stderr     io.Writer
@@ -150,7 +149,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		case <-ctx.Done():
 		}
 	}()
-	g := &globalOptions{ctx: ctx, stdin: stdin, stdout: stdout, stderr: stderr}
+	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
