@@ -47,7 +47,7 @@ func TestTaskModels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		str := func(p string) string { v, _ := s.String(p); return v }
+		str := func(p string) string { v, _ := s.Text(p); return v }
 		num := func(p string) float64 { v, _ := s.Float(p); return v }
 		if str("placement.item.name") != m.Item || str("placement.room.name") != m.Room || str("placement.surface.name") != m.Surface ||
 			str("placement.reference_frame_id") != m.ReferenceFrameID {
@@ -88,7 +88,7 @@ func TestTaskModels(t *testing.T) {
 	if w, _ := tm2.Float("models[0].placement.item.width"); w != 0 {
 		t.Errorf("item width %v without placements", w)
 	}
-	if name, _ := tm2.String("models[0].placement.item.name"); name != want[0].Item {
+	if name, _ := tm2.Text("models[0].placement.item.name"); name != want[0].Item {
 		t.Errorf("item name %q, want %q", name, want[0].Item)
 	}
 	if _, err := fromJSON.TaskModels(lookupType(t, "interactive_world_msgs/Item")); err == nil {
@@ -118,11 +118,11 @@ uint16 height
 	}
 	dst := value.New(lookupType(t, "interactive_world_msgs/Surface"))
 	copyByName(dst, s)
-	name, _ := dst.String("name")
+	name, _ := dst.Text("name")
 	width, _ := dst.Float("width")
 	height, _ := dst.Float("height")
 	n, _ := dst.Len("pois")
-	pname, _ := dst.String("pois[1].name")
+	pname, _ := dst.Text("pois[1].name")
 	pheight, _ := dst.Float("pois[1].height")
 	if name != "table" || width != 1.5 || height != 0 || n != 2 || pname != "center" || pheight != 7 {
 		t.Errorf("copied: name %q width %v height %v, %d pois, poi %q height %v", name, width, height, n, pname, pheight)

@@ -18,17 +18,17 @@ type ColumnKind uint8
 
 // The column kinds.
 const (
-	String ColumnKind = iota
-	Int
-	Float
-	Bool
+	KindString ColumnKind = iota
+	KindInt
+	KindFloat
+	KindBool
 )
 
 // Column describes one column of a Table.
 //
-// Two name suffixes carry a unit by convention: an Int column named
+// Two name suffixes carry a unit by convention: a KindInt column named
 // "*_ns" holds a time point in nanoseconds since the Unix epoch, shown to
-// people as an RFC 3339 time in UTC; a Float column named "*_s" holds
+// people as an RFC 3339 time in UTC; a KindFloat column named "*_s" holds
 // seconds. Other units are given by Unit.
 type Column struct {
 	Name string
@@ -40,13 +40,13 @@ type Column struct {
 
 // IsTime reports whether the column holds time points (Int, "*_ns").
 func (c Column) IsTime() bool {
-	return c.Kind == Int && strings.HasSuffix(c.Name, "_ns")
+	return c.Kind == KindInt && strings.HasSuffix(c.Name, "_ns")
 }
 
 // Numeric reports whether the column holds numbers people compare by
 // magnitude (ints and floats, not times): they are right-aligned.
 func (c Column) Numeric() bool {
-	return (c.Kind == Int || c.Kind == Float) && !c.IsTime()
+	return (c.Kind == KindInt || c.Kind == KindFloat) && !c.IsTime()
 }
 
 // Header is the column's name for people: the name with its unit in
@@ -55,7 +55,7 @@ func (c Column) Header() string {
 	switch {
 	case c.IsTime():
 		return strings.TrimSuffix(c.Name, "_ns") + " (UTC)"
-	case c.Kind == Float && strings.HasSuffix(c.Name, "_s"):
+	case c.Kind == KindFloat && strings.HasSuffix(c.Name, "_s"):
 		return strings.TrimSuffix(c.Name, "_s") + " (s)"
 	case c.Unit != "":
 		return c.Name + " (" + c.Unit + ")"
@@ -85,17 +85,17 @@ type Table struct {
 func newTable(name string, detail bool, cols ...string) *Table {
 	t := &Table{Name: name, Detail: detail}
 	for _, c := range cols {
-		k := String
+		k := KindString
 		n := c
 		if len(c) > 2 && c[len(c)-2] == ':' {
 			n = c[:len(c)-2]
 			switch c[len(c)-1] {
 			case 'i':
-				k = Int
+				k = KindInt
 			case 'f':
-				k = Float
+				k = KindFloat
 			case 'b':
-				k = Bool
+				k = KindBool
 			}
 		}
 		t.Columns = append(t.Columns, Column{Name: n, Kind: k})
@@ -150,7 +150,7 @@ func (t *Table) add(vals ...any) {
 
 func convertCell(k ColumnKind, v any) any {
 	switch k {
-	case Int:
+	case KindInt:
 		switch x := v.(type) {
 		case int:
 			return int64(x)
@@ -162,7 +162,7 @@ func convertCell(k ColumnKind, v any) any {
 			return int64(x)
 		}
 		return int64(0)
-	case Float:
+	case KindFloat:
 		switch x := v.(type) {
 		case float64:
 			return x
@@ -174,7 +174,7 @@ func convertCell(k ColumnKind, v any) any {
 			return float64(x)
 		}
 		return math.NaN()
-	case Bool:
+	case KindBool:
 		b, _ := v.(bool)
 		return b
 	}
@@ -247,9 +247,9 @@ func (t *Table) Cells(cols []int) [][]string {
 		switch c := t.Columns[i]; {
 		case c.IsTime():
 			format = formatTime
-		case c.Kind == Float:
+		case c.Kind == KindFloat:
 			format = floatFormat(t.Rows, i)
-		case c.Kind == String:
+		case c.Kind == KindString:
 			format = func(v any) string { return printable(FormatCell(v)) }
 		}
 		for r, row := range t.Rows {

@@ -71,7 +71,7 @@ func TestDisplayPrecision(t *testing.T) {
 	if !strings.HasPrefix(b.String(), "one (1 row)\n") {
 		t.Errorf("title line: %q", b.String())
 	}
-	if tb.Columns[0].Numeric() || !tb.Columns[1].Numeric() || tb.Columns[0].Kind != Int {
+	if tb.Columns[0].Numeric() || !tb.Columns[1].Numeric() || tb.Columns[0].Kind != KindInt {
 		t.Error("a time column is not numeric for alignment, a float is")
 	}
 }

@@ -41,7 +41,7 @@ func Example() {
 			log.Fatal(err)
 		}
 		if n == 0 {
-			name, _ := v.String("name")
+			name, _ := v.Text("name")
 			fmt.Printf("%s %s name=%q\n", m.Channel.Topic, dec.Type().Name, name)
 		}
 		n++

@@ -68,11 +68,11 @@ func Schema(t *analysis.Table) *arrow.Schema {
 	for i, c := range t.Columns {
 		var dt arrow.DataType
 		switch c.Kind {
-		case analysis.Int:
+		case analysis.KindInt:
 			dt = arrow.PrimitiveTypes.Int64
-		case analysis.Float:
+		case analysis.KindFloat:
 			dt = arrow.PrimitiveTypes.Float64
-		case analysis.Bool:
+		case analysis.KindBool:
 			dt = arrow.FixedWidthTypes.Boolean
 		default:
 			dt = arrow.BinaryTypes.String

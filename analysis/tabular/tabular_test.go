@@ -15,8 +15,8 @@ import (
 
 func sampleTable() *analysis.Table {
 	t := &analysis.Table{Name: "sample", Columns: []analysis.Column{
-		{Name: "name", Kind: analysis.String}, {Name: "n", Kind: analysis.Int},
-		{Name: "rate", Kind: analysis.Float}, {Name: "ok", Kind: analysis.Bool}}}
+		{Name: "name", Kind: analysis.KindString}, {Name: "n", Kind: analysis.KindInt},
+		{Name: "rate", Kind: analysis.KindFloat}, {Name: "ok", Kind: analysis.KindBool}}}
 	t.Rows = [][]any{{"a,b", int64(3), 0.25, true}, {"c\"d", int64(-7), math.NaN(), false}, {"", int64(1 << 40), 1e-300, true}}
 	return t
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
@@ -37,12 +36,12 @@ func newMsgListCmd(g *globalOptions) *cobra.Command {
 			if len(args) == 1 {
 				o.prefix = strings.TrimSuffix(args[0], "/") + "/"
 			}
-			return runMsgList(cmd.Context(), o)
+			return runMsgList(o)
 		},
 	}
 }
 
-func runMsgList(ctx context.Context, o *msgListOptions) error {
+func runMsgList(o *msgListOptions) error {
 	reg, err := o.g.registry()
 	if err != nil {
 		return err
@@ -76,14 +75,14 @@ func newMsgShowCmd(g *globalOptions) *cobra.Command {
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.typeName = args[0]
-			return runMsgShow(cmd.Context(), o)
+			return runMsgShow(o)
 		},
 	}
 	cmd.Flags().BoolVar(&o.fullText, "full-text", false, "print only the full text (definition with MSG: dependencies, as written in bag connection headers)")
 	return cmd
 }
 
-func runMsgShow(ctx context.Context, o *msgShowOptions) error {
+func runMsgShow(o *msgShowOptions) error {
 	reg, err := o.g.registry()
 	if err != nil {
 		return err

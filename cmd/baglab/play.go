@@ -14,7 +14,6 @@ import (
 	"github.com/baglab/baglab/live/play"
 	"github.com/baglab/baglab/live/rosnode"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // playOptions are `baglab play`'s flags: rosbag play's, same defaults.
@@ -198,7 +197,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	}
 	po.Topics = in.Filter().Topic
 	po.Warn = func(s string) { g.note("baglab: %s", s) }
-	if f, ok := g.stderr.(*os.File); ok && !g.quiet && term.IsTerminal(int(f.Fd())) {
+	if f, ok := barFile(g); ok { // a terminal, and no --quiet
 		po.Status = f
 	}
 	if f, ok := g.stdin.(*os.File); ok {

@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"regexp"
 	"time"
 
 	"github.com/baglab/baglab/live/record"
 	"github.com/baglab/baglab/live/rosnode"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // recordOptions are `baglab record`'s flags: rosbag record's, same defaults.
@@ -207,7 +205,7 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	nodeOpts.MaxMessage = ro.NodeOptions.MaxMessage
 	ro.NodeOptions = nodeOpts
 	ro.Logf = func(format string, a ...any) { g.note("baglab record: "+format, a...) }
-	if f, ok := g.stderr.(*os.File); ok && !g.quiet && term.IsTerminal(int(f.Fd())) {
+	if f, ok := barFile(g); ok { // a terminal, and no --quiet
 		ro.Status = f
 	}
 	r, err := record.New(ro)

@@ -181,8 +181,9 @@ func (s *Struct) Uint(path string) (uint64, error) {
 	return 0, wantErr(path, v, "an integer")
 }
 
-// String returns the string at path.
-func (s *Struct) String(path string) (string, error) {
+// Text returns the string at path (named Text, not String, so that a
+// Struct is not mistaken for a fmt.Stringer).
+func (s *Struct) Text(path string) (string, error) {
 	v, err := s.Get(path)
 	if err != nil {
 		return "", err

@@ -188,7 +188,7 @@ func TestTypedAccessors(t *testing.T) {
 	if _, err := s.Uint("i8"); !errors.Is(err, value.ErrRange) {
 		t.Errorf("Uint(-5): %v", err)
 	}
-	if v, err := s.String("header.frame_id"); err != nil || v != "map" {
+	if v, err := s.Text("header.frame_id"); err != nil || v != "map" {
 		t.Errorf("String = %v, %v", v, err)
 	}
 	if v, err := s.Bool("b"); err != nil || !v {
@@ -217,7 +217,7 @@ func TestTypedAccessors(t *testing.T) {
 	}
 	var names []string
 	err := s.Each("placements", func(i int, v any) error {
-		name, err := v.(*value.Struct).String("name")
+		name, err := v.(*value.Struct).Text("name")
 		names = append(names, name)
 		return err
 	})
@@ -449,7 +449,7 @@ func TestBuilderLarge(t *testing.T) {
 		trees = append(trees, b.Result())
 	}
 	for i, tr := range trees {
-		if v, _ := tr.String("names[0]"); v != strings.Repeat("a", i) {
+		if v, _ := tr.Text("names[0]"); v != strings.Repeat("a", i) {
 			t.Errorf("tree %d: names[0] = %q", i, v)
 		}
 	}
@@ -466,7 +466,7 @@ func TestAccessorErrors(t *testing.T) {
 	for name, f := range map[string]func(string) error{
 		"Float":  func(p string) error { _, err := s.Float(p); return err },
 		"Int":    func(p string) error { _, err := s.Int(p); return err },
-		"String": func(p string) error { _, err := s.String(p); return err },
+		"Text": func(p string) error { _, err := s.Text(p); return err },
 		"Bool":   func(p string) error { _, err := s.Bool(p); return err },
 		"Struct": func(p string) error { _, err := s.Struct(p); return err },
 		"Bytes":  func(p string) error { _, err := s.Bytes(p); return err },
@@ -483,7 +483,7 @@ func TestAccessorErrors(t *testing.T) {
 	}
 	for name, f := range map[string]func() error{
 		"Uint":   func() error { _, err := s.Uint("names"); return err },
-		"String": func() error { _, err := s.String("b"); return err },
+		"Text": func() error { _, err := s.Text("b"); return err },
 		"Bool":   func() error { _, err := s.Bool("i8"); return err },
 		"Struct": func() error { _, err := s.Struct("b"); return err },
 		"Bytes":  func() error { _, err := s.Bytes("cov"); return err },
