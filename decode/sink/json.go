@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/baglab/baglab/decode/msgdef"
 )
@@ -33,6 +34,16 @@ import (
 type JSONWriter struct {
 	buf    []byte
 	floats *floatCache
+	keys   *keyCache
+}
+
+// keyCache remembers the text `"name":` of recently written fields, direct
+// mapped by the field's address: a message type's fields are written again
+// in every message. An entry holds its field, so the address cannot be
+// reused by another field while it is cached.
+type keyCache [512]struct {
+	f    *msgdef.Field
+	text []byte
 }
 
 // floatCache remembers the JSON text of recently formatted floats, direct
@@ -175,21 +186,30 @@ func (w *JSONWriter) Time(f *msgdef.Field, sec, nsec int64) {
 	w.buf = append(w.buf, '}', ',')
 }
 
-// key writes `"name":`. Field names are identifiers, which need no
-// escaping; anything else takes the general path.
+// key writes `"name":` through the key cache.
 func (w *JSONWriter) key(f *msgdef.Field) {
-	name := f.Name
-	for i := 0; i < len(name); i++ {
-		if plainKey[name[i]] {
-			continue
-		}
-		w.buf = AppendJSONString(w.buf, name)
-		w.buf = append(w.buf, ':')
-		return
+	if w.keys == nil {
+		w.keys = new(keyCache)
 	}
-	w.buf = append(w.buf, '"')
-	w.buf = append(w.buf, name...)
-	w.buf = append(w.buf, '"', ':')
+	e := &w.keys[(uint64(uintptr(unsafe.Pointer(f)))*0x9E3779B97F4A7C15)>>55]
+	if e.f != f {
+		e.f, e.text = f, appendKey(e.text[:0], f.Name)
+	}
+	w.buf = append(w.buf, e.text...)
+}
+
+// appendKey appends `"name":`. Field names are identifiers, which need no
+// escaping; anything else takes the general path.
+func appendKey(dst []byte, name string) []byte {
+	for i := 0; i < len(name); i++ {
+		if !plainKey[name[i]] {
+			dst = AppendJSONString(dst, name)
+			return append(dst, ':')
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, name...)
+	return append(dst, '"', ':')
 }
 
 // elemKey writes the key of a scalar field. Array elements (events whose f
