@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/baglab/baglab/analysis"
@@ -22,6 +24,8 @@ const collapseRows = 20
 
 // Page is what a report shows.
 type Page struct {
+	// Title is the page title; when empty, "baglab report: " and the base
+	// names of the Provenance's inputs.
 	Title string
 	// Provenance is shown first; nil leaves it out.
 	Provenance *Provenance
@@ -173,6 +177,13 @@ func Render(w io.Writer, pg Page) error {
 		Sections  []section
 		Absent    []string
 	}{Title: pg.Title, Prov: pg.Provenance}
+	if p := pg.Provenance; p != nil && data.Title == "" {
+		names := make([]string, len(p.Inputs))
+		for i, in := range p.Inputs {
+			names[i] = filepath.Base(in.Path)
+		}
+		data.Title = "baglab report: " + strings.Join(names, ", ")
+	}
 	var fo plot.Options
 	if p := pg.Provenance; p != nil {
 		data.Created = p.Created.UTC().Format(time.RFC3339)

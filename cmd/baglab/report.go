@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -97,27 +96,14 @@ func runReport(ctx context.Context, o *reportOptions) error {
 		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
 	}
 	var prov *report.Provenance
-	names := o.files
 	if len(o.flags.fromPartial) > 0 {
 		prov = report.ProvenanceOf(version, os.Args, o.options, report.PartialInputs(partialInputs))
-		names = nil
-		for _, in := range partialInputs {
-			names = append(names, in.Path)
-		}
 	} else if prov, err = report.NewProvenance(version, os.Args, o.options, o.files); err != nil {
 		return err
 	}
-	title := o.title
-	if title == "" {
-		names := slices.Clone(names)
-		for i, f := range names {
-			names[i] = filepath.Base(f)
-		}
-		title = "baglab report: " + strings.Join(names, ", ")
-	}
 	var page bytes.Buffer
 	nothing := false
-	if err := report.Render(&page, report.Page{Title: title, Provenance: prov, Results: run.results}); errors.Is(err, report.ErrNothing) {
+	if err := report.Render(&page, report.Page{Title: o.title, Provenance: prov, Results: run.results}); errors.Is(err, report.ErrNothing) {
 		nothing = true
 	} else if err != nil {
 		return err
