@@ -296,8 +296,8 @@ func (l *csvLayout) appendJSON(dst []byte, a arrow.Array, i int) []byte {
 	return l.valueFn(a)(dst, i) // booleans, integers, durations
 }
 
-// write writes the rows of rec (CSV has no row groups: start is ignored).
-func (cw *csvWriter) write(rec arrow.RecordBatch, _ bool) error {
+// write writes the rows of rec.
+func (cw *csvWriter) write(rec arrow.RecordBatch) error {
 	l := layout(cw.cfg, cw.schema, rec)
 	var buf []byte
 	for i := 0; i < int(rec.NumRows()); i++ {

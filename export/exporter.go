@@ -79,11 +79,9 @@ type tableInfo struct {
 	topic, typeName, definition, md5, msgEncoding, schemaEncoding string
 }
 
-// tableWriter is a format's file writer. A row group arrives in one or
-// more pieces, the first with start set; Parquet keeps the row group open
-// until the next start (or the end of the file), CSV ignores it.
+// tableWriter is a format's file writer.
 type tableWriter interface {
-	write(rec arrow.RecordBatch, start bool) error
+	write(rec arrow.RecordBatch) error
 	abort()
 }
 
@@ -140,14 +138,14 @@ func (q *writeQueue) wait() error {
 
 // write writes rec with w: in the background when slot has room, else
 // here. The caller keeps its reference to rec.
-func (q *writeQueue) write(w tableWriter, rec arrow.RecordBatch, start bool, slot chan struct{}) error {
+func (q *writeQueue) write(w tableWriter, rec arrow.RecordBatch, slot chan struct{}) error {
 	if err := q.wait(); err != nil {
 		return err
 	}
 	select {
 	case slot <- struct{}{}:
 	default:
-		err := w.write(rec, start)
+		err := w.write(rec)
 		if err != nil {
 			q.fail(err)
 		}
@@ -160,7 +158,7 @@ func (q *writeQueue) write(w tableWriter, rec arrow.RecordBatch, start bool, slo
 		defer close(done)
 		defer func() { <-slot }()
 		defer rec.Release()
-		if err := w.write(rec, start); err != nil {
+		if err := w.write(rec); err != nil {
 			q.fail(err)
 		}
 	}()
@@ -257,12 +255,10 @@ func hiveKey(sc *arrow.Schema, name string) string {
 	return name
 }
 
-// write appends rec to t on behalf of source src (index i), as the first
-// piece of a row group when start is set. A row group never spans two
-// sources: a piece from another source than the last starts one. The
-// record may be written in the background (see writeQueue); a write error
-// is then returned by a later write or by finish.
-func (t *table) write(rec arrow.RecordBatch, start bool, i int, src string) error {
+// write appends rec to t on behalf of source src (index i). The record may
+// be written in the background (see writeQueue); a write error is then
+// returned by a later write or by finish.
+func (t *table) write(rec arrow.RecordBatch, i int, src string) error {
 	if t.closed {
 		return errors.New("export: table closed")
 	}
@@ -272,9 +268,8 @@ func (t *table) write(rec arrow.RecordBatch, start bool, i int, src string) erro
 	if t.last != i {
 		t.last = i
 		t.sources = append(t.sources, src)
-		start = true
 	}
-	return t.q.write(t.writer(), rec, start, t.slot)
+	return t.q.write(t.writer(), rec, t.slot)
 }
 
 // finish writes the footer (Parquet metadata) and closes the temporary
@@ -395,12 +390,9 @@ func (e *Exporter) abortAll() {
 func (e *Exporter) Files() []string { return append([]string(nil), e.files...) }
 
 // Source is one input file's stream of messages into an Exporter. It
-// buffers rows per topic and ends a topic's row group when it reaches the
-// row-group bounds, or the largest one when all its row groups together
-// exceed the memory budget. Rows are handed on in pieces of a few
-// thousand (config.pieceRows), so that Parquet encodes and compresses one
-// piece in the background while the next is decoded; where row groups end
-// depends only on the rows, never on the pieces. A Source is not safe for
+// buffers rows per topic and flushes a topic's rows as a row group when
+// they reach the row-group bounds, or the largest buffer when all its
+// buffers together exceed the memory budget. A Source is not safe for
 // concurrent use; Sources of one Exporter may run concurrently only when
 // the output is partitioned (Run handles the general case).
 type Source struct {
@@ -411,7 +403,7 @@ type Source struct {
 	bufs   map[tableKey]*buffer
 	order  []*buffer
 	bytes  int64
-	emit   func(b *buffer, rec arrow.RecordBatch, start bool) error
+	emit   func(b *buffer, rec arrow.RecordBatch) error
 	err    error
 	closed bool
 }
@@ -426,26 +418,15 @@ type chanState struct {
 	schema *arrow.Schema
 }
 
-// buffer is one table's current row group from one source: the rows
-// handed on as pieces so far, and the next piece in rb.
+// buffer is one table's pending rows from one source.
 type buffer struct {
 	key    tableKey
 	info   tableInfo
 	schema *arrow.Schema
 	rb     *RowBuilder
-	// sentRows and sentBytes count the rows (failed ones included, as
-	// RowBuilder.Len does) and bytes of the pieces of the row group handed
-	// on; started is set once one was.
-	sentRows  int
-	sentBytes int64
-	started   bool
-	// rowBytes is the mean row size of the row group's first piece.
+	// rowBytes is the mean row size of the last flush.
 	rowBytes int64
 }
-
-// rows and bytes measure b's whole row group.
-func (b *buffer) rows() int    { return b.sentRows + b.rb.Len() }
-func (b *buffer) bytes() int64 { return b.sentBytes + b.rb.Bytes() }
 
 // Source starts the input file at path. Inputs are numbered in the order
 // their Sources are created; partitioned part files carry that number.
@@ -490,7 +471,7 @@ func (s *Source) Write(m *record.Message, t *msgdef.Type, d Decoder) error {
 		cs.cur = b
 	}
 	cfg := &s.e.cfg
-	if n := b.rows(); n > 0 && b.bytes()+int64(len(m.Data)) > cfg.rowGroupBytes {
+	if n := b.rb.Len(); n > 0 && b.rb.Bytes()+int64(len(m.Data)) > cfg.rowGroupBytes {
 		// Flush before the row group outgrows its bound (and its buffers
 		// double past it): a message's decoded size is about its encoded
 		// size.
@@ -507,16 +488,11 @@ func (s *Source) Write(m *record.Message, t *msgdef.Type, d Decoder) error {
 	if p := s.e.cfg.progress; p != nil {
 		p(len(m.Data))
 	}
-	if b.rows() >= cfg.rowGroupRows || b.bytes() >= cfg.rowGroupBytes {
+	if b.rb.Len() >= cfg.rowGroupRows || b.rb.Bytes() >= cfg.rowGroupBytes {
 		return s.flush(b)
 	}
 	if s.bytes > cfg.budget {
-		if err := s.flush(s.largest()); err != nil {
-			return err
-		}
-	}
-	if b.rb.Len() >= cfg.pieceRows || b.rb.Bytes() >= cfg.pieceBytes {
-		return s.handOn(b)
+		return s.flush(s.largest())
 	}
 	return nil
 }
@@ -571,46 +547,27 @@ func (s *Source) buffer(cs *chanState, logTime int64) *buffer {
 	return b
 }
 
-// largest returns the buffer whose row group holds the most bytes (the
-// first on ties).
+// largest returns the buffer holding the most bytes (the first on ties).
 func (s *Source) largest() *buffer {
 	var big *buffer
 	for _, b := range s.order {
-		if big == nil || b.bytes() > big.bytes() {
+		if big == nil || b.rb.Bytes() > big.rb.Bytes() {
 			big = b
 		}
 	}
 	return big
 }
 
-// flush ends b's row group: hands on its last piece.
+// flush hands b's rows to the output as one record.
 func (s *Source) flush(b *buffer) error {
-	if b.rows() == 0 {
+	if b.rb.Len() == 0 {
 		return nil
 	}
-	s.bytes -= b.bytes()
-	err := s.handOn(b)
-	b.sentRows, b.sentBytes, b.started = 0, 0, false
-	return err
-}
-
-// handOn hands b's pending rows to the output as the next piece of its row
-// group.
-func (s *Source) handOn(b *buffer) error {
-	n := b.rb.Len()
-	if n == 0 {
-		return nil
-	}
-	start := !b.started
-	if start {
-		b.rowBytes = b.rb.Bytes() / int64(n)
-	}
-	b.started = true
-	b.sentRows += n
-	b.sentBytes += b.rb.Bytes()
+	s.bytes -= b.rb.Bytes()
+	b.rowBytes = b.rb.Bytes() / int64(b.rb.Len())
 	rec, err := b.rb.NewRecordBatch()
 	if err == nil {
-		err = s.emit(b, rec, start)
+		err = s.emit(b, rec)
 	}
 	if err != nil {
 		s.err = err
@@ -620,13 +577,13 @@ func (s *Source) handOn(b *buffer) error {
 }
 
 // writeDirect writes rec to its table from the calling goroutine.
-func (s *Source) writeDirect(b *buffer, rec arrow.RecordBatch, start bool) error {
+func (s *Source) writeDirect(b *buffer, rec arrow.RecordBatch) error {
 	defer rec.Release()
 	t, err := s.e.table(b.key, b.info, b.schema, b.rowBytes)
 	if err != nil {
 		return err
 	}
-	return t.write(rec, start, s.index, s.path)
+	return t.write(rec, s.index, s.path)
 }
 
 // Close flushes the Source's remaining rows (in the order its topics first

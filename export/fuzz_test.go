@@ -61,7 +61,7 @@ func FuzzRowBuilder(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := pw.write(rec, true); err != nil {
+		if err := pw.write(rec); err != nil {
 			t.Fatal(err)
 		}
 		if err := pw.close(nil); err != nil {
@@ -81,7 +81,7 @@ func FuzzRowBuilder(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := cw.write(rec, true); err != nil {
+		if err := cw.write(rec); err != nil {
 			t.Fatal(err)
 		}
 	})

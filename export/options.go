@@ -215,10 +215,6 @@ type config struct {
 	skipBad       func(error)
 	unverified    bool
 	layouts       *layoutCache // Parquet layouts by schema (parquet.go)
-
-	// pieceRows and pieceBytes bound a piece of a row group (see Source).
-	pieceRows  int
-	pieceBytes int64
 }
 
 func defaultConfig() config {
@@ -232,11 +228,6 @@ func defaultConfig() config {
 		version:       "dev",
 		mem:           newPoolAllocator(64 << 20),
 		layouts:       newLayoutCache(),
-
-		// A multiple of the Parquet column writers' batch of 1,024
-		// values; a few MiB of large rows.
-		pieceRows:  8 << 10,
-		pieceBytes: 4 << 20,
 	}
 }
 

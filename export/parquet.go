@@ -21,8 +21,6 @@ type parquetWriter struct {
 	schema  *arrow.Schema // the records' schema
 	storage *arrow.Schema // what Parquet stores (see storageSchema)
 	convert bool          // storage differs from schema
-	// newGroup is set when the next rows start a row group.
-	newGroup bool
 }
 
 func codec(c Compression) compress.Compression {
@@ -158,25 +156,15 @@ func batchSize(rowBytes int64) int64 {
 	return page / rowBytes
 }
 
-// write appends rec (of the writer's schema) to the open row group, or
-// starts one with it when start is set. The row group is encoded into
-// memory as its pieces arrive and written out when the next one starts or
-// the file closes.
-func (p *parquetWriter) write(rec arrow.RecordBatch, start bool) error {
-	p.newGroup = p.newGroup || start
+// write writes rec (of the writer's schema) as one row group.
+func (p *parquetWriter) write(rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
-	}
-	if p.newGroup {
-		if err := p.fw.NewBufferedRowGroupChecked(); err != nil {
-			return err
-		}
-		p.newGroup = false
 	}
 	if !p.convert {
 		r := array.NewRecordBatch(p.storage, rec.Columns(), rec.NumRows())
 		defer r.Release()
-		return p.fw.WriteBuffered(r)
+		return p.fw.Write(r)
 	}
 	cols := make([]arrow.Array, rec.NumCols())
 	for i, c := range rec.Columns() {
@@ -189,7 +177,7 @@ func (p *parquetWriter) write(rec arrow.RecordBatch, start bool) error {
 		c.Release()
 	}
 	defer r.Release()
-	return p.fw.WriteBuffered(r)
+	return p.fw.Write(r)
 }
 
 // close writes the footer with the key-value metadata kv (pairs in order).

@@ -104,9 +104,9 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 				if ordered {
 					q := queues[i]
 					defer close(q) // after errs[i] is set
-					s.emit = func(b *buffer, rec arrow.RecordBatch, start bool) error {
+					s.emit = func(b *buffer, rec arrow.RecordBatch) error {
 						select {
-						case q <- queued{b, rec, b.rowBytes, start}:
+						case q <- queued{b, rec, b.rowBytes}:
 							return nil
 						case <-ctx.Done():
 							rec.Release()
@@ -147,7 +147,6 @@ type queued struct {
 	b        *buffer
 	rec      arrow.RecordBatch
 	rowBytes int64
-	start    bool // the first piece of a row group
 }
 
 // dispatch writes the queued records of each input in input order and
@@ -161,7 +160,7 @@ func (e *Exporter) dispatch(queues []chan queued, errs []error, first int, input
 			if !failed {
 				var t *table
 				if t, werr = e.table(it.b.key, it.b.info, it.b.schema, it.rowBytes); werr == nil {
-					werr = t.write(it.rec, it.start, first+i, inputs[i].Path)
+					werr = t.write(it.rec, first+i, inputs[i].Path)
 				}
 				failed = werr != nil
 			}
