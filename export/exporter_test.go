@@ -498,7 +498,7 @@ func TestArrowRoundTrip(t *testing.T) {
 	if tbl.Schema().NumFields() != sc.NumFields() {
 		t.Fatalf("%d fields read back, want %d", tbl.Schema().NumFields(), sc.NumFields())
 	}
-	// arrow-go v18.5 restores timestamp zones and fixed-size lists from
+	// arrow-go v18.7 restores timestamp zones and fixed-size lists from
 	// ARROW:schema but reads durations as their int64 storage (pyarrow
 	// restores them too).
 	for i, f := range tbl.Schema().Fields() {
