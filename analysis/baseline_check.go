@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,21 @@ func ReadBaseline(path string) (*Baseline, error) {
 		return nil, &BaselineError{Path: path, Err: err}
 	}
 	return b, nil
+}
+
+// DatasetDocument is the result document of a dataset baseline for the
+// recordings paths: what `info --json` prints for them (decode.Describe),
+// always as an array.
+func DatasetDocument(paths []string) ([]byte, error) {
+	ds := make([]*decode.Description, 0, len(paths))
+	for _, path := range paths {
+		d, err := decode.Describe(path)
+		if err != nil {
+			return nil, err
+		}
+		ds = append(ds, d)
+	}
+	return json.Marshal(ds)
 }
 
 // ReportFormats are the formats of a BaselineReport.

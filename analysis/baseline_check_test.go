@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/studygen"
 )
 
 func TestBaselineCheck(t *testing.T) {
@@ -102,5 +105,46 @@ func TestParseBaselineReport(t *testing.T) {
 		if _, err := ParseBaselineReport(in); err == nil {
 			t.Errorf("%s: no error", in)
 		}
+	}
+}
+
+// TestDatasetDocument: the dataset document of two recordings is the
+// array of their info --json objects, and compares clean with itself as
+// a baseline; a file that cannot be described fails it.
+func TestDatasetDocument(t *testing.T) {
+	dir := t.TempDir()
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 5, Sessions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := studygen.WriteAll(dir, s); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
+	doc, err := DatasetDocument(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []json.RawMessage
+	for _, p := range paths {
+		d, err := decode.Describe(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j, _ := json.Marshal(d)
+		want = append(want, j)
+	}
+	if w, _ := json.Marshal(want); !bytes.Equal(doc, w) {
+		t.Errorf("got\n%s\nwant\n%s", doc, w)
+	}
+	b, err := ParseBaseline(doc)
+	if err != nil || b.Kind != "dataset" {
+		t.Fatalf("%v, kind %q", err, b.Kind)
+	}
+	if c, err := b.Compare(doc, CompareOptions{}); err != nil || c.Drift() {
+		t.Errorf("itself: %v", err)
+	}
+	if _, err := DatasetDocument([]string{paths[0], filepath.Join(dir, "none.bag")}); err == nil {
+		t.Error("a missing file described")
 	}
 }

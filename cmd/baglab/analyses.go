@@ -93,16 +93,6 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 	return o, nil
 }
 
-// kindsOf expands an analysis kind (analysis.KindsOf); an unknown one is
-// a usage error.
-func kindsOf(kind string) ([]string, error) {
-	kinds, err := analysis.KindsOf(kind)
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	return kinds, nil
-}
-
 // analysisRun is the outcome of reading the inputs.
 type analysisRun struct {
 	// results in the order of the kinds asked for

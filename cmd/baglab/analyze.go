@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/plot"
@@ -126,9 +126,9 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 
 // validate checks the flags and the outputs before any input is read.
 func (o *analyzeOptions) validate(cmd *cobra.Command) error {
-	kinds, err := kindsOf(o.kind)
+	kinds, err := analysis.KindsOf(o.kind)
 	if err != nil {
-		return err
+		return usageErrorf("%v", err)
 	}
 	o.kinds = kinds
 	if o.opts, err = o.flags.options(cmd, kinds); err != nil {
@@ -251,30 +251,21 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	return nil
 }
 
-// writeModelsOut writes the models of the first result that can.
+// writeModelsOut writes the learned models into --models-out.
 func writeModelsOut(ctx context.Context, o *analyzeOptions, run *analysisRun) error {
-	var mw analysis.ModelWriter
-	for _, r := range run.results {
-		if x, ok := r.(analysis.ModelWriter); ok && mw == nil {
-			mw = x
-		}
-	}
-	if mw == nil {
-		return usageErrorf("--models-out needs the placements analysis")
-	}
 	reg, err := o.g.registry()
 	if err != nil {
 		return err
 	}
-	at := run.lastNs
-	if at <= 0 {
-		at = time.Now().UnixNano()
-	}
 	var n int
-	if err := o.g.writeRecording(ctx, o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
-		n, err = mw.WriteModels(w, reg, o.modelsTopic, at)
+	err = o.g.writeRecording(ctx, o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
+		n, err = analysis.WriteModels(w, run.results, reg, o.modelsTopic, run.lastNs)
 		return err
-	}); err != nil {
+	})
+	if errors.Is(err, analysis.ErrNoModels) {
+		return usageErrorf("--models-out needs the placements analysis")
+	}
+	if err != nil {
 		return err
 	}
 	o.g.note("baglab: wrote %d placement models to %s (%s)", n, o.modelsOut, o.modelsTopic)

@@ -1,15 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -24,6 +23,9 @@ type baselineFlags struct {
 	update      bool
 	contentHash bool
 }
+
+// baselineOnly are the flags that apply with --baseline only.
+var baselineOnly = []string{"tolerance", "report", "max-lines", "update-baseline", "content-hash"}
 
 func (f *baselineFlags) addFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
@@ -44,8 +46,7 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 	if f.path == "" {
 		var set []string
 		cmd.Flags().Visit(func(fl *pflag.Flag) {
-			switch fl.Name {
-			case "tolerance", "report", "max-lines", "update-baseline", "content-hash":
+			if slices.Contains(baselineOnly, fl.Name) {
 				set = append(set, "--"+fl.Name)
 			}
 		})
@@ -230,18 +231,18 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 	if b.Kind == "dataset" {
 		var set []string
 		cmd.Flags().Visit(func(fl *pflag.Flag) {
-			if cmd.LocalNonPersistentFlags().Lookup(fl.Name) != nil && !isBaselineFlag(fl.Name) {
+			if cmd.LocalNonPersistentFlags().Lookup(fl.Name) != nil && fl.Name != "baseline" && !slices.Contains(baselineOnly, fl.Name) {
 				set = append(set, "--"+fl.Name)
 			}
 		})
 		if len(set) > 0 {
 			return usageErrorf("%s: analysis flags, but %s is a dataset baseline (info --json)", strings.Join(set, ", "), o.base.path)
 		}
-		if doc, err = datasetJSON(o.files); err != nil {
+		if doc, err = analysis.DatasetDocument(o.files); err != nil {
 			return err
 		}
 	} else {
-		kinds, err := kindsOf(b.Kind)
+		kinds, err := analysis.KindsOf(b.Kind)
 		if err != nil {
 			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", o.base.path, err)}
 		}
@@ -258,25 +259,4 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 		}
 	}
 	return o.base.compare(o.g, b, doc, o.g.stdout)
-}
-
-func isBaselineFlag(name string) bool {
-	switch name {
-	case "baseline", "tolerance", "report", "max-lines", "update-baseline", "content-hash":
-		return true
-	}
-	return false
-}
-
-// datasetJSON is what info --json prints for files, always as an array.
-func datasetJSON(files []string) ([]byte, error) {
-	sums := make([]*decode.Description, 0, len(files))
-	for _, path := range files {
-		s, err := decode.Describe(path)
-		if err != nil {
-			return nil, err
-		}
-		sums = append(sums, s)
-	}
-	return json.Marshal(sums)
 }

@@ -112,15 +112,19 @@ func (p *progress) start(g *globalOptions, total int64, what string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.bar = progressbar.NewOptions64(total,
+	p.bar = newBar(f, total, what, progressbar.OptionSetItsString("msg"), progressbar.OptionShowIts())
+}
+
+// newBar is a progress bar on f counting to total, described by what.
+func newBar(f *os.File, total int64, what string, more ...progressbar.Option) *progressbar.ProgressBar {
+	opts := []progressbar.Option{
 		progressbar.OptionSetWriter(f),
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(),
-		progressbar.OptionSetItsString("msg"),
-		progressbar.OptionShowIts(),
 		progressbar.OptionThrottle(100e6),
 		progressbar.OptionClearOnFinish(),
-	)
+	}
+	return progressbar.NewOptions64(total, append(opts, more...)...)
 }
 
 func (p *progress) add(n int) {

@@ -18,13 +18,7 @@ func learnProgress(g *globalOptions) func(analysis.LearnProgress) {
 	var bar *progressbar.ProgressBar
 	return func(p analysis.LearnProgress) {
 		if bar == nil {
-			bar = progressbar.NewOptions(p.Groups,
-				progressbar.OptionSetWriter(f),
-				progressbar.OptionSetDescription("learning placement models"),
-				progressbar.OptionShowCount(),
-				progressbar.OptionThrottle(100e6),
-				progressbar.OptionClearOnFinish(),
-			)
+			bar = newBar(f, int64(p.Groups), "learning placement models")
 		}
 		bar.Describe(fmt.Sprintf("learning placement models (%d EM fits)", p.Fits))
 		_ = bar.Set(p.GroupsDone)
