@@ -2,6 +2,8 @@ package decode
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/baglab/baglab/decode/record"
 )
@@ -10,8 +12,8 @@ import (
 // when the inputs were opened, and the way to open it again. A file is
 // open only while an iterator reads its messages, so a command over many
 // recordings holds no open file, no reader and no index per recording,
-// only its summary and channels (whose definition texts are shared by the
-// recordings that store the same one, see definitions). A recording read
+// only its summary and channels (what recordings repeat held once, see
+// shared). A recording read
 // from a stream (standard input) cannot be opened again: its reader stays
 // open until Inputs.Close.
 type inputFile struct {
@@ -26,7 +28,7 @@ type inputFile struct {
 
 // openInputFile opens the recording at p with open, reads its summary and
 // channels and, unless it is a stream (reopen nil), closes it again.
-func openInputFile(p string, r record.Reader, reopen func() (record.Reader, error), defs *definitions) (*inputFile, error) {
+func openInputFile(p string, r record.Reader, reopen func() (record.Reader, error), defs *shared) (*inputFile, error) {
 	f := &inputFile{path: p, reopen: reopen}
 	s, err := r.Summary()
 	if err != nil {
@@ -37,8 +39,9 @@ func openInputFile(p string, r record.Reader, reopen func() (record.Reader, erro
 	f.sum = s
 	f.chans, f.chansErr = r.Channels()
 	for _, ch := range f.chans {
-		defs.share(ch.Schema)
+		defs.channel(ch)
 	}
+	defs.summary(s)
 	if reopen == nil {
 		f.stream = r
 		return f, nil
@@ -161,13 +164,27 @@ func (it *fileIter) Close() error {
 	return err
 }
 
-// definitions shares the definition texts of the inputs: recordings of one
-// experiment store the same definitions, and one copy serves them all.
-type definitions struct{ texts map[string][]byte }
+// shared holds one copy of what recordings of one experiment repeat —
+// definition texts, topic and type names, channel metadata — for every
+// input that stores it, so that what Inputs keep per recording between
+// its readings is little more than its counts and times.
+type shared struct {
+	texts   map[string][]byte
+	strs    map[string]string
+	headers map[string]map[string]string
+}
 
-// share makes s hold the shared copy of its definition text.
-func (d *definitions) share(s *record.Schema) {
-	if s == nil || len(s.Data) == 0 {
+// channel makes ch and its schema hold the shared copies.
+func (d *shared) channel(ch *record.Channel) {
+	ch.Topic = d.str(ch.Topic)
+	ch.MessageEncoding = d.str(ch.MessageEncoding)
+	ch.Metadata = d.metadata(ch.Metadata)
+	s := ch.Schema
+	if s == nil {
+		return
+	}
+	s.Name, s.Encoding, s.MD5 = d.str(s.Name), d.str(s.Encoding), d.str(s.MD5)
+	if len(s.Data) == 0 {
 		return
 	}
 	if t, ok := d.texts[string(s.Data)]; ok {
@@ -178,4 +195,51 @@ func (d *definitions) share(s *record.Schema) {
 		d.texts = map[string][]byte{}
 	}
 	d.texts[string(s.Data)] = s.Data
+}
+
+// summary makes the names of s's topics the shared copies.
+func (d *shared) summary(s *record.Summary) {
+	for i := range s.Topics {
+		t := &s.Topics[i]
+		t.Topic, t.Type, t.Encoding, t.MD5 = d.str(t.Topic), d.str(t.Type), d.str(t.Encoding), d.str(t.MD5)
+	}
+}
+
+func (d *shared) str(v string) string {
+	if t, ok := d.strs[v]; ok {
+		return t
+	}
+	if d.strs == nil {
+		d.strs = map[string]string{}
+	}
+	d.strs[v] = v
+	return v
+}
+
+// metadata returns the shared map with m's keys and values; nobody
+// writes to a channel's metadata.
+func (d *shared) metadata(m map[string]string) map[string]string {
+	if len(m) == 0 {
+		return m
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte(0)
+		b.WriteString(m[k])
+		b.WriteByte(0)
+	}
+	if t, ok := d.headers[b.String()]; ok {
+		return t
+	}
+	if d.headers == nil {
+		d.headers = map[string]map[string]string{}
+	}
+	d.headers[b.String()] = m
+	return m
 }

@@ -102,7 +102,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		open.OnSkip = func(err error) { in.report(err) }
 	}
 	stdin := o.Stdin
-	var defs definitions
+	var defs shared
 	for _, p := range expanded {
 		var r record.Reader
 		var reopen func() (record.Reader, error)

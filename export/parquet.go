@@ -38,11 +38,15 @@ func codec(c Compression) compress.Compression {
 // newParquetWriter starts a Parquet file for records of schema sc whose rows
 // take about rowBytes each (from the first record).
 func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64) (*parquetWriter, error) {
-	l, err := cfg.layouts.get(sc, cfg, batchSize(rowBytes))
+	l, err := cfg.layouts.get(sc, cfg)
 	if err != nil {
 		return nil, err
 	}
-	fw, err := pqarrow.NewFileWriter(l.storage, w, l.props, l.arrow)
+	// The page size is checked after each batch of values: with large rows
+	// (point clouds, images) a batch must be a few rows, or one page holds
+	// a whole row group's blobs in memory several times.
+	props := parquet.NewWriterProperties(append(l.props[:len(l.props):len(l.props)], parquet.WithBatchSize(batchSize(rowBytes)))...)
+	fw, err := pqarrow.NewFileWriter(l.storage, w, props, l.arrow)
 	if err != nil {
 		return nil, fmt.Errorf("export: parquet writer: %w", err)
 	}
@@ -50,46 +54,41 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64
 }
 
 // parquetLayout is what the Parquet files of one Arrow schema share: the
-// stored schema and the writer properties.
+// stored schema and the writer properties but for the batch size.
 type parquetLayout struct {
 	storage *arrow.Schema // what Parquet stores, with the ARROW:schema metadata
 	convert bool          // storage differs from the records' schema
-	props   *parquet.WriterProperties
+	props   []parquet.WriterProperty
 	arrow   pqarrow.ArrowWriterProperties
 }
 
 // layoutCache keeps the layouts of the schemas an export met, so that a
 // fleet of inputs of the same types works each out once, not once per
 // file of every input. It belongs to one configuration (the allocator,
-// version, compression and row group length of the layouts it keeps);
-// ExportDataset shares it among its inputs' Exporters.
+// version and compression of the layouts it keeps); ExportDataset shares
+// it among its inputs' Exporters.
 type layoutCache struct {
 	mu sync.Mutex
-	m  map[layoutKey]*parquetLayout
+	m  map[string]*parquetLayout // by Arrow schema fingerprint
 }
 
-type layoutKey struct {
-	schema string // the Arrow schema's fingerprint
-	batch  int64
-}
-
-func newLayoutCache() *layoutCache { return &layoutCache{m: map[layoutKey]*parquetLayout{}} }
+func newLayoutCache() *layoutCache { return &layoutCache{m: map[string]*parquetLayout{}} }
 
 // withLayouts makes an Exporter share the layout cache c.
 func withLayouts(c *layoutCache) Option { return func(cfg *config) { cfg.layouts = c } }
 
-// get returns the layout of sc's files with batch values per column write.
-func (c *layoutCache) get(sc *arrow.Schema, cfg *config, batch int64) (*parquetLayout, error) {
-	key := layoutKey{schema: sc.Fingerprint(), batch: batch}
-	if key.schema == "" { // a type without a fingerprint: not cached
-		return newLayout(sc, cfg, batch)
+// get returns the layout of sc's files.
+func (c *layoutCache) get(sc *arrow.Schema, cfg *config) (*parquetLayout, error) {
+	key := sc.Fingerprint()
+	if key == "" { // a type without a fingerprint: not cached
+		return newLayout(sc, cfg)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if l, ok := c.m[key]; ok {
 		return l, nil
 	}
-	l, err := newLayout(sc, cfg, batch)
+	l, err := newLayout(sc, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +99,7 @@ func (c *layoutCache) get(sc *arrow.Schema, cfg *config, batch int64) (*parquetL
 // newLayout works out the layout of sc's files: one row group per record,
 // statistics on, strings dictionary-encoded, and nothing in the footer
 // that changes from run to run.
-func newLayout(sc *arrow.Schema, cfg *config, batch int64) (*parquetLayout, error) {
+func newLayout(sc *arrow.Schema, cfg *config) (*parquetLayout, error) {
 	storage := storageSchema(sc)
 	convert := !storage.Equal(sc)
 	// The stored Arrow schema keeps the duration types that Parquet lacks;
@@ -120,10 +119,6 @@ func newLayout(sc *arrow.Schema, cfg *config, batch int64) (*parquetLayout, erro
 		parquet.WithStats(true),
 		parquet.WithDictionaryDefault(false),
 		parquet.WithMaxRowGroupLength(int64(cfg.rowGroupRows)),
-		// The page size is checked after each batch of values: with large
-		// rows (point clouds, images) a batch must be a few rows, or one
-		// page holds a whole row group's blobs in memory several times.
-		parquet.WithBatchSize(batch),
 	}
 	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem))
 	pqs, err := pqarrow.ToParquet(storage, parquet.NewWriterProperties(base...), arrProps)
@@ -140,7 +135,7 @@ func newLayout(sc *arrow.Schema, cfg *config, batch int64) (*parquetLayout, erro
 			base = append(base, parquet.WithStatsPath(col.ColumnPath(), false))
 		}
 	}
-	return &parquetLayout{storage: storage, convert: convert, props: parquet.NewWriterProperties(base...), arrow: arrProps}, nil
+	return &parquetLayout{storage: storage, convert: convert, props: base, arrow: arrProps}, nil
 }
 
 // batchSize returns how many values the column writers take at a time for
