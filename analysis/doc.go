@@ -23,10 +23,16 @@
 // type (rail_manipulation_msgs/Grasp with and without grasp_id) need no
 // special cases.
 //
-// Results marshal to the JSON of `baglab analyze --json`, which
-// CompareBaseline compares with a saved one; Tables gives them as tidy
-// tables (written by the subpackage tabular as Parquet and CSV, or as
-// aligned text by Table.WriteText); PlacementsResult.TaskModels builds the
-// interactive_world_msgs/TaskModels message a robot loads. Plotting and
-// report rendering live in the subpackages plot and report.
+// Results marshal to the JSON of `baglab analyze --json`, which a
+// Baseline (ReadBaseline) compares with a saved one: Baseline.Check does
+// what `baglab check` does (the text report, JUnit and Markdown report
+// files, --update-baseline), DatasetDocument gives the document of a
+// dataset baseline. Accumulated state saves to partial files and merges
+// back (Accumulated.Partial, MergePartialFiles, DescribeInputs). Tables
+// gives results as tidy tables (written by the subpackage tabular as
+// Parquet and CSV, tabular.WriteResults, or as aligned text by
+// Table.WriteText); PlacementsResult.TaskModels builds the
+// interactive_world_msgs/TaskModels message a robot loads, WriteModels
+// writes it. Plotting (plot.WriteDir) and report rendering live in the
+// subpackages plot and report.
 package analysis
