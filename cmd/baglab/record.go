@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"regexp"
 	"time"
 
 	"github.com/baglab/baglab/live/record"
@@ -13,24 +12,12 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// recordOptions are `baglab record`'s flags: rosbag record's, same defaults.
+// recordOptions are `baglab record`'s flags: rosbag record's, same
+// defaults (record.Args).
 type recordOptions struct {
-	g                    *globalOptions
-	output, outputPrefix string
-	all, regex           bool
-	exclude, node        string
-	duration, size       string
-	split                bool
-	maxSplits, limit     int
-	bz2, lz4             bool
-	compression          string
-	chunkKB              int
-	buffMB               int
-	maxMessageMB         int
-	minSpace             string
-	repeatLatched        bool
-	publish, force       bool
-	tcpNoDelay, udp      bool
+	g          *globalOptions
+	a          record.Args
+	tcpNoDelay bool
 }
 
 const recordLong = `Record live ROS1 topics into a bag (.bag) or an MCAP file (.mcap), as
@@ -87,7 +74,7 @@ const recordExample = `  baglab record -o run.bag /chatter /tf
   baglab record -o nav.bag --node /move_base`
 
 func newRecordCmd(g *globalOptions) *cobra.Command {
-	o := &recordOptions{g: g}
+	o := &recordOptions{g: g, a: record.DefaultArgs()}
 	cmd := &cobra.Command{
 		Use:     "record [TOPIC... | -a | -e REGEX...] [-o FILE.bag|FILE.mcap]",
 		Short:   "Record live ROS1 topics into a bag or MCAP file (rosbag record)",
@@ -99,108 +86,41 @@ func newRecordCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.output, "output", "o", "", "the file to write: NAME.bag or NAME.mcap")
-	f.StringVarP(&o.output, "output-name", "O", "", "same as -o (rosbag's spelling)")
-	f.StringVar(&o.outputPrefix, "output-prefix", "", "write PREFIX_YYYY-MM-DD-HH-MM-SS.bag (.mcap when PREFIX ends in .mcap)")
-	f.BoolVarP(&o.all, "all", "a", false, "record every topic")
-	f.BoolVarP(&o.regex, "regex", "e", false, "the topic arguments are regular expressions")
-	f.StringVarP(&o.exclude, "exclude", "x", "", "leave out topics this regular expression matches (implies -a without -e/--node)")
-	f.StringVar(&o.node, "node", "", "record the topics this node subscribes to")
-	f.StringVar(&o.duration, "duration", "", "stop (or with --split, start a new file) after this long: 30, 30s, 5m, 1h")
-	f.StringVar(&o.size, "size", "", "stop (or with --split, start a new file) at this size in MB")
-	f.BoolVar(&o.split, "split", false, "split into several files at --size or --duration")
-	f.IntVar(&o.maxSplits, "max-splits", 0, "with --split, keep at most this many files, deleting the oldest (0 = all)")
-	f.IntVarP(&o.limit, "limit", "l", 0, "stop after this many messages on every topic (0 = unlimited)")
-	f.BoolVarP(&o.bz2, "bz2", "j", false, "compress bag chunks with bz2")
-	f.BoolVar(&o.lz4, "lz4", false, "compress chunks with lz4")
-	f.StringVar(&o.compression, "compression", "", "chunk compression: bag none|lz4|bz2 (default none), MCAP zstd|lz4|none (default zstd)")
-	f.IntVar(&o.chunkKB, "chunksize", record.DefaultChunkSize>>10, "chunk size in KB")
-	f.IntVarP(&o.buffMB, "buffsize", "b", record.DefaultBufSize>>20, "buffer size in MB; when full the oldest message is dropped and counted (0 = unbounded)")
-	f.IntVar(&o.maxMessageMB, "max-message", rosnode.DefaultMaxMessage>>20, "drop a publisher connection that sends a message over this many MB")
-	f.StringVarP(&o.minSpace, "min-space", "L", "1G", "stop recording when the disk has less free space than this (K, M, G suffixes; 0 = no check)")
-	f.BoolVar(&o.repeatLatched, "repeat-latched", false, "repeat the last latched messages at the start of each split file")
-	f.BoolVarP(&o.publish, "publish", "p", false, "latch the file name on begin_write (std_msgs/String) when a file opens")
-	f.BoolVarP(&o.force, "force", "f", false, "overwrite the output file if it exists")
+	f.StringVarP(&o.a.Output, "output", "o", "", "the file to write: NAME.bag or NAME.mcap")
+	f.StringVarP(&o.a.Output, "output-name", "O", "", "same as -o (rosbag's spelling)")
+	f.StringVar(&o.a.OutputPrefix, "output-prefix", "", "write PREFIX_YYYY-MM-DD-HH-MM-SS.bag (.mcap when PREFIX ends in .mcap)")
+	f.BoolVarP(&o.a.All, "all", "a", false, "record every topic")
+	f.BoolVarP(&o.a.Regex, "regex", "e", false, "the topic arguments are regular expressions")
+	f.StringVarP(&o.a.Exclude, "exclude", "x", "", "leave out topics this regular expression matches (implies -a without -e/--node)")
+	f.StringVar(&o.a.Node, "node", "", "record the topics this node subscribes to")
+	f.StringVar(&o.a.Duration, "duration", "", "stop (or with --split, start a new file) after this long: 30, 30s, 5m, 1h")
+	f.StringVar(&o.a.Size, "size", "", "stop (or with --split, start a new file) at this size in MB")
+	f.BoolVar(&o.a.Split, "split", false, "split into several files at --size or --duration")
+	f.IntVar(&o.a.MaxSplits, "max-splits", 0, "with --split, keep at most this many files, deleting the oldest (0 = all)")
+	f.IntVarP(&o.a.Limit, "limit", "l", 0, "stop after this many messages on every topic (0 = unlimited)")
+	f.BoolVarP(&o.a.BZ2, "bz2", "j", false, "compress bag chunks with bz2")
+	f.BoolVar(&o.a.LZ4, "lz4", false, "compress chunks with lz4")
+	f.StringVar(&o.a.Compression, "compression", "", "chunk compression: bag none|lz4|bz2 (default none), MCAP zstd|lz4|none (default zstd)")
+	f.IntVar(&o.a.ChunkKB, "chunksize", o.a.ChunkKB, "chunk size in KB")
+	f.IntVarP(&o.a.BuffMB, "buffsize", "b", o.a.BuffMB, "buffer size in MB; when full the oldest message is dropped and counted (0 = unbounded)")
+	f.IntVar(&o.a.MaxMessageMB, "max-message", o.a.MaxMessageMB, "drop a publisher connection that sends a message over this many MB")
+	f.StringVarP(&o.a.MinSpace, "min-space", "L", o.a.MinSpace, "stop recording when the disk has less free space than this (K, M, G suffixes; 0 = no check)")
+	f.BoolVar(&o.a.RepeatLatched, "repeat-latched", false, "repeat the last latched messages at the start of each split file")
+	f.BoolVarP(&o.a.Publish, "publish", "p", false, "latch the file name on begin_write (std_msgs/String) when a file opens")
+	f.BoolVarP(&o.a.Force, "force", "f", false, "overwrite the output file if it exists")
 	f.BoolVar(&o.tcpNoDelay, "tcpnodelay", false, "accepted for rosbag compatibility: TCP_NODELAY is always on")
-	f.BoolVar(&o.udp, "udp", false, "UDPROS transport (not supported)")
+	f.BoolVar(&o.a.UDP, "udp", false, "UDPROS transport (not supported)")
 	_ = f.MarkHidden("output-name")
 	return cmd
-}
-
-// options turns the flags into the recorder's options.
-func (o *recordOptions) options(topics []string) (record.Options, error) {
-	ro := record.Options{Topics: topics, All: o.all, Regex: o.regex, Node: o.node, Split: o.split,
-		MaxSplits: o.maxSplits, Limit: o.limit, RepeatLatched: o.repeatLatched, Publish: o.publish, Force: o.force}
-	if o.udp {
-		return ro, usageErrorf("--udp: UDPROS is not supported; baglab records over TCPROS")
-	}
-	var err error
-	if ro.Output, err = o.outputPath(time.Now()); err != nil {
-		return ro, err
-	}
-	if o.exclude != "" {
-		if ro.Exclude, err = regexp.Compile("^(?:" + o.exclude + ")$"); err != nil {
-			return ro, usageErrorf("--exclude: %v", err)
-		}
-	}
-	if ro.Duration, err = record.ParseDuration(o.duration); err != nil {
-		return ro, usageErrorf("--duration %v", err)
-	}
-	if o.size != "" {
-		if ro.Size, err = record.ParseSize(o.size, 1<<20); err != nil {
-			return ro, usageErrorf("--size %v", err)
-		}
-	}
-	switch {
-	case o.bz2 && o.lz4:
-		return ro, usageErrorf("--bz2 and --lz4 exclude each other")
-	case (o.bz2 || o.lz4) && o.compression != "":
-		return ro, usageErrorf("--compression with --bz2/--lz4: use one")
-	case o.bz2:
-		ro.Compression = "bz2"
-	case o.lz4:
-		ro.Compression = "lz4"
-	default:
-		ro.Compression = o.compression
-	}
-	if o.chunkKB <= 0 || o.buffMB < 0 || o.maxMessageMB <= 0 {
-		return ro, usageErrorf("--chunksize and --max-message must be positive, --buffsize at least 0")
-	}
-	ro.ChunkSize = o.chunkKB << 10
-	ro.BufSize = int64(o.buffMB) << 20
-	if o.buffMB == 0 {
-		ro.BufSize = -1
-	}
-	ms, err := record.ParseSize(o.minSpace, 1)
-	if err != nil {
-		return ro, usageErrorf("--min-space %v", err)
-	}
-	ro.MinSpace = ms
-	if ms == 0 {
-		ro.MinSpace = -1
-	}
-	ro.NodeOptions.MaxMessage = o.maxMessageMB << 20
-	return ro, nil
-}
-
-// outputPath is -o, or rosbag's prefix_date naming.
-func (o *recordOptions) outputPath(now time.Time) (string, error) {
-	if o.output != "" && o.outputPrefix != "" {
-		return "", usageErrorf("-o and --output-prefix exclude each other")
-	}
-	if o.output != "" {
-		return o.output, nil
-	}
-	return record.PrefixedOutput(o.outputPrefix, now), nil
 }
 
 func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	g := o.g
 	var nodeOpts rosnode.Options
 	topics := nodeOpts.ApplyRemaps(args)
-	ro, err := o.options(topics)
+	ro, err := o.a.Options(topics, time.Now())
 	if err != nil {
-		return err
+		return usageErrorf("%v", err)
 	}
 	nodeOpts.MaxMessage = ro.NodeOptions.MaxMessage
 	ro.NodeOptions = nodeOpts

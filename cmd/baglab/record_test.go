@@ -14,6 +14,7 @@ import (
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/rostest"
+	liverecord "github.com/baglab/baglab/live/record"
 )
 
 func TestRecordUsageErrors(t *testing.T) {
@@ -68,8 +69,9 @@ func TestRecordCLI(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr bytes.Buffer
 	g := &globalOptions{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
-	o := &recordOptions{g: g, output: filepath.Join(dir, "split.bag"), split: true, duration: "1", maxSplits: 2,
-		repeatLatched: true, chunkKB: 768, buffMB: 256, maxMessageMB: 1024, minSpace: "1G", compression: "lz4"}
+	a := liverecord.DefaultArgs()
+	a.Output, a.Split, a.Duration, a.MaxSplits, a.RepeatLatched, a.Compression = filepath.Join(dir, "split.bag"), true, "1", 2, true, "lz4"
+	o := &recordOptions{g: g, a: a}
 	done := make(chan error, 1)
 	go func() { done <- runRecord(ctx, o, []string{"/chatter", "/latched"}) }()
 	time.Sleep(4500 * time.Millisecond)

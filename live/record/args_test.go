@@ -2,8 +2,11 @@ package record
 
 import (
 	"bytes"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/baglab/baglab/live/rosnode"
 )
 
 func TestParseDuration(t *testing.T) {
@@ -66,5 +69,50 @@ wrote a_1.bag
 	}
 	if r.Dropped() != 2 {
 		t.Errorf("dropped %d", r.Dropped())
+	}
+}
+
+// TestArgsOptions: rosbag record's values become the recorder's options
+// (units, the 0 conventions of --buffsize and --min-space, the
+// compression flags), and values that cannot be used are usage errors
+// naming their flag.
+func TestArgsOptions(t *testing.T) {
+	now := time.Date(2024, 5, 6, 7, 8, 9, 0, time.Local)
+	a := DefaultArgs()
+	a.OutputPrefix, a.Exclude, a.Duration, a.Size, a.LZ4, a.BuffMB, a.MinSpace = "runs/exp", "/rosout.*", "5m", "100", true, 0, "0"
+	o, err := a.Options([]string{"/a"}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Output != "runs/exp_2024-05-06-07-08-09.bag" || o.Duration != 5*time.Minute || o.Size != 100<<20 || o.Compression != "lz4" ||
+		o.BufSize != -1 || o.MinSpace != -1 || o.ChunkSize != DefaultChunkSize || o.NodeOptions.MaxMessage != rosnode.DefaultMaxMessage ||
+		!o.Exclude.MatchString("/rosout_agg") || o.Exclude.MatchString("/x/rosout") {
+		t.Errorf("options %+v", o)
+	}
+	d, err := DefaultArgs().Options(nil, now)
+	if err != nil || d.Output != "2024-05-06-07-08-09.bag" || d.BufSize != DefaultBufSize || d.MinSpace != DefaultMinSpace || d.Compression != "" {
+		t.Errorf("defaults: %+v, %v", d, err)
+	}
+	for _, c := range []struct {
+		set  func(*Args)
+		want string
+	}{
+		{func(a *Args) { a.UDP = true }, "--udp: UDPROS is not supported; baglab records over TCPROS"},
+		{func(a *Args) { a.Output, a.OutputPrefix = "x.bag", "p" }, "-o and --output-prefix exclude each other"},
+		{func(a *Args) { a.Exclude = "(" }, "--exclude: error parsing regexp: missing closing ): `^(?:()$`"},
+		{func(a *Args) { a.Duration = "soon" }, "--duration soon: want 30, 30s, 5m or 1h"},
+		{func(a *Args) { a.Size = "-3" }, "--size -3: want a size such as 512, 100M or 2G"},
+		{func(a *Args) { a.BZ2, a.LZ4 = true, true }, "--bz2 and --lz4 exclude each other"},
+		{func(a *Args) { a.BZ2, a.Compression = true, "bz2" }, "--compression with --bz2/--lz4: use one"},
+		{func(a *Args) { a.ChunkKB = 0 }, "--chunksize and --max-message must be positive, --buffsize at least 0"},
+		{func(a *Args) { a.MinSpace = "lots" }, "--min-space lots: want a size such as 512, 100M or 2G"},
+	} {
+		a := DefaultArgs()
+		c.set(&a)
+		_, err := a.Options(nil, now)
+		var ae *ArgsError
+		if !errors.As(err, &ae) || !errors.Is(err, ErrUsage) || err.Error() != c.want {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
 	}
 }
