@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"regexp"
 	"strings"
-	"time"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/live/play"
@@ -16,28 +13,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// playOptions are `baglab play`'s flags: rosbag play's, same defaults.
+// playOptions are `baglab play`'s flags: rosbag play's, same defaults
+// (play.Args).
 type playOptions struct {
-	g                  *globalOptions
-	files              []string
-	remaps             []string
-	topics             []string
-	pauseTopics        []string
-	exclude            string
-	prefix             string
-	rate               float64
-	start, duration    float64
-	delay, skipEmpty   float64
-	hz                 float64
-	rateControlTopic   string
-	rateControlDelay   float64
-	queue              int
-	loop, keepAlive    bool
-	clock, pause       bool
-	immediate          bool
-	waitForSubscribers bool
-	tryFutureVersion   bool
-	skipBad            bool
+	g                *globalOptions
+	a                play.Args
+	files            []string
+	topics           []string
+	rateControlTopic string
+	tryFutureVersion bool
+	skipBad          bool
 }
 
 const playLong = `Publish the messages of one or more recordings on a live ROS1 graph at
@@ -76,7 +61,7 @@ const playExample = `  # after make demo, with a master running (roscore):
   baglab play demo/data/study.bag /lama/objects:=/objects --wait-for-subscribers -k`
 
 func newPlayCmd(g *globalOptions) *cobra.Command {
-	o := &playOptions{g: g}
+	o := &playOptions{g: g, a: play.DefaultArgs()}
 	cmd := &cobra.Command{
 		Use:     "play FILE... [FROM:=TO...]",
 		Short:   "Replay recordings onto a live ROS1 graph (rosbag play)",
@@ -93,26 +78,26 @@ func newPlayCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.Float64VarP(&o.rate, "rate", "r", 1, "multiply the publish rate by this factor")
-	f.BoolVarP(&o.loop, "loop", "l", false, "loop playback")
-	f.Float64VarP(&o.start, "start", "s", 0, "start this many seconds into the recording")
-	f.Float64VarP(&o.duration, "duration", "u", 0, "play only this many seconds (0 = to the end)")
+	f.Float64VarP(&o.a.Rate, "rate", "r", o.a.Rate, "multiply the publish rate by this factor")
+	f.BoolVarP(&o.a.Loop, "loop", "l", false, "loop playback")
+	f.Float64VarP(&o.a.Start, "start", "s", 0, "start this many seconds into the recording")
+	f.Float64VarP(&o.a.Duration, "duration", "u", 0, "play only this many seconds (0 = to the end)")
 	f.StringSliceVarP(&o.topics, "topics", "t", nil, "play only these topics: exact names, globs (/arm/*) or re:REGEX; comma-separated or repeated")
-	f.StringVar(&o.exclude, "exclude", "", "do not play topics that this regular expression matches in full")
-	f.StringSliceVar(&o.pauseTopics, "pause-topics", nil, "pause before each message on these topics (key t toggles)")
-	f.BoolVar(&o.clock, "clock", false, "publish /clock (rosgraph_msgs/Clock) with the bag time")
-	f.Float64Var(&o.hz, "hz", 100, "/clock rate in Hz (with --clock)")
-	f.Float64VarP(&o.delay, "delay", "d", 0.2, "seconds to wait after advertising, for subscribers to connect")
-	f.BoolVar(&o.pause, "pause", false, "start paused (space resumes)")
-	f.BoolVarP(&o.immediate, "immediate", "i", false, "publish all messages at once, without waiting")
-	f.Float64Var(&o.skipEmpty, "skip-empty", 0, "skip gaps with no message longer than this many seconds (0 = off)")
-	f.BoolVarP(&o.keepAlive, "keep-alive", "k", false, "keep the publishers alive after the end (until Ctrl-C)")
-	f.BoolVar(&o.waitForSubscribers, "wait-for-subscribers", false, "wait until every topic has a subscriber before playing")
-	f.StringArrayVar(&o.remaps, "remap", nil, "rename a recorded topic: FROM:=TO; repeatable")
-	f.StringVarP(&o.prefix, "prefix", "p", "", "put this namespace in front of every topic")
-	f.IntVar(&o.queue, "queue", rosnode.DefaultPublishQueue, "messages queued per subscriber before the oldest is dropped")
+	f.StringVar(&o.a.Exclude, "exclude", "", "do not play topics that this regular expression matches in full")
+	f.StringSliceVar(&o.a.PauseTopics, "pause-topics", nil, "pause before each message on these topics (key t toggles)")
+	f.BoolVar(&o.a.Clock, "clock", false, "publish /clock (rosgraph_msgs/Clock) with the bag time")
+	f.Float64Var(&o.a.Hz, "hz", o.a.Hz, "/clock rate in Hz (with --clock)")
+	f.Float64VarP(&o.a.Delay, "delay", "d", o.a.Delay, "seconds to wait after advertising, for subscribers to connect")
+	f.BoolVar(&o.a.Pause, "pause", false, "start paused (space resumes)")
+	f.BoolVarP(&o.a.Immediate, "immediate", "i", false, "publish all messages at once, without waiting")
+	f.Float64Var(&o.a.SkipEmpty, "skip-empty", 0, "skip gaps with no message longer than this many seconds (0 = off)")
+	f.BoolVarP(&o.a.KeepAlive, "keep-alive", "k", false, "keep the publishers alive after the end (until Ctrl-C)")
+	f.BoolVar(&o.a.WaitForSubscribers, "wait-for-subscribers", false, "wait until every topic has a subscriber before playing")
+	f.StringArrayVar(&o.a.Remaps, "remap", nil, "rename a recorded topic: FROM:=TO; repeatable")
+	f.StringVarP(&o.a.Prefix, "prefix", "p", "", "put this namespace in front of every topic")
+	f.IntVar(&o.a.Queue, "queue", o.a.Queue, "messages queued per subscriber before the oldest is dropped")
 	f.StringVar(&o.rateControlTopic, "rate-control-topic", "", "hold playback while it runs ahead of the header stamps published on this topic")
-	f.Float64Var(&o.rateControlDelay, "rate-control-max-delay", 1, "seconds playback may run ahead of --rate-control-topic")
+	f.Float64Var(&o.a.RateControlMaxDelay, "rate-control-max-delay", o.a.RateControlMaxDelay, "seconds playback may run ahead of --rate-control-topic")
 	f.StringSliceVar(&o.files, "bags", nil, "recordings to play (as positional FILE arguments)")
 	f.BoolVar(&o.skipBad, "skip-bad", false, skipBadHelp)
 	f.BoolVar(&o.tryFutureVersion, "try-future-version", false, "accepted for rosbag play compatibility; no effect")
@@ -120,54 +105,15 @@ func newPlayCmd(g *globalOptions) *cobra.Command {
 	return cmd
 }
 
-// playSeconds converts a seconds flag, refusing what is not finite or negative.
-func playSeconds(name string, v float64) (time.Duration, error) {
-	if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > math.MaxInt64/1e9 {
-		return 0, usageErrorf("--%s %v: want a number of seconds >= 0", name, v)
-	}
-	return time.Duration(v * 1e9), nil
-}
-
-// options turns the flags into the player's options.
-func (o *playOptions) options() (play.Options, error) {
-	po := play.DefaultOptions()
-	po.Rate, po.Loop, po.Immediate, po.Pause = o.rate, o.loop, o.immediate, o.pause
-	po.KeepAlive, po.WaitForSubscribers, po.Clock, po.ClockHz = o.keepAlive, o.waitForSubscribers, o.clock, o.hz
-	po.Prefix, po.PauseTopics = o.prefix, o.pauseTopics
-	var err error
-	for _, s := range []struct {
-		name string
-		v    float64
-		dst  *time.Duration
-	}{{"start", o.start, &po.Start}, {"duration", o.duration, &po.Duration}, {"delay", o.delay, &po.Delay}, {"skip-empty", o.skipEmpty, &po.SkipEmpty},
-		{"rate-control-max-delay", o.rateControlDelay, &po.RateControlMaxDelay}} {
-		if *s.dst, err = playSeconds(s.name, s.v); err != nil {
-			return po, err
-		}
-	}
-	if o.exclude != "" {
-		if po.Exclude, err = regexp.Compile(o.exclude); err != nil {
-			return po, usageErrorf("--exclude: %v", err)
-		}
-	}
-	if po.Remap, err = play.ParseRemaps(o.remaps); err != nil {
-		return po, usageErrorf("--remap: %v", err)
-	}
-	if o.queue < 1 {
-		return po, usageErrorf("--queue %d: want at least 1", o.queue)
-	}
-	return po, nil
-}
-
 func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	g := o.g
-	node := rosnode.Options{Name: fmt.Sprintf("/baglab_play_%d", os.Getpid()), PublishQueue: o.queue,
+	node := rosnode.Options{Name: fmt.Sprintf("/baglab_play_%d", os.Getpid()), PublishQueue: o.a.Queue,
 		Logf: func(format string, a ...any) { g.note("baglab: "+format, a...) }}
 	// Positional arguments: recordings, ROS remapping arguments (__name:=)
 	// and topic remaps FROM:=TO.
 	for _, a := range node.ApplyRemaps(args) {
 		if strings.Contains(a, ":=") {
-			o.remaps = append(o.remaps, a)
+			o.a.Remaps = append(o.a.Remaps, a)
 		} else {
 			o.files = append(o.files, a)
 		}
@@ -175,9 +121,9 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	if len(o.files) == 0 {
 		return usageErrorf("no recording to play\nSee 'baglab play --help'")
 	}
-	po, err := o.options()
+	po, err := o.a.Options()
 	if err != nil {
-		return err
+		return usageErrorf("%v", err)
 	}
 	reg, err := g.registry()
 	if err != nil {
@@ -231,7 +177,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 		g.note("baglab: %d damaged range(s) or message(s) skipped (see above)", n)
 	}
 	if st.Dropped > 0 {
-		g.note("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.queue)
+		g.note("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.a.Queue)
 	}
 	return err
 }
