@@ -2,40 +2,32 @@ package main
 
 import (
 	"context"
-	"math"
-	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/spf13/cobra"
 )
 
 // analysisFlags are the flags analyze and report share: what to read, how
-// to run, and the options of the analyses.
+// to run, and the options of the analyses (analysis.Args).
 type analysisFlags struct {
-	read           readFlags
-	jobs           int
-	prune          bool
-	pruneThreshold float64
-	theta          string
-	seed           int32
-	noLearn        bool
-	window         time.Duration
-	fromPartial    []string // --from-partial (partial.go)
+	read        readFlags
+	a           analysis.Args
+	fromPartial []string // --from-partial (partial.go)
 }
 
 func (f *analysisFlags) addFlags(cmd *cobra.Command) {
 	f.read.addFlags(cmd)
+	f.a = analysis.DefaultArgs()
 	fl := cmd.Flags()
-	fl.IntVarP(&f.jobs, "jobs", "j", runtime.GOMAXPROCS(0), "files read in parallel (each into its own accumulators, merged exactly), and placement groups learned in parallel")
-	fl.BoolVar(&f.prune, "prune", true, "placements: apply the 5% rule (--prune=false keeps every group)")
-	fl.Float64Var(&f.pruneThreshold, "prune-threshold", 0.05, "placements: prune groups with fewer than this share of the placements")
-	fl.StringVar(&f.theta, "theta", "linear", "placements: rotation handling in the learner, linear (as the original) or circular")
-	fl.Int32Var(&f.seed, "seed", 100, "placements: random seed of the EM learner (Weka's -S)")
-	fl.BoolVar(&f.noLearn, "no-learn", false, "placements: statistics only, learn no models")
-	fl.DurationVar(&f.window, "window", 0, "grasps: width of a learning-curve window, e.g. 30s (0: a tenth of the attempts' span)")
+	fl.IntVarP(&f.a.Jobs, "jobs", "j", f.a.Jobs, "files read in parallel (each into its own accumulators, merged exactly), and placement groups learned in parallel")
+	fl.BoolVar(&f.a.Prune, "prune", f.a.Prune, "placements: apply the 5% rule (--prune=false keeps every group)")
+	fl.Float64Var(&f.a.PruneThreshold, "prune-threshold", f.a.PruneThreshold, "placements: prune groups with fewer than this share of the placements")
+	fl.StringVar(&f.a.Theta, "theta", f.a.Theta, "placements: rotation handling in the learner, linear (as the original) or circular")
+	fl.Int32Var(&f.a.Seed, "seed", f.a.Seed, "placements: random seed of the EM learner (Weka's -S)")
+	fl.BoolVar(&f.a.NoLearn, "no-learn", f.a.NoLearn, "placements: statistics only, learn no models")
+	fl.DurationVar(&f.a.Window, "window", f.a.Window, "grasps: width of a learning-curve window, e.g. 30s (0: a tenth of the attempts' span)")
 }
 
 // placementsFlags and graspsFlags apply to one analysis only.
@@ -61,34 +53,9 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 			}
 		}
 	}
-	switch f.theta {
-	case "linear":
-		o.Learn.Theta = analysis.ThetaLinear
-	case "circular":
-		o.Learn.Theta = analysis.ThetaCircular
-	default:
-		return o, usageErrorf("--theta %q: want linear or circular", f.theta)
-	}
-	switch {
-	case !f.prune:
-		o.Learn.PruneFraction = -1
-	case f.pruneThreshold <= 0 || f.pruneThreshold >= 1 || math.IsNaN(f.pruneThreshold):
-		return o, usageErrorf("--prune-threshold %v: want a share between 0 and 1 (use --prune=false to keep every group)", f.pruneThreshold)
-	default:
-		o.Learn.PruneFraction = f.pruneThreshold
-	}
-	if f.seed == 0 {
-		return o, usageErrorf("--seed 0: Weka's EM takes a non-zero seed")
-	}
-	o.Learn.Seed = f.seed
-	o.Learn.Disable = f.noLearn
-	o.Learn.Workers = f.jobs
-	if f.window < 0 {
-		return o, usageErrorf("--window must not be negative")
-	}
-	o.WindowNs = int64(f.window)
-	if f.jobs < 1 {
-		return o, usageErrorf("--jobs must be at least 1")
+	o, err := f.a.Options()
+	if err != nil {
+		return o, usageErrorf("%v", err)
 	}
 	return o, nil
 }
@@ -133,7 +100,7 @@ func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []s
 		return nil, nil, 0, err
 	}
 	defer in.close()
-	acc, err = analysis.Accumulate(ctx, in.Inputs, kinds, opts, f.jobs)
+	acc, err = analysis.Accumulate(ctx, in.Inputs, kinds, opts, f.a.Jobs)
 	if err != nil {
 		return nil, nil, 0, err
 	}

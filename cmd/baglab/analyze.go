@@ -165,7 +165,7 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 		if !slices.Contains(kinds, "placements") {
 			return usageErrorf("--models-out needs the placements (or all) analysis")
 		}
-		if o.flags.noLearn {
+		if o.flags.a.NoLearn {
 			return usageErrorf("--models-out needs learning (drop --no-learn)")
 		}
 		if _, err := decode.OutputFormat(o.modelsOut); err != nil {
@@ -198,7 +198,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	// learner's working set stay below this; without it the learner's
 	// garbage lets the heap double (analyze placements of a 2 GiB bag:
 	// 453 MiB peak RSS, 222 MiB with a 200 MiB limit).
-	defer softMemoryLimit(int64(128+64*o.flags.jobs) << 20)()
+	defer softMemoryLimit(int64(128+64*o.flags.a.Jobs) << 20)()
 	run, err := runAnalyses(ctx, o.g, o.files, o.kinds, &o.flags, o.opts)
 	if err != nil {
 		return err
