@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -146,5 +147,21 @@ func TestDatasetDocument(t *testing.T) {
 	}
 	if _, err := DatasetDocument([]string{paths[0], filepath.Join(dir, "none.bag")}); err == nil {
 		t.Error("a missing file described")
+	}
+}
+
+func TestTableKeysText(t *testing.T) {
+	text := TableKeysText()
+	lines := strings.Split(text, "\n")
+	if len(lines) != len(TableKeys()) || strings.HasSuffix(text, "\n") {
+		t.Fatalf("%d lines for %d tables", len(lines), len(TableKeys()))
+	}
+	for _, want := range []string{
+		"  placements.groups                    item, room, surface, reference_frame_id",
+		"  grasps.attempts                      per observation: row count",
+	} {
+		if !slices.Contains(lines, want) {
+			t.Errorf("no line %q in\n%s", want, text)
+		}
 	}
 }

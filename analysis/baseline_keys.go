@@ -1,6 +1,9 @@
 package analysis
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // TableKey documents the identity of the rows of one table of a result
 // document, as a baseline comparison matches them: rows of the baseline
@@ -84,6 +87,21 @@ func TableKeys() []TableKey {
 	out := make([]TableKey, len(tableKeys))
 	copy(out, tableKeys)
 	return out
+}
+
+// TableKeysText lists the table keys as `baglab check --help` does: one
+// line per table, its path and its key fields ("per observation: row
+// count" for per-observation tables).
+func TableKeysText() string {
+	var b strings.Builder
+	for _, k := range tableKeys {
+		key := strings.Join(k.Key, ", ")
+		if k.PerObservation {
+			key = "per observation: row count"
+		}
+		fmt.Fprintf(&b, "  %-36s %s\n", k.Path, key)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // tableKey returns the key of the table at the glob path p, nil when none

@@ -180,25 +180,12 @@ const checkExample = `  baglab analyze all demo/data/study.bag demo/data/queries
   baglab check --baseline dataset.json demo/data/study.bag demo/data/queries.mcap
   baglab check --baseline baseline.json demo/data/study.bag demo/data/queries.mcap --update-baseline`
 
-// keysHelp documents the row key of every table.
-func keysHelp() string {
-	var b strings.Builder
-	for _, k := range analysis.TableKeys() {
-		key := strings.Join(k.Key, ", ")
-		if k.PerObservation {
-			key = "per observation: row count"
-		}
-		fmt.Fprintf(&b, "  %-36s %s\n", k.Path, key)
-	}
-	return strings.TrimRight(b.String(), "\n")
-}
-
 func newCheckCmd(g *globalOptions) *cobra.Command {
 	o := &checkOptions{g: g}
 	cmd := &cobra.Command{
 		Use:     "check --baseline FILE RECORDING...",
 		Short:   "Compare recordings with a baseline (analysis result or dataset); exit 1 on drift",
-		Long:    checkLong + keysHelp(),
+		Long:    checkLong + analysis.TableKeysText(),
 		Example: checkExample,
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
