@@ -466,7 +466,7 @@ func TestAccessorErrors(t *testing.T) {
 	for name, f := range map[string]func(string) error{
 		"Float":  func(p string) error { _, err := s.Float(p); return err },
 		"Int":    func(p string) error { _, err := s.Int(p); return err },
-		"Text": func(p string) error { _, err := s.Text(p); return err },
+		"Text":   func(p string) error { _, err := s.Text(p); return err },
 		"Bool":   func(p string) error { _, err := s.Bool(p); return err },
 		"Struct": func(p string) error { _, err := s.Struct(p); return err },
 		"Bytes":  func(p string) error { _, err := s.Bytes(p); return err },
@@ -483,7 +483,7 @@ func TestAccessorErrors(t *testing.T) {
 	}
 	for name, f := range map[string]func() error{
 		"Uint":   func() error { _, err := s.Uint("names"); return err },
-		"Text": func() error { _, err := s.Text("b"); return err },
+		"Text":   func() error { _, err := s.Text("b"); return err },
 		"Bool":   func() error { _, err := s.Bool("i8"); return err },
 		"Struct": func() error { _, err := s.Struct("b"); return err },
 		"Bytes":  func() error { _, err := s.Bytes("cov"); return err },
