@@ -51,7 +51,9 @@
 // Parquet has no duration type: durations are stored as INT64 nanoseconds
 // and the Arrow schema is kept under ARROW:schema, which Arrow C++ readers
 // (pyarrow, pandas) use to give duration[ns] back; DuckDB and arrow-go
-// v18.5 read the int64. Fixed-size lists are stored as Parquet lists (marked optional,
+// v18.7 read the int64 (arrow-go v18.8's reader restores the duration type
+// from ARROW:schema and then fails to read the column: use v18.7 or read
+// the file with DuckDB, pyarrow or polars). Fixed-size lists are stored as Parquet lists (marked optional,
 // never null). DuckDB reads the UTC nanosecond timestamps as TIMESTAMPTZ,
 // which keeps microseconds.
 //
