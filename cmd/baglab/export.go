@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"strings"
-	"sync"
 
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/export"
 	"github.com/spf13/cobra"
 )
@@ -167,7 +164,6 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	if err := in.RequireDefinitions(); err != nil {
 		return err
 	}
-	res := in.Resolver()
 	if path, ok := strings.CutPrefix(o.arrays, "explode:"); ok {
 		// A typo in --arrays explode:PATH must not export JSON cells silently.
 		if found, types := in.HasArrayField(path); !found {
@@ -180,25 +176,10 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	if o.read.keepUnverified {
 		opts = append(opts, export.WithUnverifiedColumn()) // marks the rows no CRC vouches for
 	}
-	var noted sync.Map
-	resolve := func(ch *record.Channel) (export.TypedDecoder, error) {
-		d, err := res.For(ch)
-		if err == nil {
-			return d, nil
-		}
-		err = record.WithFile(err, in.FileOf(ch), -1, ch.Topic)
-		if errors.Is(err, record.ErrUnsupported) || o.read.skipBad {
-			if _, dup := noted.LoadOrStore(ch.Topic, true); !dup {
-				g.note("baglab: topic %s not exported: %v", ch.Topic, err)
-			}
-			return nil, export.ErrSkipChannel
-		}
-		return nil, err
-	}
-	inputs := make([]export.Input, in.Len())
-	for i, p := range in.Paths() {
-		inputs[i] = export.Input{Path: p, Open: func() (record.Iterator, error) { return in.FileMessages(ctx, i) }}
-	}
+	resolve := export.InputsResolver(in.Inputs, func(topic string, err error) {
+		g.note("baglab: topic %s not exported: %v", topic, err)
+	})
+	inputs := export.DatasetInputs(ctx, in.Inputs)
 	jobs := min(o.jobs, len(inputs))
 	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()
 	return o.exportDataset(ctx, in, inputs, resolve, opts, jobs)

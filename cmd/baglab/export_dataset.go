@@ -9,13 +9,9 @@ import (
 
 // exportDataset exports inputs into o.out through its manifest
 // (export.ExportDataset): inputs already there are skipped unless --force.
-func (o *exportOptions) exportDataset(ctx context.Context, in *reading, inputs []export.Input, resolve export.Resolver, opts []export.Option, jobs int) error {
+func (o *exportOptions) exportDataset(ctx context.Context, in *reading, inputs []export.DatasetInput, resolve export.Resolver, opts []export.Option, jobs int) error {
 	g := o.g
-	ds := make([]export.DatasetInput, len(inputs))
-	for i := range inputs {
-		ds[i] = export.DatasetInput{Input: inputs[i], Summary: in.FileSummary(i)}
-	}
-	rep, err := export.ExportDataset(ctx, o.out, ds, resolve, export.DatasetOptions{Force: o.force, Jobs: jobs, Note: g.note}, opts...)
+	rep, err := export.ExportDataset(ctx, o.out, inputs, resolve, export.DatasetOptions{Force: o.force, Jobs: jobs, Note: g.note}, opts...)
 	if errors.Is(err, export.ErrDataset) {
 		return usageErrorf("--out %s: %v", o.out, err)
 	}
