@@ -9,8 +9,6 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/bag"
-	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/spf13/cobra"
 )
 
@@ -117,15 +115,7 @@ func runReindex(ctx context.Context, o *repairOptions) error {
 	if err := o.prepare(".reindexed.bag"); err != nil {
 		return err
 	}
-	rep, err := bag.ReindexContext(ctx, o.input, o.output)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(o.g.stdout, "%s -> %s: %s\n", o.input, o.output, rep)
-	if rep.Lost() {
-		return errDamaged
-	}
-	return nil
+	return o.repair(ctx, decode.FormatBag)
 }
 
 func runRecover(ctx context.Context, o *repairOptions) error {
@@ -140,24 +130,25 @@ func runRecover(ctx context.Context, o *repairOptions) error {
 	if err := o.prepare(".recovered.mcap"); err != nil {
 		return err
 	}
-	var opts []mcapfile.RecoverOption
-	if o.dropUnverified {
-		opts = append(opts, mcapfile.WithDropUnverified())
-	}
-	rep, err := mcapfile.RecoverContext(ctx, o.input, o.output, opts...)
+	return o.repair(ctx, decode.FormatMCAP)
+}
+
+// repair rebuilds the input, a file of format f, and prints the report.
+func (o *repairOptions) repair(ctx context.Context, f decode.Format) error {
+	rep, err := decode.Repair(ctx, f, o.input, o.output, decode.RepairOptions{DropUnverified: o.dropUnverified})
 	if err != nil {
 		return err
 	}
 	w := o.g.stdout
-	fmt.Fprintf(w, "%s -> %s: %s\n", o.input, o.output, rep)
-	for _, s := range rep.Skipped {
+	fmt.Fprintf(w, "%s -> %s: %s\n", o.input, o.output, rep.Summary)
+	for _, s := range rep.Stretches {
 		what := "skipped"
 		if s.Unverified {
 			what = "kept unverified"
 		}
 		fmt.Fprintf(w, "  %s bytes [%d, %d): %s\n", what, s.Offset, s.Offset+s.Length, s.Reason())
 	}
-	if len(rep.Skipped) > 0 {
+	if rep.Damaged {
 		return errDamaged
 	}
 	return nil

@@ -1,0 +1,57 @@
+package decode
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/baglab/baglab/decode/bag"
+	"github.com/baglab/baglab/decode/mcapfile"
+	"github.com/baglab/baglab/decode/record"
+)
+
+// RepairOptions configure Repair.
+type RepairOptions struct {
+	// DropUnverified leaves out the records no CRC vouches for (MCAP)
+	// instead of keeping them.
+	DropUnverified bool
+}
+
+// RepairReport is what Repair did.
+type RepairReport struct {
+	// Summary sums the repair up in one line (a bag's skipped ranges
+	// included).
+	Summary string
+	// Stretches lists, for MCAP, the damaged stretches one by one, those
+	// whose records were kept marked Unverified; a bag's are in Summary.
+	Stretches []record.Skipped
+	// Damaged reports whether something of the input may be missing from
+	// the output or is unverified in it (a torn end of a bag that was
+	// never closed does not count).
+	Damaged bool
+}
+
+// Repair rebuilds the recording in, a file of format f, into out, keeping
+// every intact message: a ROS1 bag is reindexed (bag.ReindexContext), an
+// MCAP file recovered (mcapfile.RecoverContext). Other formats are
+// record.ErrUnsupported.
+func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
+	switch f {
+	case FormatBag:
+		rep, err := bag.ReindexContext(ctx, in, out)
+		if err != nil {
+			return nil, err
+		}
+		return &RepairReport{Summary: rep.String(), Damaged: rep.Lost()}, nil
+	case FormatMCAP:
+		var opts []mcapfile.RecoverOption
+		if o.DropUnverified {
+			opts = append(opts, mcapfile.WithDropUnverified())
+		}
+		rep, err := mcapfile.RecoverContext(ctx, in, out, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &RepairReport{Summary: rep.String(), Stretches: rep.Skipped, Damaged: len(rep.Skipped) > 0}, nil
+	}
+	return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
+}
