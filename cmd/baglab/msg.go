@@ -89,7 +89,7 @@ func runMsgShow(o *msgShowOptions) error {
 	}
 	t, err := reg.Lookup(o.typeName)
 	if err != nil {
-		if alts := similarTypes(reg.Names(), o.typeName); len(alts) > 0 {
+		if alts := reg.Similar(o.typeName); len(alts) > 0 {
 			return usageErrorf("%v\ndid you mean: %s", err, strings.Join(alts, ", "))
 		}
 		return usageErrorf("%v", err)
@@ -113,16 +113,4 @@ func runMsgShow(o *msgShowOptions) error {
 		fmt.Fprintf(w, "\nfull text:\n%s\n", msgdef.FullText(t))
 	}
 	return nil
-}
-
-// similarTypes lists known types whose name (without package) is name's.
-func similarTypes(names []string, name string) []string {
-	base := name[strings.LastIndexByte(name, '/')+1:]
-	var out []string
-	for _, n := range names {
-		if strings.EqualFold(n[strings.LastIndexByte(n, '/')+1:], base) {
-			out = append(out, n)
-		}
-	}
-	return out
 }

@@ -32,16 +32,12 @@ type globalOptions struct {
 // registry returns the definitions registry: the embedded native packages
 // plus every --msg-path directory.
 func (g *globalOptions) registry() (*msgdef.Registry, error) {
-	if len(g.msgPaths) == 0 {
-		return msgdef.Default(), nil
+	reg, err := msgdef.WithDirs(g.msgPaths)
+	var de *msgdef.DirError
+	if errors.As(err, &de) {
+		return nil, usageErrorf("--msg-path %s: %v", de.Dir, de.Err)
 	}
-	reg := msgdef.Default().Clone()
-	for _, dir := range g.msgPaths {
-		if err := reg.AddDir(dir); err != nil {
-			return nil, usageErrorf("--msg-path %s: %v", dir, err)
-		}
-	}
-	return reg, nil
+	return reg, err
 }
 
 const rootLong = `baglab reads robot experiment recordings — ROS1 .bag files, MCAP files and
