@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/baglab/baglab/decode"
@@ -53,18 +52,27 @@ array of {"file","offset","severity","message"} for all the files.`,
 func runDoctor(ctx context.Context, o *doctorOptions) error {
 	all := []decode.FileProblem{}
 	failed, unreadable := false, false
-	files, err := decode.Expand(o.files) // a folder: each recording in it
+	reg, err := o.g.registry()
 	if err != nil {
 		return err
 	}
-	for _, file := range files {
-		probs, err := checkFile(ctx, o, file)
+	var bar *progress // while a file decodes
+	endBar := func() {
+		if bar != nil {
+			bar.done()
+			bar = nil
+		}
+	}
+	defer endBar()
+	co := decode.CheckOptions{Registry: reg, NoDecode: o.noDecode, Progress: func(total int64) func(int) {
+		bar = newProgress(o.g, total, "decode")
+		return bar.add
+	}}
+	err = decode.CheckEach(ctx, o.files, co, func(file string, probs []decode.FileProblem, err error) error {
+		endBar()
 		if err != nil {
 			// The file cannot be read at all: report it like a problem so
 			// that --json consumers see it, and exit 3 at the end.
-			if errors.Is(err, context.Canceled) || ctx.Err() != nil {
-				return err
-			}
 			if len(o.files) == 1 && !o.json {
 				return err
 			}
@@ -83,6 +91,10 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 				fmt.Fprintf(o.g.stdout, "%s: ok\n", file)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if o.json {
 		enc := json.NewEncoder(o.g.stdout)
@@ -98,28 +110,4 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		return errProblemsFound
 	}
 	return nil
-}
-
-// checkFile runs decode.Check on file, with a progress bar while it
-// decodes.
-func checkFile(ctx context.Context, o *doctorOptions, file string) ([]decode.FileProblem, error) {
-	reg, err := o.g.registry()
-	if err != nil {
-		return nil, err
-	}
-	var bar *progress
-	defer func() {
-		if bar != nil {
-			bar.done()
-		}
-	}()
-	ps, err := decode.Check(ctx, file, decode.CheckOptions{Registry: reg, NoDecode: o.noDecode,
-		Progress: func(total int64) func(int) {
-			bar = newProgress(o.g, total, "decode")
-			return bar.add
-		}})
-	if err != nil {
-		return nil, err
-	}
-	return decode.FileProblems(file, ps), nil
 }

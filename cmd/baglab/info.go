@@ -49,32 +49,18 @@ failure.`,
 }
 
 func runInfo(ctx context.Context, o *infoOptions) error {
-	var sums []*decode.Description
 	var failed error
-	var paths []string
-	for _, arg := range o.files {
-		expanded, err := decode.Expand([]string{arg})
-		if err != nil {
-			expanded = []string{arg} // summarise says what is wrong with it
+	sums, paths, err := decode.DescribeEach(ctx, o.files, func(path string, err error) {
+		// Go on with the other files; the first failure decides the exit
+		// code.
+		fmt.Fprintf(o.g.stderr, "baglab: %v\n", err)
+		if hint := decode.RepairHint(err); hint != "" {
+			fmt.Fprintf(o.g.stderr, "baglab: %s\n", hint)
 		}
-		paths = append(paths, expanded...)
-	}
-	for _, path := range paths {
-		sum, err := decode.Describe(path)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			// Go on with the other files; the first failure decides the
-			// exit code.
-			fmt.Fprintf(o.g.stderr, "baglab: %v\n", err)
-			if hint := decode.RepairHint(err); hint != "" {
-				fmt.Fprintf(o.g.stderr, "baglab: %s\n", hint)
-			}
-			failed = cmp.Or(failed, err)
-			continue
-		}
-		sums = append(sums, sum)
+		failed = cmp.Or(failed, err)
+	})
+	if err != nil {
+		return err
 	}
 	one := len(o.files) == 1 && len(paths) == 1 && paths[0] == o.files[0]
 	if err := printInfos(o, sums, one); err != nil {
