@@ -111,13 +111,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 		Logf: func(format string, a ...any) { g.note("baglab: "+format, a...) }}
 	// Positional arguments: recordings, ROS remapping arguments (__name:=)
 	// and topic remaps FROM:=TO.
-	for _, a := range node.ApplyRemaps(args) {
-		if strings.Contains(a, ":=") {
-			o.a.Remaps = append(o.a.Remaps, a)
-		} else {
-			o.files = append(o.files, a)
-		}
-	}
+	o.files = append(o.files, o.a.Positional(node.ApplyRemaps(args))...)
 	if len(o.files) == 0 {
 		return usageErrorf("no recording to play\nSee 'baglab play --help'")
 	}
@@ -137,11 +131,9 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 		return err
 	}
 	defer in.Close()
-	po.Skip = in.Skip
 	if err := in.RequireDefinitions(); err != nil {
 		return err
 	}
-	po.Topics = in.Filter().Topic
 	po.Warn = func(s string) { g.note("baglab: %s", s) }
 	if f, ok := barFile(g); ok { // a terminal, and no --quiet
 		po.Status = f
@@ -164,7 +156,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 			return err
 		}
 	}
-	p, err := play.New(play.FromInputs(in), in.Resolver(), po)
+	p, err := play.NewFromInputs(in, po)
 	if err != nil {
 		return usageErrorIfSelection(err)
 	}
