@@ -13,6 +13,7 @@ import (
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // writeMany writes n std_msgs/String messages on two topics, in small
@@ -54,18 +55,9 @@ func offsets(t *testing.T, path string) []int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var out []int64
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m.Offset)
-	}
+	recordtest.Each(t, it, func(m *record.Message) { out = append(out, m.Offset) })
+	return out
 }
 
 // readAll reads every message of path, with skip-bad or not, and returns

@@ -3,7 +3,6 @@ package decode_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,16 +104,7 @@ func TestInputsOpenLazily(t *testing.T) {
 		t.Fatal(err)
 	}
 	var total uint64
-	for {
-		if _, err := it.Next(); err != nil {
-			if err != io.EOF {
-				t.Fatal(err)
-			}
-			break
-		}
-		total++
-	}
-	it.Close()
+	recordtest.Each(t, it, func(*record.Message) { total++ })
 	if total != in.Summary().MessageCount {
 		t.Errorf("Messages: %d messages, the summaries say %d", total, in.Summary().MessageCount)
 	}

@@ -3,7 +3,6 @@ package decode_test
 import (
 	"context"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // TestUnknownSchemaEncoding: rosbag2 stores schema encoding "unknown" with
@@ -46,14 +46,7 @@ func TestUnknownSchemaEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := 0
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		id, ok := ids[m.Channel.Topic]
 		if !ok {
 			id = add(m.Channel.Topic, m.Channel.Schema.Name)
@@ -67,8 +60,7 @@ func TestUnknownSchemaEncoding(t *testing.T) {
 			t.Fatal(err)
 		}
 		want++
-	}
-	it.Close()
+	})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package export_test
 import (
 	"context"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // TestDatasetInputs: one input per recording, in order, with its own
@@ -37,20 +37,12 @@ func TestDatasetInputs(t *testing.T) {
 			t.Fatal(err)
 		}
 		n := 0
-		for {
-			m, err := it.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		recordtest.Each(t, it, func(m *record.Message) {
 			if m.Channel.Topic != "/interactive_world/placement_sets" {
 				t.Errorf("%s: message of %s outside the selection", d.Path, m.Channel.Topic)
 			}
 			n++
-		}
-		it.Close()
+		})
 		if n != 14 {
 			t.Errorf("%s: %d selected messages, want 14", d.Path, n)
 		}

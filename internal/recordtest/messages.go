@@ -8,6 +8,23 @@ import (
 	"github.com/baglab/baglab/decode/record"
 )
 
+// Each calls fn for every message of it, in order, and closes it; a read
+// error fails the test. m and its Data are valid only during the call.
+func Each(t testing.TB, it record.Iterator, fn func(m *record.Message)) {
+	t.Helper()
+	defer it.Close()
+	for {
+		m, err := it.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(m)
+	}
+}
+
 // MessagesByTopic reads every message of r in log time order and returns
 // them per topic, each with its own copy of the data.
 func MessagesByTopic(t testing.TB, r record.Reader) map[string][]*record.Message {
@@ -16,18 +33,11 @@ func MessagesByTopic(t testing.TB, r record.Reader) map[string][]*record.Message
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	out := map[string][]*record.Message{}
-	for {
-		m, err := it.Next()
-		if errors.Is(err, io.EOF) {
-			return out
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	Each(t, it, func(m *record.Message) {
 		c := *m
 		c.Data = append([]byte(nil), m.Data...)
 		out[m.Channel.Topic] = append(out[m.Channel.Topic], &c)
-	}
+	})
+	return out
 }
