@@ -7,11 +7,11 @@ import (
 	"io"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/parallel"
 )
 
 // ErrSelection is the cause of a selection that cannot be used: a topic
@@ -513,44 +513,9 @@ type EachOptions struct {
 // passed over). Each returns the first error in input order, not the
 // cancellations it caused, or ctx's error when ctx ends.
 func (in *Inputs) Each(ctx context.Context, o EachOptions) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	jobs := max(1, min(o.Jobs, len(in.files)))
-	errs := make([]error, len(in.files))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if errs[i] = in.each(ctx, i, o); errs[i] != nil {
-					cancel()
-				}
-			}
-		}()
-	}
-feed:
-	for i := range in.files {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return ctx.Err()
+	return parallel.For(ctx, len(in.files), o.Jobs, func(ctx context.Context, i int) error {
+		return in.each(ctx, i, o)
+	})
 }
 
 // each reads the i-th input for Each.

@@ -14,6 +14,7 @@ import (
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/internal/digest"
+	"github.com/baglab/baglab/internal/parallel"
 )
 
 // DatasetInput is one recording of ExportDataset.
@@ -218,64 +219,17 @@ func firstFile(dir string) (string, error) {
 // digestAll hashes the inputs, jobs at a time.
 func digestAll(ctx context.Context, inputs []DatasetInput, jobs int) ([]digest.Digest, error) {
 	out := make([]digest.Digest, len(inputs))
-	errs := make([]error, len(inputs))
-	forEach(ctx, len(inputs), jobs, func(i int) error {
-		out[i], errs[i] = digest.Of(inputs[i].Path)
-		if errs[i] != nil {
-			errs[i] = fmt.Errorf("export: hashing %s: %w", inputs[i].Path, errs[i])
+	err := parallel.For(ctx, len(inputs), jobs, func(_ context.Context, i int) error {
+		var err error
+		if out[i], err = digest.Of(inputs[i].Path); err != nil {
+			return fmt.Errorf("export: hashing %s: %w", inputs[i].Path, err)
 		}
-		return errs[i]
+		return nil
 	})
-	if err := firstError(errs); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	return out, ctx.Err()
-}
-
-// forEach calls f(0..n-1), jobs at a time, stopping at the first error or
-// when ctx ends.
-func forEach(ctx context.Context, n, jobs int, f func(i int) error) {
-	var wg sync.WaitGroup
-	next := make(chan int)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	for range min(jobs, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				if f(i) != nil {
-					cancel()
-				}
-			}
-		}()
-	}
-feed:
-	for i := range n {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-}
-
-// firstError returns the first error that is not a cancellation, else the
-// first error.
-func firstError(errs []error) error {
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return out, nil
 }
 
 // partOf is the name of an input's part files: its content hash.
@@ -284,9 +238,10 @@ func partOf(d digest.Digest) string { return d.SHA256[:16] }
 // exportParts exports each input of todo on its own and records it.
 func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests []digest.Digest, todo []int,
 	old []*ManifestRow, resolve Resolver, jobs int, cfg config, opts []Option, rep *DatasetReport) error {
-	errs := make([]error, len(todo))
 	var mu sync.Mutex
-	forEach(ctx, len(todo), jobs, func(k int) error {
+	// In-flight inputs finish (and are recorded) after another one fails:
+	// they get ctx, not the context For cancels.
+	err := parallel.For(ctx, len(todo), jobs, func(_ context.Context, k int) error {
 		i := todo[k]
 		in := inputs[i].Input
 		in.Part = partOf(digests[i])
@@ -298,7 +253,6 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 			}
 			err = WriteManifestRow(dir, row)
 		}
-		errs[k] = err
 		if err == nil {
 			mu.Lock()
 			rep.Exported++
@@ -308,10 +262,7 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 		return err
 	})
 	slices.Sort(rep.Files)
-	if err := firstError(errs); err != nil {
-		return err
-	}
-	return ctx.Err()
+	return err
 }
 
 // exportOne exports one input through an Exporter of its own and returns

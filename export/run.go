@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/parallel"
 )
 
 // TypedDecoder is a Decoder that knows its message type (decode.Decoder is
@@ -128,16 +129,8 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 	if werr != nil {
 		return werr
 	}
-	// The first real error in input order; cancellations only follow one.
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
+	if err := parallel.FirstError(errs); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
