@@ -245,7 +245,7 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 		i := todo[k]
 		in := inputs[i].Input
 		in.Part = partOf(digests[i])
-		files, err := exportOne(ctx, dir, in, resolve, opts)
+		files, err := exportAll(ctx, dir, []Input{in}, resolve, 1, opts)
 		if err == nil {
 			row := newRow(&inputs[i], digests[i], cfg, files)
 			if o := old[i]; o != nil {
@@ -265,14 +265,15 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 	return err
 }
 
-// exportOne exports one input through an Exporter of its own and returns
+// exportAll exports inputs, jobs at a time, through an Exporter of their
+// own, closing it (or aborting it on error or cancellation), and returns
 // the files written, relative to dir.
-func exportOne(ctx context.Context, dir string, in Input, resolve Resolver, opts []Option) ([]string, error) {
+func exportAll(ctx context.Context, dir string, inputs []Input, resolve Resolver, jobs int, opts []Option) ([]string, error) {
 	e, err := New(dir, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.Run(ctx, []Input{in}, resolve, 1); err != nil {
+	if err := e.Run(ctx, inputs, resolve, jobs); err != nil {
 		e.Abort()
 		return nil, err
 	}
@@ -303,26 +304,15 @@ func exportPlain(ctx context.Context, dir string, inputs []DatasetInput, existin
 			return nil, err
 		}
 	}
-	e, err := New(dir, opts...)
-	if err != nil {
-		return nil, err
-	}
 	ins := make([]Input, len(inputs))
 	for i := range inputs {
 		ins[i] = inputs[i].Input
 	}
-	if err := e.Run(ctx, ins, resolve, do.Jobs); err != nil {
-		e.Abort()
+	files, err := exportAll(ctx, dir, ins, resolve, do.Jobs, opts)
+	if err != nil {
 		return nil, err
 	}
-	if err := ctx.Err(); err != nil {
-		e.Abort()
-		return nil, err
-	}
-	if err := e.Close(); err != nil {
-		return nil, err
-	}
-	return &DatasetReport{Exported: len(inputs), Files: relFiles(dir, e.Files())}, nil
+	return &DatasetReport{Exported: len(inputs), Files: files}, nil
 }
 
 // newRow is the manifest row of an exported input.
