@@ -103,7 +103,7 @@ func newLayout(sc *arrow.Schema, cfg *config) (*parquetLayout, error) {
 	storage := storageSchema(sc)
 	convert := !storage.Equal(sc)
 	// The stored Arrow schema keeps the duration types that Parquet lacks;
-	// pyarrow and arrow-go restore them on read.
+	// pyarrow restores them on read (see the package doc for other readers).
 	kv := arrow.NewMetadata([]string{"ARROW:schema"},
 		[]string{base64.StdEncoding.EncodeToString(flight.SerializeSchema(sc, cfg.mem))})
 	storage = arrow.NewSchema(storage.Fields(), &kv)
