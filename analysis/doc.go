@@ -11,10 +11,10 @@
 // counts, and Result sorts them canonically before any floating-point work,
 // so any split of the input and any merge order give bit-identical numbers.
 //
-// The kinds are registered in one table (registry.go: Kinds, New;
-// Register adds more). Run reads decode.Inputs into them: each input into
-// its own accumulators, up to jobs at once, merged in input order, so the
-// result does not depend on jobs. A Result gives its tables, a one-line
+// The kinds are registered in one table with their summaries (registry.go:
+// Kinds, New, KindsHelp for help text; Register adds more). Run reads
+// decode.Inputs into them: each input into its own accumulators, up to jobs
+// at once, merged in input order, so the result does not depend on jobs. A Result gives its tables, a one-line
 // Summary, whether it found data (HasData) and its Warnings; one that can
 // write learned models as a recording implements ModelWriter.
 //

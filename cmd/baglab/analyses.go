@@ -60,6 +60,12 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 	return o, nil
 }
 
+// kindsList names the analysis kinds for help text: "a, b<last>c".
+func kindsList(last string) string {
+	k := analysis.Kinds()
+	return strings.Join(k[:len(k)-1], ", ") + last + k[len(k)-1]
+}
+
 // analysisRun is the outcome of reading the inputs.
 type analysisRun struct {
 	// results in the order of the kinds asked for

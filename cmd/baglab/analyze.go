@@ -34,28 +34,15 @@ type analyzeOptions struct {
 	baseline *analysis.Baseline
 }
 
-const analyzeLong = `Compute one analysis (or all of them) over recordings and print its tables.
+// analyzeLong is the help text of analyze; the kinds and their summaries
+// come from the analysis registry.
+func analyzeLong() string {
+	return `Compute one analysis (or all of them) over recordings and print its tables.
 
 Kinds:
-  placements  interactive_world_msgs placements: per (item, room, surface,
-              reference frame) counts, means, spreads and circular rotation
-              statistics; a ranking of reference frames per item; the
-              placement models of the jinteractiveworld EM learner (5% rule,
-              rank_m decision value, sigmas); recorded Model/TaskModels
-              compared with the learned ones.
-  grasps      rail_pick_and_place grasp models: successes/attempts, success
-              rates with Wilson 95% intervals per grasp, model and object
-              (untried grasps counted apart); GraspAndStore and
-              GetYesNoFeedback attempts and a learning curve over time.
-  facts       toaster_msgs fact lists: the intervals each fact holds, their
-              durations and confidence-weighted durations.
-  map         lama_msgs topological maps: vertices, edges, dangling edges,
-              components, degrees; crossings; place profile areas.
-  queries     remap_msgs Query service events (ROS2 service introspection):
-              calls, success rates, latencies per query id and pattern.
-  all         every kind; sections without data are left out of the tables,
-              --out, --plots and the report, but --json keeps every kind.
-
+` + analysis.KindsHelp(analysis.Kind{Name: "all",
+		Summary: "every kind; sections without data are left out of the tables, " +
+			"--out, --plots and the report, but --json keeps every kind."}) + `
 Several files are analysed together. Each file is read into its own
 accumulators, --jobs files at a time, and the accumulators merge exactly:
 the result does not depend on --jobs or the order the files finish in.
@@ -80,6 +67,7 @@ ROS1 bag or an MCAP file (by extension) that a robot can load; the log
 time is the latest log time read.
 
 ` + partialHelp
+}
 
 const analyzeExample = `  baglab analyze placements demo/data/study.bag
   baglab analyze placements demo/data/study.bag --theta circular --models-out models.bag
@@ -95,8 +83,8 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o := &analyzeOptions{g: g}
 	cmd := &cobra.Command{
 		Use:       "analyze KIND FILE... | KIND --from-partial FILE...",
-		Short:     "Compute placements, grasps, facts, map or queries statistics",
-		Long:      analyzeLong,
+		Short:     "Compute " + kindsList(" or ") + " statistics",
+		Long:      analyzeLong(),
 		Example:   analyzeExample,
 		Args:      argsUsage(cobra.MinimumNArgs(1)),
 		ValidArgs: append(analysis.Kinds(), "all"),

@@ -32,7 +32,7 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report FILE... -o report.html | report --from-partial FILE... -o report.html",
 		Short: "Write one self-contained HTML page with every analysis that finds data",
-		Long: `Run every analysis (placements, grasps, facts, map, queries) over the
+		Long: `Run every analysis (` + strings.Join(analysis.Kinds(), ", ") + `) over the
 recordings and write one self-contained HTML page: for each analysis that
 finds data, its summary tables and its figures as inline SVG. The page needs
 no network and no other file; send it as it is. It starts with where it came
