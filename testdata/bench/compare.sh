@@ -131,9 +131,10 @@ erow() { # workload, label suffix, export today, cat today
 	local e c
 	e=$(median "export-$2")
 	c=$(median "cat-$2")
-	printf '| %s | %s s | %s s | %s | %s s | %s s | %s | %s | %s |\n' "$1" "$e" "$(median "export-$2" c)" "$3" "$c" "$(median "cat-$2" c)" "$4" \
+	printf '| %s | %s s | %s s | %s | %s s | %s s | %s | %s | %s | %s |\n' "$1" "$e" "$(median "export-$2" c)" "$3" "$c" "$(median "cat-$2" c)" "$4" \
 		"$(awk -v a="$e" -v b="$c" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
-		"$(awk -v a="$(median "export-$2" c)" -v b="$(median "cat-$2" c)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+		"$(awk -v a="$(median "export-$2" c)" -v b="$(median "cat-$2" c)" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+		"$(awk -v a="$(median "export-$2" c)" -v b="$c" -v n="$(nproc)" 'BEGIN { if (b > 0) printf "%.2f", a / n / b; else print "-" }')"
 }
 {
 	echo
@@ -159,14 +160,17 @@ erow() { # workload, label suffix, export today, cat today
 	row "24k placements (5 x 4,800): analyze placements" learn-24k "10.5 min" "Weka, one group of 4,800" weka-4800 "93 s"
 	row "120k placements (5 x 24k): analyze placements" learn-120k "> 20 min" "-" none ""
 	echo
-	echo "| export (Parquet) | export | CPU | today | cat | cat CPU | today | export / cat (goal <= 1.3) | CPU ratio |"
-	echo "|---|---|---|---|---|---|---|---|---|"
+	echo "| export (Parquet) | export | CPU | today | cat | cat CPU | today | export / cat (goal <= 1.3) | CPU ratio | floor on $(nproc) cores |"
+	echo "|---|---|---|---|---|---|---|---|---|---|"
 	erow "1M PointStamped bag" points-bag "1.53 s" "0.66 s"
 	erow "1M PointStamped MCAP" points-mcap "" ""
 	erow "nested bag" nested-bag "2.2-2.4 s" "0.56 s"
 	erow "nested MCAP" nested-mcap "" ""
 	erow "blob bag" blobs-bag "" ""
 	erow "blob MCAP" blobs-mcap "" ""
+	echo
+	echo "floor: export CPU / cores / cat wall, the export / cat ratio an export spread perfectly over every"
+	echo "core would reach with the CPU it spends."
 } | tee "$DIR/compare.md"
 
 if [ "$MEMORY" = 1 ]; then

@@ -10,9 +10,11 @@
 # (every input already in the manifest), the one-recording export of the
 # same messages, the sum of N single-file exports (one process each), and
 # the fixed overhead per file:
-#   in-process   = (fleet export --jobs 1 - one recording) / N
+#   --jobs 2     = (fleet export --jobs 2 - one recording) / N   (the issue's
+#                  figure: the export it asks for runs with --jobs 2)
+#   --jobs 1     = (fleet export --jobs 1 - one recording) / N   (serial)
 #   per process  = (sum of single-file runs - one recording) / N
-# Goal: in-process overhead under 20 ms per file. The load average after
+# Goal: under 20 ms per file at --jobs 2. The load average after
 # each run is printed too: on a shared machine wall times include waiting
 # for a core, so compare CPU times.
 #
@@ -76,8 +78,8 @@ echo
 printf 'files/s, --jobs 2:                 %8.1f\n' "$(echo "$N / $T_fleet_jobs2" | bc -l)"
 printf 'files/s, --jobs 1:                 %8.1f\n' "$(echo "$N / $T_fleet_jobs1" | bc -l)"
 printf 'fleet --jobs 2 / single-file sum:  %8.3f\n' "$(echo "$T_fleet_jobs2 / $T_single_sum" | bc -l)"
-printf 'overhead per file, in process:     %8.2f ms wall, %.2f ms CPU  (goal < 20 ms)\n' "$(echo "($T_fleet_jobs1 - $T_one_recording) * 1000 / $N" | bc -l)" "$(echo "($C_fleet_jobs1 - $C_one_recording) * 1000 / $N" | bc -l)"
-printf 'overhead per file, --jobs 2:       %8.2f ms CPU\n' "$(echo "($C_fleet_jobs2 - $C_one_recording) * 1000 / $N" | bc -l)"
+printf 'overhead per file, --jobs 2:       %8.2f ms wall, %.2f ms CPU  (goal < 20 ms wall)\n' "$(echo "($T_fleet_jobs2 - $T_one_recording) * 1000 / $N" | bc -l)" "$(echo "($C_fleet_jobs2 - $C_one_recording) * 1000 / $N" | bc -l)"
+printf 'overhead per file, --jobs 1:       %8.2f ms wall, %.2f ms CPU\n' "$(echo "($T_fleet_jobs1 - $T_one_recording) * 1000 / $N" | bc -l)" "$(echo "($C_fleet_jobs1 - $C_one_recording) * 1000 / $N" | bc -l)"
 printf 'overhead per file, per process:    %8.2f ms\n' "$(echo "($T_single_sum - $T_one_recording) * 1000 / $N" | bc -l)"
 printf 'rerun (all skipped) per file:      %8.2f ms\n' "$(echo "$T_rerun_jobs2 * 1000 / $N" | bc -l)"
 rm -rf "$OUT"
