@@ -502,14 +502,10 @@ func (s *Source) channel(ch *record.Channel, t *msgdef.Type) (*chanState, error)
 	if cs, ok := s.chans[ch]; ok && cs.root.t == t {
 		return cs, nil
 	}
-	root, err := compilePlan(t)
+	ct, err := s.e.cfg.plans.get(t, s.e.cfg.unverified)
 	if err != nil {
 		return nil, record.WithFile(err, s.path, -1, ch.Topic)
 	}
-	if s.e.cfg.unverified {
-		root.withUnverified()
-	}
-	sc := root.schema()
 	info := tableInfo{topic: ch.Topic, typeName: t.Name, definition: t.Text, msgEncoding: ch.MessageEncoding}
 	if sch := ch.Schema; sch != nil {
 		info.schemaEncoding, info.md5 = sch.Encoding, sch.MD5
@@ -520,11 +516,11 @@ func (s *Source) channel(ch *record.Channel, t *msgdef.Type) (*chanState, error)
 			info.typeName = sch.Name
 		}
 	}
-	key := tableKey{topic: ch.Topic, schema: t.Name + "\x00" + sc.Fingerprint(), source: -1}
+	key := tableKey{topic: ch.Topic, schema: t.Name + "\x00" + ct.fingerprint, source: -1}
 	if s.e.cfg.partition != PartitionNone {
 		key.source = s.index
 	}
-	cs := &chanState{root: root, key: key, info: info, schema: sc}
+	cs := &chanState{root: ct.root, key: key, info: info, schema: ct.schema}
 	s.chans[ch] = cs
 	return cs, nil
 }

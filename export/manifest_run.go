@@ -90,8 +90,9 @@ func ExportDataset(ctx context.Context, dir string, inputs []DatasetInput, resol
 	for _, o := range opts {
 		o(&cfg)
 	}
-	// One buffer pool and one set of Parquet layouts for every input.
-	opts = append(slices.Clone(opts), WithAllocator(cfg.mem), withLayouts(cfg.layouts))
+	// One buffer pool, one set of compiled types and one of Parquet
+	// layouts for every input.
+	opts = append(slices.Clone(opts), WithAllocator(cfg.mem), withCaches(&cfg))
 	jobs := max(do.Jobs, 1)
 	note := do.Note
 	if note == nil {

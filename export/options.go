@@ -215,6 +215,7 @@ type config struct {
 	skipBad       func(error)
 	unverified    bool
 	layouts       *layoutCache // Parquet layouts by schema (parquet.go)
+	plans         *planCache   // compiled message types (schema.go)
 }
 
 func defaultConfig() config {
@@ -228,6 +229,7 @@ func defaultConfig() config {
 		version:       "dev",
 		mem:           newPoolAllocator(64 << 20),
 		layouts:       newLayoutCache(),
+		plans:         newPlanCache(),
 	}
 }
 

@@ -70,15 +70,29 @@ type parquetLayout struct {
 type layoutCache struct {
 	mu sync.Mutex
 	m  map[string]*parquetLayout // by Arrow schema fingerprint
+	// bySchema finds the schemas met before without their fingerprint:
+	// the compiled types (planCache) hand every input the same schema.
+	bySchema map[*arrow.Schema]*parquetLayout
 }
 
-func newLayoutCache() *layoutCache { return &layoutCache{m: map[string]*parquetLayout{}} }
+func newLayoutCache() *layoutCache {
+	return &layoutCache{m: map[string]*parquetLayout{}, bySchema: map[*arrow.Schema]*parquetLayout{}}
+}
 
-// withLayouts makes an Exporter share the layout cache c.
-func withLayouts(c *layoutCache) Option { return func(cfg *config) { cfg.layouts = c } }
+// withCaches makes an Exporter share the compiled types and Parquet
+// layouts of the configuration c.
+func withCaches(c *config) Option {
+	return func(cfg *config) { cfg.layouts, cfg.plans = c.layouts, c.plans }
+}
 
 // get returns the layout of sc's files.
 func (c *layoutCache) get(sc *arrow.Schema, cfg *config) (*parquetLayout, error) {
+	c.mu.Lock()
+	l, ok := c.bySchema[sc]
+	c.mu.Unlock()
+	if ok {
+		return l, nil
+	}
 	key := sc.Fingerprint()
 	if key == "" { // a type without a fingerprint: not cached
 		return newLayout(sc, cfg)
@@ -86,6 +100,7 @@ func (c *layoutCache) get(sc *arrow.Schema, cfg *config) (*parquetLayout, error)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if l, ok := c.m[key]; ok {
+		c.bySchema[sc] = l
 		return l, nil
 	}
 	l, err := newLayout(sc, cfg)
@@ -93,6 +108,7 @@ func (c *layoutCache) get(sc *arrow.Schema, cfg *config) (*parquetLayout, error)
 		return nil, err
 	}
 	c.m[key] = l
+	c.bySchema[sc] = l
 	return l, nil
 }
 

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -276,4 +277,50 @@ func timeLike(t *msgdef.Type) msgdef.Kind {
 		return msgdef.Duration
 	}
 	return msgdef.Invalid
+}
+
+// compiledType is a message type's plan and Arrow schema, with the schema's
+// fingerprint.
+type compiledType struct {
+	root        *rootPlan
+	schema      *arrow.Schema
+	fingerprint string
+}
+
+// planCache keeps the compiled types an export met, so that inputs of the
+// same types compile each once: decode's resolver hands every input with
+// the same definition the same *msgdef.Type. Plans are read-only once
+// compiled, so Sources share them. A type that does not compile is not
+// kept (each input reports it).
+type planCache struct {
+	mu sync.Mutex
+	m  map[planKey]*compiledType
+}
+
+type planKey struct {
+	t          *msgdef.Type
+	unverified bool // with the unverified column (WithUnverifiedColumn)
+}
+
+func newPlanCache() *planCache { return &planCache{m: map[planKey]*compiledType{}} }
+
+// get returns t compiled, with the unverified column when unverified.
+func (c *planCache) get(t *msgdef.Type, unverified bool) (*compiledType, error) {
+	key := planKey{t, unverified}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ct, ok := c.m[key]; ok {
+		return ct, nil
+	}
+	root, err := compilePlan(t)
+	if err != nil {
+		return nil, err
+	}
+	if unverified {
+		root.withUnverified()
+	}
+	sc := root.schema()
+	ct := &compiledType{root: root, schema: sc, fingerprint: sc.Fingerprint()}
+	c.m[key] = ct
+	return ct, nil
 }
