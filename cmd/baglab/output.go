@@ -4,38 +4,48 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
-	"syscall"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/atomicfile"
 )
 
 // checkOutDir fails unless dir is a writable directory or can be made one
-// (its nearest existing parent is a writable directory): an output checked
-// before any input is read, without creating anything.
+// (atomicfile.CheckDir): an output checked before any input is read,
+// without creating anything.
 func checkOutDir(dir, flag string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return outputError(dir, fmt.Errorf("%s names a file, not a directory", flag))
-	}
-	return checkWritable(dir)
+	return checkedOutput(atomicfile.CheckDir(dir), flag, dir)
 }
 
-// checkOutFile fails unless path can be written: not an input, not an
-// existing file (unless force), not a directory, in a directory that is
-// writable or can be made.
+// checkOutFile fails unless path can be written (atomicfile.CheckFile):
+// not an input, not an existing file (unless force), not a directory, in a
+// directory that is writable or can be made.
 func checkOutFile(path, flag string, force bool, inputs []string) error {
-	if err := refuseInput(path, inputs, flag); err != nil {
+	return checkedOutput(atomicfile.CheckFile(path, force, inputs), flag, filepath.Dir(path))
+}
+
+// checkedOutput turns the error of an output check of flag into a usage
+// error (the output is an input: exit 2) or an output error (exit 5) on
+// the output or on dir, the directory it goes into.
+func checkedOutput(err error, flag, dir string) error {
+	var ce *atomicfile.CheckError
+	if !errors.As(err, &ce) {
 		return err
 	}
-	st, err := os.Stat(path)
 	switch {
-	case err == nil && st.IsDir():
-		return outputError(path, errors.New("a directory, not a file"))
-	case err == nil && !force:
-		return outputError(path, errors.New("the file exists (use --force to overwrite)"))
+	case errors.Is(err, atomicfile.ErrInput):
+		return usageErrorf("%s %s would overwrite an input", flag, ce.Path)
+	case errors.Is(err, atomicfile.ErrIsDir):
+		return outputError(ce.Path, ce.Err)
+	case errors.Is(err, fs.ErrExist):
+		return outputError(ce.Path, errors.New("the file exists (use --force to overwrite)"))
+	case errors.Is(err, atomicfile.ErrNotDir) && ce.Dir == "":
+		return outputError(ce.Path, fmt.Errorf("%s names a file, not a directory", flag))
+	case errors.Is(err, atomicfile.ErrNotDir):
+		return outputError(dir, fmt.Errorf("%s is a file, not a directory", ce.Dir))
 	}
-	return checkWritable(filepath.Dir(path))
+	return outputError(dir, err)
 }
 
 // writeRecording creates the recording path, fills it and closes it; on
@@ -58,37 +68,4 @@ func (g *globalOptions) writeRecording(ctx context.Context, path string, co deco
 		return outputError(path, err)
 	}
 	return nil
-}
-
-// refuseInput returns a usage error when out names one of the inputs.
-func refuseInput(out string, inputs []string, flag string) error {
-	for _, in := range inputs {
-		if same, err := sameFile(out, in); err == nil && same {
-			return usageErrorf("%s %s would overwrite an input", flag, out)
-		}
-	}
-	return nil
-}
-
-// checkWritable checks that files can be created in dir, or in its nearest
-// existing ancestor when dir does not exist yet.
-func checkWritable(dir string) error {
-	p := filepath.Clean(dir)
-	for {
-		st, err := os.Stat(p)
-		if err == nil {
-			if !st.IsDir() {
-				return outputError(dir, fmt.Errorf("%s is a file, not a directory", p))
-			}
-			if err := syscall.Access(p, 2 /* W_OK */); err != nil {
-				return outputError(dir, fmt.Errorf("%s: %w", p, err))
-			}
-			return nil
-		}
-		parent := filepath.Dir(p)
-		if parent == p {
-			return outputError(dir, err)
-		}
-		p = parent
-	}
 }

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"time"
 
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/live/record"
 	"github.com/baglab/baglab/live/rosnode"
 	"github.com/spf13/cobra"
@@ -134,6 +136,8 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 		return usageErrorf("%v", err)
 	case errors.Is(err, fs.ErrExist):
 		return outputError(ro.Output, err)
+	case errors.As(err, new(*atomicfile.CheckError)):
+		return checkedOutput(err, "-O", filepath.Dir(ro.Output))
 	case err != nil:
 		return err
 	}

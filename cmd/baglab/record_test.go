@@ -36,6 +36,34 @@ func TestRecordUsageErrors(t *testing.T) {
 	}
 }
 
+// An output record cannot write ends it at once with exit 5, before any
+// master is contacted (ROS_MASTER_URI names a closed port: a check left to
+// the first message would wait there).
+func TestRecordOutputErrors(t *testing.T) {
+	t.Setenv("ROS_MASTER_URI", "http://127.0.0.1:1/")
+	dir := t.TempDir()
+	file := filepath.Join(dir, "run.bag")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d.bag"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-O", file}, "baglab: cannot write " + file + ": " + file + ": file already exists (use --force to overwrite)\n"},
+		{[]string{"-O", filepath.Join(file, "x.bag"), "-f"}, "baglab: cannot write " + file + ": " + file + " is a file, not a directory\n"},
+		{[]string{"-O", filepath.Join(dir, "d.bag"), "-f"}, "baglab: cannot write " + filepath.Join(dir, "d.bag") + ": a directory, not a file\n"},
+	} {
+		_, errOut, code := run(t, append(append([]string{"record"}, c.args...), "/a")...)
+		if code != exitOutput || errOut != c.want {
+			t.Errorf("%v: exit %d, want %d\n%s\nwant\n%s", c.args, code, exitOutput, errOut, c.want)
+		}
+	}
+}
+
 func readTopics(t *testing.T, path string) map[string][]*record.Message {
 	t.Helper()
 	r, err := decode.Open(path)

@@ -3,8 +3,6 @@ package record
 import (
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -123,10 +121,8 @@ func (o *Options) check() error {
 	default:
 		return usagef("compression %q is not available for %s (bag: none, lz4, bz2; MCAP: zstd, lz4, none)", c, filepath.Ext(o.Output))
 	}
-	if !o.Force {
-		if _, err := os.Stat(o.outputPath(0)); err == nil {
-			return fmt.Errorf("%s: %w (use --force to overwrite)", o.outputPath(0), fs.ErrExist)
-		}
+	if err := o.checkOutput(o.outputPath(0)); err != nil {
+		return err
 	}
 	if o.ChunkSize <= 0 {
 		o.ChunkSize = DefaultChunkSize

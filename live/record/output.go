@@ -16,6 +16,7 @@ import (
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/mcapfile"
 	rec "github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/live/rosnode"
 )
 
@@ -53,12 +54,21 @@ func (o *Options) outputPath(idx int) string {
 	return fmt.Sprintf("%s_%d%s", strings.TrimSuffix(o.Output, ext), idx, ext)
 }
 
+// checkOutput checks that path can be written (atomicfile.CheckFile:
+// not a directory, in a directory that is writable or can be made, not an
+// existing file unless Force).
+func (o *Options) checkOutput(path string) error {
+	err := atomicfile.CheckFile(path, o.Force, nil)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w (use --force to overwrite)", err)
+	}
+	return err
+}
+
 // openOutput creates path.active and starts a bag or MCAP writer on it.
 func (o *Options) openOutput(path string, now time.Time) (*output, error) {
-	if !o.Force {
-		if _, err := os.Stat(path); err == nil {
-			return nil, fmt.Errorf("%s: %w (use --force to overwrite)", path, fs.ErrExist)
-		}
+	if err := o.checkOutput(path); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err

@@ -78,7 +78,10 @@ type Recorder struct {
 	status *statusTable
 }
 
-// New validates o and returns a recorder; Run starts it.
+// New validates o and returns a recorder; Run starts it. An output that
+// cannot be written (an existing file without Force: an error wrapping
+// fs.ErrExist; a directory; in a directory that cannot be written or made)
+// fails here, before any connection is made.
 func New(o Options) (*Recorder, error) {
 	if err := o.check(); err != nil {
 		return nil, err

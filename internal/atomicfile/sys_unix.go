@@ -17,3 +17,8 @@ func readUmask() os.FileMode {
 	syscall.Umask(m)
 	return os.FileMode(m)
 }
+
+// writable reports why files cannot be created in dir (nil: they can).
+func writable(dir string) error {
+	return syscall.Access(dir, 2 /* W_OK */)
+}
