@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 const sampleDir = "../testdata/sample/"
@@ -25,20 +26,13 @@ func readAll(t *testing.T, r record.Reader) ([]string, []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var lines []string
 	var data []byte
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			return lines, data
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		lines = append(lines, fmt.Sprintf("%s %d %d %d %d", m.Channel.Topic, m.LogTime, m.PublishTime, m.Sequence, len(m.Data)))
 		data = append(data, m.Data...)
-	}
+	})
+	return lines, data
 }
 
 // TestOpenStream: a bag (indexed, unindexed, compressed) or an MCAP file

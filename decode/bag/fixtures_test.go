@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -288,20 +289,12 @@ func TestUnsortedChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var got []string
 	var times []int64
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		got = append(got, string(m.Data))
 		times = append(times, m.LogTime)
-	}
+	})
 	// std_msgs/String: uint32 length + bytes.
 	want := []string{"\x01\x00\x00\x001", "\x01\x00\x00\x002", "\x01\x00\x00\x003"}
 	if !slices.Equal(got, want) || !slices.Equal(times, []int64{1e9, 2e9, 3e9}) {

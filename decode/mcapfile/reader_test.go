@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/foxglove/mcap/go/mcap"
 )
 
@@ -48,17 +49,9 @@ func TestFilters(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				defer it.Close()
 				got := 0
 				last := int64(-1)
-				for {
-					m, err := it.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
+				recordtest.Each(t, it, func(m *record.Message) {
 					if !want[m.Sequence] {
 						t.Fatalf("message %d (%s at %d) passed the filter", m.Sequence, m.Channel.Topic, m.LogTime)
 					}
@@ -67,7 +60,7 @@ func TestFilters(t *testing.T) {
 					}
 					last = m.LogTime
 					got++
-				}
+				})
 				if got != len(want) {
 					t.Errorf("%d messages, want %d", got, len(want))
 				}
@@ -134,26 +127,24 @@ func TestMessageOffsets(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			it, _ := r.Messages(record.Filter{})
-			for {
-				m, err := it.Next()
-				if err != nil {
-					break
-				}
+			it, err := r.Messages(record.Filter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			recordtest.Each(t, it, func(m *record.Message) {
 				if comp != "none" {
 					// The chunk record's offset.
 					if m.Offset < 0 || mcap.OpCode(data[m.Offset]) != mcap.OpChunk {
 						t.Fatalf("offset %d in a compressed chunk is not a chunk's", m.Offset)
 					}
-					continue
+					return
 				}
 				o := m.Offset
 				if o < 0 || mcap.OpCode(data[o]) != mcap.OpMessage || binary.LittleEndian.Uint32(data[o+1+8+2:]) != uint32(m.Sequence) ||
 					!bytes.Equal(data[o+recordHeaderLen+messageHeadLen:o+recordHeaderLen+messageHeadLen+int64(len(m.Data))], m.Data) {
 					t.Fatalf("offset %d does not hold message %d", o, m.Sequence)
 				}
-			}
-			it.Close()
+			})
 			r.Close()
 		}
 	}

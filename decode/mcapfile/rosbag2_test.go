@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // npmTruth is a *.mcap.foxglove-npm.json file: what npm @mcap/core read.
@@ -148,17 +148,9 @@ func TestRosbag2MCAP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer it.Close()
 			n := 0
 			prev := int64(-1 << 63)
-			for {
-				m, err := it.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					t.Fatal(err)
-				}
+			recordtest.Each(t, it, func(m *record.Message) {
 				if m.LogTime < prev {
 					t.Fatalf("message %d goes back in time", n)
 				}
@@ -180,7 +172,7 @@ func TestRosbag2MCAP(t *testing.T) {
 				if tp := want.Topics[m.Channel.Topic]; m.Channel.MessageEncoding != tp.MessageEncoding || m.Channel.Schema.Name != tp.SchemaName || m.Channel.Schema.Encoding != tp.SchemaEncoding {
 					t.Fatalf("channel %+v, want %+v", m.Channel, tp)
 				}
-			}
+			})
 			if n != want.MessageCountRead {
 				t.Errorf("read %d messages, want %d", n, want.MessageCountRead)
 			}

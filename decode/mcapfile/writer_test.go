@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -211,17 +212,8 @@ func TestWriterRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for i := 0; ; i++ {
-					m, err := it.Next()
-					if err == io.EOF {
-						if i != len(exp) {
-							t.Fatalf("%s: %d messages, want %d", mode, i, len(exp))
-						}
-						break
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
+				i := 0
+				recordtest.Each(t, it, func(m *record.Message) {
 					e := exp[i]
 					if m.Channel.Topic != testChannels[e.ch].Topic || m.Sequence != e.seq || m.LogTime != e.lt || m.PublishTime != e.pt || string(m.Data) != e.data {
 						t.Fatalf("%s message %d: %s seq %d log %d pub %d len %d, want %s seq %d log %d len %d", mode, i,
@@ -230,8 +222,11 @@ func TestWriterRoundTrip(t *testing.T) {
 					if m.Channel.Topic != "/raw" && m.Channel.Schema.MD5 != "992ce8a1687cec8c8bd883ec73ca41d1" {
 						t.Fatalf("md5 %q", m.Channel.Schema.MD5)
 					}
+					i++
+				})
+				if i != len(exp) {
+					t.Fatalf("%s: %d messages, want %d", mode, i, len(exp))
 				}
-				it.Close()
 				sum, err := r.Summary()
 				if err != nil {
 					t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/rostest"
 	"github.com/baglab/baglab/live/play"
 	"github.com/baglab/baglab/live/rosnode"
@@ -236,16 +237,11 @@ func copyTo(t *testing.T, in, out string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
-	for {
-		msg, err := it.Next()
-		if err != nil {
-			break
-		}
+	recordtest.Each(t, it, func(msg *record.Message) {
 		if err := w.WriteMessage(ids[msg.Channel.ID], msg); err != nil {
 			t.Fatal(err)
 		}
-	}
+	})
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -397,11 +393,7 @@ func TestPlayROS2RecordedByRosbagRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for {
-			msg, err := it.Next()
-			if err != nil {
-				break
-			}
+		recordtest.Each(t, it, func(msg *record.Message) {
 			conv, _, err := in.Resolver().ToROS1(msg.Channel)
 			if err != nil {
 				t.Fatal(err)
@@ -411,8 +403,7 @@ func TestPlayROS2RecordedByRosbagRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 			want[msg.Channel.Topic] = append(want[msg.Channel.Topic], hex.EncodeToString(b))
-		}
-		it.Close()
+		})
 	}
 	m := rostest.StartMaster(t)
 	ref := filepath.Join(t.TempDir(), "ref.bag")

@@ -327,13 +327,8 @@ func TestRecordSimTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	n := 0
-	for {
-		msg, err := it.Next()
-		if err != nil {
-			break
-		}
+	recordtest.Each(t, it, func(msg *record.Message) {
 		// Message i is published right after the clock reads 1000 + i/100 s.
 		var i int
 		fmt.Sscanf(stringData(msg.Data), "m%d", &i)
@@ -342,7 +337,7 @@ func TestRecordSimTime(t *testing.T) {
 			t.Fatalf("%s logged at %d ns, want about %d (sim time)", stringData(msg.Data), msg.LogTime, want)
 		}
 		n++
-	}
+	})
 	if n != 30 {
 		t.Fatalf("%d messages, want 30", n)
 	}

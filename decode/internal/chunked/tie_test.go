@@ -3,7 +3,6 @@ package chunked_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // TestEqualTimesOneOrder writes the same messages to a bag and to an MCAP
@@ -98,16 +98,9 @@ func order(t *testing.T, r record.Reader) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var b bytes.Buffer
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			return b.String()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		fmt.Fprintf(&b, "%s %d %s\n", m.Channel.Topic, m.LogTime, m.Data[4:6])
-	}
+	})
+	return b.String()
 }
