@@ -24,6 +24,8 @@ const (
 	KindBool
 )
 
+var kindNames = [...]string{KindString: "string", KindInt: "int", KindFloat: "float", KindBool: "bool"}
+
 // Column describes one column of a Table.
 //
 // Two name suffixes carry a unit by convention: a KindInt column named
@@ -135,56 +137,60 @@ func (t *Table) brief(cols ...string) *Table {
 	return t
 }
 
-// add appends one row; values are converted to the column kinds.
+// add appends one row; values are converted to the column kinds. A value
+// of a Go type its column's kind does not hold (a float for an int
+// column, a uint64 that int64 may not hold, a row longer than the columns)
+// is a bug in the analysis that built the row, not bad input, so it
+// panics instead of writing a zero in its place.
 func (t *Table) add(vals ...any) {
+	if len(vals) != len(t.Columns) {
+		panic(fmt.Sprintf("analysis: table %s: a row of %d values for %d columns", t.Name, len(vals), len(t.Columns)))
+	}
 	row := make([]any, len(t.Columns))
 	for i, c := range t.Columns {
-		var v any
-		if i < len(vals) {
-			v = vals[i]
+		v, ok := convertCell(c.Kind, vals[i])
+		if !ok {
+			panic(fmt.Sprintf("analysis: table %s column %s: a %T (%v) in a %s column", t.Name, c.Name, vals[i], vals[i], kindNames[c.Kind]))
 		}
-		row[i] = convertCell(c.Kind, v)
+		row[i] = v
 	}
 	t.Rows = append(t.Rows, row)
 }
 
-func convertCell(k ColumnKind, v any) any {
+// convertCell returns v as the Go type of kind k's cells (int64, float64,
+// bool, string), and false for a type k does not hold.
+func convertCell(k ColumnKind, v any) (any, bool) {
 	switch k {
 	case KindInt:
 		switch x := v.(type) {
 		case int:
-			return int64(x)
+			return int64(x), true
 		case int64:
-			return x
+			return x, true
+		case int32:
+			return int64(x), true
 		case uint32:
-			return int64(x)
-		case uint64:
-			return int64(x)
+			return int64(x), true
 		}
-		return int64(0)
 	case KindFloat:
 		switch x := v.(type) {
 		case float64:
-			return x
+			return x, true
 		case Num:
-			return float64(x)
+			return float64(x), true
 		case int:
-			return float64(x)
+			return float64(x), true
 		case int64:
-			return float64(x)
+			return float64(x), true
 		}
-		return math.NaN()
 	case KindBool:
-		b, _ := v.(bool)
-		return b
+		b, ok := v.(bool)
+		return b, ok
+	default:
+		s, ok := v.(string)
+		return s, ok
 	}
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
+	return nil, false
 }
 
 // FormatCell renders one cell for text and CSV output: floats in the

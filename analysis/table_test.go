@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"fmt"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -90,5 +92,43 @@ func TestTableDocs(t *testing.T) {
 				t.Errorf("table %s has no caption", tb.Name)
 			}
 		}
+	}
+}
+
+// TestTableAddKinds: cells come out as their column kind's Go type, and a
+// value the kind does not hold — which used to become 0, NaN or its
+// fmt.Sprint text — panics, naming the table and column, as does a row
+// whose length is not the table's.
+func TestTableAddKinds(t *testing.T) {
+	tb := newTable("t", false, "s", "n:i", "x:f", "ok:b")
+	tb.add("a", 3, Num(0.5), true)
+	tb.add("b", int64(-4), 2, false)
+	tb.add("c", uint32(7), int64(9), true)
+	want := [][]any{{"a", int64(3), 0.5, true}, {"b", int64(-4), 2.0, false}, {"c", int64(7), 9.0, true}}
+	if !reflect.DeepEqual(tb.Rows, want) {
+		t.Errorf("rows %#v, want %#v", tb.Rows, want)
+	}
+	for _, c := range []struct {
+		vals []any
+		want string
+	}{
+		{[]any{"a", 1.5, 0.0, true}, "table t column n: a float64 (1.5) in a int column"},
+		{[]any{"a", uint64(1 << 63), 0.0, true}, "table t column n: a uint64"},
+		{[]any{"a", 1, "x", true}, "table t column x: a string (x) in a float column"},
+		{[]any{"a", 1, 0.0, nil}, "table t column ok: a <nil>"},
+		{[]any{3, 1, 0.0, true}, "table t column s: a int (3) in a string column"},
+		{[]any{"a", 1, 0.0}, "table t: a row of 3 values for 4 columns"},
+	} {
+		func() {
+			defer func() {
+				if msg := fmt.Sprint(recover()); !strings.Contains(msg, c.want) {
+					t.Errorf("add(%v): panic %q, want it to say %q", c.vals, msg, c.want)
+				}
+			}()
+			tb.add(c.vals...)
+		}()
+	}
+	if len(tb.Rows) != 3 {
+		t.Errorf("%d rows after the rejected ones, want 3", len(tb.Rows))
 	}
 }
