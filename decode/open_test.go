@@ -12,6 +12,7 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/studygen"
 	"github.com/baglab/baglab/internal/testenv"
 )
@@ -182,27 +183,16 @@ func TestMergeOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var last int64
 	n := uint64(0)
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		if m.LogTime < last {
 			t.Fatalf("message %d at %d after %d", n, m.LogTime, last)
 		}
 		last = m.LogTime
 		n++
-	}
+	})
 	if n != sum.MessageCount || n == 0 {
 		t.Errorf("%d messages, summary says %d", n, sum.MessageCount)
-	}
-	if _, err := it.Next(); err != io.EOF {
-		t.Errorf("Next after the end: %v, want io.EOF", err)
 	}
 }

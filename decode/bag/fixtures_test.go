@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"slices"
 	"testing"
@@ -84,24 +83,13 @@ func collect(t *testing.T, r *Reader, f record.Filter) []msg {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var out []msg
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		if m.Sequence != uint64(len(out)) || m.Source != r.path || m.PublishTime != m.LogTime {
 			t.Fatalf("message %d: sequence %d source %q publish %d log %d", len(out), m.Sequence, m.Source, m.PublishTime, m.LogTime)
 		}
 		out = append(out, msg{m.Channel.Topic, m.LogTime, slices.Clone(m.Data)})
-	}
-	if _, err := it.Next(); err != io.EOF {
-		t.Fatalf("Next after the end = %v, want io.EOF", err)
-	}
+	})
 	return out
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -74,24 +75,13 @@ func collect(t *testing.T, r *Reader, f record.Filter) []wantMsg {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var out []wantMsg
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		if m.PublishTime != m.LogTime || m.Offset != -1 || m.Source == "" {
 			t.Fatalf("message fields %+v", m)
 		}
 		out = append(out, wantMsg{m.Channel.Topic, m.LogTime, hex.EncodeToString(m.Data)})
-	}
-	if _, err := it.Next(); err != io.EOF {
-		t.Fatalf("Next after the end: %v", err)
-	}
+	})
 	return out
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -135,21 +136,10 @@ func readAll(t testing.TB, r *Reader, f record.Filter) []msgKey {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var out []msgKey
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatalf("%s: %v", r.Path(), err)
-		}
+	recordtest.Each(t, it, func(m *record.Message) {
 		out = append(out, msgKey{m.Channel.ID, m.Sequence, m.LogTime, m.PublishTime, string(m.Data)})
-	}
-	if _, err := it.Next(); err != io.EOF {
-		t.Fatalf("Next after the end = %v, want io.EOF", err)
-	}
+	})
 	return out
 }
 

@@ -9,13 +9,18 @@ import (
 )
 
 // Each calls fn for every message of it, in order, and closes it; a read
-// error fails the test. m and its Data are valid only during the call.
+// error fails the test, and so does a Next after the end that does not
+// return io.EOF again (the record.Iterator contract). m and its Data are
+// valid only during the call.
 func Each(t testing.TB, it record.Iterator, fn func(m *record.Message)) {
 	t.Helper()
 	defer it.Close()
 	for {
 		m, err := it.Next()
 		if errors.Is(err, io.EOF) {
+			if _, err := it.Next(); !errors.Is(err, io.EOF) {
+				t.Fatalf("Next after the end = %v, want io.EOF", err)
+			}
 			return
 		}
 		if err != nil {
