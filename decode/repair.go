@@ -3,6 +3,8 @@ package decode
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/mcapfile"
@@ -54,4 +56,24 @@ func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*Re
 		return &RepairReport{Summary: rep.String(), Stretches: rep.Skipped, Damaged: len(rep.Skipped) > 0}, nil
 	}
 	return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
+}
+
+// RepairOutput is the path Repair writes to when the caller names none (as
+// baglab reindex and recover do): in with its extension replaced by
+// ".reindexed.bag" for a bag or ".recovered.mcap" for MCAP, once a
+// recorder's ".active" suffix is dropped (run.bag.active becomes
+// run.reindexed.bag), so that in itself is never overwritten. It is ""
+// for formats Repair does not handle.
+func RepairOutput(in string, f Format) string {
+	var suffix string
+	switch f {
+	case FormatBag:
+		suffix = ".reindexed.bag"
+	case FormatMCAP:
+		suffix = ".recovered.mcap"
+	default:
+		return ""
+	}
+	base := strings.TrimSuffix(in, ".active")
+	return strings.TrimSuffix(base, filepath.Ext(base)) + suffix
 }

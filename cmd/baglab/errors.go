@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -80,6 +81,15 @@ func outputError(path string, err error) error {
 		err = pe.Err
 	}
 	return &outputFailure{path: path, err: err}
+}
+
+// printError prints err as baglab's error line, and the repair hint when
+// a repair can undo the damage it names.
+func printError(w io.Writer, err error) {
+	fmt.Fprintf(w, "baglab: %v\n", err)
+	if hint := decode.RepairHint(err); hint != "" {
+		fmt.Fprintf(w, "baglab: %s\n", hint)
+	}
 }
 
 // exitCode decides the exit code by the type of err, never by its text.

@@ -53,10 +53,7 @@ func runInfo(ctx context.Context, o *infoOptions) error {
 	sums, paths, err := decode.DescribeEach(ctx, o.files, func(path string, err error) {
 		// Go on with the other files; the first failure decides the exit
 		// code.
-		fmt.Fprintf(o.g.stderr, "baglab: %v\n", err)
-		if hint := decode.RepairHint(err); hint != "" {
-			fmt.Fprintf(o.g.stderr, "baglab: %s\n", hint)
-		}
+		printError(o.g.stderr, err)
 		failed = cmp.Or(failed, err)
 	})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/spf13/cobra"
@@ -73,13 +72,11 @@ damaged stretches (the output holds every intact record).`,
 	return cmd
 }
 
-func (o *repairOptions) prepare(suffix string) error {
+// prepare checks the output (by default decode.RepairOutput) of a repair
+// into format f and makes its folder.
+func (o *repairOptions) prepare(f decode.Format) error {
 	if o.output == "" {
-		base := strings.TrimSuffix(o.input, ".active")
-		if i := strings.LastIndexByte(base, '.'); i > strings.LastIndexByte(base, '/') {
-			base = base[:i]
-		}
-		o.output = base + suffix
+		o.output = decode.RepairOutput(o.input, f)
 	}
 	if err := checkOutFile(o.output, "-o", o.force, []string{o.input}); err != nil {
 		return err
@@ -112,7 +109,7 @@ func runReindex(ctx context.Context, o *repairOptions) error {
 	} else if f != decode.FormatBag {
 		return usageErrorf("%s is a %s file; reindex is for ROS1 bags (use recover for MCAP)", o.input, f)
 	}
-	if err := o.prepare(".reindexed.bag"); err != nil {
+	if err := o.prepare(decode.FormatBag); err != nil {
 		return err
 	}
 	return o.repair(ctx, decode.FormatBag)
@@ -127,7 +124,7 @@ func runRecover(ctx context.Context, o *repairOptions) error {
 	} else if f != decode.FormatMCAP || isDir(o.input) {
 		return usageErrorf("%s is not an MCAP file; recover is for MCAP (use reindex for ROS1 bags)", o.input)
 	}
-	if err := o.prepare(".recovered.mcap"); err != nil {
+	if err := o.prepare(decode.FormatMCAP); err != nil {
 		return err
 	}
 	return o.repair(ctx, decode.FormatMCAP)

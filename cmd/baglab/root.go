@@ -10,7 +10,6 @@ import (
 	"runtime/pprof"
 	"syscall"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
@@ -164,10 +163,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "baglab: %v; no partial output was kept\n", err)
 		case code == exitBrokenPipe:
 		case !(errors.As(err, &ee) && ee.err == nil):
-			fmt.Fprintf(stderr, "baglab: %v\n", err)
-			if hint := decode.RepairHint(err); hint != "" {
-				fmt.Fprintf(stderr, "baglab: %s\n", hint)
-			}
+			printError(stderr, err)
 		}
 	}
 	return code
