@@ -10,7 +10,7 @@ import (
 // settings. It keeps a command's heap near what it holds instead of letting
 // garbage double it (GOGC's target) on large inputs. A process-wide
 // setting, so the command makes it, not the library (export.MemoryLimit
-// says what an export needs).
+// and analysis.MemoryLimit say what an export and an analysis need).
 //
 // With gcPercent > 100, and GOGC not set by the user, the collector also
 // waits until the heap has grown by gcPercent% of what is live: under the

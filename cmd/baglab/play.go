@@ -107,8 +107,8 @@ func newPlayCmd(g *globalOptions) *cobra.Command {
 
 func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	g := o.g
-	node := rosnode.Options{Name: fmt.Sprintf("/baglab_play_%d", os.Getpid()), PublishQueue: o.a.Queue,
-		Logf: func(format string, a ...any) { g.note("baglab: "+format, a...) }}
+	node := o.a.NodeOptions()
+	node.Logf = func(format string, a ...any) { g.note("baglab: "+format, a...) }
 	// Positional arguments: recordings, ROS remapping arguments (__name:=)
 	// and topic remaps FROM:=TO.
 	o.files = append(o.files, o.a.Positional(node.ApplyRemaps(args))...)

@@ -3,6 +3,7 @@ package play
 import (
 	"fmt"
 	"math"
+	"os"
 	"regexp"
 	"time"
 
@@ -88,4 +89,11 @@ func (a Args) Options() (Options, error) {
 		return po, argsErrorf("--queue %d: want at least 1", a.Queue)
 	}
 	return po, nil
+}
+
+// NodeOptions are the options of the node that plays: the name
+// /baglab_play_PID (anonymous, as rosbag play's) and a's Queue for its
+// publishers. The caller adds the rest (Logf, remapping arguments).
+func (a Args) NodeOptions() rosnode.Options {
+	return rosnode.Options{Name: fmt.Sprintf("/baglab_play_%d", os.Getpid()), PublishQueue: a.Queue}
 }

@@ -2,7 +2,9 @@ package play
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"os"
 	"testing"
 	"time"
 
@@ -26,6 +28,9 @@ func TestArgsOptions(t *testing.T) {
 		o.RateControlMaxDelay != time.Second || o.ClockHz != 100 || !o.Loop || !o.Clock || o.Prefix != "/replay" || o.Remap["/chatter"] != "/talk" ||
 		!o.Exclude.MatchString("/tf_static") || o.ReadAhead != DefaultOptions().ReadAhead {
 		t.Errorf("options %+v", o)
+	}
+	if n := a.NodeOptions(); n.Name != fmt.Sprintf("/baglab_play_%d", os.Getpid()) || n.PublishQueue != rosnode.DefaultPublishQueue {
+		t.Errorf("node options %+v", n)
 	}
 	for _, c := range []struct {
 		set  func(*Args)
