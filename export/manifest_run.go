@@ -236,40 +236,80 @@ func digestAll(ctx context.Context, inputs []DatasetInput, jobs int) ([]digest.D
 // partOf is the name of an input's part files: its content hash.
 func partOf(d digest.Digest) string { return d.SHA256[:16] }
 
-// exportParts exports each input of todo on its own and records it.
+// exportParts exports each input of todo on its own and records it. Up to
+// jobs inputs are encoded at once; an encoded input's commit (its footers,
+// syncs and renames, then its manifest row) runs beside the next inputs,
+// up to jobs commits at once, so that waiting for the disk does not leave
+// a core idle.
 func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests []digest.Digest, todo []int,
 	old []*ManifestRow, resolve Resolver, jobs int, cfg config, opts []Option, rep *DatasetReport) error {
-	var mu sync.Mutex
-	// In-flight inputs finish (and are recorded) after another one fails:
-	// they get ctx, not the context For cancels.
-	err := parallel.For(ctx, len(todo), jobs, func(_ context.Context, k int) error {
+	var (
+		mu      sync.Mutex
+		commits sync.WaitGroup
+		slots   = make(chan struct{}, jobs)
+		errs    = make([]error, len(todo)) // by position in todo
+	)
+	// No new input starts after a failure; in-flight ones finish (and
+	// are recorded): they get ctx, not the context For and a failed
+	// commit cancel.
+	stop, cancel := context.WithCancel(ctx)
+	defer cancel()
+	forErr := parallel.For(stop, len(todo), jobs, func(_ context.Context, k int) error {
 		i := todo[k]
 		in := inputs[i].Input
 		in.Part = partOf(digests[i])
-		files, err := exportAll(ctx, dir, []Input{in}, resolve, 1, opts)
-		if err == nil {
-			row := newRow(&inputs[i], digests[i], cfg, files)
-			if o := old[i]; o != nil {
-				removeStale(dir, o.Parts, files)
-			}
-			err = WriteManifestRow(dir, row)
+		e, err := runExporter(ctx, dir, []Input{in}, resolve, 1, opts)
+		if err != nil {
+			errs[k] = err
+			return err
 		}
-		if err == nil {
+		slots <- struct{}{}
+		commits.Add(1)
+		go func() {
+			defer commits.Done()
+			defer func() { <-slots }()
+			files, err := closeExporter(dir, e)
+			if err == nil {
+				if o := old[i]; o != nil {
+					removeStale(dir, o.Parts, files)
+				}
+				err = WriteManifestRow(dir, newRow(&inputs[i], digests[i], cfg, files))
+			}
+			if err != nil {
+				errs[k] = err
+				cancel()
+				return
+			}
 			mu.Lock()
 			rep.Exported++
 			rep.Files = append(rep.Files, files...)
 			mu.Unlock()
-		}
-		return err
+		}()
+		return nil
 	})
+	commits.Wait()
 	slices.Sort(rep.Files)
-	return err
+	if err := parallel.FirstError(errs); err != nil {
+		return err
+	}
+	return forErr
 }
 
 // exportAll exports inputs, jobs at a time, through an Exporter of their
 // own, closing it (or aborting it on error or cancellation), and returns
 // the files written, relative to dir.
 func exportAll(ctx context.Context, dir string, inputs []Input, resolve Resolver, jobs int, opts []Option) ([]string, error) {
+	e, err := runExporter(ctx, dir, inputs, resolve, jobs, opts)
+	if err != nil {
+		return nil, err
+	}
+	return closeExporter(dir, e)
+}
+
+// runExporter runs inputs, jobs at a time, through a new Exporter, which
+// it aborts on an error or a cancellation; the caller closes it
+// (closeExporter).
+func runExporter(ctx context.Context, dir string, inputs []Input, resolve Resolver, jobs int, opts []Option) (*Exporter, error) {
 	e, err := New(dir, opts...)
 	if err != nil {
 		return nil, err
@@ -282,6 +322,12 @@ func exportAll(ctx context.Context, dir string, inputs []Input, resolve Resolver
 		e.Abort()
 		return nil, err
 	}
+	return e, nil
+}
+
+// closeExporter closes e, which puts its files in place, and returns them
+// relative to dir.
+func closeExporter(dir string, e *Exporter) ([]string, error) {
 	if err := e.Close(); err != nil {
 		return nil, err
 	}
