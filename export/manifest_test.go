@@ -3,6 +3,8 @@ package export
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -182,5 +184,68 @@ func TestExportDatasetRefusals(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(empty, "_baglab")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a canceled first run left its manifest folder: %v", err)
+	}
+}
+
+// TestExportDatasetCommitFailure: an input whose part file cannot be put
+// in place (a directory stands at its path) fails the export with that
+// error, even though its commit runs beside the next inputs; it is not
+// recorded, no input is recorded twice, and a rerun once the path is free
+// exports exactly what is missing.
+func TestExportDatasetCommitFailure(t *testing.T) {
+	c := newCorpus(t, 4, 20)
+	inputs := datasetInputs(t, c)
+	opts := []Option{WithPartitionBy(PartitionDate), WithVersion("test")}
+	whole := t.TempDir()
+	if _, err := ExportDataset(context.Background(), whole, inputs, c.resolve, DatasetOptions{Jobs: 1}, opts...); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("recording 1")) // datasetInputs' content of input 1
+	part := hex.EncodeToString(sum[:])[:16]
+	dir := t.TempDir()
+	var blockers []string
+	for name := range tree(t, whole) {
+		if strings.Contains(name, "part-"+part) {
+			blockers = append(blockers, filepath.Join(dir, filepath.FromSlash(name)))
+			if err := os.MkdirAll(filepath.Join(dir, filepath.FromSlash(name), "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(blockers) == 0 {
+		t.Fatalf("no part file of input 1 (%s) in %v", part, sortedKeys(tree(t, whole)))
+	}
+	_, err := ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 1, Force: true}, opts...)
+	if err == nil || !strings.Contains(err.Error(), part) {
+		t.Fatalf("export with a blocked part file: %v, want an error naming %s", err, part)
+	}
+	rows, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Path == inputs[1].Path || seen[r.Path] {
+			t.Errorf("recorded %s (twice: %v)", r.Path, seen[r.Path])
+		}
+		seen[r.Path] = true
+	}
+	if !seen[inputs[0].Path] {
+		t.Errorf("input 0, committed before the failure, is not recorded: %v", rows)
+	}
+	for _, b := range blockers {
+		if err := os.RemoveAll(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2}, opts...)
+	if err != nil || rep.Exported != 4-len(rows) || rep.Skipped != len(rows) {
+		t.Fatalf("rerun: %+v, %v; want %d exported, %d skipped", rep, err, 4-len(rows), len(rows))
+	}
+	got, want := tree(t, dir), tree(t, whole)
+	for name, b := range want {
+		if !bytes.Equal(got[name], b) {
+			t.Errorf("%s differs from the uninterrupted run's", name)
+		}
 	}
 }
