@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -196,10 +197,8 @@ func newCheckCmd(g *globalOptions) *cobra.Command {
 			if err := o.base.validate(cmd); err != nil {
 				return err
 			}
-			for _, in := range o.files {
-				if same, err := sameFile(o.base.path, in); err == nil && same {
-					return usageErrorf("--baseline %s is one of the recordings", o.base.path)
-				}
+			if atomicfile.IsInput(o.base.path, o.files) {
+				return usageErrorf("--baseline %s is one of the recordings", o.base.path)
 			}
 			return runCheck(cmd, o)
 		},

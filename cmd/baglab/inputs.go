@@ -155,19 +155,6 @@ func isDir(path string) bool {
 	return err == nil && st.IsDir()
 }
 
-// sameFile reports whether a and b name the same existing file.
-func sameFile(a, b string) (bool, error) {
-	sa, err := os.Stat(a)
-	if err != nil {
-		return false, err
-	}
-	sb, err := os.Stat(b)
-	if err != nil {
-		return false, err
-	}
-	return os.SameFile(sa, sb), nil
-}
-
 // completeValues offers values for flag in shell completion.
 func completeValues(cmd *cobra.Command, flag string, values ...string) {
 	_ = cmd.RegisterFlagCompletionFunc(flag, func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {

@@ -50,10 +50,8 @@ func (e *CheckError) Unwrap() error { return e.Err }
 // directory is writable or can be made (its nearest existing ancestor is
 // a writable directory). It creates nothing. A failure is a *CheckError.
 func CheckFile(path string, force bool, inputs []string) error {
-	for _, in := range inputs {
-		if sameFile(path, in) {
-			return &CheckError{Path: path, Err: ErrInput}
-		}
+	if IsInput(path, inputs) {
+		return &CheckError{Path: path, Err: ErrInput}
 	}
 	st, err := os.Stat(path)
 	switch {
@@ -99,12 +97,17 @@ func checkWritable(path, dir string) error {
 	}
 }
 
-// sameFile reports whether a and b name the same existing file.
-func sameFile(a, b string) bool {
-	sa, err := os.Stat(a)
+// IsInput reports whether path names an existing file that one of inputs
+// names too, however spelled (relative, absolute, through a link).
+func IsInput(path string, inputs []string) bool {
+	st, err := os.Stat(path)
 	if err != nil {
 		return false
 	}
-	sb, err := os.Stat(b)
-	return err == nil && os.SameFile(sa, sb)
+	for _, in := range inputs {
+		if si, err := os.Stat(in); err == nil && os.SameFile(st, si) {
+			return true
+		}
+	}
+	return false
 }

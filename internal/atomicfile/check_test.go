@@ -25,6 +25,10 @@ func TestCheckFile(t *testing.T) {
 	if err := os.Link(in, link); err != nil {
 		t.Fatal(err)
 	}
+	sym := filepath.Join(dir, "sym.bag")
+	if err := os.Symlink("in.bag", sym); err != nil {
+		t.Fatal(err)
+	}
 	cwd, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +49,7 @@ func TestCheckFile(t *testing.T) {
 		{"in missing folders", filepath.Join(dir, "a", "b", "out.bag"), false, nil, nil, ""},
 		{"the input, spelled relative", rel, true, []string{in}, ErrInput, ""},
 		{"a hard link to the input", link, true, []string{filepath.Join(dir, "none"), in}, ErrInput, ""},
+		{"the input through a symlink", in, true, []string{sym}, ErrInput, ""},
 		{"exists", in, false, nil, fs.ErrExist, ""},
 		{"exists, force", in, true, []string{filepath.Join(dir, "out.bag")}, nil, ""},
 		{"a directory", sub, true, nil, ErrIsDir, ""},
@@ -70,7 +75,7 @@ func TestCheckFile(t *testing.T) {
 		t.Errorf("under a file: %q", got)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 4 {
+	if len(entries) != 5 {
 		t.Errorf("the checks created or removed something: %v", entries)
 	}
 }
