@@ -15,7 +15,7 @@ func FuzzManifestRow(f *testing.F) {
 	sha := "1315926aa37e007be06da144a50af33d86468fc9b69046dddf4bd152c7be2fbc"
 	row := &ManifestRow{Path: "run.bag", Size: 11, SHA256: sha, Format: "bag", StartNs: 1, EndNs: 2, MessageCount: 3,
 		BaglabVersion: "fuzz", PartitionBy: "date", OutputFormat: "parquet",
-		Parts: []string{"topic=%2Fchatter/date=1970-01-01/part-1315926aa37e007b.parquet"},
+		Parts:  []string{"topic=%2Fchatter/date=1970-01-01/part-1315926aa37e007b.parquet"},
 		Topics: []ManifestTopic{{Topic: "/chatter", Type: "std_msgs/String", MessageCount: 3, StartNs: 1, EndNs: 2}}}
 	if err := WriteManifestRow(dir, row); err != nil {
 		f.Fatal(err)
