@@ -64,20 +64,17 @@ type parquetLayout struct {
 
 // layoutCache keeps the layouts of the schemas an export met, so that a
 // fleet of inputs of the same types works each out once, not once per
-// file of every input. It belongs to one configuration (the allocator,
-// version and compression of the layouts it keeps); ExportDataset shares
-// it among its inputs' Exporters.
+// file of every input. It is keyed by the schema itself: the Sources of an
+// export take their schemas from its planCache, one per message type. It
+// belongs to one configuration (the allocator, version and compression of
+// the layouts it keeps); ExportDataset shares it, with the planCache,
+// among its inputs' Exporters.
 type layoutCache struct {
 	mu sync.Mutex
-	m  map[string]*parquetLayout // by Arrow schema fingerprint
-	// bySchema finds the schemas met before without their fingerprint:
-	// the compiled types (planCache) hand every input the same schema.
-	bySchema map[*arrow.Schema]*parquetLayout
+	m  map[*arrow.Schema]*parquetLayout
 }
 
-func newLayoutCache() *layoutCache {
-	return &layoutCache{m: map[string]*parquetLayout{}, bySchema: map[*arrow.Schema]*parquetLayout{}}
-}
+func newLayoutCache() *layoutCache { return &layoutCache{m: map[*arrow.Schema]*parquetLayout{}} }
 
 // withCaches makes an Exporter share the compiled types and Parquet
 // layouts of the configuration c.
@@ -88,27 +85,15 @@ func withCaches(c *config) Option {
 // get returns the layout of sc's files.
 func (c *layoutCache) get(sc *arrow.Schema, cfg *config) (*parquetLayout, error) {
 	c.mu.Lock()
-	l, ok := c.bySchema[sc]
-	c.mu.Unlock()
-	if ok {
-		return l, nil
-	}
-	key := sc.Fingerprint()
-	if key == "" { // a type without a fingerprint: not cached
-		return newLayout(sc, cfg)
-	}
-	c.mu.Lock()
 	defer c.mu.Unlock()
-	if l, ok := c.m[key]; ok {
-		c.bySchema[sc] = l
+	if l, ok := c.m[sc]; ok {
 		return l, nil
 	}
 	l, err := newLayout(sc, cfg)
 	if err != nil {
 		return nil, err
 	}
-	c.m[key] = l
-	c.bySchema[sc] = l
+	c.m[sc] = l
 	return l, nil
 }
 
