@@ -59,8 +59,8 @@ func RepairHint(err error) string {
 		return ""
 	}
 	format, _ := Sniff(re.File)
-	repair := map[Format]string{FormatBag: "reindex", FormatMCAP: "recover"}[format]
-	if repair == "" {
+	repair := repairOf(format)
+	if repair == record.RepairNone {
 		return ""
 	}
 	return fmt.Sprintf("%s is damaged: 'baglab doctor %s' checks it, 'baglab %s %s' salvages every intact message, --skip-bad reads past the damage", re.File, re.File, repair, re.File)

@@ -23,11 +23,8 @@ func (d *Description) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "messages:\t%d\n", s.MessageCount)
 	fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
 	if s.Unindexed != "" {
-		fix := "reindex"
-		if s.Format == "mcap" {
-			fix = "recover"
-		}
-		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, fix, s.Path)
+		// Only bag and MCAP readers summarise by scanning.
+		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, repairOf(Format(s.Format)), s.Path)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

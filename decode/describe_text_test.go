@@ -3,6 +3,7 @@ package decode_test
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode"
@@ -37,6 +38,18 @@ topics:
   /x  3 msgs  1000 Hz  std_msgs/String  ros1  ` + stringMD5 + "\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// The index line names the repair that indexes the file.
+	for format, verb := range map[string]string{"bag": "reindex", "mcap": "recover"} {
+		b.Reset()
+		d.Format, d.Unindexed = format, "index ignored on request"
+		if err := d.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		want := "\nindex:       unindexed (index ignored on request), read by scanning; `baglab " + verb + " " + path + "` makes it indexed\ntopics:\n"
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s, unindexed: got\n%s\nwant a line %q", format, b.String(), want)
+		}
 	}
 	b.Reset()
 	d.Topics, d.Metadata, d.Attachments = nil, []decode.MetadataInfo{{Name: "study", Metadata: map[string]string{"b": "2", "a": "1"}}}, []decode.AttachmentInfo{{Name: "cal.yaml", MediaType: "text/yaml", Size: 12}}

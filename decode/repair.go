@@ -58,6 +58,19 @@ func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*Re
 	return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
 }
 
+// repairOf is the repair that salvages what is intact of a recording of
+// format f: reindex for a bag, recover for MCAP, record.RepairNone for the
+// formats Repair does not handle. Its value is the baglab verb.
+func repairOf(f Format) record.Repair {
+	switch f {
+	case FormatBag:
+		return record.RepairReindex
+	case FormatMCAP:
+		return record.RepairRecover
+	}
+	return record.RepairNone
+}
+
 // RepairOutput is the path Repair writes to when the caller names none (as
 // baglab reindex and recover do): in with its extension replaced by
 // ".reindexed.bag" for a bag or ".recovered.mcap" for MCAP, once a
