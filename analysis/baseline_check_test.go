@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 )
 
 func TestBaselineCheck(t *testing.T) {
@@ -113,14 +113,7 @@ func TestParseBaselineReport(t *testing.T) {
 // array of their info --json objects, and compares clean with itself as
 // a baseline; a file that cannot be described fails it.
 func TestDatasetDocument(t *testing.T) {
-	dir := t.TempDir()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 5, Sessions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	dir := studytest.Dir(t, studygen.Options{Seed: 5, Sessions: 1})
 	paths := []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 	doc, err := DatasetDocument(paths)
 	if err != nil {

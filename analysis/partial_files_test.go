@@ -14,8 +14,8 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 )
 
 // TestPartialFiles: each recording described (size and SHA-256 as
@@ -23,14 +23,7 @@ import (
 // file, and the files merged by MergePartialFiles give the results of one
 // run over both recordings.
 func TestPartialFiles(t *testing.T) {
-	dir := t.TempDir()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 3, Sessions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	dir := studytest.Dir(t, studygen.Options{Seed: 3, Sessions: 2})
 	paths := []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 	var files []string
 	for i, path := range paths {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 )
 
 // FuzzMergePartial feeds damaged and hostile partial files (--from-partial
@@ -20,14 +20,7 @@ import (
 // executions); the statistics and every state decoder run. The seed is
 // the partial of a small generated study, every kind with data.
 func FuzzMergePartial(f *testing.F) {
-	dir := f.TempDir()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 3, Sessions: 2})
-	if err != nil {
-		f.Fatal(err)
-	}
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		f.Fatal(err)
-	}
+	dir := studytest.Dir(f, studygen.Options{Seed: 3, Sessions: 2})
 	paths := []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 	in, err := decode.OpenInputs(paths, decode.InputOptions{})
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 )
 
 // partialOf accumulates paths and returns their partial file as written
@@ -51,14 +52,7 @@ func partialOf(t *testing.T, paths []string) *analysis.PartialFile {
 // saved as a partial file and read back, merge into byte for byte the
 // results of one run over all of them, learned models included.
 func TestPartialsMergeExactly(t *testing.T) {
-	dir := t.TempDir()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 9, Sessions: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	dir := studytest.Dir(t, studygen.Options{Seed: 9, Sessions: 4})
 	parts := splitRecording(t, filepath.Join(dir, "study.bag"))
 	groups := [][]string{{parts[0]}, {parts[1], parts[2]}, {filepath.Join(dir, "queries.mcap"), filepath.Join(dir, "all_types_ros2.db3")}}
 	var all []string

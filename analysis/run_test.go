@@ -11,8 +11,8 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 )
 
 // splitRecording writes the messages of path in three time slices, each a
@@ -69,14 +69,7 @@ func runJSON(t *testing.T, paths []string, jobs int) ([]byte, *analysis.Outcome)
 // gives byte for byte the same results whatever the number of jobs and the
 // order of the inputs, and the results of the unsplit recording.
 func TestRunExactMerge(t *testing.T) {
-	dir := t.TempDir()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 5, Sessions: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	dir := studytest.Dir(t, studygen.Options{Seed: 5, Sessions: 3})
 	parts := splitRecording(t, filepath.Join(dir, "study.bag"))
 	inputs := append(slices.Clone(parts), filepath.Join(dir, "queries.mcap"))
 	one, o1 := runJSON(t, inputs, 1)

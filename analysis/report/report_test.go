@@ -17,8 +17,8 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -26,14 +26,7 @@ import (
 // seed 1, 30 sessions) and returns study.bag and queries.mcap.
 func demoInputs(t *testing.T) []string {
 	t.Helper()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 1, Sessions: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	dir := studytest.Dir(t, studygen.Options{Seed: 1, Sessions: 30})
 	return []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 }
 
