@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -79,13 +78,7 @@ func TestPartialFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	one, _ := runJSON(t, paths, 1)
-	var got bytes.Buffer
-	for _, r := range merged.Results {
-		j, _ := json.Marshal(r)
-		got.Write(j)
-		got.WriteByte('\n')
-	}
-	if !bytes.Equal(got.Bytes(), one) {
+	if !bytes.Equal(resultsJSON(t, merged.Results), one) {
 		t.Error("merged partial files differ from one run")
 	}
 

@@ -70,17 +70,9 @@ func TestPartialsMergeExactly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got bytes.Buffer
-	for _, r := range merged.Results {
-		j, err := json.Marshal(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got.Write(j)
-		got.WriteByte('\n')
-	}
-	if !bytes.Equal(got.Bytes(), one) {
-		diffs, _ := analysis.CompareBaseline(bytes.ReplaceAll(one, []byte("\n"), nil), bytes.ReplaceAll(got.Bytes(), []byte("\n"), nil), 0)
+	got := resultsJSON(t, merged.Results)
+	if !bytes.Equal(got, one) {
+		diffs, _ := analysis.CompareBaseline(bytes.ReplaceAll(one, []byte("\n"), nil), bytes.ReplaceAll(got, []byte("\n"), nil), 0)
 		t.Fatalf("merged partials differ from one run: %v", diffs)
 	}
 	if merged.Messages != o1.Messages || merged.LastNs != o1.LastNs {

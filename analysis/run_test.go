@@ -53,8 +53,14 @@ func runJSON(t *testing.T, paths []string, jobs int) ([]byte, *analysis.Outcome)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return resultsJSON(t, out.Results), out
+}
+
+// resultsJSON is results as JSON lines, one result a line.
+func resultsJSON(t *testing.T, results []analysis.Result) []byte {
+	t.Helper()
 	var b bytes.Buffer
-	for _, r := range out.Results {
+	for _, r := range results {
 		j, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +68,7 @@ func runJSON(t *testing.T, paths []string, jobs int) ([]byte, *analysis.Outcome)
 		b.Write(j)
 		b.WriteByte('\n')
 	}
-	return b.Bytes(), out
+	return b.Bytes()
 }
 
 // TestRunExactMerge: each input read into its own accumulators and merged
