@@ -182,7 +182,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	if o.partial != "" {
 		return writePartial(ctx, o)
 	}
-	defer softMemoryLimit(analysis.MemoryLimit(o.flags.a.Jobs), 0)()
+	defer softMemoryLimit(analysis.MemoryLimit(o.flags.a.Jobs))()
 	run, err := runAnalyses(ctx, o.g, o.files, o.kinds, &o.flags, o.opts)
 	if err != nil {
 		return err

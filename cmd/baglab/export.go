@@ -187,6 +187,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	})
 	inputs := export.DatasetInputs(ctx, in.Inputs)
 	jobs := min(o.jobs, len(inputs))
-	defer softMemoryLimit(export.MemoryLimit(jobs, opts...), exportGCPercent)()
+	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()
+	defer gcPercentUnderLimit(exportGCPercent)()
 	return o.exportDataset(ctx, in, inputs, resolve, opts, jobs)
 }
