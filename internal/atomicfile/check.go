@@ -50,11 +50,10 @@ func (e *CheckError) Unwrap() error { return e.Err }
 // directory is writable or can be made (its nearest existing ancestor is
 // a writable directory). It creates nothing. A failure is a *CheckError.
 func CheckFile(path string, force bool, inputs []string) error {
-	if IsInput(path, inputs) {
-		return &CheckError{Path: path, Err: ErrInput}
-	}
 	st, err := os.Stat(path)
 	switch {
+	case err == nil && sameAsAny(st, inputs):
+		return &CheckError{Path: path, Err: ErrInput}
 	case err == nil && st.IsDir():
 		return &CheckError{Path: path, Err: ErrIsDir}
 	case err == nil && !force:
@@ -101,9 +100,12 @@ func checkWritable(path, dir string) error {
 // names too, however spelled (relative, absolute, through a link).
 func IsInput(path string, inputs []string) bool {
 	st, err := os.Stat(path)
-	if err != nil {
-		return false
-	}
+	return err == nil && sameAsAny(st, inputs)
+}
+
+// sameAsAny reports whether st, an existing file's, is one that one of
+// inputs names.
+func sameAsAny(st fs.FileInfo, inputs []string) bool {
 	for _, in := range inputs {
 		if si, err := os.Stat(in); err == nil && os.SameFile(st, si) {
 			return true
