@@ -10,7 +10,6 @@ import (
 
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/live/record"
-	"github.com/baglab/baglab/live/rosnode"
 	"github.com/spf13/cobra"
 )
 
@@ -118,14 +117,13 @@ func newRecordCmd(g *globalOptions) *cobra.Command {
 
 func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	g := o.g
-	var nodeOpts rosnode.Options
-	topics := nodeOpts.ApplyRemaps(args)
-	ro, err := o.a.Options(topics, time.Now())
+	ro, err := o.a.Options(time.Now())
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	nodeOpts.MaxMessage = ro.NodeOptions.MaxMessage
-	ro.NodeOptions = nodeOpts
+	// Positional arguments: the topics, and the node's remapping arguments
+	// (__name:= and the like).
+	ro.Topics = ro.NodeOptions.ApplyRemaps(args)
 	ro.Logf = func(format string, a ...any) { g.note("baglab record: "+format, a...) }
 	if f, ok := barFile(g); ok { // a terminal, and no --quiet
 		ro.Status = f

@@ -61,11 +61,11 @@ func argsErrorf(format string, args ...any) error {
 	return &ArgsError{Msg: fmt.Sprintf(format, args...)}
 }
 
-// Options checks a and returns the options of a recording of topics
-// started at now (for the file name by date). Errors are *ArgsError;
-// New checks the rest.
-func (a Args) Options(topics []string, now time.Time) (Options, error) {
-	ro := Options{Topics: topics, All: a.All, Regex: a.Regex, Node: a.Node, Split: a.Split,
+// Options checks a and returns the options of a recording started at now
+// (for the file name by date); the caller adds the Topics. Errors are
+// *ArgsError; New checks the rest.
+func (a Args) Options(now time.Time) (Options, error) {
+	ro := Options{All: a.All, Regex: a.Regex, Node: a.Node, Split: a.Split,
 		MaxSplits: a.MaxSplits, Limit: a.Limit, RepeatLatched: a.RepeatLatched, Publish: a.Publish, Force: a.Force}
 	if a.UDP {
 		return ro, argsErrorf("--udp: UDPROS is not supported; baglab records over TCPROS")

@@ -80,7 +80,7 @@ func TestArgsOptions(t *testing.T) {
 	now := time.Date(2024, 5, 6, 7, 8, 9, 0, time.Local)
 	a := DefaultArgs()
 	a.OutputPrefix, a.Exclude, a.Duration, a.Size, a.LZ4, a.BuffMB, a.MinSpace = "runs/exp", "/rosout.*", "5m", "100", true, 0, "0"
-	o, err := a.Options([]string{"/a"}, now)
+	o, err := a.Options(now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestArgsOptions(t *testing.T) {
 		!o.Exclude.MatchString("/rosout_agg") || o.Exclude.MatchString("/x/rosout") {
 		t.Errorf("options %+v", o)
 	}
-	d, err := DefaultArgs().Options(nil, now)
+	d, err := DefaultArgs().Options(now)
 	if err != nil || d.Output != "2024-05-06-07-08-09.bag" || d.BufSize != DefaultBufSize || d.MinSpace != DefaultMinSpace || d.Compression != "" {
 		t.Errorf("defaults: %+v, %v", d, err)
 	}
@@ -109,7 +109,7 @@ func TestArgsOptions(t *testing.T) {
 	} {
 		a := DefaultArgs()
 		c.set(&a)
-		_, err := a.Options(nil, now)
+		_, err := a.Options(now)
 		var ae *ArgsError
 		if !errors.As(err, &ae) || !errors.Is(err, ErrUsage) || err.Error() != c.want {
 			t.Errorf("got %v, want %q", err, c.want)
