@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,29 +256,7 @@ func TestCorruptPages(t *testing.T) {
 		if err := os.WriteFile(p, bad, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r, err := Open(p)
-		if err != nil {
-			var re *record.Error
-			if !errors.As(err, &re) {
-				t.Fatalf("flip at %d: error %T %v is not a record.Error", i, err, err)
-			}
-			continue
-		}
-		r.Summary()
-		it, err := r.Messages(record.Filter{})
-		if err == nil {
-			for {
-				if _, err := it.Next(); err != nil {
-					var re *record.Error
-					if err != io.EOF && !errors.As(err, &re) {
-						t.Fatalf("flip at %d: error %T %v is not a record.Error", i, err, err)
-					}
-					break
-				}
-			}
-			it.Close()
-		}
-		r.Close()
+		readDamaged(t, p, fmt.Sprintf("flip at %d", i))
 		os.Remove(p)
 	}
 }

@@ -1,8 +1,6 @@
 package db3
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -55,28 +53,6 @@ func FuzzReader(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		var re *record.Error
-		r, err := Open(path)
-		if err != nil {
-			if !errors.As(err, &re) {
-				t.Fatalf("open: %T %v is not a record.Error", err, err)
-			}
-			return
-		}
-		defer r.Close()
-		r.Summary()
-		it, err := r.Messages(record.Filter{})
-		if err != nil {
-			return
-		}
-		defer it.Close()
-		for {
-			if _, err := it.Next(); err != nil {
-				if err != io.EOF && !errors.As(err, &re) {
-					t.Fatalf("next: %T %v is not a record.Error", err, err)
-				}
-				return
-			}
-		}
+		readDamaged(t, path, "fuzz input")
 	})
 }

@@ -78,6 +78,21 @@ func readAll(path string, summary bool) error {
 	}
 }
 
+// readDamaged reads the damaged database at path as readAll does, once
+// without and once with its summary: opening, the summary, the message
+// iterator and each message give data or a *record.Error, never a panic.
+func readDamaged(t testing.TB, path, what string) {
+	t.Helper()
+	for _, summary := range []bool{false, true} {
+		if err := readAll(path, summary); err != nil {
+			var re *record.Error
+			if !errors.As(err, &re) {
+				t.Fatalf("%s (summary %v): error %T %v is not a record.Error", what, summary, err, err)
+			}
+		}
+	}
+}
+
 // TestBadRowErrors: a bad value in a row of messages, topics or
 // message_definitions is named by table, row id and column, in words, not
 // with the driver's "sql: Scan error" text.
