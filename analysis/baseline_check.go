@@ -154,18 +154,11 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 	return res, nil
 }
 
-// writeReport writes one report file atomically ("-" is stdout).
+// writeReport writes one report file atomically (atomicfile.Write; "-"
+// is stdout).
 func writeReport(stdout io.Writer, path string, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)
 	}
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Abort()
-		return err
-	}
-	return f.Commit()
+	return atomicfile.Write(path, write)
 }

@@ -28,7 +28,7 @@ func TestBaselineCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	junit, md := filepath.Join(dir, "r.xml"), filepath.Join(dir, "r.md")
+	junit, md := filepath.Join(dir, "reports", "r.xml"), filepath.Join(dir, "r.md") // reports/ is made
 	var text, stdout bytes.Buffer
 	o := CheckOptions{Path: path, MaxLines: 2, Stdout: &stdout, CompareOptions: CompareOptions{Tolerance: 1e-9},
 		Reports: []BaselineReport{{"junit", junit}, {"markdown", md}, {"markdown", "-"}},
