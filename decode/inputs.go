@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -143,8 +144,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 // registry's (or --msg-path's). Types the registry does not know either
 // are left to RequireDefinitions and SkipBad.
 func (in *Inputs) noteMissingDefinitions() {
-	topics := map[string][]string{}
-	var types []string
+	var unknown topicsByType
 	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
@@ -157,18 +157,12 @@ func (in *Inputs) noteMissingDefinitions() {
 			if _, err := in.res.For(ch); err != nil {
 				continue
 			}
-			name := ch.Schema.Name
-			if _, ok := topics[name]; !ok {
-				types = append(types, name)
-			}
-			if !contains(topics[name], ch.Topic) {
-				topics[name] = append(topics[name], ch.Topic)
-			}
+			unknown.add(ch.Schema.Name, ch.Topic)
 		}
 	}
-	for _, name := range types {
+	for _, name := range unknown.types {
 		in.warn("%s: the recording stores no definition of %s (rosbag2 wrote schema encoding %q); decoded with the registry's definition",
-			strings.Join(topics[name], ", "), name, msgdef.EncodingUnknown)
+			strings.Join(unknown.topics[name], ", "), name, msgdef.EncodingUnknown)
 	}
 }
 
@@ -294,8 +288,7 @@ func (in *Inputs) RequireDefinitions() error {
 	if in.o.SkipBad {
 		return nil
 	}
-	missing := map[string][]string{}
-	var types []string
+	var missing topicsByType
 	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
@@ -314,22 +307,18 @@ func (in *Inputs) RequireDefinitions() error {
 				if name == "" {
 					name = "(a channel without a schema)"
 				}
-				if _, ok := missing[name]; !ok {
-					types = append(types, name)
-				}
-				if !contains(missing[name], ch.Topic) {
-					missing[name] = append(missing[name], ch.Topic)
-				}
+				missing.add(name, ch.Topic)
 			}
 		}
 	}
+	types := missing.types
 	if len(types) == 0 {
 		return nil
 	}
 	sort.Strings(types)
 	var parts []string
 	for _, name := range types {
-		parts = append(parts, fmt.Sprintf("%s (%s)", name, strings.Join(missing[name], ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, strings.Join(missing.topics[name], ", ")))
 	}
 	return &record.Error{File: strings.Join(in.paths, ", "), Offset: -1, Err: record.ErrUnknownType,
 		Detail: fmt.Sprintf("no definition for %d type(s): %s; the recording stores none for them and baglab's registry lacks them: add their packages with --msg-path DIR",
@@ -351,13 +340,24 @@ func definitionError(err error, file string, ch *record.Channel) error {
 	return &c
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
+// topicsByType gathers the topics of some types: the types in the order
+// first added, each with its topics, once each, in the order added.
+type topicsByType struct {
+	types  []string
+	topics map[string][]string
+}
+
+func (g *topicsByType) add(typ, topic string) {
+	if g.topics == nil {
+		g.topics = map[string][]string{}
 	}
-	return false
+	list, ok := g.topics[typ]
+	if !ok {
+		g.types = append(g.types, typ)
+	}
+	if !slices.Contains(list, topic) {
+		g.topics[typ] = append(list, topic)
+	}
 }
 
 // HasArrayField reports whether the type of some selected channel has an
