@@ -19,7 +19,8 @@ import (
 type baselineFlags struct {
 	path        string
 	tolerance   float64
-	reports     []string
+	reports     []string                  // --report as given
+	parsed      []analysis.BaselineReport // reports, parsed by validate
 	maxLines    int
 	update      bool
 	contentHash bool
@@ -62,11 +63,13 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 	if f.maxLines < 0 {
 		return usageErrorf("--max-lines must be >= 0")
 	}
+	f.parsed = nil
 	for _, r := range f.reports {
 		rep, err := analysis.ParseBaselineReport(r)
 		if err != nil {
 			return usageErrorf("--report %v", err)
 		}
+		f.parsed = append(f.parsed, rep)
 		if rep.Path == "-" {
 			continue
 		}
@@ -97,12 +100,8 @@ func baselineError(err error) error {
 // w and the --report files, rewrites the baseline with --update-baseline,
 // and returns errProblemsFound on drift (nil after an update).
 func (f *baselineFlags) compare(g *globalOptions, b *analysis.Baseline, current []byte, w io.Writer) error {
-	o := analysis.CheckOptions{Path: f.path, MaxLines: f.maxLines, Update: f.update, Stdout: g.stdout,
+	o := analysis.CheckOptions{Path: f.path, MaxLines: f.maxLines, Reports: f.parsed, Update: f.update, Stdout: g.stdout,
 		CompareOptions: analysis.CompareOptions{Tolerance: f.tolerance, ContentHash: f.contentHash}}
-	for _, r := range f.reports {
-		rep, _ := analysis.ParseBaselineReport(r) // checked by validate
-		o.Reports = append(o.Reports, rep)
-	}
 	res, err := b.Check(current, o, w)
 	switch {
 	case err != nil:
