@@ -39,7 +39,6 @@ var (
 // options validates the flags for the kinds to run and returns the
 // analysis options.
 func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Options, error) {
-	var o analysis.Options
 	for _, c := range []struct {
 		kind  string
 		flags []string
@@ -49,7 +48,7 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 		}
 		for _, name := range c.flags {
 			if cmd.Flags().Changed(name) {
-				return o, usageErrorf("--%s applies to the %s analysis (or all)", name, c.kind)
+				return analysis.Options{}, usageErrorf("--%s applies to the %s analysis (or all)", name, c.kind)
 			}
 		}
 	}
