@@ -2,7 +2,6 @@ package record
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -174,20 +173,4 @@ func PrefixedOutput(prefix string, now time.Time) string {
 		return stamp + ext
 	}
 	return p + "_" + stamp + ext
-}
-
-// WriteSummary writes why recording stopped, a table of the messages
-// received, written and dropped per topic, and the files written.
-func (r *Result) WriteSummary(w io.Writer) error {
-	fmt.Fprintf(w, "baglab record: stopped: %s\n", r.Reason)
-	fmt.Fprintf(w, "%-40s %10s %10s %8s\n", "TOPIC", "RECEIVED", "WRITTEN", "DROPPED")
-	for _, t := range r.Topics {
-		fmt.Fprintf(w, "%-40s %10d %10d %8d\n", t.Topic, t.Received, t.Written, t.Dropped)
-	}
-	for _, f := range r.Files {
-		if _, err := fmt.Fprintf(w, "wrote %s\n", f); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -1,10 +1,12 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -46,6 +48,22 @@ func (r *Result) Dropped() int64 {
 		n += t.Dropped
 	}
 	return n
+}
+
+// WriteSummary writes why recording stopped, a table of the messages
+// received, written and dropped per topic, and the files written.
+func (r *Result) WriteSummary(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "baglab record: stopped: %s\n", r.Reason)
+	fmt.Fprintf(&b, "%-40s %10s %10s %8s\n", "TOPIC", "RECEIVED", "WRITTEN", "DROPPED")
+	for _, t := range r.Topics {
+		fmt.Fprintf(&b, "%-40s %10d %10d %8d\n", t.Topic, t.Received, t.Written, t.Dropped)
+	}
+	for _, f := range r.Files {
+		fmt.Fprintf(&b, "wrote %s\n", f)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 // Recorder records live topics; see the package documentation.
