@@ -109,9 +109,6 @@ func runReindex(ctx context.Context, o *repairOptions) error {
 	} else if f != decode.FormatBag {
 		return usageErrorf("%s is a %s file; reindex is for ROS1 bags (use recover for MCAP)", o.input, f)
 	}
-	if err := o.prepare(decode.FormatBag); err != nil {
-		return err
-	}
 	return o.repair(ctx, decode.FormatBag)
 }
 
@@ -124,14 +121,15 @@ func runRecover(ctx context.Context, o *repairOptions) error {
 	} else if f != decode.FormatMCAP || isDir(o.input) {
 		return usageErrorf("%s is not an MCAP file; recover is for MCAP (use reindex for ROS1 bags)", o.input)
 	}
-	if err := o.prepare(decode.FormatMCAP); err != nil {
-		return err
-	}
 	return o.repair(ctx, decode.FormatMCAP)
 }
 
-// repair rebuilds the input, a file of format f, and prints the report.
+// repair checks the output and makes its folder (prepare), rebuilds the
+// input, a file of format f, into it and prints the report.
 func (o *repairOptions) repair(ctx context.Context, f decode.Format) error {
+	if err := o.prepare(f); err != nil {
+		return err
+	}
 	rep, err := decode.Repair(ctx, f, o.input, o.output, decode.RepairOptions{DropUnverified: o.dropUnverified})
 	if err != nil {
 		return err
