@@ -2,12 +2,10 @@ package analysis_test
 
 import (
 	"bytes"
-	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/studygen"
 	"github.com/baglab/baglab/internal/studygen/studytest"
 )
@@ -22,24 +20,7 @@ import (
 func FuzzMergePartial(f *testing.F) {
 	dir := studytest.Dir(f, studygen.Options{Seed: 3, Sessions: 2})
 	paths := []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
-	in, err := decode.OpenInputs(paths, decode.InputOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	acc, err := analysis.Accumulate(context.Background(), in, analysis.Kinds(), analysis.Options{}, 1)
-	in.Close()
-	if err != nil {
-		f.Fatal(err)
-	}
-	p, err := acc.Partial("fuzz", []analysis.PartialInput{{Path: paths[0]}, {Path: paths[1]}}, 0)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var seed bytes.Buffer
-	if err := p.Write(&seed); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(seed.Bytes())
+	f.Add(partialJSON(f, paths))
 	f.Add([]byte(`{"format":"baglab.analysis.partial","version":1,"kinds":{}}`))
 	args := analysis.DefaultArgs()
 	args.NoLearn = true

@@ -16,18 +16,18 @@ import (
 	"github.com/baglab/baglab/internal/studygen/studytest"
 )
 
-// partialOf accumulates paths and returns their partial file as written
-// and read back.
-func partialOf(t *testing.T, paths []string) *analysis.PartialFile {
-	t.Helper()
+// partialJSON accumulates paths and returns their partial file as
+// written.
+func partialJSON(tb testing.TB, paths []string) []byte {
+	tb.Helper()
 	in, err := decode.OpenInputs(paths, decode.InputOptions{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	defer in.Close()
 	acc, err := analysis.Accumulate(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var inputs []analysis.PartialInput
 	for _, path := range paths {
@@ -35,13 +35,20 @@ func partialOf(t *testing.T, paths []string) *analysis.PartialFile {
 	}
 	p, err := acc.Partial("test", inputs, in.Summary().StartNs)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	var b bytes.Buffer
 	if err := p.Write(&b); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	back, err := analysis.ReadPartial(&b, "partial")
+	return b.Bytes()
+}
+
+// partialOf accumulates paths and returns their partial file as written
+// and read back.
+func partialOf(t *testing.T, paths []string) *analysis.PartialFile {
+	t.Helper()
+	back, err := analysis.ReadPartial(bytes.NewReader(partialJSON(t, paths)), "partial")
 	if err != nil {
 		t.Fatal(err)
 	}
