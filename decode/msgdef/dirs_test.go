@@ -11,6 +11,20 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 )
 
+// poseDir makes a definition directory holding the package my_pkg with
+// one message, Pose, whose definition is text.
+func poseDir(t *testing.T, text string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "my_pkg", "msg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "my_pkg", "msg", "Pose.msg"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestWithDirs: no dirs gives the default types; a dir adds its types to a
 // copy (std_msgs/String's definition under another name keeps ROS's MD5
 // 992ce8a1687cec8c8bd883ec73ca41d1), the default stays as it was; a
@@ -19,13 +33,7 @@ func TestWithDirs(t *testing.T) {
 	if reg, err := msgdef.WithDirs(nil); err != nil || !slices.Equal(reg.Names(), msgdef.Default().Names()) {
 		t.Errorf("WithDirs(nil): %v, or names other than Default's", err)
 	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "my_pkg", "msg"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "my_pkg", "msg", "Pose.msg"), []byte("string data\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := poseDir(t, "string data\n")
 	reg, err := msgdef.WithDirs([]string{dir})
 	if err != nil {
 		t.Fatal(err)
@@ -51,14 +59,7 @@ func TestWithDirs(t *testing.T) {
 // TestSimilar: the types whose base name is the given one's, ignoring case
 // and package, in Names order; none for an unknown base name.
 func TestSimilar(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "my_pkg", "msg"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "my_pkg", "msg", "Pose.msg"), []byte("float64 x\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	reg, err := msgdef.WithDirs([]string{dir})
+	reg, err := msgdef.WithDirs([]string{poseDir(t, "float64 x\n")})
 	if err != nil {
 		t.Fatal(err)
 	}
