@@ -1,7 +1,6 @@
 package recordtest
 
 import (
-	"io"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
@@ -36,15 +35,7 @@ func CheckSummary(t testing.TB, r record.Reader) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	Each(t, it, func(m *record.Message) {
 		s := per[m.Channel.Topic]
 		if s == nil {
 			s = &span{}
@@ -52,7 +43,7 @@ func CheckSummary(t testing.TB, r record.Reader) {
 		}
 		s.add(m.LogTime)
 		all.add(m.LogTime)
-	}
+	})
 	if all.n == 0 {
 		t.Fatal("no messages: nothing to compare")
 	}
