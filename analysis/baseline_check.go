@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,16 +49,17 @@ func ReadBaseline(path string) (*Baseline, error) {
 }
 
 // DatasetDocument is the result document of a dataset baseline for the
-// recordings paths: what `info --json` prints for them (decode.Describe),
-// always as an array.
+// recordings paths: what `info --json` prints for them (decode.DescribeEach:
+// a plain folder stands for the recordings in it), always as an array. The
+// first recording that cannot be described fails it.
 func DatasetDocument(paths []string) ([]byte, error) {
-	ds := make([]*decode.Description, 0, len(paths))
-	for _, path := range paths {
-		d, err := decode.Describe(path)
-		if err != nil {
-			return nil, err
-		}
-		ds = append(ds, d)
+	var failed error
+	ds, _, err := decode.DescribeEach(context.Background(), paths, func(_ string, err error) { failed = cmp.Or(failed, err) })
+	if err = cmp.Or(err, failed); err != nil {
+		return nil, err
+	}
+	if ds == nil {
+		ds = []*decode.Description{}
 	}
 	return json.Marshal(ds)
 }

@@ -141,6 +141,30 @@ func TestDatasetDocument(t *testing.T) {
 	if _, err := DatasetDocument([]string{paths[0], filepath.Join(dir, "none.bag")}); err == nil {
 		t.Error("a missing file described")
 	}
+	// A plain folder stands for its recordings, as in `info --json DIR`.
+	runs := filepath.Join(t.TempDir(), "runs")
+	var inRuns []string
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inRuns = append(inRuns, filepath.Join(runs, filepath.Base(p)))
+		if err := os.MkdirAll(runs, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(inRuns[len(inRuns)-1], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(inRuns) // name order: queries.mcap, study.bag
+	folder, err := DatasetDocument([]string{runs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files, err := DatasetDocument(inRuns); err != nil || !bytes.Equal(folder, files) || !bytes.Contains(folder, []byte(`"path":"`+inRuns[1]+`"`)) {
+		t.Errorf("folder %s:\n%s\nits files (%v):\n%s", runs, folder, err, files)
+	}
 }
 
 func TestTableKeysText(t *testing.T) {
