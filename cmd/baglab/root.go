@@ -26,17 +26,26 @@ type globalOptions struct {
 	stdin      io.Reader
 	stdout     io.Writer
 	stderr     io.Writer
+	reg        *msgdef.Registry // registry's, once built
 }
 
 // registry returns the definitions registry: the embedded native packages
-// plus every --msg-path directory.
+// plus every --msg-path directory, read once per run (every command's
+// first call checks --msg-path; the verb's calls get the same registry).
 func (g *globalOptions) registry() (*msgdef.Registry, error) {
+	if g.reg != nil {
+		return g.reg, nil
+	}
 	reg, err := msgdef.WithDirs(g.msgPaths)
 	var de *msgdef.DirError
 	if errors.As(err, &de) {
 		return nil, usageErrorf("--msg-path %s: %v", de.Dir, de.Err)
 	}
-	return reg, err
+	if err != nil {
+		return nil, err
+	}
+	g.reg = reg
+	return reg, nil
 }
 
 const rootLong = `baglab reads robot experiment recordings — ROS1 .bag files, MCAP files and
