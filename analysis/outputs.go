@@ -8,13 +8,14 @@ import (
 
 // KindsOf expands an analysis kind: "all" names every registered kind.
 func KindsOf(kind string) ([]string, error) {
+	kinds := Kinds()
 	if kind == "all" {
-		return Kinds(), nil
+		return kinds, nil
 	}
-	if slices.Contains(Kinds(), kind) {
+	if slices.Contains(kinds, kind) {
 		return []string{kind}, nil
 	}
-	return nil, fmt.Errorf("unknown analysis %q (want one of %s, or all)", kind, strings.Join(Kinds(), ", "))
+	return nil, fmt.Errorf("unknown analysis %q (want one of %s, or all)", kind, strings.Join(kinds, ", "))
 }
 
 // WithData returns the results that found data, in order.
