@@ -3,6 +3,7 @@ package decode_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -197,5 +198,37 @@ func TestInputsSkipBad(t *testing.T) {
 				t.Errorf("without skip-bad: %v, want a record.Error", err)
 			}
 		})
+	}
+}
+
+// TestCopyExtrasReopens: Inputs.CopyExtras opens the recordings again only
+// for an output that holds metadata and attachments: into a bag it does
+// nothing, even when an input has gone since OpenInputs; into an MCAP
+// file it reads them and so finds the input gone.
+func TestCopyExtrasReopens(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "in.mcap")
+	recordtest.CopyFile(t, filepath.Join(genStudy(t), "study.mcap"), p)
+	in, err := decode.OpenInputs([]string{p}, decode.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out    string
+		reopen bool
+	}{{"out.bag", false}, {"out.mcap", true}} {
+		w, err := decode.Create(filepath.Join(dir, c.out), decode.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = in.CopyExtras(w)
+		w.Abort()
+		if reopened := errors.Is(err, fs.ErrNotExist); reopened != c.reopen || (err != nil && !reopened) {
+			t.Errorf("%s: %v; want the input opened again: %v", c.out, err, c.reopen)
+		}
 	}
 }
