@@ -27,7 +27,10 @@
 // that do not parse are errors wrapping ErrSelection, a pattern among
 // others that matches nothing and a time window outside the recording are
 // warnings. An input that cannot be opened is an *InputError; damage is a
-// *record.Error naming file, offset and field.
+// *record.Error naming file, offset and field. Each file is closed again
+// once its summary and channels are read, and opened again only while an
+// iterator reads it, so open files do not grow with the number of inputs
+// (a stream, standard input, stays open until Close).
 //
 // Skip-bad has one meaning for every reading: damaged chunks and records
 // the containers can step over, messages that do not decode and channels
@@ -40,4 +43,8 @@
 // and written in order), CopyTo (convert, filter, merge: definitions,
 // re-encoding for ROS1 bags, MCAP metadata and attachments through
 // CopyExtras) and, in package analysis, analysis.Run.
+//
+// The per-file verbs have their front doors here too: Describe and
+// DescribeEach (info, Description.WriteText), Check and CheckEach (doctor,
+// FileProblem, RepairHint), Repair and RepairOutput (reindex, recover).
 package decode
