@@ -242,7 +242,7 @@ func writeModelsOut(ctx context.Context, o *analyzeOptions, run *analysisRun) er
 		return err
 	}
 	var n int
-	err = o.g.writeRecording(ctx, o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
+	err = writeRecording(ctx, o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
 		n, err = analysis.WriteModels(w, run.results, reg, o.modelsTopic, run.lastNs)
 		return err
 	})

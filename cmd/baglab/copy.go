@@ -106,7 +106,7 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 		return usageErrorf("--topics, --start and --end select no message of %s: nothing to write", strings.Join(o.inputs, ", "))
 	}
 	var n int64
-	if err := o.g.writeRecording(ctx, o.output, decode.CreateOptions{Compression: o.compression}, func(w decode.Writer) (err error) {
+	if err := writeRecording(ctx, o.output, decode.CreateOptions{Compression: o.compression}, func(w decode.Writer) (err error) {
 		n, err = in.CopyTo(ctx, w, format)
 		return err
 	}); err != nil {

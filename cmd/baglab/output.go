@@ -50,7 +50,7 @@ func checkedOutput(err error, flag, dir string) error {
 
 // writeRecording creates the recording path, fills it and closes it; on
 // an error, or when a signal ends the run, it is aborted and leaves nothing.
-func (g *globalOptions) writeRecording(ctx context.Context, path string, co decode.CreateOptions, fill func(decode.Writer) error) error {
+func writeRecording(ctx context.Context, path string, co decode.CreateOptions, fill func(decode.Writer) error) error {
 	w, err := decode.Create(path, co)
 	if err != nil {
 		return outputError(path, err)
