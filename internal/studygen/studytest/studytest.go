@@ -1,4 +1,3 @@
-// Package studytest writes generated studies (internal/studygen) for tests.
 package studytest
 
 import (

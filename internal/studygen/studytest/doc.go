@@ -1,0 +1,2 @@
+// Package studytest writes generated studies (internal/studygen) for tests.
+package studytest
