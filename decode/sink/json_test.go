@@ -3,6 +3,7 @@ package sink_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -277,6 +278,33 @@ func TestJSONWriterKeys(t *testing.T) {
 		want := string(sink.AppendJSONString(nil, name)) + ":7,"
 		if got := string(w.JSON()); got != want {
 			t.Errorf("key %q: got %s, want %s", name, got, want)
+		}
+	}
+}
+
+// TestJSONWriterKeyCache checks that keys served from the writer's key
+// cache are the fields' own: more fields than the cache has slots, written
+// again and again in changing orders, so that entries are hit, collide and
+// are evicted.
+func TestJSONWriterKeyCache(t *testing.T) {
+	var fields []*msgdef.Field
+	for i := 0; i < 2000; i++ {
+		name := fmt.Sprintf("f%d", i)
+		if i%7 == 0 {
+			name += "\"q"
+		}
+		fields = append(fields, &msgdef.Field{Name: name, Kind: msgdef.Int32})
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	w := sink.NewJSONWriter()
+	for round := 0; round < 4; round++ {
+		for _, i := range r.Perm(len(fields)) {
+			f := fields[i]
+			w.Reset()
+			w.Int(f, 7)
+			if got, want := string(w.JSON()), string(sink.AppendJSONString(nil, f.Name))+":7,"; got != want {
+				t.Fatalf("round %d, field %d: got %s, want %s", round, i, got, want)
+			}
 		}
 	}
 }
