@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"sort"
@@ -11,8 +12,17 @@ import (
 
 // WriteText writes the description as `baglab info` prints it: the
 // summary lines, one line per topic (messages, mean rate, type, encoding,
-// MD5), then MCAP metadata and attachments.
+// MD5), then MCAP metadata and attachments. The text is written at once,
+// so that a failing writer's error is returned whichever line it hits.
 func (d *Description) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	d.text(&b)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// text appends the text of WriteText to w.
+func (d *Description) text(w *bytes.Buffer) {
 	s := d.Summary
 	tw := tabwriter.NewWriter(w, 0, 2, 1, ' ', 0)
 	fmt.Fprintf(tw, "path:\t%s\n", s.Path)
@@ -26,14 +36,12 @@ func (d *Description) WriteText(w io.Writer) error {
 		// Only bag and MCAP readers summarise by scanning.
 		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, repairOf(Format(s.Format)), s.Path)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	tw.Flush() // into w, a buffer: it cannot fail
 	if len(d.Topics) == 0 {
-		_, err := fmt.Fprintln(w, "topics:      none")
-		return err
+		w.WriteString("topics:      none\n")
+		return
 	}
-	fmt.Fprintln(w, "topics:")
+	w.WriteString("topics:\n")
 	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
 	for _, t := range d.Topics {
 		typ := t.Type
@@ -46,9 +54,7 @@ func (d *Description) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, typ, t.Encoding, t.MD5)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
+	tw.Flush()
 	for _, m := range d.Metadata {
 		keys := make([]string, 0, len(m.Metadata))
 		for k := range m.Metadata {
@@ -63,7 +69,6 @@ func (d *Description) WriteText(w io.Writer) error {
 	for _, a := range d.Attachments {
 		fmt.Fprintf(w, "attachment %s: %s, %d bytes\n", a.Name, a.MediaType, a.Size)
 	}
-	return nil
 }
 
 // formatNs is a time as RFC 3339 in UTC with its epoch seconds, "-" for 0.

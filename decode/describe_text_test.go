@@ -2,12 +2,14 @@ package decode_test
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/bag"
+	"github.com/baglab/baglab/decode/record"
 )
 
 // TestDescriptionText: the info text of a bag of three std_msgs/String
@@ -57,5 +59,36 @@ topics:
 	_ = d.WriteText(&b)
 	if got := b.String(); !bytes.Contains(b.Bytes(), []byte("start:       -\n")) || !bytes.HasSuffix(b.Bytes(), []byte("topics:      none\n")) {
 		t.Errorf("no topics:\n%s", got)
+	}
+}
+
+// shortWriter takes up to n bytes in all and fails past them, as a full
+// disk does.
+type shortWriter struct{ n int }
+
+func (w *shortWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.n {
+		w.n -= len(p)
+		return len(p), nil
+	}
+	n := w.n
+	w.n = 0
+	return n, errors.New("no space left on device")
+}
+
+// TestDescriptionTextWriteError: a writer that fails on the last line (an
+// attachment's) makes WriteText fail, as one failing on the first does.
+func TestDescriptionTextWriteError(t *testing.T) {
+	d := &decode.Description{Summary: &record.Summary{Path: "x.mcap", Format: "mcap"},
+		Topics:      []decode.TopicDescription{{TopicSummary: record.TopicSummary{Topic: "/x", Type: "std_msgs/String"}}},
+		Attachments: []decode.AttachmentInfo{{Name: "cal.yaml", MediaType: "text/yaml", Size: 12}}}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, b.Len() - 5} {
+		if err := d.WriteText(&shortWriter{n}); err == nil {
+			t.Errorf("writer failing after %d of %d bytes: no error", n, b.Len())
+		}
 	}
 }
