@@ -80,7 +80,17 @@ type Table struct {
 	// Brief names the columns terminal output shows unless asked for all
 	// (nil: every column).
 	Brief []string
+	// err is the first cell that did not fit its column (see Err).
+	err error
 }
+
+// Err returns the first cell that did not fit its column — a value of a Go
+// type the column's kind does not hold, or a row of the wrong length — as
+// an error naming the table and column, else nil. Such a cell is a bug in
+// the analysis that built the table, not bad input; WriteText, tabular's
+// writers and the report refuse a table with one rather than show a zero
+// in its place.
+func (t *Table) Err() error { return t.err }
 
 // newTable returns an empty table with the given columns, written as
 // "name:kind" pairs where kind is s, i, f or b.
@@ -137,25 +147,33 @@ func (t *Table) brief(cols ...string) *Table {
 	return t
 }
 
-// add appends one row; values are converted to the column kinds. A value
-// of a Go type its column's kind does not hold (a float for an int
-// column, a uint64 that int64 may not hold, a row longer than the columns)
-// is a bug in the analysis that built the row, not bad input, so it
-// panics instead of writing a zero in its place.
+// add appends one row; values are converted to the column kinds. A cell
+// that does not fit its column is kept as its kind's zero value and
+// recorded (Err).
 func (t *Table) add(vals ...any) {
-	if len(vals) != len(t.Columns) {
-		panic(fmt.Sprintf("analysis: table %s: a row of %d values for %d columns", t.Name, len(vals), len(t.Columns)))
+	if len(vals) != len(t.Columns) && t.err == nil {
+		t.err = fmt.Errorf("analysis: table %s: a row of %d values for %d columns", t.Name, len(vals), len(t.Columns))
 	}
 	row := make([]any, len(t.Columns))
 	for i, c := range t.Columns {
-		v, ok := convertCell(c.Kind, vals[i])
-		if !ok {
-			panic(fmt.Sprintf("analysis: table %s column %s: a %T (%v) in a %s column", t.Name, c.Name, vals[i], vals[i], kindNames[c.Kind]))
+		var v any
+		if i < len(vals) {
+			v = vals[i]
 		}
-		row[i] = v
+		cell, ok := convertCell(c.Kind, v)
+		if !ok {
+			if t.err == nil {
+				t.err = fmt.Errorf("analysis: table %s column %s: a %T (%v) in a %s column", t.Name, c.Name, v, v, kindNames[c.Kind])
+			}
+			cell = zeroCell[c.Kind]
+		}
+		row[i] = cell
 	}
 	t.Rows = append(t.Rows, row)
 }
+
+// zeroCell is what a cell that does not fit its column holds.
+var zeroCell = [...]any{KindString: "", KindInt: int64(0), KindFloat: math.NaN(), KindBool: false}
 
 // convertCell returns v as the Go type of kind k's cells (int64, float64,
 // bool, string), and false for a type k does not hold.
@@ -272,6 +290,9 @@ func (t *Table) Cells(cols []int) [][]string {
 // left-aligned and numbers right-aligned, cells as Display gives them.
 // wide selects every column instead of the Brief ones.
 func (t *Table) WriteText(w io.Writer, wide bool) error {
+	if t.err != nil {
+		return t.err
+	}
 	cols := t.Shown(wide)
 	cells := append([][]string{make([]string, len(cols))}, t.Cells(cols)...)
 	for j, i := range cols {

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"fmt"
 	"math"
 	"reflect"
 	"strings"
@@ -97,16 +96,17 @@ func TestTableDocs(t *testing.T) {
 
 // TestTableAddKinds: cells come out as their column kind's Go type, and a
 // value the kind does not hold — which used to become 0, NaN or its
-// fmt.Sprint text — panics, naming the table and column, as does a row
-// whose length is not the table's.
+// fmt.Sprint text silently — is recorded as the table's error, naming the
+// table and column, as is a row whose length is not the table's; the cell
+// keeps its kind's zero value and WriteText refuses the table.
 func TestTableAddKinds(t *testing.T) {
 	tb := newTable("t", false, "s", "n:i", "x:f", "ok:b")
 	tb.add("a", 3, Num(0.5), true)
 	tb.add("b", int64(-4), 2, false)
 	tb.add("c", uint32(7), int64(9), true)
 	want := [][]any{{"a", int64(3), 0.5, true}, {"b", int64(-4), 2.0, false}, {"c", int64(7), 9.0, true}}
-	if !reflect.DeepEqual(tb.Rows, want) {
-		t.Errorf("rows %#v, want %#v", tb.Rows, want)
+	if !reflect.DeepEqual(tb.Rows, want) || tb.Err() != nil {
+		t.Errorf("rows %#v (%v), want %#v", tb.Rows, tb.Err(), want)
 	}
 	for _, c := range []struct {
 		vals []any
@@ -119,16 +119,19 @@ func TestTableAddKinds(t *testing.T) {
 		{[]any{3, 1, 0.0, true}, "table t column s: a int (3) in a string column"},
 		{[]any{"a", 1, 0.0}, "table t: a row of 3 values for 4 columns"},
 	} {
-		func() {
-			defer func() {
-				if msg := fmt.Sprint(recover()); !strings.Contains(msg, c.want) {
-					t.Errorf("add(%v): panic %q, want it to say %q", c.vals, msg, c.want)
-				}
-			}()
-			tb.add(c.vals...)
-		}()
-	}
-	if len(tb.Rows) != 3 {
-		t.Errorf("%d rows after the rejected ones, want 3", len(tb.Rows))
+		bad := newTable("t", false, "s", "n:i", "x:f", "ok:b")
+		bad.add("a", 3, Num(0.5), true)
+		bad.add(c.vals...)
+		bad.add("z", 1, 1.0, true) // the first error stays
+		if err := bad.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("add(%v): Err %v, want it to say %q", c.vals, err, c.want)
+		}
+		if len(bad.Rows) != 3 || len(bad.Rows[1]) != 4 {
+			t.Errorf("add(%v): rows %v, want 3 of 4 cells", c.vals, bad.Rows)
+		}
+		var b strings.Builder
+		if err := bad.WriteText(&b, true); err == nil || b.Len() != 0 {
+			t.Errorf("add(%v): WriteText wrote %q, %v; want the table's error", c.vals, b.String(), err)
+		}
 	}
 }

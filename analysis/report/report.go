@@ -205,6 +205,9 @@ func Render(w io.Writer, pg Page) error {
 		}
 		s := section{Kind: r.Kind(), Summary: r.Summary(), Warnings: r.Warnings()}
 		for _, t := range r.Tables() {
+			if err := t.Err(); err != nil {
+				return err
+			}
 			if t.Detail || len(t.Rows) == 0 {
 				continue
 			}

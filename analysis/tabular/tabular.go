@@ -41,6 +41,9 @@ func (d ParquetDir) WriteTable(t *analysis.Table) error {
 // WriteCSV writes t with a header row; floats use the shortest
 // round-tripping form, NaN and infinities are written as NaN, +Inf, -Inf.
 func WriteCSV(w io.Writer, t *analysis.Table) error {
+	if err := t.Err(); err != nil {
+		return err
+	}
 	cw := csv.NewWriter(w)
 	head := make([]string, len(t.Columns))
 	for i, c := range t.Columns {
@@ -84,6 +87,9 @@ func Schema(t *analysis.Table) *arrow.Schema {
 
 // WriteParquet writes t as one Parquet row group.
 func WriteParquet(w io.Writer, t *analysis.Table) error {
+	if err := t.Err(); err != nil {
+		return err
+	}
 	mem := memory.NewGoAllocator()
 	sc := Schema(t)
 	b := array.NewRecordBuilder(mem, sc)
