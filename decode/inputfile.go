@@ -174,6 +174,10 @@ type shared struct {
 	headers map[string]map[string]string
 }
 
+func newShared() *shared {
+	return &shared{texts: map[string][]byte{}, strs: map[string]string{}, headers: map[string]map[string]string{}}
+}
+
 // channel makes ch and its schema hold the shared copies.
 func (d *shared) channel(ch *record.Channel) {
 	ch.Topic = d.str(ch.Topic)
@@ -191,9 +195,6 @@ func (d *shared) channel(ch *record.Channel) {
 		s.Data = t
 		return
 	}
-	if d.texts == nil {
-		d.texts = map[string][]byte{}
-	}
 	d.texts[string(s.Data)] = s.Data
 }
 
@@ -208,9 +209,6 @@ func (d *shared) summary(s *record.Summary) {
 func (d *shared) str(v string) string {
 	if t, ok := d.strs[v]; ok {
 		return t
-	}
-	if d.strs == nil {
-		d.strs = map[string]string{}
 	}
 	d.strs[v] = v
 	return v
@@ -236,9 +234,6 @@ func (d *shared) metadata(m map[string]string) map[string]string {
 	}
 	if t, ok := d.headers[b.String()]; ok {
 		return t
-	}
-	if d.headers == nil {
-		d.headers = map[string]map[string]string{}
 	}
 	d.headers[b.String()] = m
 	return m

@@ -103,7 +103,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		open.OnSkip = func(err error) { in.report(err) }
 	}
 	stdin := o.Stdin
-	var defs shared
+	defs := newShared()
 	for _, p := range expanded {
 		var r record.Reader
 		var reopen func() (record.Reader, error)
@@ -120,7 +120,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		}
 		var f *inputFile
 		if err == nil {
-			f, err = openInputFile(p, r, reopen, &defs)
+			f, err = openInputFile(p, r, reopen, defs)
 		}
 		if err != nil {
 			in.Close()
