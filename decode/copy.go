@@ -10,7 +10,8 @@ import (
 
 // CopyTo writes the selected messages of in, in log time order, into w, a
 // recording of the given format, with their definitions, latching and
-// (MCAP) metadata and attachments. Messages bound for a ROS1 bag are
+// (MCAP) metadata and attachments, which CopyExtras takes from the
+// recordings as the copy has them open. Messages bound for a ROS1 bag are
 // re-encoded in the ROS1 wire format when they are not already (CDR:
 // see Resolver.ToROS1). It returns the number of messages written; the
 // caller closes or aborts w.
@@ -20,7 +21,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 			return 0, err
 		}
 	}
-	it, err := in.Messages(ctx)
+	it, open, err := in.messages(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -74,7 +75,12 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		}
 		n++
 	}
-	return n, in.CopyExtras(w)
+	for _, r := range open {
+		if err := CopyExtras(w, r); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // storesNoDefinitions reports whether some channel of the inputs stores no

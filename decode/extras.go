@@ -102,26 +102,3 @@ func CopyExtras(dst Writer, src record.Reader) error {
 	}
 	return nil
 }
-
-// CopyExtras copies the metadata and attachments of every input into dst
-// (see the function CopyExtras). The recordings are opened again for it
-// only when dst can hold them.
-func (in *Inputs) CopyExtras(dst Writer) error {
-	if _, ok := dst.(extrasWriter); !ok {
-		return nil
-	}
-	for _, f := range in.files {
-		r, _, done, err := f.open()
-		if err != nil {
-			return err
-		}
-		err = CopyExtras(dst, r)
-		if cerr := done(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

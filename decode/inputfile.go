@@ -63,6 +63,11 @@ func (f *inputFile) Channels() ([]*record.Channel, error) { return f.chans, f.ch
 // selects, on the channels that Channels lists; closing the iterator
 // closes the file.
 func (f *inputFile) Messages(flt record.Filter) (record.Iterator, error) {
+	return f.messages(flt)
+}
+
+// messages is Messages, its iterator holding the open reader (fileIter.r).
+func (f *inputFile) messages(flt record.Filter) (*fileIter, error) {
 	r, same, done, err := f.open()
 	if err != nil {
 		return nil, err
@@ -72,7 +77,7 @@ func (f *inputFile) Messages(flt record.Filter) (record.Iterator, error) {
 		done()
 		return nil, err
 	}
-	return &fileIter{it: it, done: done, same: same}, nil
+	return &fileIter{it: it, r: r, done: done, same: same}, nil
 }
 
 // open returns the recording's reader — opened again, unless it is a
@@ -132,7 +137,8 @@ func (f *inputFile) Close() error {
 // the channels read at first, and closes the recording with itself.
 type fileIter struct {
 	it   record.Iterator
-	done func() error // closes the recording
+	r    record.Reader // the recording, open until done
+	done func() error  // closes the recording
 	same map[*record.Channel]*record.Channel
 	// last and lastOld cache the latest channel and its counterpart.
 	last, lastOld *record.Channel

@@ -175,7 +175,9 @@ func (in *Inputs) Paths() []string { return in.paths }
 // Reader returns the i-th recording's reader: its summary and channels as
 // read by OpenInputs; each Messages call opens the file again (a stream
 // stays open) and the iterator's Close closes it. Closing the reader
-// itself is left to Inputs.Close.
+// itself is left to Inputs.Close. It holds no open file, so it carries no
+// metadata or attachments (Extras finds none in it): CopyTo copies those
+// from the recordings its iterator has open.
 func (in *Inputs) Reader(i int) record.Reader { return in.files[i] }
 
 // FileSummary is the i-th recording's summary (its Path as given).
@@ -416,18 +418,27 @@ func TypeName(ch *record.Channel) string {
 // Merge), every recording open until the iterator is closed. It stops
 // with ctx's error when ctx ends.
 func (in *Inputs) Messages(ctx context.Context) (record.Iterator, error) {
+	it, _, err := in.messages(ctx)
+	return it, err
+}
+
+// messages is Messages, with the readers of the recordings its iterator
+// holds open, in input order: valid until the iterator is closed.
+func (in *Inputs) messages(ctx context.Context) (record.Iterator, []record.Reader, error) {
 	its := make([]record.Iterator, 0, len(in.files))
+	open := make([]record.Reader, 0, len(in.files))
 	for _, f := range in.files {
-		it, err := f.Messages(in.filter)
+		it, err := f.messages(in.filter)
 		if err != nil {
 			for _, it := range its {
 				it.Close()
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		its = append(its, it)
+		open = append(open, it.r)
 	}
-	return in.watch(ctx, Merge(its)), nil
+	return in.watch(ctx, Merge(its)), open, nil
 }
 
 // FileMessages iterates the selected messages of the i-th recording alone,

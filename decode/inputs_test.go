@@ -3,7 +3,8 @@ package decode_test
 import (
 	"context"
 	"errors"
-	"io/fs"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -201,34 +202,124 @@ func TestInputsSkipBad(t *testing.T) {
 	}
 }
 
-// TestCopyExtrasReopens: Inputs.CopyExtras opens the recordings again only
-// for an output that holds metadata and attachments: into a bag it does
-// nothing, even when an input has gone since OpenInputs; into an MCAP
-// file it reads them and so finds the input gone.
-func TestCopyExtrasReopens(t *testing.T) {
-	dir := t.TempDir()
-	p := filepath.Join(dir, "in.mcap")
-	recordtest.CopyFile(t, filepath.Join(genStudy(t), "study.mcap"), p)
-	in, err := decode.OpenInputs([]string{p}, decode.InputOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	if err := os.Remove(p); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []struct {
-		out    string
-		reopen bool
-	}{{"out.bag", false}, {"out.mcap", true}} {
-		w, err := decode.Create(filepath.Join(dir, c.out), decode.CreateOptions{})
+// TestCopyToOpensOnce: CopyTo (convert, merge) takes the metadata and
+// attachments from the recordings its iterator has open, not from the
+// recordings opened a second time: with every input removed once the
+// first message is written, the copy into MCAP still holds the metadata
+// of both MCAP inputs, in input order, and the copy into a bag (which
+// holds none) succeeds too.
+func TestCopyToOpensOnce(t *testing.T) {
+	study := genStudy(t)
+	names := []string{"study.mcap", "study.bag", "study.mcap"}
+	var want []decode.Metadata
+	for _, name := range names {
+		r, err := decode.Open(filepath.Join(study, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = in.CopyExtras(w)
-		w.Abort()
-		if reopened := errors.Is(err, fs.ErrNotExist); reopened != c.reopen || (err != nil && !reopened) {
-			t.Errorf("%s: %v; want the input opened again: %v", c.out, err, c.reopen)
+		mds, _, err := decode.Extras(r)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, mds...)
+	}
+	if len(want) != 2 {
+		t.Fatalf("the inputs hold %d metadata records, want 2 (one per MCAP file)", len(want))
+	}
+	for _, c := range []struct {
+		format decode.Format
+		want   []decode.Metadata
+	}{{decode.FormatMCAP, want}, {decode.FormatBag, nil}} {
+		t.Run(string(c.format), func(t *testing.T) {
+			dir := t.TempDir()
+			var paths []string
+			for i, name := range names {
+				p := filepath.Join(dir, fmt.Sprintf("%d-%s", i, name))
+				recordtest.CopyFile(t, filepath.Join(study, name), p)
+				paths = append(paths, p)
+			}
+			in, err := decode.OpenInputs(paths, decode.InputOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer in.Close()
+			out := filepath.Join(dir, "out."+string(c.format))
+			w, err := decode.Create(out, decode.CreateOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rw := &removingWriter{Writer: w, t: t, paths: paths}
+			var dst decode.Writer = rw
+			if c.format == decode.FormatMCAP {
+				dst = removingMCAPWriter{rw}
+			}
+			n, err := in.CopyTo(context.Background(), dst, c.format)
+			if err != nil {
+				w.Abort()
+				t.Fatalf("CopyTo with the inputs removed after the first message: %v", err)
+			}
+			if !rw.removed || n != in.Count(nil) {
+				t.Fatalf("%d of %d messages written, inputs removed: %v", n, in.Count(nil), rw.removed)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := decode.Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			got, _, err := decode.Extras(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("%d metadata records in the copy, want %d", len(got), len(c.want))
+			}
+			for i := range got {
+				if got[i].Name != c.want[i].Name || !maps.Equal(got[i].Metadata, c.want[i].Metadata) {
+					t.Errorf("metadata %d: %s %v, want %s %v", i, got[i].Name, got[i].Metadata, c.want[i].Name, c.want[i].Metadata)
+				}
+			}
+		})
+	}
+}
+
+// removingWriter removes the files at paths when the first message is
+// written through it.
+type removingWriter struct {
+	decode.Writer
+	t       *testing.T
+	paths   []string
+	removed bool
+}
+
+func (w *removingWriter) WriteMessage(id uint32, m *record.Message) error {
+	if !w.removed {
+		w.removed = true
+		for _, p := range w.paths {
+			if err := os.Remove(p); err != nil {
+				w.t.Fatal(err)
+			}
 		}
 	}
+	return w.Writer.WriteMessage(id, m)
+}
+
+// removingMCAPWriter is a removingWriter that takes metadata and
+// attachments, as the MCAP writer it wraps does.
+type removingMCAPWriter struct{ *removingWriter }
+
+type extrasWriter interface {
+	AddMetadata(name string, m map[string]string) error
+	AddAttachment(name, mediaType string, logTime, createTime uint64, data []byte) error
+}
+
+func (w removingMCAPWriter) AddMetadata(name string, m map[string]string) error {
+	return w.Writer.(extrasWriter).AddMetadata(name, m)
+}
+
+func (w removingMCAPWriter) AddAttachment(name, mediaType string, logTime, createTime uint64, data []byte) error {
+	return w.Writer.(extrasWriter).AddAttachment(name, mediaType, logTime, createTime, data)
 }
