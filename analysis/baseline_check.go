@@ -14,6 +14,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/internal/fserr"
 )
 
 // BaselineError is a baseline file that cannot be parsed, compared with a
@@ -32,10 +33,7 @@ func (e *BaselineError) Unwrap() error { return e.Err }
 func ReadBaseline(path string) (*Baseline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
+		err = fserr.Cause(err)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("%w (make the first baseline with analyze --json or info --json)", err)
 		}

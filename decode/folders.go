@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/fserr"
 )
 
 // InputError is an input that cannot be opened at all: it does not exist,
@@ -45,7 +46,7 @@ func Expand(paths []string) ([]string, error) {
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			return nil, &InputError{Path: p, Err: unwrapPathError(err)}
+			return nil, &InputError{Path: p, Err: fserr.Cause(err)}
 		}
 		if !st.IsDir() || IsBag2Folder(p) {
 			out = append(out, p)
@@ -85,20 +86,11 @@ func expandInputs(paths []string, stdin bool) ([]string, error) {
 	return out, nil
 }
 
-// unwrapPathError drops the "stat PATH:" prefix of an fs error, which the
-// InputError names itself.
-func unwrapPathError(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
-}
-
 // folderRecordings lists the recordings directly in a plain folder.
 func folderRecordings(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &InputError{Path: dir, Err: unwrapPathError(err)}
+		return nil, &InputError{Path: dir, Err: fserr.Cause(err)}
 	}
 	var out []string
 	for _, e := range entries { // ReadDir sorts by name

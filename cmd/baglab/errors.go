@@ -11,6 +11,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/fserr"
 )
 
 // Exit codes, documented in `baglab --help` and README.
@@ -76,11 +77,7 @@ func outputError(path string, err error) error {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return err
 	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &outputFailure{path: path, err: err}
+	return &outputFailure{path: path, err: fserr.Cause(err)}
 }
 
 // printError prints err as baglab's error line, and the repair hint when
