@@ -12,8 +12,9 @@ import (
 
 // WriteText writes the description as `baglab info` prints it: the
 // summary lines, one line per topic (messages, mean rate, type, encoding,
-// MD5), then MCAP metadata and attachments. The text is written at once,
-// so that a failing writer's error is returned whichever line it hits.
+// MD5) or "none", then MCAP metadata and attachments, with topics or
+// without. The text is written at once, so that a failing writer's error
+// is returned whichever line it hits.
 func (d *Description) WriteText(w io.Writer) error {
 	var b bytes.Buffer
 	d.text(&b)
@@ -39,22 +40,22 @@ func (d *Description) text(w *bytes.Buffer) {
 	tw.Flush() // into w, a buffer: it cannot fail
 	if len(d.Topics) == 0 {
 		w.WriteString("topics:      none\n")
-		return
-	}
-	w.WriteString("topics:\n")
-	tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
-	for _, t := range d.Topics {
-		typ := t.Type
-		if len(t.Types) > 1 {
-			typ = strings.Join(t.Types, " | ")
+	} else {
+		w.WriteString("topics:\n")
+		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		for _, t := range d.Topics {
+			typ := t.Type
+			if len(t.Types) > 1 {
+				typ = strings.Join(t.Types, " | ")
+			}
+			freq := ""
+			if t.FrequencyHz > 0 {
+				freq = fmt.Sprintf("%.4g Hz", t.FrequencyHz)
+			}
+			fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, typ, t.Encoding, t.MD5)
 		}
-		freq := ""
-		if t.FrequencyHz > 0 {
-			freq = fmt.Sprintf("%.4g Hz", t.FrequencyHz)
-		}
-		fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, typ, t.Encoding, t.MD5)
+		tw.Flush()
 	}
-	tw.Flush()
 	for _, m := range d.Metadata {
 		keys := make([]string, 0, len(m.Metadata))
 		for k := range m.Metadata {

@@ -9,11 +9,13 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/bag"
+	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
 )
 
 // TestDescriptionText: the info text of a bag of three std_msgs/String
-// messages 1 ms apart from 2001-09-09T01:46:40Z.
+// messages 1 ms apart from 2001-09-09T01:46:40Z, and of an MCAP file with
+// metadata and an attachment but no topics.
 func TestDescriptionText(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "three.bag")
 	bw, err := bag.Create(path)
@@ -53,12 +55,44 @@ topics:
 			t.Errorf("%s, unindexed: got\n%s\nwant a line %q", format, b.String(), want)
 		}
 	}
+	// An MCAP file with metadata and an attachment but no channel lists
+	// them after "topics: none".
+	path = filepath.Join(t.TempDir(), "extras.mcap")
+	mw, err := mcapfile.Create(path, mcapfile.WithCompression("none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.AddMetadata("study", map[string]string{"b": "2", "a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.AddAttachment("cal.yaml", "text/yaml", 0, 0, []byte("fx: 525.0\nfy: 525\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = decode.Describe(path); err != nil {
+		t.Fatal(err)
+	}
 	b.Reset()
-	d.Topics, d.Metadata, d.Attachments = nil, []decode.MetadataInfo{{Name: "study", Metadata: map[string]string{"b": "2", "a": "1"}}}, []decode.AttachmentInfo{{Name: "cal.yaml", MediaType: "text/yaml", Size: 12}}
-	d.StartNs = 0
-	_ = d.WriteText(&b)
-	if got := b.String(); !bytes.Contains(b.Bytes(), []byte("start:       -\n")) || !bytes.HasSuffix(b.Bytes(), []byte("topics:      none\n")) {
-		t.Errorf("no topics:\n%s", got)
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want = "path:        " + path + `
+format:      mcap
+duration:    0s
+start:       -
+end:         -
+messages:    0
+compression: none
+topics:      none
+metadata study:
+  a: 1
+  b: 2
+attachment cal.yaml: text/yaml, 18 bytes
+`
+	if b.String() != want {
+		t.Errorf("no topics: got\n%s\nwant\n%s", b.String(), want)
 	}
 }
 
