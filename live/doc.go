@@ -18,6 +18,9 @@
 //   - live/record: the recorder behind `baglab record`.
 //   - live/play: the player behind `baglab play`.
 //
+// This package holds what the player and the recorder share: ArgsError,
+// the error of a command-line value either cannot use.
+//
 // Tests run against Debian's real ROS1 through internal/rostest (a roscore
 // per test on a free loopback port, peers in their own process groups).
 //

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/baglab/baglab/live"
 	"github.com/baglab/baglab/live/rosnode"
 )
 
@@ -41,20 +42,14 @@ func DefaultArgs() Args {
 		Queue: rosnode.DefaultPublishQueue}
 }
 
-// ArgsError is an Args value that cannot be used; Error names the flag.
-type ArgsError struct{ Msg string }
-
-func (e *ArgsError) Error() string { return e.Msg }
-
-// Unwrap makes every ArgsError an ErrOptions.
-func (e *ArgsError) Unwrap() error { return ErrOptions }
-
+// argsErrorf is the *live.ArgsError of an Args value that cannot be used,
+// an ErrOptions.
 func argsErrorf(format string, args ...any) error {
-	return &ArgsError{Msg: fmt.Sprintf(format, args...)}
+	return &live.ArgsError{Msg: fmt.Sprintf(format, args...), Cause: ErrOptions}
 }
 
 // Options checks a and returns the player's options (DefaultOptions with
-// a's values). Errors are *ArgsError; New checks the rest.
+// a's values). Errors are *live.ArgsError; New checks the rest.
 func (a Args) Options() (Options, error) {
 	po := DefaultOptions()
 	po.Rate, po.Loop, po.Immediate, po.Pause = a.Rate, a.Loop, a.Immediate, a.Pause

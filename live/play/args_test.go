@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baglab/baglab/live"
 	"github.com/baglab/baglab/live/rosnode"
 )
 
@@ -47,7 +48,7 @@ func TestArgsOptions(t *testing.T) {
 		a := DefaultArgs()
 		c.set(&a)
 		_, err := a.Options()
-		var ae *ArgsError
+		var ae *live.ArgsError
 		if !errors.As(err, &ae) || !errors.Is(err, ErrOptions) || err.Error() != c.want {
 			t.Errorf("got %v, want %q", err, c.want)
 		}

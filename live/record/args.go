@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/baglab/baglab/live"
 	"github.com/baglab/baglab/live/rosnode"
 )
 
@@ -48,21 +49,15 @@ func DefaultArgs() Args {
 	return Args{ChunkKB: DefaultChunkSize >> 10, BuffMB: DefaultBufSize >> 20, MaxMessageMB: rosnode.DefaultMaxMessage >> 20, MinSpace: "1G"}
 }
 
-// ArgsError is an Args value that cannot be used; Error names the flag.
-type ArgsError struct{ Msg string }
-
-func (e *ArgsError) Error() string { return e.Msg }
-
-// Unwrap makes every ArgsError an ErrUsage.
-func (e *ArgsError) Unwrap() error { return ErrUsage }
-
+// argsErrorf is the *live.ArgsError of an Args value that cannot be used,
+// an ErrUsage.
 func argsErrorf(format string, args ...any) error {
-	return &ArgsError{Msg: fmt.Sprintf(format, args...)}
+	return &live.ArgsError{Msg: fmt.Sprintf(format, args...), Cause: ErrUsage}
 }
 
 // Options checks a and returns the options of a recording started at now
 // (for the file name by date); the caller adds the Topics. Errors are
-// *ArgsError; New checks the rest.
+// *live.ArgsError; New checks the rest.
 func (a Args) Options(now time.Time) (Options, error) {
 	ro := Options{All: a.All, Regex: a.Regex, Node: a.Node, Split: a.Split,
 		MaxSplits: a.MaxSplits, Limit: a.Limit, RepeatLatched: a.RepeatLatched, Publish: a.Publish, Force: a.Force}

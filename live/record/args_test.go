@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baglab/baglab/live"
 	"github.com/baglab/baglab/live/rosnode"
 )
 
@@ -87,7 +88,7 @@ func TestArgsOptions(t *testing.T) {
 		a := DefaultArgs()
 		c.set(&a)
 		_, err := a.Options(now)
-		var ae *ArgsError
+		var ae *live.ArgsError
 		if !errors.As(err, &ae) || !errors.Is(err, ErrUsage) || err.Error() != c.want {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
