@@ -9,6 +9,7 @@ import (
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/atomicfile"
 )
 
 // RepairOptions configure Repair.
@@ -35,27 +36,43 @@ type RepairReport struct {
 // Repair rebuilds the recording in, a file of format f, into out, keeping
 // every intact message: a ROS1 bag is reindexed (bag.ReindexContext), an
 // MCAP file recovered (mcapfile.RecoverContext). Other formats are
-// record.ErrUnsupported.
+// record.ErrUnsupported. Repair creates the missing folders of out; when
+// it fails, it removes those of them that are empty again, never a folder
+// that was there before.
 func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
-	switch f {
-	case FormatBag:
+	if repairOf(f) == record.RepairNone {
+		return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
+	}
+	var made atomicfile.DirSet
+	if err := made.MkdirAll(filepath.Dir(out)); err != nil {
+		return nil, err
+	}
+	rep, err := repair(ctx, f, in, out, o)
+	if err != nil {
+		made.RemoveEmpty()
+		return nil, err
+	}
+	return rep, nil
+}
+
+// repair is Repair of a bag or an MCAP file (f) into a folder that exists.
+func repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
+	if f == FormatBag {
 		rep, err := bag.ReindexContext(ctx, in, out)
 		if err != nil {
 			return nil, err
 		}
 		return &RepairReport{Summary: rep.String(), Damaged: rep.Lost()}, nil
-	case FormatMCAP:
-		var opts []mcapfile.RecoverOption
-		if o.DropUnverified {
-			opts = append(opts, mcapfile.WithDropUnverified())
-		}
-		rep, err := mcapfile.RecoverContext(ctx, in, out, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &RepairReport{Summary: rep.String(), Stretches: rep.Skipped, Damaged: len(rep.Skipped) > 0}, nil
 	}
-	return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
+	var opts []mcapfile.RecoverOption
+	if o.DropUnverified {
+		opts = append(opts, mcapfile.WithDropUnverified())
+	}
+	rep, err := mcapfile.RecoverContext(ctx, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &RepairReport{Summary: rep.String(), Stretches: rep.Skipped, Damaged: len(rep.Skipped) > 0}, nil
 }
 
 // repairOf is the repair that salvages what is intact of a recording of

@@ -3,6 +3,8 @@ package decode_test
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +61,68 @@ func TestRepair(t *testing.T) {
 
 	if _, err := decode.Repair(ctx, decode.FormatDB3, sample("queries.db3"), filepath.Join(dir, "q.db3"), decode.RepairOptions{}); !errors.Is(err, record.ErrUnsupported) {
 		t.Errorf("db3: %v, want ErrUnsupported", err)
+	}
+}
+
+// TestRepairFolders: Repair makes the missing folders of its output and,
+// when it fails (a bag with no bag header, an MCAP recovery cancelled),
+// removes those it made that are empty again, keeping every folder that
+// was there before, even an empty one, and one it made that holds a file.
+func TestRepairFolders(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty") // there before, and empty
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	killed := filepath.Join("bag", "testdata", "rosbag-record-killed.bag.active")
+	ok := filepath.Join(empty, "made", "ok.bag")
+	if _, err := decode.Repair(ctx, decode.FormatBag, killed, ok, decode.RepairOptions{}); err != nil {
+		t.Fatalf("repair into a new folder: %v", err)
+	}
+	if _, err := os.Stat(ok); err != nil {
+		t.Fatal(err)
+	}
+	noHeader := filepath.Join(dir, "no-header.bag")
+	if err := os.WriteFile(noHeader, []byte("#ROSBAG V2.0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	mcap := filepath.Join("..", "testdata", "sample", "study.mcap")
+	for _, c := range []struct {
+		name      string
+		ctx       context.Context
+		f         decode.Format
+		in, out   string
+		gone      string // the first folder Repair made
+		kept      string // the folder that must stay
+		keptHolds int    // entries it holds afterwards
+	}{
+		{"bag without header", ctx, decode.FormatBag, noHeader, filepath.Join(empty, "a", "b", "out.bag"), filepath.Join(empty, "a"), empty, 1},
+		{"cancelled MCAP", cancelled, decode.FormatMCAP, mcap, filepath.Join(empty, "made", "c", "out.mcap"), filepath.Join(empty, "made", "c"), filepath.Join(empty, "made"), 1},
+		{"into a folder made before", ctx, decode.FormatBag, noHeader, filepath.Join(empty, "made", "out.bag"), "", filepath.Join(empty, "made"), 1},
+	} {
+		if _, err := decode.Repair(c.ctx, c.f, c.in, c.out, decode.RepairOptions{}); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+		if c.gone != "" {
+			if _, err := os.Stat(c.gone); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("%s: %s is there after the failure (%v)", c.name, c.gone, err)
+			}
+		}
+		if ents, err := os.ReadDir(c.kept); err != nil || len(ents) != c.keptHolds {
+			t.Errorf("%s: %s holds %d entries (%v), want %d", c.name, c.kept, len(ents), err, c.keptHolds)
+		}
+	}
+	// The folder that was there before stays, emptied of what Repair made.
+	if err := os.RemoveAll(filepath.Join(empty, "made")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decode.Repair(ctx, decode.FormatBag, noHeader, filepath.Join(empty, "x", "out.bag"), decode.RepairOptions{}); err == nil {
+		t.Error("no header: no error")
+	}
+	if ents, err := os.ReadDir(empty); err != nil || len(ents) != 0 {
+		t.Errorf("%s: %d entries (%v), want it there and empty", empty, len(ents), err)
 	}
 }

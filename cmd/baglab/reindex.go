@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/spf13/cobra"
@@ -73,15 +71,12 @@ damaged stretches (the output holds every intact record).`,
 }
 
 // prepare checks the output (by default decode.RepairOutput) of a repair
-// into format f and makes its folder.
+// into format f; decode.Repair makes its folder.
 func (o *repairOptions) prepare(f decode.Format) error {
 	if o.output == "" {
 		o.output = decode.RepairOutput(o.input, f)
 	}
-	if err := checkOutFile(o.output, "-o", o.force, []string{o.input}); err != nil {
-		return err
-	}
-	return os.MkdirAll(filepath.Dir(o.output), 0o755)
+	return checkOutFile(o.output, "-o", o.force, []string{o.input})
 }
 
 // errDamaged ends a repair that wrote every intact message but met damage
@@ -124,8 +119,8 @@ func runRecover(ctx context.Context, o *repairOptions) error {
 	return o.repair(ctx, decode.FormatMCAP)
 }
 
-// repair checks the output and makes its folder (prepare), rebuilds the
-// input, a file of format f, into it and prints the report.
+// repair checks the output (prepare), rebuilds the input, a file of
+// format f, into it and prints the report.
 func (o *repairOptions) repair(ctx context.Context, f decode.Format) error {
 	if err := o.prepare(f); err != nil {
 		return err
