@@ -29,7 +29,9 @@
 // what `baglab check` does (the text report, JUnit and Markdown report
 // files, --update-baseline), DatasetDocument gives the document of a
 // dataset baseline. Accumulated state saves to partial files and merges
-// back (Accumulated.Partial, MergePartialFiles, DescribeInputs). Tables
+// back (Accumulated.Partial, MergePartialFiles); an Input is what a
+// partial file and a report record of each input, described from the
+// run that read it (DescribeInputs, DescribePaths). Tables
 // gives results as tidy tables (written by the subpackage tabular as
 // Parquet and CSV, tabular.WriteResults, or as aligned text by
 // Table.WriteText); PlacementsResult.TaskModels builds the

@@ -58,23 +58,11 @@ type PartialFile struct {
 	Version       int                        `json:"version"`
 	BaglabVersion string                     `json:"baglab_version"`
 	Kinds         []string                   `json:"kinds"`
-	Inputs        []PartialInput             `json:"inputs"`
+	Inputs        []Input                    `json:"inputs"`
 	Messages      int64                      `json:"messages"`
 	StartNs       int64                      `json:"start_ns"`
 	LastNs        int64                      `json:"last_ns"`
 	States        map[string]json.RawMessage `json:"states"`
-}
-
-// PartialInput identifies one input of a partial: its path as given, its
-// content (size and SHA-256, see internal/digest) and its summary.
-type PartialInput struct {
-	Path         string `json:"path"`
-	Format       string `json:"format"`
-	Size         int64  `json:"size"`
-	SHA256       string `json:"sha256"`
-	StartNs      int64  `json:"start_ns"`
-	EndNs        int64  `json:"end_ns"`
-	MessageCount uint64 `json:"message_count"`
 }
 
 // ErrPartial marks a partial file that cannot be read or merged.
@@ -82,7 +70,7 @@ var ErrPartial = errors.New("analysis: bad partial")
 
 // Partial returns the partial file of the accumulators: baglab version,
 // the inputs read and the earliest start among them.
-func (a *Accumulated) Partial(version string, inputs []PartialInput, startNs int64) (*PartialFile, error) {
+func (a *Accumulated) Partial(version string, inputs []Input, startNs int64) (*PartialFile, error) {
 	p := &PartialFile{Format: PartialFormat, Version: PartialVersion, BaglabVersion: version, Kinds: a.Kinds,
 		Inputs: inputs, Messages: a.Messages, StartNs: startNs, LastNs: a.LastNs, States: map[string]json.RawMessage{}}
 	for i, an := range a.Set {

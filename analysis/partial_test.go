@@ -29,9 +29,9 @@ func partialJSON(tb testing.TB, paths []string) []byte {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var inputs []analysis.PartialInput
+	var inputs []analysis.Input
 	for _, path := range paths {
-		inputs = append(inputs, analysis.PartialInput{Path: path})
+		inputs = append(inputs, analysis.Input{Path: path})
 	}
 	p, err := acc.Partial("test", inputs, in.Summary().StartNs)
 	if err != nil {

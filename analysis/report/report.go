@@ -66,7 +66,7 @@ type figure struct {
 }
 
 type inputRow struct {
-	Input
+	analysis.Input
 	Start, End, Duration string
 }
 
@@ -119,7 +119,7 @@ figcaption{font-size:13px;max-width:48em;margin-top:.3em}
 <figure class="table"><figcaption>Inputs: size in bytes, SHA-256 of the file (for a folder, of its sha256sum listing), first and last log time (UTC), duration (s) and message count.</figcaption>
 <div class="scroll"><table class="data" id="inputs">
 <thead><tr><th class="txt">path</th><th class="txt">format</th><th class="num">size (bytes)</th><th class="txt">sha256</th><th class="time">log times (UTC)</th><th class="num">duration (s)</th><th class="num">messages</th></tr></thead><tbody>
-{{range $.InputRows}}<tr><td class="txt path">{{.Path}}</td><td class="txt">{{.Format}}</td><td class="num" data-v="{{.Size}}">{{.Size}}</td><td class="txt hash">{{.SHA256}}</td><td class="time range" data-v="{{.StartNs}}">{{.Start}} – {{.End}}</td><td class="num" data-v="{{.Duration}}">{{.Duration}}</td><td class="num" data-v="{{.Messages}}">{{.Messages}}</td></tr>
+{{range $.InputRows}}<tr><td class="txt path">{{.Path}}</td><td class="txt">{{.Format}}</td><td class="num" data-v="{{.Size}}">{{.Size}}</td><td class="txt hash">{{.SHA256}}</td><td class="time range" data-v="{{.StartNs}}">{{.Start}} – {{.End}}</td><td class="num" data-v="{{.Duration}}">{{.Duration}}</td><td class="num" data-v="{{.MessageCount}}">{{.MessageCount}}</td></tr>
 {{range .Files}}<tr><td class="txt path">&nbsp;&nbsp;{{.Path}}</td><td class="txt"></td><td class="num" data-v="{{.Size}}">{{.Size}}</td><td class="txt hash">{{.SHA256}}</td><td class="time"></td><td class="num"></td><td class="num"></td></tr>
 {{end}}{{end}}</tbody></table></div></figure>
 {{if .Options}}<figure class="table"><figcaption>Options in effect; "default" marks those not given on the command line.</figcaption><div class="scroll"><table class="data" id="options">
@@ -190,7 +190,7 @@ func Render(w io.Writer, pg Page) error {
 		fo.StartNs = p.StartNs()
 		for _, in := range p.Inputs {
 			row := inputRow{Input: in}
-			if in.Messages > 0 {
+			if in.MessageCount > 0 {
 				row.Start, row.End = rfc3339(in.StartNs), rfc3339(in.EndNs)
 				row.Duration = strconv.FormatFloat(float64(in.EndNs-in.StartNs)/1e9, 'f', 3, 64)
 			}

@@ -30,8 +30,9 @@ func demoInputs(t *testing.T) []string {
 	return []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 }
 
-// analyse runs every analysis over paths through the library's front door.
-func analyse(t *testing.T, paths []string) []analysis.Result {
+// analyse runs every analysis over paths through the library's front door
+// and describes the paths from what it read (analysis.DescribePaths).
+func analyse(t *testing.T, paths []string) ([]analysis.Result, []analysis.Input) {
 	t.Helper()
 	in, err := decode.OpenInputs(paths, decode.InputOptions{})
 	if err != nil {
@@ -42,20 +43,21 @@ func analyse(t *testing.T, paths []string) []analysis.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return out.Results
+	inputs, err := analysis.DescribePaths(in, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out.Results, inputs
 }
 
 // demoPage renders the report of the demo inputs.
 func demoPage(t *testing.T) (string, []string, []analysis.Result) {
 	t.Helper()
 	paths := demoInputs(t)
-	results := analyse(t, paths)
+	results, inputs := analyse(t, paths)
 	args := append([]string{"baglab", "report"}, paths...)
 	args = append(args, "-o", "report.html", "--title", "it's a test")
-	prov, err := NewProvenance("1.2.3-test", args, []Option{{Name: "theta", Value: "linear", Default: true}, {Name: "title", Value: "it's a test"}}, paths)
-	if err != nil {
-		t.Fatal(err)
-	}
+	prov := NewProvenance("1.2.3-test", args, []Option{{Name: "theta", Value: "linear", Default: true}, {Name: "title", Value: "it's a test"}}, inputs)
 	var b bytes.Buffer
 	if err := Render(&b, Page{Title: "baglab report: demo", Provenance: prov, Results: results}); err != nil {
 		t.Fatal(err)
@@ -280,11 +282,8 @@ func atoi(s string) int {
 func TestProvenanceFolder(t *testing.T) {
 	testenv.RequirePeer(t, "sha256sum")
 	dir := filepath.Join(filepath.Dir(demoInputs(t)[0]), "queries_rosbag2")
-	p, err := NewProvenance("v", []string{"baglab"}, nil, []string{dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := p.Inputs[0]
+	_, inputs := analyse(t, []string{dir})
+	in := inputs[0]
 	cmd := exec.Command("sh", "-c", "find . -type f | sed 's|^\\./||' | LC_ALL=C sort | xargs sha256sum | sha256sum")
 	cmd.Dir = dir
 	out, err := cmd.Output()
@@ -294,7 +293,20 @@ func TestProvenanceFolder(t *testing.T) {
 	if want := strings.Fields(string(out))[0]; in.SHA256 != want {
 		t.Errorf("folder digest %s, sha256sum listing %s", in.SHA256, want)
 	}
-	if in.Format != "db3" || len(in.Files) != 2 || in.Messages == 0 || in.Size != in.Files[0].Size+in.Files[1].Size {
+	if in.Format != "db3" || len(in.Files) != 2 || in.MessageCount == 0 || in.Size != in.Files[0].Size+in.Files[1].Size {
 		t.Errorf("folder input %+v", in)
+	}
+}
+
+// TestDefaultTitle: without a title the page is named after the base
+// names of its inputs, in order.
+func TestDefaultTitle(t *testing.T) {
+	prov := NewProvenance("1.0", []string{"baglab", "report"}, nil, []analysis.Input{{Path: "runs/day1/study.bag"}, {Path: "queries_rosbag2"}})
+	for title, want := range map[string]string{"": "<title>baglab report: study.bag, queries_rosbag2</title>", "Mine": "<title>Mine</title>"} {
+		var b bytes.Buffer
+		_ = Render(&b, Page{Title: title, Provenance: prov, Results: []analysis.Result{&analysis.QueriesResult{}}})
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("title %q: no %s in\n%.300s", title, want, b.String())
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode"
 	"github.com/spf13/cobra"
 )
 
@@ -67,50 +68,73 @@ func kindsList(last string) string {
 
 // analysisRun is the outcome of reading the inputs.
 type analysisRun struct {
-	// results in the order of the kinds asked for
+	// acc holds what the analyses gathered
+	acc *analysis.Accumulated
+	// results in the order of the kinds asked for (none with stateOnly)
 	results []analysis.Result
 	// lastNs is the latest log time of the messages analysed
 	lastNs int64
 	// startNs is when the earliest input starts (its summary's start)
 	startNs int64
+	// inputs are the inputs read, as runWith.describe described them, or
+	// those the merged --from-partial files were made from
+	inputs []analysis.Input
 }
 
-// runAnalyses reads files into the analyses of kinds (analysis.Run), or
-// merges the --from-partial files, with the options f.options returned.
-func runAnalyses(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (*analysisRun, error) {
-	acc, _, startNs, err := accumulate(ctx, g, files, kinds, f, opts)
+// runWith is what a verb needs of runAnalyses besides the results.
+type runWith struct {
+	// stateOnly stops at the accumulators' state (analyze --partial): no
+	// results, the learner does not run.
+	stateOnly bool
+	// describe, when set, describes the inputs read (analysis.DescribeInputs
+	// or DescribePaths) from what the run read of them.
+	describe func(*decode.Inputs) ([]analysis.Input, error)
+}
+
+// runAnalyses reads files into the analyses of kinds (analysis.Accumulate
+// and Outcome), or merges the --from-partial files, with the options
+// f.options returned.
+func runAnalyses(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options, w runWith) (*analysisRun, error) {
+	run, err := accumulate(ctx, g, files, kinds, f, opts, w.describe)
+	if err != nil || w.stateOnly {
+		return run, err
+	}
+	out, err := run.acc.Outcome()
 	if err != nil {
 		return nil, err
 	}
-	out, err := acc.Outcome()
-	if err != nil {
-		return nil, err
-	}
-	return &analysisRun{results: out.Results, lastNs: out.LastNs, startNs: startNs}, nil
+	run.results, run.lastNs = out.Results, out.LastNs
+	return run, nil
 }
 
 // accumulate reads files into the accumulators of kinds
-// (analysis.Accumulate), or merges the --from-partial files (returning the
-// inputs they name); startNs is when the earliest input starts.
-func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options) (acc *analysis.Accumulated, inputs []analysis.PartialInput, startNs int64, err error) {
+// (analysis.Accumulate) and describes them with describe, if set, or
+// merges the --from-partial files.
+func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options, describe func(*decode.Inputs) ([]analysis.Input, error)) (*analysisRun, error) {
 	if len(f.fromPartial) > 0 {
 		return mergePartials(f, kinds, opts)
 	}
 	want, err := analysis.Wanted(kinds, opts)
 	if err != nil {
-		return nil, nil, 0, usageErrorf("%v", err)
+		return nil, usageErrorf("%v", err)
 	}
 	in, err := g.open(files, &f.read, "analyze", want)
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, err
 	}
-	defer in.close()
-	acc, err = analysis.Accumulate(ctx, in.Inputs, kinds, opts, f.a.Jobs)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if acc.Messages == 0 {
+	run := &analysisRun{startNs: in.Summary().StartNs}
+	run.acc, err = analysis.Accumulate(ctx, in.Inputs, kinds, opts, f.a.Jobs)
+	if err == nil && run.acc.Messages == 0 {
 		g.note("baglab: no message read is of a type the %s analysis uses (see --topics, --start, --end)", strings.Join(kinds, ", "))
 	}
-	return acc, nil, in.Summary().StartNs, nil
+	in.close()
+	if err != nil {
+		return nil, err
+	}
+	if describe != nil { // from the summaries the inputs keep once closed; the digests read the files
+		if run.inputs, err = describe(in.Inputs); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
 }

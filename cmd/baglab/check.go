@@ -235,7 +235,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 		if err != nil {
 			return err
 		}
-		run, err := runAnalyses(cmd.Context(), o.g, o.files, kinds, &o.flags, opts)
+		run, err := runAnalyses(cmd.Context(), o.g, o.files, kinds, &o.flags, opts, runWith{})
 		if err != nil {
 			return err
 		}

@@ -40,45 +40,34 @@ func (f *analysisFlags) checkSources(files []string) error {
 }
 
 // mergePartials merges the --from-partial files into the accumulators of
-// kinds (analysis.MergePartialFiles); a file that is not such a partial is
-// bad input.
-func mergePartials(f *analysisFlags, kinds []string, opts analysis.Options) (*analysis.Accumulated, []analysis.PartialInput, int64, error) {
+// kinds (analysis.MergePartialFiles), with the inputs they were made from;
+// a file that is not such a partial is bad input.
+func mergePartials(f *analysisFlags, kinds []string, opts analysis.Options) (*analysisRun, error) {
 	acc, inputs, startNs, err := analysis.MergePartialFiles(f.fromPartial, kinds, opts)
 	if errors.Is(err, analysis.ErrPartial) {
 		err = &exitError{code: exitBadInput, err: err}
 	}
-	return acc, inputs, startNs, err
+	if err != nil {
+		return nil, err
+	}
+	return &analysisRun{acc: acc, inputs: inputs, startNs: startNs}, nil
 }
 
 // writePartial writes the accumulator state of o's inputs (or merged
-// partials) to o.partial.
+// partials) to o.partial, with each recording read described
+// (analysis.DescribeInputs).
 func writePartial(ctx context.Context, o *analyzeOptions) error {
-	acc, inputs, startNs, err := accumulate(ctx, o.g, o.files, o.kinds, &o.flags, o.opts)
+	run, err := runAnalyses(ctx, o.g, o.files, o.kinds, &o.flags, o.opts, runWith{stateOnly: true, describe: analysis.DescribeInputs})
 	if err != nil {
 		return err
 	}
-	if len(o.flags.fromPartial) == 0 {
-		if inputs, err = describeInputs(o.g, o.files, &o.flags.read); err != nil {
-			return err
-		}
-	}
-	p, err := acc.Partial(version, inputs, startNs)
+	p, err := run.acc.Partial(version, run.inputs, run.startNs)
 	if err != nil {
 		return err
 	}
 	if err := atomicfile.Write(o.partial, func(w io.Writer) error { return p.Write(w) }); err != nil {
 		return outputError(o.partial, err)
 	}
-	o.g.note("baglab: wrote the %s state of %d input(s) (%d messages) to %s", strings.Join(o.kinds, ", "), len(inputs), acc.Messages, o.partial)
+	o.g.note("baglab: wrote the %s state of %d input(s) (%d messages) to %s", strings.Join(o.kinds, ", "), len(run.inputs), run.acc.Messages, o.partial)
 	return nil
-}
-
-// describeInputs returns the digests and summaries of files.
-func describeInputs(g *globalOptions, files []string, rf *readFlags) ([]analysis.PartialInput, error) {
-	in, err := g.open(files, rf, "", nil)
-	if err != nil {
-		return nil, err
-	}
-	defer in.close()
-	return analysis.DescribeInputs(in.Inputs)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/report"
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -83,24 +84,15 @@ were made from, which the page lists.`,
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
-	acc, partialInputs, startNs, err := accumulate(ctx, o.g, o.files, analysis.Kinds(), &o.flags, o.opts)
+	describe := func(in *decode.Inputs) ([]analysis.Input, error) { return analysis.DescribePaths(in, o.files) }
+	run, err := runAnalyses(ctx, o.g, o.files, analysis.Kinds(), &o.flags, o.opts, runWith{describe: describe})
 	if err != nil {
 		return err
 	}
-	out, err := acc.Outcome()
-	if err != nil {
-		return err
-	}
-	run := &analysisRun{results: out.Results, lastNs: out.LastNs, startNs: startNs}
 	if missing := analysis.KindsWithout(run.results); len(missing) > 0 {
 		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
 	}
-	var prov *report.Provenance
-	if len(o.flags.fromPartial) > 0 {
-		prov = report.ProvenanceOf(version, os.Args, o.options, report.PartialInputs(partialInputs))
-	} else if prov, err = report.NewProvenance(version, os.Args, o.options, o.files); err != nil {
-		return err
-	}
+	prov := report.NewProvenance(version, os.Args, o.options, run.inputs)
 	var page bytes.Buffer
 	nothing := false
 	if err := report.Render(&page, report.Page{Title: o.title, Provenance: prov, Results: run.results}); errors.Is(err, report.ErrNothing) {

@@ -1,0 +1,113 @@
+package analysis
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/digest"
+)
+
+// Input is one input of a run as its provenance records it, in a partial
+// file (PartialFile.Inputs) and in a report's provenance block: its path
+// as given, its content (size and SHA-256, see internal/digest) and its
+// summary.
+type Input struct {
+	Path string `json:"path"`
+	// Format is the container format ("bag", "mcap", "db3"; "mixed" for a
+	// folder of recordings in several).
+	Format string `json:"format"`
+	// Size is the size in bytes (of every file for a folder).
+	Size int64 `json:"size"`
+	// SHA256 is the hex digest of the file; for a folder, of the listing
+	// "<sha256>  <relative path>\n" of its files in path order, as
+	// sha256sum prints it.
+	SHA256 string `json:"sha256"`
+	// StartNs and EndNs are the first and last log times (ns since the
+	// Unix epoch); MessageCount counts the messages.
+	StartNs      int64  `json:"start_ns"`
+	EndNs        int64  `json:"end_ns"`
+	MessageCount uint64 `json:"message_count"`
+	// Files lists the files of a folder with their digests (nil for a
+	// file). Partial files do not record them.
+	Files []InputFile `json:"-"`
+}
+
+// InputFile is one file of a folder input: its path relative to the
+// folder, with forward slashes, its size and its SHA-256.
+type InputFile struct {
+	Path   string
+	Size   int64
+	SHA256 string
+}
+
+// DescribeInputs describes each recording of in (folders expanded, as
+// Paths lists them): its digest, and its format, time range and message
+// count from the summary read when in was opened. No recording is opened
+// again; only the digest reads the files.
+func DescribeInputs(in *decode.Inputs) ([]Input, error) {
+	out := make([]Input, in.Len())
+	for i, p := range in.Paths() {
+		d, err := describeInput(p, in.FileSummary(i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = d
+	}
+	return out, nil
+}
+
+// DescribePaths is DescribeInputs by the paths in was opened with, as
+// given to decode.OpenInputs: a plain folder (see decode.Expand) is one
+// input, its digest that of the folder and its summary that of its
+// recordings combined (decode.CombineSummaries). A path whose recordings
+// are not those in read (the folder changed since) is an
+// *decode.InputError.
+func DescribePaths(in *decode.Inputs, paths []string) ([]Input, error) {
+	recs := in.Paths()
+	out := make([]Input, 0, len(paths))
+	k := 0
+	for _, p := range paths {
+		n := 1
+		if k >= len(recs) || recs[k] != p {
+			e, err := decode.Expand([]string{p})
+			if err != nil {
+				return nil, err
+			}
+			if n = len(e); k+n > len(recs) || !slices.Equal(e, recs[k:k+n]) {
+				return nil, &decode.InputError{Path: p, Err: fmt.Errorf("its recordings changed since they were read")}
+			}
+		}
+		sums := make([]*record.Summary, n)
+		for j := range sums {
+			sums[j] = in.FileSummary(k + j)
+		}
+		d, err := describeInput(p, decode.CombineSummaries(sums))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+		k += n
+	}
+	if k != len(recs) {
+		return nil, fmt.Errorf("analysis: %d paths name %d of the %d recordings read", len(paths), k, len(recs))
+	}
+	return out, nil
+}
+
+// describeInput is the input at path with summary s (nil: none).
+func describeInput(path string, s *record.Summary) (Input, error) {
+	d, err := digest.Of(path)
+	if err != nil {
+		return Input{}, err
+	}
+	in := Input{Path: path, Size: d.Size, SHA256: d.SHA256}
+	for _, f := range d.Files {
+		in.Files = append(in.Files, InputFile(f))
+	}
+	if s != nil {
+		in.Format, in.StartNs, in.EndNs, in.MessageCount = s.Format, s.StartNs, s.EndNs, s.MessageCount
+	}
+	return in, nil
+}

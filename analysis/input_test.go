@@ -1,0 +1,89 @@
+package analysis_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/digest"
+	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
+)
+
+// TestDescribePaths: a plain folder given is one input, with the digest of
+// the folder (every file in it, a recording or not, listed) and its
+// recordings' summaries combined; a file is described as DescribeInputs
+// describes it. The summaries are those read when the inputs were opened:
+// a recording overwritten since is not read again. A folder that gained a
+// recording since is an InputError.
+func TestDescribePaths(t *testing.T) {
+	study := studytest.Dir(t, studygen.Options{Seed: 3, Sessions: 2})
+	runs := filepath.Join(t.TempDir(), "runs")
+	if err := os.Mkdir(runs, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for name, from := range map[string]string{"study.bag": "study.bag", "queries.mcap": "queries.mcap", "notes.txt": "truth.json"} {
+		data, err := os.ReadFile(filepath.Join(study, from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(runs, name), data, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bag := filepath.Join(study, "study.bag")
+	paths := []string{runs, bag}
+	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if want := []string{filepath.Join(runs, "queries.mcap"), filepath.Join(runs, "study.bag"), bag}; !reflect.DeepEqual(in.Paths(), want) {
+		t.Fatalf("recordings %v, want %v", in.Paths(), want)
+	}
+	each, err := analysis.DescribeInputs(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q, b := in.FileSummary(0), in.FileSummary(1)
+	folder, err := digest.Of(runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantFolder := analysis.Input{Path: runs, Format: "mixed", Size: folder.Size, SHA256: folder.SHA256,
+		StartNs: min(q.StartNs, b.StartNs), EndNs: max(q.EndNs, b.EndNs), MessageCount: q.MessageCount + b.MessageCount}
+	for _, f := range folder.Files {
+		wantFolder.Files = append(wantFolder.Files, analysis.InputFile(f))
+	}
+	if len(wantFolder.Files) != 3 || q.MessageCount == 0 || b.MessageCount == 0 {
+		t.Fatalf("folder %+v", wantFolder)
+	}
+
+	if err := os.WriteFile(filepath.Join(runs, "study.bag"), []byte("not a bag any more"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	got, err := analysis.DescribePaths(in, paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	folder, _ = digest.Of(runs) // the digest is of the files now
+	wantFolder.Size, wantFolder.SHA256, wantFolder.Files[2].Size, wantFolder.Files[2].SHA256 = folder.Size, folder.SHA256, folder.Files[2].Size, folder.Files[2].SHA256
+	if want := []analysis.Input{wantFolder, each[2]}; !reflect.DeepEqual(got, want) {
+		t.Errorf("described\n%+v\nwant\n%+v", got, want)
+	}
+
+	if _, err := analysis.DescribePaths(in, paths[:1]); err == nil {
+		t.Error("paths naming some of the recordings described")
+	}
+	if err := os.WriteFile(filepath.Join(runs, "later.bag"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	var ie *decode.InputError
+	if _, err := analysis.DescribePaths(in, paths); !errors.As(err, &ie) || ie.Path != runs {
+		t.Errorf("a folder that gained a recording: %v", err)
+	}
+}
