@@ -27,7 +27,8 @@ func checkOutFile(path, flag string, force bool, inputs []string) error {
 
 // checkedOutput turns the error of an output check of flag into a usage
 // error (the output is an input: exit 2) or an output error (exit 5) on
-// the output or on dir, the directory it goes into.
+// the output or on dir, the directory it goes into. It adds the hint to an
+// existing file's error; any other error it returns as it is.
 func checkedOutput(err error, flag, dir string) error {
 	var ce *atomicfile.CheckError
 	if !errors.As(err, &ce) {

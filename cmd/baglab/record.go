@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"time"
 
-	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/live/record"
 	"github.com/spf13/cobra"
 )
@@ -132,12 +130,8 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	switch {
 	case errors.Is(err, record.ErrUsage):
 		return usageErrorf("%v", err)
-	case errors.Is(err, fs.ErrExist):
-		return outputError(ro.Output, err)
-	case errors.As(err, new(*atomicfile.CheckError)):
-		return checkedOutput(err, "-O", filepath.Dir(ro.Output))
 	case err != nil:
-		return err
+		return checkedOutput(err, "-O", filepath.Dir(ro.Output))
 	}
 	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.Output)
 	res, err := r.Run(ctx)
@@ -145,7 +139,8 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 		printRecordSummary(g, res)
 	}
 	if err != nil {
-		return err
+		// Run checks each split file as New checks the first.
+		return checkedOutput(err, "-O", filepath.Dir(ro.Output))
 	}
 	if res.Dropped() > 0 {
 		return &exitError{code: exitProblem, err: fmt.Errorf("%d messages dropped from a full buffer (raise --buffsize)", res.Dropped())}

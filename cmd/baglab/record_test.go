@@ -53,7 +53,7 @@ func TestRecordOutputErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-O", file}, "baglab: cannot write " + file + ": " + file + ": file already exists (use --force to overwrite)\n"},
+		{[]string{"-O", file}, "baglab: cannot write " + file + ": the file exists (use --force to overwrite)\n"},
 		{[]string{"-O", filepath.Join(file, "x.bag"), "-f"}, "baglab: cannot write " + file + ": " + file + " is a file, not a directory\n"},
 		{[]string{"-O", filepath.Join(dir, "d.bag"), "-f"}, "baglab: cannot write " + filepath.Join(dir, "d.bag") + ": a directory, not a file\n"},
 	} {
@@ -61,6 +61,38 @@ func TestRecordOutputErrors(t *testing.T) {
 		if code != exitOutput || errOut != c.want {
 			t.Errorf("%v: exit %d, want %d\n%s\nwant\n%s", c.args, code, exitOutput, errOut, c.want)
 		}
+	}
+}
+
+// TestRecordSplitExists: a split file that exists ends the recording when
+// its turn comes with what an existing first file gets before the start:
+// exit 5 and cmd's text. Before, exit 1 and the recorder's own text.
+func TestRecordSplitExists(t *testing.T) {
+	m := rostest.StartMaster(t)
+	m.Setenv(t)
+	dir := t.TempDir()
+	taken := filepath.Join(dir, "split_1.bag")
+	if err := os.WriteFile(taken, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	g := &globalOptions{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	a := liverecord.DefaultArgs()
+	a.Output, a.Split, a.Duration = filepath.Join(dir, "split.bag"), true, "1"
+	err := runRecord(ctx, &recordOptions{g: g, a: a}, []string{"/chatter"})
+	var msg bytes.Buffer
+	printError(&msg, err)
+	want := "baglab: cannot write " + taken + ": the file exists (use --force to overwrite)\n"
+	if code := exitCode(err); code != exitOutput || msg.String() != want {
+		t.Errorf("exit %d, want %d\n%s\nwant\n%s", code, exitOutput, msg.String(), want)
+	}
+	if st, err := os.Stat(taken); err != nil || st.Size() != 0 {
+		t.Errorf("%s: %v, %v: want it untouched", taken, st, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "split_0.bag")); err != nil {
+		t.Errorf("the first file: %v", err)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,13 +55,11 @@ func (o *Options) outputPath(idx int) string {
 
 // checkOutput checks that path can be written (atomicfile.CheckFile:
 // not a directory, in a directory that is writable or can be made, not an
-// existing file unless Force).
+// existing file unless Force). A failure is an *atomicfile.CheckError; an
+// existing file's wraps fs.ErrExist, and the caller names its own flag to
+// overwrite it.
 func (o *Options) checkOutput(path string) error {
-	err := atomicfile.CheckFile(path, o.Force, nil)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w (use --force to overwrite)", err)
-	}
-	return err
+	return atomicfile.CheckFile(path, o.Force, nil)
 }
 
 // openOutput creates path.active and starts a bag or MCAP writer on it.
