@@ -546,6 +546,10 @@ func (in *Inputs) each(ctx context.Context, i int, o EachOptions) error {
 		skip bool
 	}
 	plans := map[*record.Channel]*plan{}
+	// last and p cache the latest channel and its plan, as fileIter does:
+	// consecutive messages often share a channel.
+	var last *record.Channel
+	var p *plan
 	for {
 		m, err := it.Next()
 		if err == io.EOF {
@@ -554,7 +558,9 @@ func (in *Inputs) each(ctx context.Context, i int, o EachOptions) error {
 		if err != nil {
 			return err
 		}
-		p := plans[m.Channel]
+		if m.Channel != last {
+			last, p = m.Channel, plans[m.Channel]
+		}
 		if p == nil {
 			p = &plan{}
 			plans[m.Channel] = p
