@@ -2,18 +2,18 @@ package plot
 
 import (
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/internal/atomicfile"
 )
 
-// WriteDir writes every figure of results into dir (created if missing)
-// as DIR/<name>.png at dpi and DIR/<name>.svg, each atomically, and
-// returns the number of figures written.
+// WriteDir writes every figure of results into dir (created if missing,
+// as atomicfile.MkdirAll makes folders) as DIR/<name>.png at dpi and
+// DIR/<name>.svg, each atomically, and returns the number of figures
+// written.
 func WriteDir(dir string, results []analysis.Result, o Options, dpi float64) (int, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := atomicfile.MkdirAll(dir); err != nil {
 		return 0, err
 	}
 	n := 0

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
@@ -51,5 +52,22 @@ func TestWriteDir(t *testing.T) {
 	}
 	if _, err := WriteDir(filepath.Join(dir, f.Name+".png"), results, Options{}, 96); err == nil {
 		t.Error("a file as the directory")
+	}
+}
+
+// TestWriteDirMode: the folder WriteDir makes has the mode of every
+// output's folder, 0777 less the umask (0775 under umask 002), not a fixed
+// 0755.
+func TestWriteDirMode(t *testing.T) {
+	old := syscall.Umask(0o002)
+	t.Cleanup(func() { syscall.Umask(old) })
+	dir := filepath.Join(t.TempDir(), "figs")
+	if _, err := WriteDir(dir, []analysis.Result{graspsResult()}, Options{}, 96); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(dir); err != nil {
+		t.Error(err)
+	} else if st.Mode().Perm() != 0o775 {
+		t.Errorf("%s: mode %v, want 0775", dir, st.Mode().Perm())
 	}
 }

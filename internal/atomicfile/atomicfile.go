@@ -135,10 +135,18 @@ func (f *File) Abort() {
 	live.remove(f.Name())
 }
 
+// dirMode is the mode of the directories made for outputs, before the
+// umask: 0755 under umask 022, as mkdir(1) makes them.
+const dirMode = 0o777
+
+// MkdirAll creates dir and its missing parents for outputs, with the mode
+// DirSet and Dir give theirs (0777 less the umask).
+func MkdirAll(dir string) error { return os.MkdirAll(dir, dirMode) }
+
 // Write writes path with fill through a temporary file, creating missing
-// parent directories.
+// parent directories (MkdirAll).
 func Write(path string, fill func(io.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o777); err != nil {
+	if err := MkdirAll(filepath.Dir(path)); err != nil {
 		return err
 	}
 	f, err := Create(path)
@@ -180,7 +188,7 @@ func (d *Dir) Commit() error {
 	}
 	d.done = true
 	defer live.remove(d.tmp)
-	err := os.Chmod(d.tmp, 0o777&^umask)
+	err := os.Chmod(d.tmp, dirMode&^umask)
 	if err == nil {
 		err = os.Rename(d.tmp, d.path)
 	}
@@ -265,7 +273,7 @@ func (d *DirSet) mkdirAll(dir string) error {
 	if err := d.mkdirAll(filepath.Dir(dir)); err != nil {
 		return err
 	}
-	if err := os.Mkdir(dir, 0o777); err != nil && !os.IsExist(err) {
+	if err := os.Mkdir(dir, dirMode); err != nil && !os.IsExist(err) {
 		return err
 	}
 	d.created = append(d.created, dir)

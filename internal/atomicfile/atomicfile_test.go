@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -174,5 +175,31 @@ func TestCloseAll(t *testing.T) {
 	bad.File.Close() // closed underneath: its sync fails
 	if err := CloseAll([]*File{bad}); err == nil || !strings.Contains(err.Error(), bad.Path()) {
 		t.Errorf("CloseAll of a file whose sync fails: %v, want an error naming %s", err, bad.Path())
+	}
+}
+
+// TestMkdirAllMode: MkdirAll and DirSet make folders, parents too, 0777
+// less the umask (0775 under umask 002).
+func TestMkdirAllMode(t *testing.T) {
+	old := syscall.Umask(0o002)
+	t.Cleanup(func() { syscall.Umask(old) })
+	dir := t.TempDir()
+	var ds DirSet
+	if err := MkdirAll(filepath.Join(dir, "a", "b")); err != nil {
+		t.Fatal(err)
+	}
+	if err := ds.MkdirAll(filepath.Join(dir, "c", "d")); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a", "a/b", "c", "c/d"} {
+		if st, err := os.Stat(filepath.Join(dir, d)); err != nil {
+			t.Error(err)
+		} else if st.Mode().Perm() != 0o775 {
+			t.Errorf("%s: mode %v, want 0775", d, st.Mode().Perm())
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "file"), nil, 0o644)
+	if err := MkdirAll(filepath.Join(dir, "file", "x")); err == nil {
+		t.Error("made a folder under a file")
 	}
 }
