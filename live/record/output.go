@@ -62,16 +62,17 @@ func (o *Options) checkOutput(path string) error {
 	return atomicfile.CheckFile(path, o.Force, nil)
 }
 
-// openOutput creates path.active and starts a bag or MCAP writer on it.
+// openOutput creates path.active (and its missing folders) with the modes
+// of every output (atomicfile) and starts a bag or MCAP writer on it.
 func (o *Options) openOutput(path string, now time.Time) (*output, error) {
 	if err := o.checkOutput(path); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	active := path + ".active"
-	f, err := os.OpenFile(active, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := os.OpenFile(active, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o666) // os.Create's mode, as every output's
 	if err != nil {
 		return nil, err
 	}

@@ -5,7 +5,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // New checks the output before any connection is made: an existing file
@@ -45,5 +47,32 @@ func TestNewChecksOutput(t *testing.T) {
 	}
 	if _, err := New(Options{Output: file, Topics: topics, Force: true}); err != nil {
 		t.Errorf("exists, Force: %v", err)
+	}
+}
+
+// TestOutputModes: a recording and the folders made for it get the modes
+// of every output (0666 and 0777 less the umask: 0664 and 0775 under umask
+// 002), not a fixed 0644 and 0755.
+func TestOutputModes(t *testing.T) {
+	old := syscall.Umask(0o002)
+	t.Cleanup(func() { syscall.Umask(old) })
+	dir := filepath.Join(t.TempDir(), "new")
+	o := Options{Output: filepath.Join(dir, "run.bag"), Topics: []string{"/a"}}
+	out, err := o.openOutput(o.Output, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := out.finish(Stats{Started: out.start, Closed: out.start}, "/test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path string
+		want os.FileMode
+	}{{dir, 0o775}, {o.Output, 0o664}} {
+		if st, err := os.Stat(c.path); err != nil {
+			t.Error(err)
+		} else if st.Mode().Perm() != c.want {
+			t.Errorf("%s: mode %v, want %v", c.path, st.Mode().Perm(), c.want)
+		}
 	}
 }
