@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/baglab/baglab/internal/parallel"
 )
 
 // File is a file being written under a temporary name (".NAME.tmp-*" in
@@ -75,30 +77,18 @@ func (f *File) Close() error {
 	return err
 }
 
-// CloseAll closes files as Close does, with their syncs at once: one
-// commit of the file system's journal can then serve them all, where
-// closing them one after the other waits for one commit each. It returns
-// the errors of those that failed.
+// CloseAll closes files as Close does, with their syncs at once (up to
+// 16, parallel.All): one commit of the file system's journal can then
+// serve them all, where closing them one after the other waits for one
+// commit each. It closes every file whatever the others' closes return,
+// and returns the errors of those that failed, joined in list order.
 func CloseAll(files []*File) error {
-	errs := make([]error, len(files))
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, 16) // syncs at once
-	for i, f := range files {
-		if f.closed {
-			continue
+	return parallel.All(len(files), 16, func(i int) error {
+		if err := files[i].Close(); err != nil {
+			return fmt.Errorf("writing %s: %w", files[i].path, err)
 		}
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer wg.Done()
-			if err := f.Close(); err != nil {
-				errs[i] = fmt.Errorf("writing %s: %w", f.path, err)
-			}
-			<-slots
-		}()
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+		return nil
+	})
 }
 
 // Commit closes the file and renames it to its final path. On failure the

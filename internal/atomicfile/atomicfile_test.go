@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -175,6 +176,28 @@ func TestCloseAll(t *testing.T) {
 	bad.File.Close() // closed underneath: its sync fails
 	if err := CloseAll([]*File{bad}); err == nil || !strings.Contains(err.Error(), bad.Path()) {
 		t.Errorf("CloseAll of a file whose sync fails: %v, want an error naming %s", err, bad.Path())
+	}
+	// Every file is closed whatever the others' closes return, and every
+	// failure is reported, in list order.
+	var mixed []*File
+	for _, name := range []string{"bad1", "good", "bad2"} {
+		f, err := Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Abort()
+		if name != "good" {
+			f.File.Close()
+		}
+		mixed = append(mixed, f)
+	}
+	err = CloseAll(mixed)
+	lines := strings.Split(fmt.Sprint(err), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "writing "+mixed[0].Path()+": ") || !strings.HasPrefix(lines[1], "writing "+mixed[2].Path()+": ") {
+		t.Errorf("CloseAll of two failing files: %v, want both, in list order", err)
+	}
+	if !mixed[1].closed {
+		t.Error("the file between two failing ones is not closed")
 	}
 }
 

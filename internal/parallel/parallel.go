@@ -1,6 +1,7 @@
 // Package parallel runs the items of a list on a few goroutines with the
-// error rule the front door and the exporter share: the error reported is
-// the first in list order, not the first in time.
+// error rules the front door, the exporter and the closing of outputs
+// share: For stops at the first error and reports the first in list
+// order, not the first in time; All runs every item and reports all.
 package parallel
 
 import (
@@ -16,6 +17,24 @@ import (
 func For(ctx context.Context, n, jobs int, f func(ctx context.Context, i int) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	if err := FirstError(run(ctx, n, jobs, f, cancel)); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// All calls f for 0..n-1 on up to jobs goroutines (at least one), handing
+// out the indices in order, every one whatever the others return: for
+// work that must all be done, such as closing files. It returns the
+// calls' errors joined in list order (errors.Join), nil when none failed.
+func All(n, jobs int, f func(i int) error) error {
+	return errors.Join(run(context.Background(), n, jobs, func(_ context.Context, i int) error { return f(i) }, nil)...)
+}
+
+// run is the pool of For and All: it hands out 0..n-1 in order to up to
+// jobs goroutines calling f until ctx ends, calls failed (when not nil)
+// after each error, and returns the calls' errors by index.
+func run(ctx context.Context, n, jobs int, f func(ctx context.Context, i int) error, failed func()) []error {
 	errs := make([]error, n)
 	next := make(chan int)
 	var wg sync.WaitGroup
@@ -24,8 +43,8 @@ func For(ctx context.Context, n, jobs int, f func(ctx context.Context, i int) er
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if errs[i] = f(ctx, i); errs[i] != nil {
-					cancel()
+				if errs[i] = f(ctx, i); errs[i] != nil && failed != nil {
+					failed()
 				}
 			}
 		}()
@@ -40,10 +59,7 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if err := FirstError(errs); err != nil {
-		return err
-	}
-	return ctx.Err()
+	return errs
 }
 
 // FirstError returns the first error of errs that is not a cancellation,

@@ -53,3 +53,47 @@ func TestForCancelled(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestAll: every index runs once even after errors, never more than jobs
+// at once, and the errors come joined in list order, whichever failed
+// first in time.
+func TestAll(t *testing.T) {
+	var runs [50]atomic.Int32
+	var busy, most atomic.Int32
+	release := make(chan struct{})
+	err := All(50, 4, func(i int) error {
+		runs[i].Add(1)
+		n := busy.Add(1)
+		defer busy.Add(-1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		switch i {
+		case 1:
+			<-release // fails after index 7
+			return errors.New("e1")
+		case 7:
+			defer close(release)
+			return errors.New("e7")
+		case 30:
+			return errors.New("e30")
+		}
+		return nil
+	})
+	if err == nil || err.Error() != "e1\ne7\ne30" {
+		t.Errorf("got %q, want e1, e7 and e30 joined in list order", err)
+	}
+	for i := range runs {
+		if n := runs[i].Load(); n != 1 {
+			t.Fatalf("index %d ran %d times", i, n)
+		}
+	}
+	if m := most.Load(); m > 4 {
+		t.Errorf("%d at once, want at most 4", m)
+	}
+	if err := All(3, 2, func(int) error { return nil }); err != nil {
+		t.Errorf("no failures: %v", err)
+	}
+	if err := All(0, 2, func(int) error { return errors.New("called") }); err != nil {
+		t.Errorf("no items: %v", err)
+	}
+}
