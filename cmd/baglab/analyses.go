@@ -18,7 +18,17 @@ type analysisFlags struct {
 	fromPartial []string // --from-partial (partial.go)
 }
 
+// addFlags adds the flags to cmd, a verb that runs analyses (analyze,
+// report, check), and makes its RunE (which must be set) run under the
+// soft memory limit an analysis of --jobs inputs at once needs
+// (analysis.MemoryLimit), its outputs included: the one place where these
+// verbs get it.
 func (f *analysisFlags) addFlags(cmd *cobra.Command) {
+	run := cmd.RunE
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		defer softMemoryLimit(analysis.MemoryLimit(f.a.Jobs))()
+		return run(cmd, args)
+	}
 	f.read.addFlags(cmd)
 	f.a = analysis.DefaultArgs()
 	fl := cmd.Flags()

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/digest"
 )
@@ -31,6 +33,52 @@ func runHooked(t *testing.T, f func(string), args ...string) (string, int) {
 	stderr := &stderrHook{f: f}
 	code := Main(args, strings.NewReader(""), &out, stderr)
 	return stderr.String(), code
+}
+
+// TestAnalysesMemoryLimit: every verb that runs analyses reads its inputs
+// and writes its outputs under the soft memory limit analysis.MemoryLimit
+// gives for its --jobs (read whenever a note is written: the selection
+// warning while reading, "wrote ..." at the end), and puts the previous
+// limit back afterwards.
+func TestAnalysesMemoryLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	dir := t.TempDir()
+	sel := []string{studyFile("study.bag"), "--topics", "/interactive_world/placement,/typo", "-j", "3"}
+	baseline := filepath.Join(dir, "baseline.json")
+	out, stderr, code := run(t, append([]string{"analyze", "placements", "--json"}, sel...)...)
+	if code != 0 {
+		t.Fatalf("baseline: exit %d: %s", code, stderr)
+	}
+	if err := os.WriteFile(baseline, []byte(out), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	before := debug.SetMemoryLimit(-1)
+	if before == analysis.MemoryLimit(3) {
+		t.Fatal("the limit is set before the test")
+	}
+	for _, args := range [][]string{
+		{"analyze", "placements"},
+		{"analyze", "placements", "--partial", filepath.Join(dir, "p.json")},
+		{"report", "-o", filepath.Join(dir, "r.html")},
+		{"check", "--baseline", baseline},
+	} {
+		var limits []int64
+		stderr, code := runHooked(t, func(string) { limits = append(limits, debug.SetMemoryLimit(-1)) }, append(args, sel...)...)
+		if code != 0 {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+		if !strings.HasPrefix(stderr, "baglab: warning: --topics /typo") || len(limits) == 0 {
+			t.Errorf("%v: no warning first: %s", args, stderr)
+		}
+		for i, limit := range limits {
+			if limit != analysis.MemoryLimit(3) {
+				t.Errorf("%v: memory limit %d at note %d of\n%s\nwant %d", args, limit, i+1, stderr, analysis.MemoryLimit(3))
+			}
+		}
+		if after := debug.SetMemoryLimit(-1); after != before {
+			t.Errorf("%v: limit %d after the run, want %d back", args, after, before)
+		}
+	}
 }
 
 // TestPartialWarnsOnce: analyze --partial describes its inputs from the

@@ -182,7 +182,6 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	if o.partial != "" {
 		return writePartial(ctx, o)
 	}
-	defer softMemoryLimit(analysis.MemoryLimit(o.flags.a.Jobs))()
 	run, err := runAnalyses(ctx, o.g, o.files, o.kinds, &o.flags, o.opts, runWith{})
 	if err != nil {
 		return err
