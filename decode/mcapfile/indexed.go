@@ -16,18 +16,31 @@ type indexedIter struct {
 	r      *Reader
 	f      record.Filter
 	chunks []*mcap.ChunkIndex // the selected chunks, as given to the merge
-	want   map[uint16]bool
-	chans  map[uint16]*record.Channel
-	merge  *chunked.Merge
-	msg    record.Message
+	// chans holds the summary's channels by id, so that no message looks
+	// one up in a map. It is as long as the largest id the summary lists
+	// plus one (at most 65536 entries); ids it does not list have none.
+	chans []indexedChan
+	merge *chunked.Merge
+	msg   record.Message
+}
+
+// indexedChan is a channel of the summary as the indexed iterator reads it.
+type indexedChan struct {
+	ch   *record.Channel // nil: not in the summary
+	want bool            // the filter keeps its topic
 }
 
 func newIndexedIter(r *Reader, f record.Filter) *indexedIter {
-	it := &indexedIter{r: r, f: f, want: map[uint16]bool{}, chans: map[uint16]*record.Channel{}}
+	it := &indexedIter{r: r, f: f}
+	n := 0
+	for _, id := range r.ix.channelIDs {
+		n = max(n, int(id)+1)
+	}
+	it.chans = make([]indexedChan, n)
 	for _, id := range r.ix.channelIDs {
 		c := r.ix.channels[id]
-		it.chans[id] = r.channel(c, r.ix.schemas[c.SchemaID], r.ix.schemaAt[c.SchemaID])
-		it.want[id] = f.Topic == nil || f.Topic(c.Topic)
+		it.chans[id] = indexedChan{ch: r.channel(c, r.ix.schemas[c.SchemaID], r.ix.schemaAt[c.SchemaID]),
+			want: f.Topic == nil || f.Topic(c.Topic)}
 	}
 	var chunks []chunked.Chunk
 	for _, ci := range r.ix.chunks {
@@ -37,7 +50,7 @@ func newIndexedIter(r *Reader, f record.Filter) *indexedIter {
 		if len(ci.MessageIndexOffsets) > 0 {
 			any := false
 			for id := range ci.MessageIndexOffsets {
-				any = any || it.want[id]
+				any = any || it.channel(id).want
 			}
 			if !any {
 				continue
@@ -142,8 +155,8 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 		}
 		fate.seen++
 		id, _, lt, _, err := parseMessageHead(file, off, body)
-		want, known := it.want[id]
-		if err == nil && !known {
+		c := it.channel(id)
+		if err == nil && c.ch == nil {
 			err = errorf(file, off, "message.channel_id", record.ErrFormat, "message on channel %d, which the summary does not list", id)
 		}
 		if err != nil {
@@ -158,7 +171,7 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 		}
 		fate.used++
 		fate.kept++
-		if !want || it.f.Start != 0 && int64(lt) < it.f.Start || it.f.End != 0 && int64(lt) >= it.f.End {
+		if !c.want || it.f.Start != 0 && int64(lt) < it.f.Start || it.f.End != 0 && int64(lt) >= it.f.End {
 			return nil
 		}
 		entries = append(entries, chunked.Entry{Time: int64(lt), At: uint32(at), Conn: uint32(id)})
@@ -170,6 +183,15 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 		lc.Skipped = &s
 	}
 	return lc
+}
+
+// channel returns the summary's channel id; its ch is nil when the summary
+// does not list it.
+func (it *indexedIter) channel(id uint16) indexedChan {
+	if int(id) < len(it.chans) {
+		return it.chans[id]
+	}
+	return indexedChan{}
 }
 
 // readChunk reads and parses the chunk record that the chunk index places
@@ -202,7 +224,7 @@ func (it *indexedIter) Next() (*record.Message, error) {
 	n := binary.LittleEndian.Uint64(l.Data[e.At+1:])
 	body := l.Data[int(e.At)+recordHeaderLen : int(e.At)+recordHeaderLen+int(n)]
 	it.msg = record.Message{
-		Channel:     it.chans[uint16(e.Conn)],
+		Channel:     it.chans[e.Conn].ch,
 		LogTime:     e.Time,
 		PublishTime: int64(binary.LittleEndian.Uint64(body[14:])),
 		Sequence:    uint64(binary.LittleEndian.Uint32(body[2:])),

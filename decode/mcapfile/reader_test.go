@@ -3,10 +3,12 @@ package mcapfile
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
@@ -147,5 +149,81 @@ func TestMessageOffsets(t *testing.T) {
 			})
 			r.Close()
 		}
+	}
+}
+
+// TestIndexedUnknownChannel: a message in a chunk on a channel that the
+// summary does not list, with an id between listed ones or past the
+// largest, is bad data for the indexed iterator; with WithSkipBad the
+// chunk's other messages are still read.
+func TestIndexedUnknownChannel(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := mcap.NewWriter(&buf, &mcap.WriterOptions{Chunked: true, ChunkSize: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteHeader(&mcap.Header{Profile: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteSchema(&mcap.Schema{ID: 1, Name: "blob", Encoding: "none"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*mcap.Channel{{ID: 1, SchemaID: 1, Topic: "/a"}, {ID: 5, SchemaID: 1, Topic: "/b"}} {
+		c.MessageEncoding = "raw"
+		if err := w.WriteChannel(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 4 {
+		lt := uint64(1e9 + i)
+		if err := w.WriteMessage(&mcap.Message{ChannelID: uint16(1 + i%2*4), Sequence: uint32(i), LogTime: lt, PublishTime: lt, Data: fmt.Appendf(nil, "msg-%d", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	chunks := chunkOffsets(t, data)
+	if len(chunks) != 1 {
+		t.Fatalf("%d chunks, want 1", len(chunks))
+	}
+	chunk := chunks[0]
+	for _, id := range []uint16{3, 60000} {
+		t.Run(fmt.Sprint(id), func(t *testing.T) {
+			bad := bytes.Clone(data)
+			at := bytes.Index(bad, []byte("msg-1")) - messageHeadLen // the message on channel 5
+			binary.LittleEndian.PutUint16(bad[at:], id)
+			read := func(opts ...Option) (topics []string, err error) {
+				r, err := NewReader(bytes.NewReader(bad), int64(len(bad)), "bad.mcap", opts...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				it, err := r.Messages(record.Filter{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer it.Close()
+				for {
+					m, err := it.Next()
+					if err != nil {
+						return topics, err
+					}
+					topics = append(topics, fmt.Sprintf("%s %s", m.Channel.Topic, m.Data))
+				}
+			}
+			_, err := read()
+			var re *record.Error
+			if !errors.As(err, &re) || re.Offset != chunk || re.Field != "message.channel_id" || !errors.Is(err, record.ErrFormat) {
+				t.Errorf("error %v, want message.channel_id at %d (ErrFormat)", err, chunk)
+			}
+			var skipped []record.Skipped
+			got, err := read(WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+			want := []string{"/a msg-0", "/a msg-2", "/b msg-3"}
+			if err != io.EOF || !slices.Equal(got, want) || len(skipped) != 1 || skipped[0].Offset != chunk || skipped[0].Kept != 3 {
+				t.Errorf("with WithSkipBad: %q, %v, skipped %+v; want %q and the chunk at %d skipped with 3 kept", got, err, skipped, want, chunk)
+			}
+		})
 	}
 }
