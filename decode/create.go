@@ -2,13 +2,13 @@ package decode
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/atomicfile"
 )
 
 // OutputFormat returns the format a path's extension asks for.
@@ -58,7 +58,7 @@ func CheckCompression(format Format, c string) error {
 }
 
 // Create starts a recording at path in the format its extension names,
-// creating missing parent directories. The file is written under a
+// creating missing parent directories (atomicfile.MkdirAll). The file is written under a
 // temporary name and appears only on Close.
 func Create(path string, o CreateOptions) (Writer, error) {
 	format, err := OutputFormat(path)
@@ -68,7 +68,7 @@ func Create(path string, o CreateOptions) (Writer, error) {
 	if err := CheckCompression(format, o.Compression); err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	switch format {
