@@ -32,7 +32,8 @@ type CreateOptions struct {
 }
 
 // Writer is a recording being written: Close finishes it and renames it into
-// place, Abort removes it.
+// place, Abort removes it. When Close fails, or on Abort, the folders Create
+// made for it go again if they are empty.
 type Writer interface {
 	record.Writer
 	Abort()
@@ -58,8 +59,11 @@ func CheckCompression(format Format, c string) error {
 }
 
 // Create starts a recording at path in the format its extension names,
-// creating missing parent directories (atomicfile.MkdirAll). The file is written under a
-// temporary name and appears only on Close.
+// creating missing parent directories (atomicfile.DirSet: 0777 less the
+// umask). The file is written under a temporary name and appears only on
+// Close. When Create fails, when Close fails and on Abort, it removes the
+// folders it made that are empty again, never a folder that was there
+// before.
 func Create(path string, o CreateOptions) (Writer, error) {
 	format, err := OutputFormat(path)
 	if err != nil {
@@ -68,9 +72,21 @@ func Create(path string, o CreateOptions) (Writer, error) {
 	if err := CheckCompression(format, o.Compression); err != nil {
 		return nil, err
 	}
-	if err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
+	made := &atomicfile.DirSet{}
+	if err := made.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
+	w, err := create(format, path, o, made)
+	if err != nil {
+		made.RemoveEmpty()
+		return nil, err
+	}
+	return w, nil
+}
+
+// create is Create of a recording of format in a folder that exists; made
+// holds the folders Create made for it.
+func create(format Format, path string, o CreateOptions, made *atomicfile.DirSet) (Writer, error) {
 	switch format {
 	case FormatBag:
 		c := bag.CompressionNone
@@ -85,7 +101,7 @@ func Create(path string, o CreateOptions) (Writer, error) {
 		if err != nil {
 			return nil, err
 		}
-		return bagWriter{w}, nil
+		return &bagWriter{w, madeDirs{made}}, nil
 	default:
 		c := o.Compression
 		if c == "" {
@@ -95,10 +111,59 @@ func Create(path string, o CreateOptions) (Writer, error) {
 		if o.Profile != "" {
 			opts = append(opts, mcapfile.WithProfile(o.Profile))
 		}
-		return mcapfile.Create(path, opts...)
+		w, err := mcapfile.Create(path, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &mcapWriter{w, madeDirs{made}}, nil
 	}
 }
 
-type bagWriter struct{ *bag.Writer }
+// madeDirs are the folders Create made for a recording.
+type madeDirs struct{ made *atomicfile.DirSet }
 
-func (w bagWriter) Abort() { _ = w.Writer.Abort() }
+// closed removes the folders, when empty, if Close failed (err), and
+// forgets them once the recording is in place; it returns err.
+func (d *madeDirs) closed(err error) error {
+	if err != nil {
+		d.aborted()
+	}
+	d.made = nil
+	return err
+}
+
+// aborted removes the folders that are empty, unless the recording was
+// closed.
+func (d *madeDirs) aborted() {
+	if d.made != nil {
+		d.made.RemoveEmpty()
+		d.made = nil
+	}
+}
+
+// bagWriter is a ROS1 bag made by Create.
+type bagWriter struct {
+	*bag.Writer
+	dirs madeDirs
+}
+
+func (w *bagWriter) Close() error { return w.dirs.closed(w.Writer.Close()) }
+
+func (w *bagWriter) Abort() {
+	_ = w.Writer.Abort()
+	w.dirs.aborted()
+}
+
+// mcapWriter is an MCAP file made by Create; it takes metadata and
+// attachments (mcapfile.Writer's AddMetadata and AddAttachment).
+type mcapWriter struct {
+	*mcapfile.Writer
+	dirs madeDirs
+}
+
+func (w *mcapWriter) Close() error { return w.dirs.closed(w.Writer.Close()) }
+
+func (w *mcapWriter) Abort() {
+	w.Writer.Abort()
+	w.dirs.aborted()
+}
