@@ -224,14 +224,19 @@ func (f *Facts) Result() (Result, error) {
 	var out []FactInterval
 	for _, s := range sortedKeys(streams) {
 		segs := slices.Clone(streams[s])
-		slices.SortFunc(segs, func(a, b *segment) int { return cmp.Or(cmp.Compare(a.First, b.First), cmp.Compare(a.Last, b.Last)) })
+		// Segments of one file in one accumulator that tie keep the order
+		// they were read in; those of different files go by file.
+		slices.SortStableFunc(segs, func(a, b *segment) int {
+			return cmp.Or(cmp.Compare(a.First, b.First), cmp.Compare(a.Last, b.Last), cmp.Compare(a.Source, b.Source))
+		})
 		carry := map[FactKey]*interval{}
 		prevLast := int64(math.MinInt64)
 		for _, seg := range segs {
 			stitch := seg.First >= prevLast
 			next := map[FactKey]*interval{}
+			intervals := copyIntervals(seg.Intervals) // stitching changes them; the accumulator stays as it is
 			for k, c := range carry {
-				ivs := seg.Intervals[k]
+				ivs := intervals[k]
 				if stitch && len(ivs) > 0 && ivs[0].Head {
 					// the fact continues: its head interval in this segment
 					// is the rest of c (h.Pre duplicates c and is dropped)
@@ -250,7 +255,7 @@ func (f *Facts) Result() (Result, error) {
 				}
 				out = append(out, makeFactInterval(k, c))
 			}
-			for k, ivs := range seg.Intervals {
+			for k, ivs := range intervals {
 				for i, iv := range ivs {
 					if i == len(ivs)-1 && iv.Open {
 						next[k] = iv
@@ -266,9 +271,9 @@ func (f *Facts) Result() (Result, error) {
 			out = append(out, makeFactInterval(k, c))
 		}
 	}
-	slices.SortFunc(out, func(a, b FactInterval) int {
-		return cmp.Or(compareFactKeys(a.FactKey, b.FactKey), cmp.Compare(a.StartNs, b.StartNs))
-	})
+	// A total order: intervals are built in map order, and the sums below
+	// are taken in this order.
+	slices.SortFunc(out, compareFactIntervals)
 	res.Intervals = append(res.Intervals, out...)
 	for i := 0; i < len(out); {
 		j := i
@@ -290,6 +295,30 @@ func (f *Facts) Result() (Result, error) {
 		i = j
 	}
 	return res, nil
+}
+
+// compareFactIntervals orders intervals by fact and start, then by every
+// other field (Duration follows from the times), so that only equal
+// intervals tie.
+func compareFactIntervals(a, b FactInterval) int {
+	return cmp.Or(compareFactKeys(a.FactKey, b.FactKey), cmp.Compare(a.StartNs, b.StartNs), cmp.Compare(a.EndNs, b.EndNs),
+		compareFloats(float64(a.ConfidenceWeighted), float64(b.ConfidenceWeighted)),
+		compareFloats(float64(a.MeanConfidence), float64(b.MeanConfidence)), cmp.Compare(a.Snapshots, b.Snapshots),
+		compareBool(a.Censored, b.Censored))
+}
+
+// copyIntervals copies the intervals of a segment.
+func copyIntervals(m map[FactKey][]*interval) map[FactKey][]*interval {
+	out := make(map[FactKey][]*interval, len(m))
+	for k, ivs := range m {
+		cp := make([]*interval, len(ivs))
+		for i, iv := range ivs {
+			c := *iv
+			cp[i] = &c
+		}
+		out[k] = cp
+	}
+	return out
 }
 
 func makeFactInterval(k FactKey, iv *interval) FactInterval {

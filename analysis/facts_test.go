@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"fmt"
 	"testing"
 
 	"github.com/baglab/baglab/decode/value"
@@ -119,5 +120,116 @@ func TestFactsMergeExact(t *testing.T) {
 		if got := resultJSON(t, a); !bytes.Equal(got, want) {
 			t.Fatalf("merged (flip %v) differs:\n%s\n%s", flip, got, want)
 		}
+	}
+}
+
+// tiedFacts: 16 facts seen at 1 and 2 s with timeStart 0.5 s and
+// confidence 0.5, gone at 3 s and back from 4 to 6 s with the same
+// timeStart and confidence 0.9: each fact has two intervals starting at
+// 0.5 s, [0.5, 3) and [0.5, 6] (censored).
+func tiedFacts(t *testing.T, source string) []*Message {
+	s := int64(1e9)
+	var msgs []*Message
+	for i := int64(1); i <= 6; i++ {
+		var fs []factSpec
+		for j := range 16 {
+			switch {
+			case i <= 2:
+				fs = append(fs, factSpec{fmt.Sprintf("s%02d", j), "IsAt", "t", 0.5, s / 2, 0})
+			case i >= 4:
+				fs = append(fs, factSpec{fmt.Sprintf("s%02d", j), "IsAt", "t", 0.9, s / 2, 0})
+			}
+		}
+		m := msgOf("/facts", i*s, factList(t, fs...))
+		m.Source = source
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// TestFactsTiedStarts: intervals of one fact with the same start come in
+// one order (by end) on every run, and the per-fact sums with them; the
+// accumulator's maps (iterated in a new order every time) must not show.
+// Before intervals were ordered by fact and start only, ties in map order.
+func TestFactsTiedStarts(t *testing.T) {
+	var first []byte
+	for run := range 20 {
+		f := NewFacts()
+		for _, m := range tiedFacts(t, "a.bag") {
+			if err := f.Add(m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := resultJSON(t, f)
+		if run == 0 {
+			first = got
+			r, _ := f.Result()
+			res := r.(*FactsResult)
+			if len(res.Intervals) != 32 || len(res.Facts) != 16 {
+				t.Fatalf("%d intervals, %d facts", len(res.Intervals), len(res.Facts))
+			}
+			for i, iv := range res.Intervals {
+				want := FactInterval{FactKey: FactKey{Topic: "/facts", SubjectID: fmt.Sprintf("s%02d", i/2), Property: "IsAt", TargetID: "t"},
+					StartNs: 5e8, EndNs: 3e9, Duration: 2.5, ConfidenceWeighted: 0.5 * 2.5, MeanConfidence: 0.5, Snapshots: 2}
+				if i%2 == 1 {
+					want.EndNs, want.Duration, want.Snapshots, want.Censored = 6e9, 5.5, 3, true
+					want.ConfidenceWeighted, want.MeanConfidence = 0.9*5.5, 0.9
+				}
+				got := iv
+				near(t, "confidence_weighted_s", float64(got.ConfidenceWeighted), float64(want.ConfidenceWeighted), 1e-12)
+				near(t, "mean_confidence", float64(got.MeanConfidence), float64(want.MeanConfidence), 1e-12)
+				got.ConfidenceWeighted, got.MeanConfidence = want.ConfidenceWeighted, want.MeanConfidence
+				if got != want {
+					t.Errorf("interval %d: %+v, want %+v", i, got, want)
+				}
+			}
+			continue
+		}
+		if !bytes.Equal(got, first) {
+			t.Fatalf("run %d differs from run 0:\n%s\n%s", run, got, first)
+		}
+	}
+}
+
+// TestFactsTiedSegments: two files covering the same times, merged in
+// either order, give one result. Before, segments with the same first and
+// last snapshot kept the merge order, and so did their tied intervals.
+func TestFactsTiedSegments(t *testing.T) {
+	var want []byte
+	for _, flip := range []bool{false, true} {
+		a, b := NewFacts(), NewFacts()
+		for _, m := range tiedFacts(t, "a.bag") {
+			a.Add(m)
+		}
+		for _, m := range factStudy(t)[:6] {
+			m.Topic, m.LogTime, m.Source = "/facts", m.LogTime-99e9, "b.bag"
+			b.Add(m)
+		}
+		if flip {
+			a, b = b, a
+		}
+		if err := a.Merge(b); err != nil {
+			t.Fatal(err)
+		}
+		got := resultJSON(t, a)
+		if !flip {
+			want = got
+		} else if !bytes.Equal(got, want) {
+			t.Fatalf("merged the other way round:\n%s\nwant\n%s", got, want)
+		}
+	}
+}
+
+// TestFactsResultTwice: Result leaves the accumulator as it was, so a
+// second Result (or more snapshots, then Result) gives the same numbers.
+// Before, stitching segments changed the intervals kept in them.
+func TestFactsResultTwice(t *testing.T) {
+	f := NewFacts()
+	for _, m := range factStudy(t) {
+		f.Add(m)
+	}
+	first := resultJSON(t, f)
+	if again := resultJSON(t, f); !bytes.Equal(again, first) {
+		t.Fatalf("second Result differs:\n%s\n%s", again, first)
 	}
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 )
@@ -46,4 +47,11 @@ func (n *Num) UnmarshalJSON(b []byte) error {
 	}
 	*n = Num(f)
 	return nil
+}
+
+// compareFloats is a total order of float64 values: cmp.Compare (NaN
+// first), then the bits, which tell -0 from +0 and NaNs apart, so that
+// only identical values tie.
+func compareFloats(a, b float64) int {
+	return cmp.Or(cmp.Compare(a, b), cmp.Compare(math.Float64bits(a), math.Float64bits(b)))
 }
