@@ -41,7 +41,8 @@ type graspState struct {
 
 func graspNewer(a, b graspState) bool {
 	return cmp.Or(cmp.Compare(a.LogTime, b.LogTime), cmp.Compare(a.Attempts, b.Attempts),
-		cmp.Compare(a.Successes, b.Successes), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Object, b.Object)) > 0
+		cmp.Compare(a.Successes, b.Successes), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Object, b.Object),
+		cmp.Compare(a.EEF, b.EEF)) > 0
 }
 
 // actionEvent is a goal or result of a grasp action.
@@ -58,7 +59,8 @@ type actionEvent struct {
 
 func compareEvents(a, b actionEvent) int {
 	return cmp.Or(cmp.Compare(a.LogTime, b.LogTime), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Kind, b.Kind),
-		cmp.Compare(a.GoalID, b.GoalID), cmp.Compare(a.Object, b.Object))
+		cmp.Compare(a.GoalID, b.GoalID), cmp.Compare(a.Object, b.Object), compareBool(a.Success, b.Success),
+		cmp.Compare(a.Status, b.Status), cmp.Compare(a.Text, b.Text))
 }
 
 // Grasps accumulates grasp success counts and grasp action outcomes.
@@ -339,13 +341,14 @@ func (a *groupAcc) stat() GraspGroupStat {
 	return s
 }
 
-// compareIDs orders numeric ids numerically, then other ids as strings.
+// compareIDs orders numeric ids numerically ("1" before "01" when equal),
+// then other ids as strings.
 func compareIDs(a, b string) int {
 	x, errA := strconv.ParseInt(a, 10, 64)
 	y, errB := strconv.ParseInt(b, 10, 64)
 	switch {
 	case errA == nil && errB == nil:
-		return cmp.Compare(x, y)
+		return cmp.Or(cmp.Compare(x, y), cmp.Compare(len(a), len(b)), cmp.Compare(a, b))
 	case errA == nil:
 		return -1
 	case errB == nil:

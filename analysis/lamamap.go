@@ -27,7 +27,8 @@ type lamaObject struct {
 
 func lamaNewer(a, b lamaObject) bool {
 	return cmp.Or(cmp.Compare(a.LogTime, b.LogTime), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Type, b.Type),
-		cmp.Compare(a.Refs[0], b.Refs[0]), cmp.Compare(a.Refs[1], b.Refs[1]), cmp.Compare(a.Name, b.Name)) > 0
+		cmp.Compare(a.Refs[0], b.Refs[0]), cmp.Compare(a.Refs[1], b.Refs[1]), cmp.Compare(a.Name, b.Name),
+		cmp.Compare(a.IDInWorld, b.IDInWorld), cmp.Compare(a.Emitter, b.Emitter)) > 0
 }
 
 // CrossingStat describes one lama_msgs/Crossing.
@@ -315,14 +316,29 @@ func (a *Map) Result() (Result, error) {
 	}
 	slices.SortFunc(res.Degrees, func(a, b DegreeCount) int { return cmp.Compare(a.Degree, b.Degree) })
 	res.Crossings = append(res.Crossings, a.crossings...)
-	slices.SortFunc(res.Crossings, func(a, b CrossingStat) int {
-		return cmp.Or(cmp.Compare(a.LogTimeNs, b.LogTimeNs), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Seq, b.Seq))
-	})
+	slices.SortFunc(res.Crossings, compareCrossings)
 	res.PlaceProfiles = append(res.PlaceProfiles, a.profiles...)
-	slices.SortFunc(res.PlaceProfiles, func(a, b PlaceProfileStat) int {
-		return cmp.Or(cmp.Compare(a.LogTimeNs, b.LogTimeNs), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Seq, b.Seq))
-	})
+	slices.SortFunc(res.PlaceProfiles, compareProfiles)
 	return res, nil
+}
+
+// compareCrossings orders crossings by time, topic and place in the
+// message, then by every value, so that only equal ones tie (the same
+// message in two files).
+func compareCrossings(a, b CrossingStat) int {
+	return cmp.Or(cmp.Compare(a.LogTimeNs, b.LogTimeNs), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Seq, b.Seq),
+		compareFloats(float64(a.CenterX), float64(b.CenterX)), compareFloats(float64(a.CenterY), float64(b.CenterY)),
+		compareFloats(float64(a.Radius), float64(b.Radius)), compareFloats(float64(a.MaxRange), float64(b.MaxRange)),
+		cmp.Compare(a.Frontiers, b.Frontiers), compareFloats(float64(a.MeanFrontierWidth), float64(b.MeanFrontierWidth)))
+}
+
+// compareProfiles orders place profiles as compareCrossings orders
+// crossings.
+func compareProfiles(a, b PlaceProfileStat) int {
+	return cmp.Or(cmp.Compare(a.LogTimeNs, b.LogTimeNs), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Seq, b.Seq),
+		cmp.Compare(a.FrameID, b.FrameID), cmp.Compare(a.Points, b.Points), compareFloats(float64(a.Area), float64(b.Area)),
+		compareFloats(float64(a.Perimeter), float64(b.Perimeter)),
+		compareFloats(float64(a.OpenPerimeter), float64(b.OpenPerimeter)), cmp.Compare(a.Excluded, b.Excluded))
 }
 
 // Tables implements Result.

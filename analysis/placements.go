@@ -43,7 +43,7 @@ type point struct {
 
 func comparePoints(a, b point) int {
 	return cmp.Or(cmp.Compare(a.LogTime, b.LogTime), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Seq, b.Seq),
-		cmp.Compare(a.X, b.X), cmp.Compare(a.Y, b.Y), cmp.Compare(a.Z, b.Z), cmp.Compare(a.Theta, b.Theta))
+		compareFloats(a.X, b.X), compareFloats(a.Y, b.Y), compareFloats(a.Z, b.Z), compareFloats(a.Theta, b.Theta))
 }
 
 // groupRefs keeps the Item, Room and Surface values of a group's earliest
@@ -360,13 +360,23 @@ func rankFrames(groups []PlacementGroup) []FrameRank {
 	return out
 }
 
+// compareRecordedModels orders recorded models by time, topic and place in the
+// message, then by every value, so that only equal ones tie (the same
+// model in two files).
+func compareRecordedModels(a, b recordedModel) int {
+	return cmp.Or(cmp.Compare(a.LogTime, b.LogTime), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Seq, b.Seq),
+		compareFloats(a.X, b.X), compareFloats(a.Y, b.Y), compareFloats(a.Z, b.Z), compareFloats(a.Theta, b.Theta),
+		compareFloats(a.Decision, b.Decision), compareFloats(a.SX, b.SX), compareFloats(a.SY, b.SY),
+		compareFloats(a.SZ, b.SZ), compareFloats(a.STheta, b.STheta))
+}
+
 // compareRecorded keeps the latest recorded model per group and compares it
 // with the learned one.
 func (p *Placements) compareRecorded(learned map[GroupKey]*LearnedModel) []RecordedModel {
 	latest := map[GroupKey]recordedModel{}
 	for _, r := range p.recorded {
 		cur, ok := latest[r.Key]
-		if !ok || cmp.Or(cmp.Compare(r.LogTime, cur.LogTime), cmp.Compare(r.Topic, cur.Topic), cmp.Compare(r.Seq, cur.Seq)) > 0 {
+		if !ok || compareRecordedModels(r, cur) > 0 {
 			latest[r.Key] = r
 		}
 	}
