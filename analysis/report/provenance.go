@@ -23,7 +23,9 @@ type Provenance struct {
 	Options []Option
 	// Inputs are the recordings read, in the order given.
 	Inputs []analysis.Input
-	// Created is when the report was made.
+	// Created is when the report was made (shown to the second): the only
+	// part of a page that differs between runs over the same inputs with
+	// the same arguments.
 	Created time.Time
 }
 

@@ -37,8 +37,10 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 recordings and write one self-contained HTML page: for each analysis that
 finds data, its summary tables and its figures as inline SVG. The page needs
 no network and no other file; send it as it is. It starts with where it came
-from: the baglab version, the command line, the options in effect, and each
-input's size, SHA-256, format, time range and message count.
+from: the baglab version, the command line, the options in effect, each
+input's size, SHA-256, format, time range and message count, and when the
+page was made (UTC, to the second). That time is the only part that changes
+between two runs of one command line over the same inputs.
 
 When no analysis finds data the page says so and the exit code is 1.
 
