@@ -185,13 +185,15 @@ func stripComments(data []byte) []byte {
 }
 
 // parseMeta reads the baseline member: its comment and its tolerances, in
-// the order they are written.
+// the order they are written. Its members are checked in name order, so
+// that a member with several faults always reports the same one.
 func (b *Baseline) parseMeta(raw []byte) error {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return fmt.Errorf("want an object: %v", err)
 	}
-	for k, v := range m {
+	for _, k := range sortedKeys(m) {
+		v := m[k]
 		switch k {
 		case "comment":
 			if err := json.Unmarshal(v, &b.Comment); err != nil {

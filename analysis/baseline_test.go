@@ -245,3 +245,16 @@ func TestToleranceAllows(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselineMetaErrorOrder: a baseline member with several faults
+// reports the same one every time (its members in name order). Before,
+// the fault found first followed map order.
+func TestBaselineMetaErrorOrder(t *testing.T) {
+	doc := []byte(`{"kind": "facts", "baseline": {"zz": 1, "tolerances": 3, "comment": 5}, "facts": []}`)
+	const want = "baseline member: comment: want a string"
+	for range 20 {
+		if _, err := ParseBaseline(doc); err == nil || err.Error() != want {
+			t.Fatalf("ParseBaseline: %v, want %s", err, want)
+		}
+	}
+}
