@@ -2,7 +2,6 @@ package analysis_test
 
 import (
 	"bytes"
-	"context"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -44,15 +43,7 @@ func sampleSets(t *testing.T) []struct {
 // paths.
 func repeatRun(t *testing.T, paths []string, skipBad bool, jobs int) []byte {
 	t.Helper()
-	in, err := decode.OpenInputs(paths, decode.InputOptions{SkipBad: skipBad, OnSkip: func(error) {}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer in.Close()
-	out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, jobs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out := runAll(t, paths, decode.InputOptions{SkipBad: skipBad, OnSkip: func(error) {}}, jobs)
 	doc, err := analysis.Document("all", out.Results)
 	if err != nil {
 		t.Fatal(err)

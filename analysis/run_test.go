@@ -44,7 +44,14 @@ func splitRecording(t *testing.T, path string) []string {
 
 func runJSON(t *testing.T, paths []string, jobs int) ([]byte, *analysis.Outcome) {
 	t.Helper()
-	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	out := runAll(t, paths, decode.InputOptions{}, jobs)
+	return resultsJSON(t, out.Results), out
+}
+
+// runAll runs every kind over paths opened with opts.
+func runAll(t *testing.T, paths []string, opts decode.InputOptions, jobs int) *analysis.Outcome {
+	t.Helper()
+	in, err := decode.OpenInputs(paths, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +60,7 @@ func runJSON(t *testing.T, paths []string, jobs int) ([]byte, *analysis.Outcome)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return resultsJSON(t, out.Results), out
+	return out
 }
 
 // resultsJSON is results as JSON lines, one result a line.
