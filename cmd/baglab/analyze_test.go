@@ -703,6 +703,40 @@ func checkModels(t *testing.T, who string, got, want []taskModel) {
 	}
 }
 
+// TestReportSourceDateEpoch: with SOURCE_DATE_EPOCH set, the page shows
+// that time as when it was made, so two runs give the same bytes; a value
+// that is not whole seconds is a usage error and writes no page.
+func TestReportSourceDateEpoch(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("SOURCE_DATE_EPOCH", "1700000000")
+	var pages [2][]byte
+	for i := range pages {
+		page := filepath.Join(dir, fmt.Sprintf("r%d.html", i))
+		if _, stderr, code := run(t, "report", studyFile("queries.mcap"), "-o", page); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[i] = bytes.ReplaceAll(b, []byte(fmt.Sprintf("r%d.html", i)), []byte("r.html")) // the command line names the page
+	}
+	if !bytes.Contains(pages[0], []byte(`<dd class="time">2023-11-14T22:13:20Z</dd>`)) {
+		t.Errorf("page does not say it was made at SOURCE_DATE_EPOCH 1700000000 (2023-11-14T22:13:20Z)")
+	}
+	if !bytes.Equal(pages[0], pages[1]) {
+		t.Errorf("two runs with SOURCE_DATE_EPOCH set differ")
+	}
+	for _, bad := range []string{"1.5", "-1", "soon", "99999999999999"} {
+		t.Setenv("SOURCE_DATE_EPOCH", bad)
+		page := filepath.Join(dir, "bad.html")
+		_, stderr, code := run(t, "report", studyFile("queries.mcap"), "-o", page)
+		if _, err := os.Stat(page); code != exitUsage || !strings.Contains(stderr, "SOURCE_DATE_EPOCH") || err == nil {
+			t.Errorf("SOURCE_DATE_EPOCH=%s: exit %d (want %d), page written: %v, stderr %q", bad, code, exitUsage, err == nil, stderr)
+		}
+	}
+}
+
 func TestReport(t *testing.T) {
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")

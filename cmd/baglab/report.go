@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/report"
@@ -26,6 +28,7 @@ type reportOptions struct {
 	// options are the flags in effect, for the provenance block
 	options []report.Option
 	opts    analysis.Options
+	made    time.Time // SOURCE_DATE_EPOCH; zero: now
 }
 
 func newReportCmd(g *globalOptions) *cobra.Command {
@@ -40,7 +43,10 @@ no network and no other file; send it as it is. It starts with where it came
 from: the baglab version, the command line, the options in effect, each
 input's size, SHA-256, format, time range and message count, and when the
 page was made (UTC, to the second). That time is the only part that changes
-between two runs of one command line over the same inputs.
+between two runs of one command line over the same inputs; with
+SOURCE_DATE_EPOCH set (seconds since 1970, the reproducible-builds
+convention) the page shows that time instead, so that a CI job gets the
+same bytes on every run.
 
 When no analysis finds data the page says so and the exit code is 1.
 
@@ -75,6 +81,9 @@ were made from, which the page lists.`,
 			if o.opts, err = o.flags.options(cmd, analysis.Kinds()); err != nil {
 				return err
 			}
+			if o.made, err = sourceDateEpoch(); err != nil {
+				return err
+			}
 			return runReport(cmd.Context(), o)
 		},
 	}
@@ -95,6 +104,9 @@ func runReport(ctx context.Context, o *reportOptions) error {
 		o.g.note("baglab: no data for %s", strings.Join(missing, ", "))
 	}
 	prov := report.NewProvenance(version, os.Args, o.options, run.inputs)
+	if !o.made.IsZero() {
+		prov.Created = o.made
+	}
 	var page bytes.Buffer
 	nothing := false
 	if err := report.Render(&page, report.Page{Title: o.title, Provenance: prov, Results: run.results}); errors.Is(err, report.ErrNothing) {
@@ -114,4 +126,20 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	}
 	o.g.note("baglab: wrote %s (%d analyses, %d bytes)", o.output, len(analysis.WithData(run.results)), page.Len())
 	return nil
+}
+
+// sourceDateEpoch is the time SOURCE_DATE_EPOCH gives (the zero time when
+// it is unset or empty); a value that is not a whole number of seconds
+// since 1970 is a usage error, as the reproducible-builds specification
+// asks.
+func sourceDateEpoch() (time.Time, error) {
+	v := os.Getenv("SOURCE_DATE_EPOCH")
+	if v == "" {
+		return time.Time{}, nil
+	}
+	s, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || s < 0 || s > 253402300799 { // up to 9999-12-31T23:59:59Z
+		return time.Time{}, usageErrorf("SOURCE_DATE_EPOCH=%q: want whole seconds since 1970-01-01 UTC", v)
+	}
+	return time.Unix(s, 0).UTC(), nil
 }
