@@ -34,12 +34,19 @@ func demoInputs(t *testing.T) []string {
 // and describes the paths from what it read (analysis.DescribePaths).
 func analyse(t *testing.T, paths []string) ([]analysis.Result, []analysis.Input) {
 	t.Helper()
-	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	return analyseWith(t, paths, decode.InputOptions{}, 2)
+}
+
+// analyseWith is analyse with the inputs opened with opts and read jobs
+// at once.
+func analyseWith(t *testing.T, paths []string, opts decode.InputOptions, jobs int) ([]analysis.Result, []analysis.Input) {
+	t.Helper()
+	in, err := decode.OpenInputs(paths, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
+	out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, jobs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,22 +332,10 @@ func TestReportRepeatable(t *testing.T) {
 	madeAt := regexp.MustCompile(`<dt>Made at</dt><dd class="time">[^<]*</dd>`)
 	var want []byte
 	for run := range 10 {
-		in, err := decode.OpenInputs(paths, decode.InputOptions{SkipBad: true, OnSkip: func(error) {}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 1+run%3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs, err := analysis.DescribePaths(in, paths)
-		in.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		results, inputs := analyseWith(t, paths, decode.InputOptions{SkipBad: true, OnSkip: func(error) {}}, 1+run%3)
 		prov := NewProvenance("1.0", append([]string{"baglab", "report", "--skip-bad"}, paths...), nil, inputs)
 		var b bytes.Buffer
-		if err := Render(&b, Page{Provenance: prov, Results: out.Results}); err != nil {
+		if err := Render(&b, Page{Provenance: prov, Results: results}); err != nil {
 			t.Fatal(err)
 		}
 		if madeAt.FindIndex(b.Bytes()) == nil || !bytes.Contains(b.Bytes(), []byte(`id="figure-fact_timeline"`)) {
