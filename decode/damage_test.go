@@ -3,7 +3,6 @@ package decode_test
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +61,7 @@ func offsets(t *testing.T, path string) []int64 {
 
 // readAll reads every message of path, with skip-bad or not, and returns
 // the count, the skips reported and the error that ended the read.
-func readAll(path string, skipBad bool) (n int, skips []error, err error) {
+func readAll(t *testing.T, path string, skipBad bool) (n int, skips []error, err error) {
 	var o decode.OpenOptions
 	if skipBad {
 		o.OnSkip = func(err error) { skips = append(skips, err) }
@@ -79,17 +78,8 @@ func readAll(path string, skipBad bool) (n int, skips []error, err error) {
 	if err != nil {
 		return 0, skips, err
 	}
-	defer it.Close()
-	for {
-		_, err := it.Next()
-		if err == io.EOF {
-			return n, skips, nil
-		}
-		if err != nil {
-			return n, skips, err
-		}
-		n++
-	}
+	err = recordtest.Read(t, it, func(*record.Message) { n++ })
+	return n, skips, err
 }
 
 // TestCutAfterClose cuts a closed bag and a closed MCAP file at every
@@ -135,14 +125,14 @@ func TestCutAfterClose(t *testing.T) {
 			if err := os.WriteFile(path, data[:cut], 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, _, err := readAll(path, false)
+			_, _, err := readAll(t, path, false)
 			if !errors.Is(err, record.ErrTruncated) {
 				t.Fatalf("%s cut at %d: strict read ends with %v, want a truncation error", name, cut, err)
 			}
 			if name == "full.bag" && !strings.Contains(err.Error(), fmt.Sprintf("the index at %d is past the end of the file (%d bytes)", bagIndexPos(t, full), cut)) {
 				t.Fatalf("%s cut at %d: %v", name, cut, err)
 			}
-			n, skips, err := readAll(path, true)
+			n, skips, err := readAll(t, path, true)
 			if err != nil || n != want || len(skips) == 0 {
 				t.Fatalf("%s cut at %d: skip-bad reads %d messages (want %d), skips %v, %v", name, cut, n, want, skips, err)
 			}
@@ -273,7 +263,7 @@ func TestSalvageChunks(t *testing.T) {
 						want++
 					}
 				}
-				n, skips, err := readAll(path, true)
+				n, skips, err := readAll(t, path, true)
 				if err != nil || n != want || len(skips) == 0 {
 					t.Errorf("skip-bad: %d messages, want %d (of %d); skips %v; %v", n, want, len(offs), skips, err)
 				}
@@ -322,7 +312,7 @@ func TestRecoverRecordsLength(t *testing.T) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		n, skips, err := readAll(path, true)
+		n, skips, err := readAll(t, path, true)
 		if err != nil || n != want || len(skips) != 1 {
 			t.Errorf("%s: skip-bad reads %d of %d, skips %v, %v", comp, n, want, skips, err)
 		}

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -203,7 +203,7 @@ func TestReadActiveBag(t *testing.T) {
 				// reported once (nothing for a cut between two records,
 				// which leaves a shorter valid bag).
 				var torn []record.Skipped
-				got, err := readCut(data[:cut], false, nil, WithTornTail(func(s record.Skipped) { torn = append(torn, s) }))
+				got, err := readCut(t, data[:cut], false, nil, WithTornTail(func(s record.Skipped) { torn = append(torn, s) }))
 				if err != nil || len(torn) > 1 || len(torn) == 1 && (torn[0].Offset+torn[0].Length != int64(cut) || !errors.Is(torn[0].Err, record.ErrTruncated)) {
 					t.Fatalf("cut at %d: %v, torn %+v", cut, err, torn)
 				}
@@ -214,14 +214,14 @@ func TestReadActiveBag(t *testing.T) {
 				}
 				prev = len(got)
 				var skipped []record.Skipped
-				got2, err := readCut(data[:cut], true, &skipped)
+				got2, err := readCut(t, data[:cut], true, &skipped)
 				if err != nil || len(got2) != len(got) || len(skipped) != wantSkips || wantSkips == 1 && skipped[0].Offset+skipped[0].Length != int64(cut) {
 					t.Fatalf("cut at %d with skip-bad: %d messages (strict %d), %v, skipped %+v", cut, len(got2), len(got), err, skipped)
 				}
 			}
 			if comp == "none" {
 				// Stored chunks lose at most the message being written.
-				got, _ := readCut(data[:len(data)-1], false, nil)
+				got, _ := readCut(t, data[:len(data)-1], false, nil)
 				if len(got) < len(written)-1 {
 					t.Errorf("cutting the last byte loses %d messages", len(written)-len(got))
 				}
@@ -245,12 +245,12 @@ func prefix(t *testing.T, data []byte) int {
 			break
 		}
 	}
-	got, _ := readCut(data[:last], false, nil)
+	got, _ := readCut(t, data[:last], false, nil)
 	return len(got)
 }
 
 // readCut reads all messages of a bag held in data.
-func readCut(data []byte, skipBad bool, skipped *[]record.Skipped, opts ...Option) ([]msg, error) {
+func readCut(t *testing.T, data []byte, skipBad bool, skipped *[]record.Skipped, opts ...Option) ([]msg, error) {
 	if skipBad {
 		opts = append(opts, WithSkipBad(func(s record.Skipped) { *skipped = append(*skipped, s) }))
 	}
@@ -262,18 +262,11 @@ func readCut(data []byte, skipBad bool, skipped *[]record.Skipped, opts ...Optio
 	if err != nil {
 		return nil, err
 	}
-	defer it.Close()
 	var out []msg
-	for {
-		m, err := it.Next()
-		if err == io.EOF {
-			return out, nil
-		}
-		if err != nil {
-			return out, err
-		}
+	err = recordtest.Read(t, it, func(m *record.Message) {
 		out = append(out, msg{m.Channel.Topic, m.LogTime, slices.Clone(m.Data)})
-	}
+	})
+	return out, err
 }
 
 // TestWriterRosbagReads writes with our Writer the messages Debian rosbag
@@ -389,7 +382,7 @@ func TestReadKilledRosbag(t *testing.T) {
 				t.Fatal(err)
 			}
 			var torn []record.Skipped
-			got, err := readCut(data, false, nil, WithTornTail(func(s record.Skipped) { torn = append(torn, s) }))
+			got, err := readCut(t, data, false, nil, WithTornTail(func(s record.Skipped) { torn = append(torn, s) }))
 			equalMsgs(t, got, written[:len(got)])
 			if comp == "none" {
 				if err != nil || len(got) != len(written) {

@@ -72,7 +72,7 @@ func TestReindexRosbagActive(t *testing.T) {
 				if err := os.WriteFile(cutPath, data[:cut], 0o644); err != nil {
 					t.Fatal(err)
 				}
-				salvaged, _ := readCut(data[:cut], false, nil)
+				salvaged, _ := readCut(t, data[:cut], false, nil)
 				out := filepath.Join(dir, "out.bag")
 				rep, err := Reindex(cutPath, out)
 				if err != nil {
@@ -205,12 +205,12 @@ func TestCheckJunkAfterChunks(t *testing.T) {
 	if err != nil || !jr.Indexed() {
 		t.Fatalf("indexed read: %v %v", err, jr.IndexError())
 	}
-	if n, err := count(jr); n != 300 || err != nil {
+	if n, err := count(t, jr); n != 300 || err != nil {
 		t.Fatalf("indexed read: %d messages, %v", n, err)
 	}
 	sr, _ := Open(in, WithoutIndex())
 	var e *record.Error
-	if n, err := count(sr); n != 300 || !errors.As(err, &e) || e.Offset < int64(pos) || e.Offset >= int64(pos+len(junk)) {
+	if n, err := count(t, sr); n != 300 || !errors.As(err, &e) || e.Offset < int64(pos) || e.Offset >= int64(pos+len(junk)) {
 		t.Fatalf("scan: %d messages, %v; want all 300 and then an error in the junk", n, err)
 	}
 	probs, err := Check(in)

@@ -3,12 +3,12 @@ package bag
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"slices"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // TestTruncatedFixtures cuts each fixture at many byte positions (every
@@ -34,7 +34,7 @@ func TestTruncatedFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			full, err := readCut(data, false, nil, WithoutIndex())
+			full, err := readCut(t, data, false, nil, WithoutIndex())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +56,7 @@ func TestTruncatedFixtures(t *testing.T) {
 func checkCut(t *testing.T, data, data0 []byte, full []msg) {
 	t.Helper()
 	cut := len(data)
-	got, err := readCut(data, false, nil)
+	got, err := readCut(t, data, false, nil)
 	if err != nil && !errors.Is(err, record.ErrTruncated) {
 		t.Fatalf("cut at %d: %v, want a truncation error", cut, err)
 	}
@@ -69,7 +69,7 @@ func checkCut(t *testing.T, data, data0 []byte, full []msg) {
 	}
 	equalMsgs(t, got, full[:len(got)])
 	var skipped []record.Skipped
-	got2, err2 := readCut(data, true, &skipped)
+	got2, err2 := readCut(t, data, true, &skipped)
 	if err2 != nil && !(errors.Is(err2, record.ErrTruncated) && got2 == nil) {
 		// Only Open (magic, bag header) may fail with WithSkipBad.
 		t.Fatalf("cut at %d with WithSkipBad: %v", cut, err2)
@@ -177,7 +177,7 @@ func TestDamagedChunk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := count(r)
+		n, err := count(t, r)
 		var e *record.Error
 		if !errors.As(err, &e) || e.Offset < bad.pos || e.Offset > bad.end() {
 			t.Fatalf("linear %v: after %d messages: %v, want an error in chunk %d..%d", linear, n, err, bad.pos, bad.end())
@@ -185,7 +185,7 @@ func TestDamagedChunk(t *testing.T) {
 		var skipped []record.Skipped
 		r, _ = NewReader(bytes.NewReader(data), int64(len(data)), "d.bag",
 			append(opts, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))...)
-		n2, err := count(r)
+		n2, err := count(t, r)
 		lost := int(bad.info.MessageCount())
 		if err != nil || len(skipped) != 1 || skipped[0].Offset != bad.pos || n2 < 2000-lost || n2 == 2000 {
 			t.Fatalf("linear %v: skip-bad read %d of 2000 (chunk has %d): %v, skipped %+v", linear, n2, lost, err, skipped)
@@ -193,21 +193,12 @@ func TestDamagedChunk(t *testing.T) {
 	}
 }
 
-func count(r *Reader) (int, error) {
+func count(t *testing.T, r *Reader) (int, error) {
 	it, err := r.Messages(record.Filter{})
 	if err != nil {
 		return 0, err
 	}
-	defer it.Close()
 	n := 0
-	for {
-		_, err := it.Next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, err
-		}
-		n++
-	}
+	err = recordtest.Read(t, it, func(*record.Message) { n++ })
+	return n, err
 }

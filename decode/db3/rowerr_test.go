@@ -3,12 +3,12 @@ package db3
 import (
 	"database/sql"
 	"errors"
-	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // damagedDB writes a three-message .db3 (rows 1..3 on /chatter) and then
@@ -52,7 +52,7 @@ func unconstrained(table string) string {
 
 // readAll opens path, reads its summary (when summary is set) and every
 // message, and returns the first error.
-func readAll(path string, summary bool) error {
+func readAll(t testing.TB, path string, summary bool) error {
 	r, err := Open(path)
 	if err != nil {
 		return err
@@ -67,15 +67,7 @@ func readAll(path string, summary bool) error {
 	if err != nil {
 		return err
 	}
-	defer it.Close()
-	for {
-		if _, err := it.Next(); err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
-	}
+	return recordtest.Read(t, it, func(*record.Message) {})
 }
 
 // readDamaged reads the damaged database at path as readAll does, once
@@ -84,7 +76,7 @@ func readAll(path string, summary bool) error {
 func readDamaged(t testing.TB, path, what string) {
 	t.Helper()
 	for _, summary := range []bool{false, true} {
-		if err := readAll(path, summary); err != nil {
+		if err := readAll(t, path, summary); err != nil {
 			var re *record.Error
 			if !errors.As(err, &re) {
 				t.Fatalf("%s (summary %v): error %T %v is not a record.Error", what, summary, err, err)
@@ -115,7 +107,7 @@ func TestBadRowErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := damagedDB(t, c.damage)
 			for _, summary := range []bool{true, false} {
-				err := readAll(path, summary)
+				err := readAll(t, path, summary)
 				if err == nil {
 					t.Fatalf("read without error (summary %v)", summary)
 				}

@@ -3,7 +3,6 @@ package mcapfile_test
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,6 +12,7 @@ import (
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/studygen"
 )
 
@@ -50,18 +50,14 @@ func fileOrder(t *testing.T, path string, cut bool) []msg {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer it.Close()
 	var out []msg
-	for {
-		m, err := it.Next()
-		if err != nil {
-			if cut == (err == io.EOF) {
-				t.Fatalf("%s: %v", path, err)
-			}
-			return out
-		}
+	err = recordtest.Read(t, it, func(m *record.Message) {
 		out = append(out, msg{m.Channel.Topic, m.Sequence, m.LogTime, m.PublishTime, string(m.Data), m.Offset})
+	})
+	if cut == (err == nil) {
+		t.Fatalf("%s: %v", path, err)
 	}
+	return out
 }
 
 // study writes a small generated study (every format, the damaged variants

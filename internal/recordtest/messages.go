@@ -8,11 +8,12 @@ import (
 	"github.com/baglab/baglab/decode/record"
 )
 
-// Each calls fn for every message of it, in order, and closes it; a read
-// error fails the test, and so does a Next after the end that does not
-// return io.EOF again (the record.Iterator contract). m and its Data are
-// valid only during the call.
-func Each(t testing.TB, it record.Iterator, fn func(m *record.Message)) {
+// Read calls fn for every message of it, in order, until Next fails, and
+// closes it. It returns the error that ended the read, nil at the end,
+// where a Next that does not return io.EOF again fails the test (the
+// record.Iterator contract). m and its Data are valid only during the
+// call.
+func Read(t testing.TB, it record.Iterator, fn func(m *record.Message)) error {
 	t.Helper()
 	defer it.Close()
 	for {
@@ -21,12 +22,20 @@ func Each(t testing.TB, it record.Iterator, fn func(m *record.Message)) {
 			if _, err := it.Next(); !errors.Is(err, io.EOF) {
 				t.Fatalf("Next after the end = %v, want io.EOF", err)
 			}
-			return
+			return nil
 		}
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		fn(m)
+	}
+}
+
+// Each is Read where a read error fails the test.
+func Each(t testing.TB, it record.Iterator, fn func(m *record.Message)) {
+	t.Helper()
+	if err := Read(t, it, fn); err != nil {
+		t.Fatal(err)
 	}
 }
 
