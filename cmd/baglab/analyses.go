@@ -70,12 +70,6 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 	return o, nil
 }
 
-// kindsList names the analysis kinds for help text: "a, b<last>c".
-func kindsList(last string) string {
-	k := analysis.Kinds()
-	return strings.Join(k[:len(k)-1], ", ") + last + k[len(k)-1]
-}
-
 // analysisRun is the outcome of reading the inputs.
 type analysisRun struct {
 	// acc holds what the analyses gathered

@@ -81,13 +81,14 @@ const analyzeExample = `  baglab analyze placements demo/data/study.bag
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o := &analyzeOptions{g: g}
+	kinds := analysis.Kinds()
 	cmd := &cobra.Command{
 		Use:       "analyze KIND FILE... | KIND --from-partial FILE...",
-		Short:     "Compute " + kindsList(" or ") + " statistics",
+		Short:     "Compute " + strings.Join(kinds[:len(kinds)-1], ", ") + " or " + kinds[len(kinds)-1] + " statistics",
 		Long:      analyzeLong(),
 		Example:   analyzeExample,
 		Args:      argsUsage(cobra.MinimumNArgs(1)),
-		ValidArgs: append(analysis.Kinds(), "all"),
+		ValidArgs: append(kinds, "all"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.kind, o.files = args[0], args[1:]
 			if err := o.validate(cmd); err != nil {
