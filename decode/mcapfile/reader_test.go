@@ -158,22 +158,7 @@ func TestMessageOffsets(t *testing.T) {
 // chunk's other messages are still read.
 func TestIndexedUnknownChannel(t *testing.T) {
 	var buf bytes.Buffer
-	w, err := mcap.NewWriter(&buf, &mcap.WriterOptions{Chunked: true, ChunkSize: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteHeader(&mcap.Header{Profile: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteSchema(&mcap.Schema{ID: 1, Name: "blob", Encoding: "none"}); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []*mcap.Channel{{ID: 1, SchemaID: 1, Topic: "/a"}, {ID: 5, SchemaID: 1, Topic: "/b"}} {
-		c.MessageEncoding = "raw"
-		if err := w.WriteChannel(c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	w := newBlobWriter(t, &buf, mcap.WriterOptions{Chunked: true, ChunkSize: 1 << 20}, map[uint16]string{1: "/a", 5: "/b"})
 	for i := range 4 {
 		lt := uint64(1e9 + i)
 		if err := w.WriteMessage(&mcap.Message{ChannelID: uint16(1 + i%2*4), Sequence: uint32(i), LogTime: lt, PublishTime: lt, Data: fmt.Appendf(nil, "msg-%d", i)}); err != nil {

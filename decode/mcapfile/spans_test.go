@@ -6,9 +6,11 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -154,13 +156,12 @@ var overlapMessages = []struct {
 
 var overlapTopics = map[uint16]string{1: "/x", 2: "/y", 3: "/x", 4: "/z"}
 
-// writeOverlap writes overlapMessages with the foxglove MCAP writer and
-// returns the file and the topics' true spans.
-func writeOverlap(t *testing.T, opts mcap.WriterOptions) ([]byte, map[string]topicSpan) {
+// newBlobWriter starts an MCAP file in buf with the foxglove MCAP writer:
+// the header (profile "test"), schema 1 ("blob", encoding "none") and, in
+// increasing id order, a raw channel of that schema for each id of topics.
+func newBlobWriter(t *testing.T, buf *bytes.Buffer, opts mcap.WriterOptions, topics map[uint16]string) *mcap.Writer {
 	t.Helper()
-	var buf bytes.Buffer
-	opts.Chunked, opts.ChunkSize = true, 1000
-	w, err := mcap.NewWriter(&buf, &opts)
+	w, err := mcap.NewWriter(buf, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +171,21 @@ func writeOverlap(t *testing.T, opts mcap.WriterOptions) ([]byte, map[string]top
 	if err := w.WriteSchema(&mcap.Schema{ID: 1, Name: "blob", Encoding: "none"}); err != nil {
 		t.Fatal(err)
 	}
-	for id := uint16(1); id <= 4; id++ {
-		if err := w.WriteChannel(&mcap.Channel{ID: id, SchemaID: 1, Topic: overlapTopics[id], MessageEncoding: "raw"}); err != nil {
+	for _, id := range slices.Sorted(maps.Keys(topics)) {
+		if err := w.WriteChannel(&mcap.Channel{ID: id, SchemaID: 1, Topic: topics[id], MessageEncoding: "raw"}); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return w
+}
+
+// writeOverlap writes overlapMessages with the foxglove MCAP writer and
+// returns the file and the topics' true spans.
+func writeOverlap(t *testing.T, opts mcap.WriterOptions) ([]byte, map[string]topicSpan) {
+	t.Helper()
+	var buf bytes.Buffer
+	opts.Chunked, opts.ChunkSize = true, 1000
+	w := newBlobWriter(t, &buf, opts, overlapTopics)
 	rng := rand.New(rand.NewPCG(1, 2))
 	want := map[string]topicSpan{}
 	for i, m := range overlapMessages {
