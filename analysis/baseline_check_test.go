@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/studygen"
 	"github.com/baglab/baglab/internal/studygen/studytest"
 )
@@ -145,17 +146,8 @@ func TestDatasetDocument(t *testing.T) {
 	runs := filepath.Join(t.TempDir(), "runs")
 	var inRuns []string
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
 		inRuns = append(inRuns, filepath.Join(runs, filepath.Base(p)))
-		if err := os.MkdirAll(runs, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(inRuns[len(inRuns)-1], data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		recordtest.CopyFile(t, p, inRuns[len(inRuns)-1])
 	}
 	slices.Sort(inRuns) // name order: queries.mcap, study.bag
 	folder, err := DatasetDocument([]string{runs})

@@ -10,6 +10,7 @@ import (
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/digest"
+	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/studygen"
 	"github.com/baglab/baglab/internal/studygen/studytest"
 )
@@ -23,17 +24,8 @@ import (
 func TestDescribePaths(t *testing.T) {
 	study := studytest.Dir(t, studygen.Options{Seed: 3, Sessions: 2})
 	runs := filepath.Join(t.TempDir(), "runs")
-	if err := os.Mkdir(runs, 0o777); err != nil {
-		t.Fatal(err)
-	}
 	for name, from := range map[string]string{"study.bag": "study.bag", "queries.mcap": "queries.mcap", "notes.txt": "truth.json"} {
-		data, err := os.ReadFile(filepath.Join(study, from))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(runs, name), data, 0o666); err != nil {
-			t.Fatal(err)
-		}
+		recordtest.CopyFile(t, filepath.Join(study, from), filepath.Join(runs, name))
 	}
 	bag := filepath.Join(study, "study.bag")
 	paths := []string{runs, bag}

@@ -12,6 +12,7 @@ import (
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/digest"
+	"github.com/baglab/baglab/internal/recordtest"
 )
 
 // stderrHook is a stderr that hands each write (a note is one) to f
@@ -102,13 +103,7 @@ func TestPartialWarnsOnce(t *testing.T) {
 func TestReportDescribesWhatItRead(t *testing.T) {
 	dir := t.TempDir()
 	bag := filepath.Join(dir, "study.bag")
-	data, err := os.ReadFile(studyFile("study.bag"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bag, data, 0o666); err != nil {
-		t.Fatal(err)
-	}
+	recordtest.CopyFile(t, studyFile("study.bag"), bag)
 	want, err := digest.Of(bag)
 	if err != nil {
 		t.Fatal(err)
