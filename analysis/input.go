@@ -1,9 +1,6 @@
 package analysis
 
 import (
-	"fmt"
-	"slices"
-
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/digest"
@@ -58,40 +55,25 @@ func DescribeInputs(in *decode.Inputs) ([]Input, error) {
 	return out, nil
 }
 
-// DescribePaths is DescribeInputs by the paths in was opened with, as
-// given to decode.OpenInputs: a plain folder (see decode.Expand) is one
-// input, its digest that of the folder and its summary that of its
-// recordings combined (decode.CombineSummaries). A path whose recordings
-// are not those in read (the folder changed since) is an
-// *decode.InputError.
-func DescribePaths(in *decode.Inputs, paths []string) ([]Input, error) {
-	recs := in.Paths()
-	out := make([]Input, 0, len(paths))
+// DescribePaths is DescribeInputs by the paths in was opened with
+// (Inputs.Given): a plain folder (see decode.Expand) is one input, its
+// digest that of the folder and its summary that of its recordings
+// combined (decode.CombineSummaries), as they were read.
+func DescribePaths(in *decode.Inputs) ([]Input, error) {
+	given := in.Given()
+	out := make([]Input, 0, len(given))
 	k := 0
-	for _, p := range paths {
-		n := 1
-		if k >= len(recs) || recs[k] != p {
-			e, err := decode.Expand([]string{p})
-			if err != nil {
-				return nil, err
-			}
-			if n = len(e); k+n > len(recs) || !slices.Equal(e, recs[k:k+n]) {
-				return nil, &decode.InputError{Path: p, Err: fmt.Errorf("its recordings changed since they were read")}
-			}
-		}
-		sums := make([]*record.Summary, n)
+	for _, g := range given {
+		sums := make([]*record.Summary, g.Recordings)
 		for j := range sums {
 			sums[j] = in.FileSummary(k + j)
 		}
-		d, err := describeInput(p, decode.CombineSummaries(sums))
+		d, err := describeInput(g.Path, decode.CombineSummaries(sums))
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, d)
-		k += n
-	}
-	if k != len(recs) {
-		return nil, fmt.Errorf("analysis: %d paths name %d of the %d recordings read", len(paths), k, len(recs))
+		k += g.Recordings
 	}
 	return out, nil
 }

@@ -1,7 +1,6 @@
 package analysis_test
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -19,8 +18,8 @@ import (
 // the folder (every file in it, a recording or not, listed) and its
 // recordings' summaries combined; a file is described as DescribeInputs
 // describes it. The summaries are those read when the inputs were opened:
-// a recording overwritten since is not read again. A folder that gained a
-// recording since is an InputError.
+// a recording overwritten since is not read again, nor a folder listed
+// again: one that gained a recording since is described as it was read.
 func TestDescribePaths(t *testing.T) {
 	study := studytest.Dir(t, studygen.Options{Seed: 3, Sessions: 2})
 	runs := filepath.Join(t.TempDir(), "runs")
@@ -58,7 +57,10 @@ func TestDescribePaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(runs, "study.bag"), []byte("not a bag any more"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	got, err := analysis.DescribePaths(in, paths)
+	if want := []decode.Given{{Path: runs, Recordings: 2}, {Path: bag, Recordings: 1}}; !reflect.DeepEqual(in.Given(), want) {
+		t.Fatalf("given %+v, want %+v", in.Given(), want)
+	}
+	got, err := analysis.DescribePaths(in)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +70,14 @@ func TestDescribePaths(t *testing.T) {
 		t.Errorf("described\n%+v\nwant\n%+v", got, want)
 	}
 
-	if _, err := analysis.DescribePaths(in, paths[:1]); err == nil {
-		t.Error("paths naming some of the recordings described")
-	}
 	if err := os.WriteFile(filepath.Join(runs, "later.bag"), nil, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	var ie *decode.InputError
-	if _, err := analysis.DescribePaths(in, paths); !errors.As(err, &ie) || ie.Path != runs {
-		t.Errorf("a folder that gained a recording: %v", err)
+	later, err := analysis.DescribePaths(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if later[0].MessageCount != wantFolder.MessageCount || later[0].StartNs != wantFolder.StartNs || len(later[0].Files) != 4 {
+		t.Errorf("a folder that gained a recording since: %+v, want the summaries read (%d messages) and the files now (4)", later[0], wantFolder.MessageCount)
 	}
 }

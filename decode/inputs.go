@@ -73,6 +73,7 @@ type InputOptions struct {
 // recordings cost no more open files than their readings at once.
 type Inputs struct {
 	paths   []string
+	given   []Given
 	files   []*inputFile
 	sums    []*record.Summary
 	total   *record.Summary
@@ -93,11 +94,17 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	expanded, err := expandInputs(paths, o.Stdin != nil)
-	if err != nil {
-		return nil, err
+	var expanded []string
+	var given []Given
+	for _, p := range paths {
+		e, err := expandInputs([]string{p}, o.Stdin != nil)
+		if err != nil {
+			return nil, err
+		}
+		expanded = append(expanded, e...)
+		given = append(given, Given{Path: p, Recordings: len(e)})
 	}
-	in := &Inputs{paths: expanded, res: NewResolver(o.Registry), o: o}
+	in := &Inputs{paths: expanded, given: given, res: NewResolver(o.Registry), o: o}
 	open := OpenOptions{OnWarning: func(err error) { in.warn("%v", err) }, KeepUnverified: o.KeepUnverified}
 	if o.SkipBad {
 		open.OnSkip = func(err error) { in.report(err) }
@@ -171,6 +178,17 @@ func (in *Inputs) Len() int { return len(in.paths) }
 
 // Paths are the recordings, folders expanded, in the order read.
 func (in *Inputs) Paths() []string { return in.paths }
+
+// Given is a path as given to OpenInputs and how many recordings it named:
+// the next Recordings of Paths (more than one for a plain folder).
+type Given struct {
+	Path       string
+	Recordings int
+}
+
+// Given lists the paths OpenInputs was given, in order, with the
+// recordings each named.
+func (in *Inputs) Given() []Given { return in.given }
 
 // Reader returns the i-th recording's reader: its summary and channels as
 // read by OpenInputs; each Messages call opens the file again (a stream

@@ -50,7 +50,7 @@ func analyseWith(t *testing.T, paths []string, opts decode.InputOptions, jobs in
 	if err != nil {
 		t.Fatal(err)
 	}
-	inputs, err := analysis.DescribePaths(in, paths)
+	inputs, err := analysis.DescribePaths(in)
 	if err != nil {
 		t.Fatal(err)
 	}

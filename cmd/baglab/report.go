@@ -13,7 +13,6 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/report"
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,8 +94,7 @@ were made from, which the page lists.`,
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
-	describe := func(in *decode.Inputs) ([]analysis.Input, error) { return analysis.DescribePaths(in, o.files) }
-	run, err := runAnalyses(ctx, o.g, o.files, analysis.Kinds(), &o.flags, o.opts, runWith{describe: describe})
+	run, err := runAnalyses(ctx, o.g, o.files, analysis.Kinds(), &o.flags, o.opts, runWith{describe: analysis.DescribePaths})
 	if err != nil {
 		return err
 	}
