@@ -3,7 +3,9 @@ package rostest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -38,15 +40,40 @@ type Master struct {
 	env  []string
 }
 
-// FreePort returns a free loopback TCP port.
+// FreePort returns a free loopback TCP port below the kernel's
+// ephemeral range. A port taken from that range (by listening on port 0
+// and closing) can be handed to the next process that binds port 0 —
+// roscore's own roslaunch server did exactly that in CI, and rosmaster
+// then found its port taken — so the port is drawn from below it.
 func FreePort(t testing.TB) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	const low = 10000
+	high := ephemeralLow()
+	for i := 0; i < 200 && high > low; i++ {
+		port := low + rand.IntN(high-low)
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err == nil {
+			l.Close()
+			return port
+		}
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	t.Fatalf("no free loopback port in %d–%d", low, high-1)
+	return 0
+}
+
+// ephemeralLow is the first port of the kernel's ephemeral range (32768
+// when it cannot be read).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	if f := strings.Fields(string(b)); len(f) == 2 {
+		if n, err := strconv.Atoi(f[0]); err == nil {
+			return n
+		}
+	}
+	return 32768
 }
 
 // StartMaster starts `roscore -p PORT` for the test and stops it (its
@@ -60,24 +87,32 @@ func StartMaster(t testing.TB) *Master {
 	// killed before it shut them down): after every peer is stopped, end
 	// whatever still runs with this master's ROS_LOG_DIR.
 	t.Cleanup(func() { killByEnv("ROS_LOG_DIR=" + filepath.Join(dir, "log")) })
-	port := FreePort(t)
-	m := &Master{URI: fmt.Sprintf("http://127.0.0.1:%d/", port), Dir: dir}
 	for _, d := range []string{"home", "log"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "ROS_MASTER_URI", "ROS_IP", "ROS_HOSTNAME", "ROS_HOME", "ROS_LOG_DIR", "ROS_NAMESPACE", "PYTHONPATH", "PYTHONHOME":
-			continue
+	// A port can still be taken between FreePort and roscore's bind (by
+	// another test's server): roscore then exits, and a new port is tried.
+	for attempt := 1; ; attempt++ {
+		port := FreePort(t)
+		m := &Master{URI: fmt.Sprintf("http://127.0.0.1:%d/", port), Dir: dir, env: masterEnv(dir, port)}
+		m.Core = m.Start(t, "roscore", "roscore", "-p", strconv.Itoa(port))
+		err := m.waitUp()
+		if err == nil {
+			return m
 		}
-		m.env = append(m.env, kv)
+		if attempt == 3 || !errors.Is(err, errCoreExited) {
+			t.Fatalf("roscore on port %d: %v\n%s", port, err, m.Log("roscore"))
+		}
+		t.Logf("roscore on port %d exited before it was up; trying another port\n%s", port, m.Log("roscore"))
 	}
-	m.env = append(m.env, "ROS_MASTER_URI="+m.URI, "ROS_IP=127.0.0.1",
-		"ROS_HOME="+filepath.Join(dir, "home"), "ROS_LOG_DIR="+filepath.Join(dir, "log"), "PYTHONUNBUFFERED=1")
-	m.Core = m.Start(t, "roscore", "roscore", "-p", strconv.Itoa(port))
+}
+
+var errCoreExited = errors.New("roscore exited")
+
+// waitUp waits until the master answers, roscore exits or 60 s pass.
+func (m *Master) waitUp() error {
 	deadline := time.Now().Add(60 * time.Second)
 	mc := rosnode.NewMaster(m.URI, "/rostest")
 	for {
@@ -85,14 +120,34 @@ func StartMaster(t testing.TB) *Master {
 		_, err := mc.GetURI(ctx)
 		cancel()
 		if err == nil {
-			break
+			return nil
+		}
+		select {
+		case <-m.Core.Done():
+			return errCoreExited
+		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("roscore on port %d not up after 60 s: %v\n%s", port, err, m.Log("roscore"))
+			return fmt.Errorf("not up after 60 s: %w", err)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return m
+}
+
+// masterEnv is this process's environment with the ROS variables of a
+// master on port, its ROS_HOME and ROS_LOG_DIR under dir.
+func masterEnv(dir string, port int) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "ROS_MASTER_URI", "ROS_IP", "ROS_HOSTNAME", "ROS_HOME", "ROS_LOG_DIR", "ROS_NAMESPACE", "PYTHONPATH", "PYTHONHOME":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, fmt.Sprintf("ROS_MASTER_URI=http://127.0.0.1:%d/", port), "ROS_IP=127.0.0.1",
+		"ROS_HOME="+filepath.Join(dir, "home"), "ROS_LOG_DIR="+filepath.Join(dir, "log"), "PYTHONUNBUFFERED=1")
 }
 
 // Env is the environment for processes talking to this master.
