@@ -49,6 +49,10 @@ var (
 		Fields: []msgdef.Field{fld("sec", msgdef.Int32), fld("nanosec", msgdef.Uint32)}}
 	tSpan = &msgdef.Type{Name: "builtin_interfaces/Duration", Dialect: msgdef.ROS2,
 		Fields: []msgdef.Field{fld("sec", msgdef.Int32), fld("nanosec", msgdef.Uint32)}}
+	// tZero has zero-length fixed arrays (legal; they hold nothing), a
+	// uint8[0] among them, which is a blob of no bytes.
+	tZero = ty("x/Z", arr(fld("none", msgdef.Int32), 0), arr(sub("poses", tPose), 0), fld("ok", msgdef.Bool),
+		arr(fld("gid", msgdef.Uint8), 0))
 	tGrasp = ty("rail_manipulation_msgs/Grasp",
 		sub("grasp_pose", ty("geometry_msgs/PoseStamped", sub("header", tHeader), sub("pose", tPose))),
 		fld("eef_frame_id", msgdef.String))

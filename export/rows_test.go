@@ -25,6 +25,7 @@ func TestSchemaMapping(t *testing.T) {
 		{"empty message", tEmpty, meta},
 		{"empty fields dropped", ty("x/E", sub("goal", tEmpty), arr(sub("goals", tEmpty), -1), fld("ok", msgdef.Bool)),
 			meta + "; ok: bool"},
+		{"zero-length arrays dropped", tZero, meta + "; ok: bool; gid: binary"},
 		{"blobs", ty("x/B", arr(fld("data", msgdef.Uint8), -1), arr(fld("gid", msgdef.Uint8), 16)),
 			meta + "; data: binary; gid: binary"},
 		{"arrays", ty("x/A", arr(fld("cov", msgdef.Float64), 9), arr(fld("names", msgdef.String), -1)),
@@ -56,7 +57,7 @@ func TestSchemaMapping(t *testing.T) {
 func TestRowBuilderValues(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	for _, typ := range []*msgdef.Type{tDeep, tGrasp, tEmpty, tElem} {
+	for _, typ := range []*msgdef.Type{tDeep, tGrasp, tEmpty, tElem, tZero} {
 		t.Run(typ.Name, func(t *testing.T) {
 			rb, err := NewRowBuilder(mem, typ)
 			if err != nil {

@@ -173,13 +173,17 @@ func fieldPlan(f *msgdef.Field, path string, depth int) (*plan, error) {
 	}
 	p := &plan{name: f.Name, path: path, elem: elem, width: 4}
 	switch {
+	case f.Array == msgdef.Fixed && f.Len < 0:
+		return nil, fmt.Errorf("export: field %s: negative array length %d", path, f.Len)
+	case f.Array == msgdef.Fixed && f.Len == 0:
+		// T[0] is legal and holds nothing (and Arrow has no fixed-size
+		// list of size 0): no column, its events followed and dropped
+		p.elem = skipped(elem)
+		p.kind, p.width = kSkip, 0
 	case elem.kind == kSkip:
 		p.kind = kSkip
 		p.width = 0
 	case f.Array == msgdef.Fixed:
-		if f.Len < 0 {
-			return nil, fmt.Errorf("export: field %s: negative array length %d", path, f.Len)
-		}
 		p.kind, p.n, p.width = kFixed, f.Len, 0
 		p.typ = arrow.FixedSizeListOfNonNullable(int32(f.Len), elem.typ)
 	default:
@@ -187,6 +191,19 @@ func fieldPlan(f *msgdef.Field, path string, depth int) (*plan, error) {
 		p.typ = arrow.ListOfNonNullable(elem.typ)
 	}
 	return p, nil
+}
+
+// skipped is a copy of p whose every node is kSkip: the fields of a value
+// that has no column.
+func skipped(p *plan) *plan {
+	q := &plan{name: p.name, path: p.path, kind: kSkip}
+	for _, f := range p.fields {
+		q.fields = append(q.fields, skipped(f))
+	}
+	if p.elem != nil {
+		q.elem = skipped(p.elem)
+	}
+	return q
 }
 
 // elemPlan compiles one element of field f (the field itself when scalar or
