@@ -1,9 +1,11 @@
 package export
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,16 +13,23 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/flight"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/arrow-go/v18/parquet/schema"
+	"github.com/baglab/baglab/internal/parallel"
 )
 
-// parquetWriter writes records to one Parquet file (see newLayout).
+// parquetWriter writes records to one Parquet file (see newLayout), the
+// leaf columns of each row group in parallel: the bytes are those of
+// pqarrow's FileWriter, which writes them one after another.
 type parquetWriter struct {
-	fw      *pqarrow.FileWriter
+	pw      *file.Writer
+	arrow   *pqarrow.ArrowWriterProperties
 	schema  *arrow.Schema // the records' schema
 	storage *arrow.Schema // what Parquet stores (see storageSchema)
 	convert bool          // storage differs from schema
+	jobs    int           // leaves written side by side (GOMAXPROCS)
 }
 
 func codec(c Compression) compress.Compression {
@@ -46,18 +55,24 @@ func newParquetWriter(w io.Writer, sc *arrow.Schema, cfg *config, rowBytes int64
 	// (point clouds, images) a batch must be a few rows, or one page holds
 	// a whole row group's blobs in memory several times.
 	props := parquet.NewWriterProperties(append(l.props[:len(l.props):len(l.props)], parquet.WithBatchSize(batchSize(rowBytes)))...)
-	fw, err := pqarrow.NewFileWriter(l.storage, w, props, l.arrow)
+	md := l.storage.Metadata()
+	kv := make(metadata.KeyValueMetadata, 0, md.Len())
+	for i, k := range md.Keys() {
+		kv.Append(k, md.Values()[i])
+	}
+	pw, err := file.NewParquetWriterWithError(w, l.parquet.Root(), file.WithWriterProps(props), file.WithWriteMetadata(kv))
 	if err != nil {
 		return nil, fmt.Errorf("export: parquet writer: %w", err)
 	}
-	return &parquetWriter{fw: fw, schema: sc, storage: l.storage, convert: l.convert}, nil
+	return &parquetWriter{pw: pw, arrow: &l.arrow, schema: sc, storage: l.storage, convert: l.convert, jobs: runtime.GOMAXPROCS(0)}, nil
 }
 
 // parquetLayout is what the Parquet files of one Arrow schema share: the
 // stored schema and the writer properties but for the batch size.
 type parquetLayout struct {
-	storage *arrow.Schema // what Parquet stores, with the ARROW:schema metadata
-	convert bool          // storage differs from the records' schema
+	storage *arrow.Schema  // what Parquet stores, with the ARROW:schema metadata
+	parquet *schema.Schema // storage as a Parquet schema
+	convert bool           // storage differs from the records' schema
 	props   []parquet.WriterProperty
 	arrow   pqarrow.ArrowWriterProperties
 }
@@ -136,7 +151,7 @@ func newLayout(sc *arrow.Schema, cfg *config) (*parquetLayout, error) {
 			base = append(base, parquet.WithStatsPath(col.ColumnPath(), false))
 		}
 	}
-	return &parquetLayout{storage: storage, convert: convert, props: base, arrow: arrProps}, nil
+	return &parquetLayout{storage: storage, parquet: pqs, convert: convert, props: base, arrow: arrProps}, nil
 }
 
 // batchSize returns how many values the column writers take at a time for
@@ -157,38 +172,117 @@ func (p *parquetWriter) write(rec arrow.RecordBatch) error {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	if !p.convert {
-		r := array.NewRecordBatch(p.storage, rec.Columns(), rec.NumRows())
-		defer r.Release()
-		return p.fw.Write(r)
+	cols := rec.Columns()
+	if p.convert {
+		cols = make([]arrow.Array, rec.NumCols())
+		for i, c := range rec.Columns() {
+			d := storageData(c.Data(), p.storage.Field(i).Type)
+			cols[i] = array.MakeFromData(d)
+			d.Release()
+			defer cols[i].Release()
+		}
 	}
-	cols := make([]arrow.Array, rec.NumCols())
-	for i, c := range rec.Columns() {
-		d := storageData(c.Data(), p.storage.Field(i).Type)
-		cols[i] = array.MakeFromData(d)
-		d.Release()
+	leaves, err := leafColumns(p.storage, cols, p.jobs)
+	if err != nil {
+		return err
 	}
-	r := array.NewRecordBatch(p.storage, cols, rec.NumRows())
-	for _, c := range cols {
-		c.Release()
+	defer func() {
+		for _, c := range leaves {
+			c.values.Release()
+		}
+	}()
+	if len(leaves) != p.pw.NumColumns() {
+		return fmt.Errorf("export: parquet: %d leaf columns for a schema of %d", len(leaves), p.pw.NumColumns())
 	}
-	defer r.Release()
-	return p.fw.Write(r)
+	if p.jobs == 1 || dominated(leaves) {
+		return p.writeSerial(leaves)
+	}
+	rg, err := p.pw.AppendBufferedRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	// Each leaf has a column writer of its own in a buffered row group, so
+	// they encode and compress side by side; the row group's Close writes
+	// them out in column order.
+	err = parallel.For(context.Background(), len(leaves), p.jobs, func(_ context.Context, i int) error {
+		cw, err := rg.Column(i)
+		if err != nil {
+			return err
+		}
+		return p.writeLeaf(cw, &leaves[i])
+	})
+	if err != nil {
+		return err
+	}
+	return rg.Close()
+}
+
+// writeSerial writes the leaves one after another straight to the file,
+// without holding the row group in memory: for a row group whose bytes are
+// nearly all one leaf's (point clouds, images), where there is no work to
+// share and the buffered row group's copies would cost more.
+func (p *parquetWriter) writeSerial(leaves []leafColumn) error {
+	rg, err := p.pw.AppendRowGroupChecked()
+	if err != nil {
+		return err
+	}
+	for i := range leaves {
+		cw, err := rg.NextColumn()
+		if err != nil {
+			return err
+		}
+		if err := p.writeLeaf(cw, &leaves[i]); err != nil {
+			return err
+		}
+	}
+	return rg.Close()
+}
+
+// writeLeaf writes one leaf column of a row group with its column writer.
+func (p *parquetWriter) writeLeaf(cw file.ColumnChunkWriter, c *leafColumn) error {
+	ctx := pqarrow.NewArrowWriteContext(context.Background(), p.arrow)
+	if err := pqarrow.WriteArrowToColumn(ctx, cw, c.values, c.def, c.rep, false); err != nil {
+		return fmt.Errorf("export: parquet: column %s: %w", c.name, err)
+	}
+	return nil
+}
+
+// dominated reports whether one leaf holds three quarters or more of the
+// bytes of the leaves' values.
+func dominated(leaves []leafColumn) bool {
+	var total, largest int64
+	for _, c := range leaves {
+		n := valueBytes(c.values)
+		total += n
+		largest = max(largest, n)
+	}
+	return largest*4 >= total*3
+}
+
+// valueBytes is about how many bytes of values a holds.
+func valueBytes(a arrow.Array) int64 {
+	if b, ok := a.(array.BinaryLike); ok && a.Len() > 0 {
+		return b.ValueOffset64(a.Len()-1) + int64(b.ValueLen(a.Len()-1)) - b.ValueOffset64(0)
+	}
+	if fw, ok := a.DataType().(arrow.FixedWidthDataType); ok {
+		return int64(a.Len()) * int64(max(fw.BitWidth()/8, 1))
+	}
+	return int64(a.Len())
 }
 
 // close writes the footer with the key-value metadata kv (pairs in order).
 func (p *parquetWriter) close(kv [][2]string) error {
 	for _, e := range kv {
-		if err := p.fw.AppendKeyValueMetadata(e[0], e[1]); err != nil {
-			p.fw.Close()
+		if err := p.pw.AppendKeyValueMetadata(e[0], e[1]); err != nil {
+			p.pw.Close()
 			return err
 		}
 	}
-	return p.fw.Close()
+	return p.pw.Close()
 }
 
 // abort releases the writer without caring about the file.
-func (p *parquetWriter) abort() { p.fw.Close() }
+func (p *parquetWriter) abort() { p.pw.Close() }
 
 // storageSchema returns the schema Parquet stores for sc: durations become
 // int64 (Parquet has no duration type), and fixed-size list fields are
