@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -71,68 +70,52 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(inputs))
+	started := make([]bool, len(inputs))
 	var queues []chan queued
 	ordered := e.cfg.partition == PartitionNone
+	dispatched := make(chan error, 1)
 	if ordered {
 		queues = make([]chan queued, len(inputs))
 		for i := range queues {
 			queues[i] = make(chan queued, 1)
 		}
+		go func() { dispatched <- e.dispatch(queues, errs, first, inputs, cancel) }()
 	}
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, jobs)
-	wg.Add(1)
-	go func() { // start the workers in input order
-		defer wg.Done()
-		for i := range inputs {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				for ; i < len(inputs); i++ {
-					errs[i] = ctx.Err()
-					if ordered {
-						close(queues[i])
-					}
+	forErr := parallel.For(ctx, len(inputs), jobs, func(ctx context.Context, i int) error {
+		started[i] = true
+		s := e.newSource(first+i, inputs[i].Path)
+		s.emit = s.writeDirect
+		if ordered {
+			q := queues[i]
+			defer close(q) // after errs[i] is set
+			s.emit = func(b *buffer, rec arrow.RecordBatch) error {
+				select {
+				case q <- queued{b, rec, b.rowBytes}:
+					return nil
+				case <-ctx.Done():
+					rec.Release()
+					return ctx.Err()
 				}
-				return
 			}
-			wg.Add(1)
-			go func(i int) {
-				defer wg.Done()
-				defer func() { <-slots }()
-				s := e.newSource(first+i, inputs[i].Path)
-				s.emit = s.writeDirect
-				if ordered {
-					q := queues[i]
-					defer close(q) // after errs[i] is set
-					s.emit = func(b *buffer, rec arrow.RecordBatch) error {
-						select {
-						case q <- queued{b, rec, b.rowBytes}:
-							return nil
-						case <-ctx.Done():
-							rec.Release()
-							return ctx.Err()
-						}
-					}
-				}
-				if errs[i] = s.run(ctx, inputs[i], resolve); errs[i] != nil {
-					cancel()
-				}
-			}(i)
 		}
-	}()
-	var werr error
+		errs[i] = s.run(ctx, inputs[i], resolve)
+		return errs[i]
+	})
 	if ordered {
-		werr = e.dispatch(queues, errs, first, inputs, cancel)
-	}
-	wg.Wait()
-	if werr != nil {
-		return werr
+		// the inputs For did not start (after an error) have nothing queued
+		for i, q := range queues {
+			if !started[i] {
+				close(q)
+			}
+		}
+		if werr := <-dispatched; werr != nil {
+			return werr
+		}
 	}
 	if err := parallel.FirstError(errs); err != nil {
 		return err
 	}
-	return ctx.Err()
+	return forErr
 }
 
 // queued is a record waiting for its table in input order.
