@@ -192,8 +192,9 @@ func (s *Source) run(ctx context.Context, in Input, resolve Resolver) (err error
 		return err
 	}
 	defer it.Close()
-	decs := map[*record.Channel]TypedDecoder{}
-	skip := map[*record.Channel]bool{}
+	decs := map[*record.Channel]TypedDecoder{} // nil: skipped
+	var last *record.Channel                   // the channel of the previous message
+	var d TypedDecoder                         // and its decoder
 	done := ctx.Done()
 	for {
 		select {
@@ -208,20 +209,22 @@ func (s *Source) run(ctx context.Context, in Input, resolve Resolver) (err error
 		if err != nil {
 			return err
 		}
-		if skip[m.Channel] {
-			continue
+		if m.Channel != last {
+			var ok bool
+			if d, ok = decs[m.Channel]; !ok {
+				d, err = resolve(m.Channel)
+				if errors.Is(err, ErrSkipChannel) {
+					d, err = nil, nil
+				}
+				if err != nil {
+					return err
+				}
+				decs[m.Channel] = d
+			}
+			last = m.Channel
 		}
-		d, ok := decs[m.Channel]
-		if !ok {
-			d, err = resolve(m.Channel)
-			if errors.Is(err, ErrSkipChannel) {
-				skip[m.Channel] = true
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			decs[m.Channel] = d
+		if d == nil {
+			continue
 		}
 		if err := s.Write(m, d.Type(), d); err != nil {
 			if s.err == nil && s.e.cfg.skipBad != nil { // a message that did not decode
