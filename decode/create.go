@@ -72,16 +72,27 @@ func Create(path string, o CreateOptions) (Writer, error) {
 	if err := CheckCompression(format, o.Compression); err != nil {
 		return nil, err
 	}
+	return inNewFolders(path, func(made *atomicfile.DirSet) (Writer, error) {
+		return create(format, path, o, made)
+	})
+}
+
+// inNewFolders creates the missing folders of path, recording them in a
+// DirSet, and calls write with it. When write fails, it removes those of
+// the folders that are empty again (never one that was there before) and
+// returns write's error. Create and Repair write their outputs through it.
+func inNewFolders[T any](path string, write func(made *atomicfile.DirSet) (T, error)) (T, error) {
+	var zero T
 	made := &atomicfile.DirSet{}
 	if err := made.MkdirAll(filepath.Dir(path)); err != nil {
-		return nil, err
+		return zero, err
 	}
-	w, err := create(format, path, o, made)
+	v, err := write(made)
 	if err != nil {
 		made.RemoveEmpty()
-		return nil, err
+		return zero, err
 	}
-	return w, nil
+	return v, nil
 }
 
 // create is Create of a recording of format in a folder that exists; made

@@ -38,21 +38,14 @@ type RepairReport struct {
 // MCAP file recovered (mcapfile.RecoverContext). Other formats are
 // record.ErrUnsupported. Repair creates the missing folders of out; when
 // it fails, it removes those of them that are empty again, never a folder
-// that was there before.
+// that was there before (inNewFolders, as Create).
 func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
 	if repairOf(f) == record.RepairNone {
 		return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
 	}
-	var made atomicfile.DirSet
-	if err := made.MkdirAll(filepath.Dir(out)); err != nil {
-		return nil, err
-	}
-	rep, err := repair(ctx, f, in, out, o)
-	if err != nil {
-		made.RemoveEmpty()
-		return nil, err
-	}
-	return rep, nil
+	return inNewFolders(out, func(*atomicfile.DirSet) (*RepairReport, error) {
+		return repair(ctx, f, in, out, o)
+	})
 }
 
 // repair is Repair of a bag or an MCAP file (f) into a folder that exists.
