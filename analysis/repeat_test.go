@@ -8,6 +8,7 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // sampleSets are the recordings of testdata/sample: the intact ones, and
@@ -77,19 +78,9 @@ func TestRunRepeatable(t *testing.T) {
 				}
 				if got := repeatRun(t, paths, set.skipBad, 1+run%4); !bytes.Equal(got, want) {
 					t.Fatalf("run %d (jobs %d, reversed %v) differs from run 0:\n%s", run, 1+run%4, run%2 == 1,
-						firstDiff(got, want))
+						testenv.FirstDiff(got, want))
 				}
 			}
 		})
 	}
-}
-
-// firstDiff shows where a and b first differ.
-func firstDiff(a, b []byte) string {
-	i := 0
-	for i < len(a) && i < len(b) && a[i] == b[i] {
-		i++
-	}
-	lo := max(0, i-200)
-	return string(a[lo:min(len(a), i+200)]) + "\n---- want ----\n" + string(b[lo:min(len(b), i+200)])
 }

@@ -345,11 +345,7 @@ func TestReportRepeatable(t *testing.T) {
 		if run == 0 {
 			want = got
 		} else if !bytes.Equal(got, want) {
-			i := 0
-			for i < len(got) && i < len(want) && got[i] == want[i] {
-				i++
-			}
-			t.Fatalf("run %d differs from run 0 at byte %d: %.200s", run, i, got[max(0, i-100):])
+			t.Fatalf("run %d differs from run 0:\n%s", run, testenv.FirstDiff(got, want))
 		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -271,7 +270,7 @@ func checkFullTexts(t *testing.T, full, sums map[string]string) {
 			continue
 		}
 		if got := FullText(typ); got != want {
-			t.Errorf("FullText(%s) differs from genmsg:\n%s", name, firstDiff(got, want))
+			t.Errorf("FullText(%s) differs from genmsg:\n%s", name, testenv.FirstDiff(got, want))
 		}
 		parsed, err := ParseBundle(name, want, ROS1, nil)
 		if err != nil {
@@ -282,24 +281,7 @@ func checkFullTexts(t *testing.T, full, sums map[string]string) {
 			t.Errorf("MD5(ParseBundle(%s)) = %s, genmsg %s", name, got, sums[name])
 		}
 		if got := FullText(parsed); got != want {
-			t.Errorf("FullText(ParseBundle(%s)) differs:\n%s", name, firstDiff(got, want))
+			t.Errorf("FullText(ParseBundle(%s)) differs:\n%s", name, testenv.FirstDiff(got, want))
 		}
 	}
-}
-
-// firstDiff describes where two texts start to differ.
-func firstDiff(got, want string) string {
-	i := 0
-	for i < len(got) && i < len(want) && got[i] == want[i] {
-		i++
-	}
-	lo := max(0, i-60)
-	return "at byte " + strconv.Itoa(i) + "\n got: " + quoteCut(got[lo:], 120) + "\nwant: " + quoteCut(want[lo:], 120)
-}
-
-func quoteCut(s string, n int) string {
-	if len(s) > n {
-		s = s[:n]
-	}
-	return strings.ReplaceAll(s, "\n", "⏎")
 }

@@ -105,7 +105,7 @@ func TestGenmsgPeer(t *testing.T) {
 			t.Errorf("MD5(%s) = %s, genmsg %s", name, got, want.MD5)
 		}
 		if got := FullText(typ); got != want.Full {
-			t.Errorf("FullText(%s) differs from genmsg:\n%s", name, firstDiff(got, want.Full))
+			t.Errorf("FullText(%s) differs from genmsg:\n%s", name, testenv.FirstDiff(got, want.Full))
 		}
 		back, err := ParseBundle(name, want.Full, ROS1, nil)
 		if err != nil {
@@ -155,7 +155,7 @@ func TestBagConnections(t *testing.T) {
 			t.Errorf("%s %s: MD5 %s, header %s", c.Topic, c.Type, got, c.MD5)
 		}
 		if got := FullText(typ); got != c.Def {
-			t.Errorf("%s %s: FullText differs:\n%s", c.Topic, c.Type, firstDiff(got, c.Def))
+			t.Errorf("%s %s: FullText differs:\n%s", c.Topic, c.Type, testenv.FirstDiff(got, c.Def))
 		}
 	}
 }

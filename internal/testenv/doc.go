@@ -28,4 +28,6 @@
 // testdata/node, where the npm peers are installed; Root is the module root.
 // Shared finds the other folders of ../shared (shared/msgs: the definitions
 // and their genmsg tables) by the same rule as Fixtures.
+//
+// FirstDiff, for failure messages, shows where two outputs start to differ.
 package testenv
