@@ -14,8 +14,10 @@ import (
 // cluster has two members, are left out), in the canonical group order of
 // r.Models. Each model's item, room and surface are copied field by field
 // (by name) from the group's earliest observed placement, so they carry the
-// widths, poses and POIs the study recorded; the position, rotation,
-// decision value and sigmas are those of r.Models.
+// widths, poses and POIs the study recorded (of placements that tie on log
+// time, topic, place in the message and position, the one whose item, room
+// and surface come first in their ROS1 bytes: groupRefs.earlier); the
+// position, rotation, decision value and sigmas are those of r.Models.
 //
 // It returns an error when t lacks the fields of TaskModels. A result read
 // back from JSON has no observed placements: the item, room and surface

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"math"
@@ -51,6 +52,45 @@ func comparePoints(a, b point) int {
 type groupRefs struct {
 	first               point
 	item, room, surface *value.Struct
+}
+
+// earlier reports whether r is a group's earliest placement rather than o
+// (nil: none yet). Placements go by comparePoints (log time, topic, place
+// in the message, position); those that tie there go by their item, room
+// and surface messages (compareDetails). This is a total order of what a
+// group keeps, so the placement whose details --models-out writes does
+// not depend on the order of the input files, nor on how they were shared
+// among accumulators (--jobs) or partial states.
+func (r *groupRefs) earlier(o *groupRefs) bool {
+	if o == nil {
+		return true
+	}
+	if c := comparePoints(r.first, o.first); c != 0 {
+		return c < 0
+	}
+	return compareDetails(r, o) < 0
+}
+
+// compareDetails orders the item, room and surface messages of a and b,
+// in turn, by compareMsgs.
+func compareDetails(a, b *groupRefs) int {
+	return cmp.Or(compareMsgs(a.item, b.item), compareMsgs(a.room, b.room), compareMsgs(a.surface, b.surface))
+}
+
+// compareMsgs orders two messages by their type, dialect, definition and
+// ROS1 bytes, the form a partial state keeps them in (msgStateOf): none
+// comes first, one that does not encode last.
+func compareMsgs(a, b *value.Struct) int {
+	sa, errA := msgStateOf(a)
+	sb, errB := msgStateOf(b)
+	switch {
+	case errA != nil || errB != nil:
+		return compareBool(errA != nil, errB != nil)
+	case sa == nil || sb == nil:
+		return compareBool(sa != nil, sb != nil)
+	}
+	return cmp.Or(cmp.Compare(sa.Type, sb.Type), cmp.Compare(sa.Dialect, sb.Dialect),
+		cmp.Compare(sa.Definition, sb.Definition), bytes.Compare(sa.Data, sb.Data))
 }
 
 // recordedModel is a Model found in the input.
@@ -113,10 +153,12 @@ func (p *Placements) Add(m *Message) error {
 			pt := point{X: x, Y: y, Z: z, Theta: th, LogTime: m.LogTime, Topic: m.Topic, Seq: seq}
 			seq++
 			p.points[key] = append(p.points[key], pt)
-			r := p.refs[key]
-			if r == nil || comparePoints(pt, r.first) < 0 {
-				p.refs[key] = &groupRefs{first: pt, item: n.S.LookupStruct("item"),
+			if r := p.refs[key]; r == nil || comparePoints(pt, r.first) <= 0 {
+				c := &groupRefs{first: pt, item: n.S.LookupStruct("item"),
 					room: n.S.LookupStruct("room"), surface: n.S.LookupStruct("surface")}
+				if c.earlier(r) {
+					p.refs[key] = c
+				}
 			}
 			return false
 		}
@@ -154,7 +196,7 @@ func (p *Placements) Merge(other Analyzer) error {
 		p.points[k] = append(p.points[k], pts...)
 	}
 	for k, r := range o.refs {
-		if cur := p.refs[k]; cur == nil || comparePoints(r.first, cur.first) < 0 {
+		if r.earlier(p.refs[k]) {
 			p.refs[k] = r
 		}
 	}

@@ -6,7 +6,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // resultBytes is a result's JSON and every table's rows (the --out and
@@ -105,6 +107,88 @@ func TestCompareIDsTotal(t *testing.T) {
 	for _, p := range [][2]string{{"1", "01"}, {"+1", "01"}, {"7", "x"}, {"2", "10"}} {
 		if compareIDs(p[0], p[1]) >= 0 || compareIDs(p[1], p[0]) <= 0 {
 			t.Errorf("compareIDs(%q, %q) = %d, reversed %d; want <0, >0", p[0], p[1], compareIDs(p[0], p[1]), compareIDs(p[1], p[0]))
+		}
+	}
+}
+
+// TestModelsOutTies: two files whose first placement of a group ties (same
+// log time, topic, place in the message and position) but differ in the
+// surface recorded with it write the same models (--models-out) whichever
+// file is read first, whether one accumulator reads both or each file has
+// its own (--jobs), merged either way round, directly or through a
+// partial state. Before, the details of the placement read or merged
+// first were written.
+func TestModelsOutTies(t *testing.T) {
+	placement := func(height float64) *value.Struct {
+		return mk(t, "interactive_world_msgs/Placement", map[string]any{"item.name": "cup", "surface.name": "table",
+			"surface.height": height, "reference_frame_id": "table", "position.x": 0.25, "position.y": 0.5})
+	}
+	file := func(name string, height float64) []*Message {
+		var msgs []*Message
+		for i := range 3 { // the first placement ties; the others are the file's own
+			m := msgOf("/placement", 5e9+int64(i)*int64(height*1e9), placement(height))
+			m.Source = name
+			msgs = append(msgs, m)
+		}
+		return msgs
+	}
+	a, b := file("a.bag", 0.8), file("b.bag", 0.9)
+	add := func(an Analyzer, msgs ...[]*Message) Analyzer {
+		for _, ms := range msgs {
+			for _, m := range ms {
+				if err := an.Add(m); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return an
+	}
+	fresh := func() Analyzer { return NewPlacements(LearnOptions{}) }
+	merged := func(x, y []*Message, viaState bool) Analyzer {
+		first, second := add(fresh(), x), add(fresh(), y)
+		if viaState {
+			for i, an := range []*Analyzer{&first, &second} {
+				st, err := (*an).(Partial).MarshalState()
+				if err != nil {
+					t.Fatal(err)
+				}
+				back := fresh()
+				if err := back.(Partial).UnmarshalState(st); err != nil {
+					t.Fatalf("state %d: %v", i, err)
+				}
+				*an = back
+			}
+		}
+		if err := first.Merge(second); err != nil {
+			t.Fatal(err)
+		}
+		return first
+	}
+	var want []byte
+	for _, c := range []struct {
+		name string
+		an   Analyzer
+	}{
+		{"one accumulator, a then b", add(fresh(), a, b)},
+		{"one accumulator, b then a", add(fresh(), b, a)},
+		{"a merged with b", merged(a, b, false)},
+		{"b merged with a", merged(b, a, false)},
+		{"states of a and b", merged(a, b, true)},
+		{"states of b and a", merged(b, a, true)},
+	} {
+		r, err := c.an.Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var w memWriter
+		if n, err := WriteModels(&w, []Result{r}, msgdef.Default(), "/models", 1e9); err != nil || n != 1 {
+			t.Fatalf("%s: wrote %d models: %v", c.name, n, err)
+		}
+		got := w.msgs[0].Data
+		if want == nil {
+			want = got
+		} else if !bytes.Equal(got, want) {
+			t.Errorf("%s: models differ from the first case's:\n%s", c.name, testenv.FirstDiff(fmt.Sprintf("% x", got), fmt.Sprintf("% x", want)))
 		}
 	}
 }
