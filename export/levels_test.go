@@ -27,31 +27,15 @@ func TestParquetWriterMatchesPqarrow(t *testing.T) {
 	rng := rand.New(rand.NewSource(14))
 	for k := range 300 {
 		sc := randomSchema(rng)
-		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-		cfg := defaultConfig()
-		cfg.mem = mem
+		cfg, mem := checkedConfig()
 		var recs []arrow.RecordBatch
 		for range 1 + rng.Intn(3) {
 			recs = append(recs, randomRecord(rng, mem, sc, rng.Intn(40)))
 		}
 		want := pqarrowFile(t, sc, &cfg, recs)
 		for _, jobs := range []int{1, 2, 4} {
-			var buf bytes.Buffer
-			p, err := newParquetWriter(&buf, sc, &cfg, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.jobs = jobs
-			for _, rec := range recs {
-				if err := p.write(rec); err != nil {
-					t.Fatalf("schema %d %s: %v", k, sc, err)
-				}
-			}
-			if err := p.close([][2]string{{"k", "v"}}); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Fatalf("schema %d, %d jobs: file of %d bytes differs from pqarrow's of %d\nschema: %s", k, jobs, buf.Len(), len(want), sc)
+			if got := parquetFile(t, sc, &cfg, jobs, recs); !bytes.Equal(got, want) {
+				t.Fatalf("schema %d, %d jobs: file of %d bytes differs from pqarrow's of %d\nschema: %s", k, jobs, len(got), len(want), sc)
 			}
 		}
 		for _, r := range recs {
@@ -70,27 +54,14 @@ func TestParquetWriterSlicedRecords(t *testing.T) {
 	rng := rand.New(rand.NewSource(15))
 	for k := range 200 {
 		sc := randomSchema(rng)
-		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
-		cfg := defaultConfig()
-		cfg.mem = mem
+		cfg, mem := checkedConfig()
 		whole := randomRecord(rng, mem, sc, 3+rng.Intn(30))
 		lo := 1 + rng.Int63n(whole.NumRows()-2)
 		rec := whole.NewSlice(lo, lo+1+rng.Int63n(whole.NumRows()-lo-1))
 		whole.Release()
 		for _, jobs := range []int{1, 2} {
-			var buf bytes.Buffer
-			p, err := newParquetWriter(&buf, sc, &cfg, 100)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.jobs = jobs
-			if err := p.write(rec); err != nil {
-				t.Fatal(err)
-			}
-			if err := p.close(nil); err != nil {
-				t.Fatal(err)
-			}
-			tbl, err := pqarrow.ReadTable(t.Context(), bytes.NewReader(buf.Bytes()), nil, pqarrow.ArrowReadProperties{}, mem)
+			file := parquetFile(t, sc, &cfg, jobs, []arrow.RecordBatch{rec})
+			tbl, err := pqarrow.ReadTable(t.Context(), bytes.NewReader(file), nil, pqarrow.ArrowReadProperties{}, mem)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,6 +117,36 @@ func TestLeafColumnsRefuseNulls(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "m.xs[]") || !strings.Contains(err.Error(), "null") {
 		t.Fatalf("a null in m.xs[]: got %v", err)
 	}
+}
+
+// checkedConfig is the default configuration with an allocator that
+// checks every buffer is released.
+func checkedConfig() (config, *memory.CheckedAllocator) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	cfg := defaultConfig()
+	cfg.mem = mem
+	return cfg, mem
+}
+
+// parquetFile writes recs with a parquetWriter of jobs goroutines and the
+// footer entry k=v.
+func parquetFile(t *testing.T, sc *arrow.Schema, cfg *config, jobs int, recs []arrow.RecordBatch) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	p, err := newParquetWriter(&buf, sc, cfg, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.jobs = jobs
+	for _, rec := range recs {
+		if err := p.write(rec); err != nil {
+			t.Fatalf("%s: %v", sc, err)
+		}
+	}
+	if err := p.close([][2]string{{"k", "v"}}); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }
 
 // pqarrowFile writes recs with pqarrow's FileWriter, the layout and

@@ -8,7 +8,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/baglab/baglab/decode/record"
 )
@@ -18,10 +17,8 @@ import (
 // file), so a fleet export keeps one layout per schema, not one per input;
 // another schema gets its own. The files read back with their rows.
 func TestLayoutCache(t *testing.T) {
-	cfg := defaultConfig()
-	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	cfg, mem := checkedConfig()
 	defer mem.AssertSize(t, 0)
-	cfg.mem = mem
 	schemas := []*arrow.Schema{
 		arrow.NewSchema([]arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Int64}, {Name: "s", Type: arrow.BinaryTypes.String}}, nil),
 		arrow.NewSchema([]arrow.Field{{Name: "d", Type: arrow.FixedWidthTypes.Duration_ns}}, nil),
