@@ -374,3 +374,36 @@ func TestKeepUnverified(t *testing.T) {
 		t.Errorf("--skip-bad: %d lines (exit %d), --keep-unverified: %d (exit %d), the undamaged file: %d", nd, code1, nk, code2, nw)
 	}
 }
+
+// TestZeroLengthArrays: a definition with zero-length fixed arrays (legal
+// in ROS1, they hold nothing) is read by cat and exported to Parquet and
+// CSV without those columns and with the rest of the message; export
+// panicked on it before (Arrow has no fixed-size list of size 0).
+func TestZeroLengthArrays(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "zero.bag")
+	writeBag(t, p, "test/Zero", "int32[0] none\ngeometry_msgs/Point[0] points\nint32 x\n"+
+		"================================================================================\n"+
+		"MSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n", "/zero")
+	out, stderr, code := run(t, "cat", p)
+	if code != 0 || !strings.Contains(out, `"message":{"none":[],"points":[],"x":1}`) {
+		t.Errorf("cat: exit %d\n%s%s", code, out, stderr)
+	}
+	if _, stderr, code := run(t, "export", "--out", filepath.Join(dir, "pq"), p); code != 0 {
+		t.Errorf("export: exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pq", "zero.parquet")); err != nil {
+		t.Error(err)
+	}
+	if _, stderr, code := run(t, "export", "--format", "csv", "--out", filepath.Join(dir, "csv"), p); code != 0 {
+		t.Fatalf("export --format csv: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "csv", "zero.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if len(lines) != 2 || !strings.HasSuffix(lines[0], ",x") || strings.Contains(lines[0], "none") || !strings.HasSuffix(lines[1], ",1") {
+		t.Errorf("CSV:\n%s", b)
+	}
+}
