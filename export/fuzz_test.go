@@ -97,3 +97,123 @@ var tFuzz = ty("test/Fuzz",
 	arr(sub("elems", tElem), -1),
 	arr(sub("pair", tElem), 2),
 	sub("goal", tEmpty))
+
+// FuzzSchema compiles arbitrary ROS1 definitions, as a recording would
+// carry them, for export: a definition that parses gives a schema or an
+// error, never a panic (a zero-length fixed array once panicked in
+// Arrow), and messages of it go through rows, Parquet (written in
+// parallel and one leaf at a time, the same bytes) and CSV.
+func FuzzSchema(f *testing.F) {
+	for _, def := range []string{
+		"int32[0] none\nint32 x\n",
+		"uint8[0] b\nuint8[3] c\nuint8[] d\nbool[0] e\n",
+		"string[2] names\ntime[] stamps\nduration d\nfloat64[9] cov\n",
+		"a/P[] ps\na/P[0] none\nint8 X=3\n" + sep + "MSG: a/P\nfloat64 x\na/Q[2] qs\n" + sep + "MSG: a/Q\nstring s\nint16[] v\n",
+		"Header header\n" + sep + "MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n",
+		"a/E e\na/E[] es\n" + sep + "MSG: a/E\n",
+	} {
+		f.Add(def, int64(1))
+	}
+	f.Fuzz(func(t *testing.T, def string, seed int64) {
+		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS1, msgdef.NewRegistry())
+		if err != nil || valueCount(typ, 0) > 1<<12 {
+			return
+		}
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		defer mem.AssertSize(t, 0)
+		rb, err := NewRowBuilder(mem, typ)
+		if err != nil {
+			return // too deep, say: an error, not a panic
+		}
+		defer rb.Release()
+		dec, err := ros1.Compile(typ)
+		if err != nil {
+			return
+		}
+		rng := rand.New(rand.NewSource(seed))
+		for range 3 {
+			b, err := ros1.Encode(randValue(rng, typ))
+			if err != nil {
+				t.Fatalf("encode a value of %q: %v", def, err)
+			}
+			if err := rb.Append(Meta{}, dec, b); err != nil {
+				t.Fatalf("append a message of %q: %v", def, err)
+			}
+		}
+		rec, err := rb.NewRecordBatch()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rec.Release()
+		cfg := defaultConfig()
+		cfg.mem = mem
+		cfg.compression = Uncompressed
+		var files [2][]byte
+		for k, jobs := range []int{1, 2} {
+			var buf bytes.Buffer
+			pw, err := newParquetWriter(&buf, rec.Schema(), &cfg, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pw.jobs = jobs
+			if err := pw.write(rec); err != nil {
+				t.Fatalf("%q: %v", def, err)
+			}
+			if err := pw.close(nil); err != nil {
+				t.Fatal(err)
+			}
+			files[k] = buf.Bytes()
+		}
+		if !bytes.Equal(files[0], files[1]) {
+			t.Fatalf("%q: the parallel writer's file differs from the one-leaf-at-a-time writer's", def)
+		}
+		tbl, err := pqarrow.ReadTable(t.Context(), bytes.NewReader(files[0]), nil, pqarrow.ArrowReadProperties{}, mem)
+		if err != nil {
+			t.Fatalf("%q: read back: %v", def, err)
+		}
+		if tbl.NumRows() != 3 {
+			t.Fatalf("%q: %d rows read back, want 3", def, tbl.NumRows())
+		}
+		tbl.Release()
+		var csv bytes.Buffer
+		cw, err := newCSVWriter(&csv, rec.Schema(), &cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cw.write(rec); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+const sep = "================================================================================\n"
+
+// valueCount is about how many values a message of t holds at most with
+// the array lengths randValue picks (fixed lengths as declared, up to 3
+// elements otherwise), for leaving huge fixed arrays out of the fuzzer.
+func valueCount(t *msgdef.Type, depth int) int {
+	if depth > 64 {
+		return 1 << 30
+	}
+	n := 0
+	for i := range t.Fields {
+		f := &t.Fields[i]
+		each := 1
+		if f.Kind == msgdef.Struct && f.Msg != nil {
+			each = valueCount(f.Msg, depth+1)
+		}
+		switch {
+		case f.IsBlob() && f.Array == msgdef.Fixed:
+			each = f.Len
+		case f.Array == msgdef.Fixed:
+			each *= f.Len
+		case f.Array != msgdef.Scalar:
+			each *= 3
+		}
+		n += max(each, 1)
+		if n > 1<<20 {
+			return n
+		}
+	}
+	return n
+}
