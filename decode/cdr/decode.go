@@ -163,19 +163,27 @@ func (d *Decoder) Decode(data []byte, s sink.Sink) error {
 
 // reader is the per-message decoding state; it lives on the stack.
 type reader struct {
-	data []byte
-	pos  int // absolute offset in data
-	be   bool
-	opts uint16 // header options field
-	cnt  int    // offset of the last count read, for errCount
+	data    []byte
+	pos     int // absolute offset in data
+	be      bool
+	opts    uint16 // header options field
+	cnt     int    // offset of the last count read, for errCount
+	empties int    // what remains of the budget of zero-size elements
 }
+
+// maxEmpties bounds, beyond one per byte of the message, how many elements
+// of zero wire size (arrays of messages that hold only zero-length arrays)
+// one message may claim: they cost no bytes, so without a budget a few
+// bytes (or a definition of nested fixed arrays) could make a sink build
+// billions of them. The ROS1 decoder has the same budget.
+const maxEmpties = 1 << 16
 
 func newReader(data []byte) (reader, error) {
 	if len(data) < headerSize {
 		return reader{}, &record.Error{Offset: 0, Err: record.ErrTruncated,
 			Detail: fmt.Sprintf("%d bytes, want a 4-byte encapsulation header", len(data))}
 	}
-	r := reader{data: data, pos: headerSize, opts: binary.BigEndian.Uint16(data[2:])}
+	r := reader{data: data, pos: headerSize, opts: binary.BigEndian.Uint16(data[2:]), empties: len(data) + maxEmpties}
 	switch id := binary.BigEndian.Uint16(data); id {
 	case reprCDRLE:
 	case reprCDRBE:
@@ -339,7 +347,19 @@ func (r *reader) array(o *op, n int, s sink.Sink) error {
 	if o.kind == msgdef.Struct {
 		elemMin = o.sub.min
 	}
-	if !fits(n, elemMin, r.left()) {
+	if elemMin == 0 {
+		// elements of zero wire size (messages of zero-length arrays) cost
+		// no bytes: the message's budget bounds them instead
+		if n > r.empties {
+			off := r.pos
+			if o.array == msgdef.Sequence {
+				off = r.cnt
+			}
+			return &record.Error{Offset: int64(off), Err: record.ErrLength,
+				Detail: fmt.Sprintf("%d elements of zero size, more than the message's budget of %d", n, r.empties)}
+		}
+		r.empties -= n
+	} else if !fits(n, elemMin, r.left()) {
 		if o.array == msgdef.Sequence {
 			return r.errCount(n, elemMin)
 		}

@@ -197,6 +197,7 @@ func TestHugeCounts(t *testing.T) {
 		{"a", "uint8[] a\n"},
 		{"a", "Item[] a\n" + sep + "MSG: t/Item\nstring s\nfloat64 x\n"},
 		{"a", "Empty[] a\n" + sep + "MSG: t/Empty\n"},
+		{"a", "Zero[] a\n" + sep + "MSG: t/Zero\nint32[0] none\n"},
 		{"a", "bool[] a\n"},
 		{"a", "wstring[] a\n"},
 		{"a", "wstring a\n"},
@@ -214,6 +215,25 @@ func TestHugeCounts(t *testing.T) {
 			t.Errorf("%s: %.0f allocs for a hostile count", c.text, allocs)
 		}
 	}
+}
+
+// TestZeroSizeElements: elements that take no bytes (messages holding only
+// zero-length arrays) are bounded by the message's budget, as in the ROS1
+// decoder: a few may come, a hostile count or a definition of a huge fixed
+// array of them is an error at once (it divided by zero before).
+func TestZeroSizeElements(t *testing.T) {
+	zero := sep + "MSG: t/Zero\nint32[0] none\n"
+	seq := mustCompile(t, mustType(t, "t/T", "Zero[] a\nuint8 after\n"+zero))
+	v, err := seq.DecodeValue([]byte{0, 1, 0, 0, 3, 0, 0, 0, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(v.Fields[0].([]any)); got != 3 || v.Fields[1] != uint64(7) {
+		t.Errorf("3 zero-size elements then 7: got %d elements, after %v", got, v.Fields[1])
+	}
+	checkErr(t, seq.Decode([]byte{0, 1, 0, 0, 0, 0, 2, 0, 7}, sink.Discard), record.ErrLength, 4, "a")
+	fixed := mustCompile(t, mustType(t, "t/F", "Zero[1000000] a\n"+zero))
+	checkErr(t, fixed.Decode([]byte{0, 1, 0, 0}, sink.Discard), record.ErrLength, 4, "a")
 }
 
 // recSink counts BeginArray calls.
