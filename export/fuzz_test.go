@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/internal/deffuzz"
 )
 
 // FuzzRowBuilder decodes arbitrary bytes as ROS1 messages of a type with
@@ -104,19 +105,12 @@ var tFuzz = ty("test/Fuzz",
 // Arrow), and messages of it go through rows, Parquet (written in
 // parallel and one leaf at a time, the same bytes) and CSV.
 func FuzzSchema(f *testing.F) {
-	for _, def := range []string{
-		"int32[0] none\nint32 x\n",
-		"uint8[0] b\nuint8[3] c\nuint8[] d\nbool[0] e\n",
-		"string[2] names\ntime[] stamps\nduration d\nfloat64[9] cov\n",
-		"a/P[] ps\na/P[0] none\nint8 X=3\n" + sep + "MSG: a/P\nfloat64 x\na/Q[2] qs\n" + sep + "MSG: a/Q\nstring s\nint16[] v\n",
-		"Header header\n" + sep + "MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n",
-		"a/E e\na/E[] es\n" + sep + "MSG: a/E\n",
-	} {
+	for _, def := range deffuzz.Seeds(msgdef.ROS1) {
 		f.Add(def, int64(1))
 	}
 	f.Fuzz(func(t *testing.T, def string, seed int64) {
 		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS1, msgdef.NewRegistry())
-		if err != nil || valueCount(typ, 0) > 1<<12 {
+		if err != nil || deffuzz.MaxValues(typ, 3) > 1<<12 {
 			return
 		}
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -184,36 +178,4 @@ func FuzzSchema(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
-}
-
-const sep = "================================================================================\n"
-
-// valueCount is about how many values a message of t holds at most with
-// the array lengths randValue picks (fixed lengths as declared, up to 3
-// elements otherwise), for leaving huge fixed arrays out of the fuzzer.
-func valueCount(t *msgdef.Type, depth int) int {
-	if depth > 64 {
-		return 1 << 30
-	}
-	n := 0
-	for i := range t.Fields {
-		f := &t.Fields[i]
-		each := 1
-		if f.Kind == msgdef.Struct && f.Msg != nil {
-			each = valueCount(f.Msg, depth+1)
-		}
-		switch {
-		case f.IsBlob() && f.Array == msgdef.Fixed:
-			each = f.Len
-		case f.Array == msgdef.Fixed:
-			each *= f.Len
-		case f.Array != msgdef.Scalar:
-			each *= 3
-		}
-		n += max(each, 1)
-		if n > 1<<20 {
-			return n
-		}
-	}
-	return n
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/internal/deffuzz"
 )
 
 // fuzzTypes are the types FuzzDecode picks from: the hand-built cases of
@@ -97,20 +98,12 @@ func FuzzDecode(f *testing.F) {
 // message generated for it decodes to valid JSON, and the message cut by
 // a byte gives a *record.Error.
 func FuzzDefinition(f *testing.F) {
-	const sep = "================================================================================\n"
-	for _, def := range []string{
-		"int32[0] none\nint32 x\n",
-		"uint8[0] b\nuint8[3] c\nuint8[] d\nbool[0] e\nchar c2\nbyte b2\n",
-		"string[2] names\ntime[] stamps\nduration d\nfloat64[9] cov\n",
-		"a/P[] ps\na/P[0] none\nint8 X=3\nstring S=a b\n" + sep + "MSG: a/P\nfloat64 x\na/Q[2] qs\n" + sep + "MSG: a/Q\nstring s\nint16[] v\n",
-		"Header header\n" + sep + "MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n",
-		"a/E e\na/E[] es\n" + sep + "MSG: a/E\n",
-	} {
+	for _, def := range deffuzz.Seeds(msgdef.ROS1) {
 		f.Add(def, uint64(1))
 	}
 	f.Fuzz(func(t *testing.T, def string, seed uint64) {
 		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS1, msgdef.NewRegistry())
-		if err != nil || fixedValues(typ, 0) > 1<<12 {
+		if err != nil || deffuzz.MaxValues(typ, 2) > 1<<12 {
 			return
 		}
 		d, err := Compile(typ)
@@ -123,45 +116,6 @@ func FuzzDefinition(f *testing.F) {
 		if err != nil {
 			t.Fatalf("encode a message of %q: %v", def, err)
 		}
-		w := sink.NewJSONWriter()
-		if err := d.Decode(data, w); err != nil {
-			t.Fatalf("decode a message of %q: %v", def, err)
-		}
-		if !json.Valid(w.JSON()) {
-			t.Fatalf("%q: invalid JSON %s", def, w.JSON())
-		}
-		if len(data) == 0 {
-			return
-		}
-		w.Reset()
-		var re *record.Error
-		if err := d.Decode(data[:len(data)-1], w); !errors.As(err, &re) {
-			t.Fatalf("%q: a message cut by a byte: %v", def, err)
-		}
+		deffuzz.CheckMessage(t, def, d, data, false)
 	})
-}
-
-// fixedValues is about how many values a message of t holds with every
-// sequence empty, for leaving huge fixed arrays (and types nested past
-// any sense) out of the fuzzer.
-func fixedValues(t *msgdef.Type, depth int) int {
-	if depth > 32 {
-		return 1 << 30
-	}
-	n := 0
-	for i := range t.Fields {
-		f := &t.Fields[i]
-		each := 1
-		if f.Kind == msgdef.Struct && f.Msg != nil {
-			each = fixedValues(f.Msg, depth+1)
-		}
-		if f.Array == msgdef.Fixed {
-			each *= f.Len
-		}
-		n += max(each, 1)
-		if n > 1<<20 {
-			return n
-		}
-	}
-	return n
 }
