@@ -57,7 +57,7 @@ func FreePort(t testing.TB) int {
 			return port
 		}
 	}
-	t.Fatalf("no free loopback port in %d–%d", low, high-1)
+	t.Fatalf("no free loopback port from %d up to the ephemeral range (from %d)", low, high)
 	return 0
 }
 
@@ -111,16 +111,24 @@ func StartMaster(t testing.TB) *Master {
 
 var errCoreExited = errors.New("roscore exited")
 
-// waitUp waits until the master answers, roscore exits or 60 s pass.
+// waitUp waits until this test's master answers, roscore exits or 60 s
+// pass. A master on the port counts only when its /run_id names a folder
+// in this test's ROS_LOG_DIR (roslaunch logs there under the run id): if
+// another test's roscore took the port first, ours exits and theirs must
+// not be taken for it.
 func (m *Master) waitUp() error {
 	deadline := time.Now().Add(60 * time.Second)
 	mc := rosnode.NewMaster(m.URI, "/rostest")
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		_, err := mc.GetURI(ctx)
+		runID, ok, err := mc.GetParam(ctx, "/run_id")
 		cancel()
-		if err == nil {
-			return nil
+		if err == nil && ok {
+			if id, isString := runID.(string); isString && id != "" && !strings.ContainsAny(id, "/.") {
+				if _, serr := os.Stat(filepath.Join(m.Dir, "log", id)); serr == nil {
+					return nil
+				}
+			}
 		}
 		select {
 		case <-m.Core.Done():
@@ -128,6 +136,9 @@ func (m *Master) waitUp() error {
 		default:
 		}
 		if time.Now().After(deadline) {
+			if err == nil {
+				err = errors.New("the master on the port has no /run_id of this test's roscore")
+			}
 			return fmt.Errorf("not up after 60 s: %w", err)
 		}
 		time.Sleep(100 * time.Millisecond)
