@@ -167,11 +167,26 @@ func batchSize(rowBytes int64) int64 {
 	return page / rowBytes
 }
 
-// write writes rec (of the writer's schema) as one row group.
+// write writes rec (of the writer's schema) as one row group, or as
+// several of the writer's longest row group (as pqarrow's FileWriter.Write
+// splits a record; the exporter's records are never longer).
 func (p *parquetWriter) write(rec arrow.RecordBatch) error {
-	if rec.NumRows() == 0 {
-		return nil
+	most := p.pw.Properties().MaxRowGroupLength()
+	for off := int64(0); off < rec.NumRows(); off += most {
+		part := rec
+		if off > 0 || rec.NumRows() > most {
+			part = rec.NewSlice(off, min(off+most, rec.NumRows()))
+			defer part.Release()
+		}
+		if err := p.writeRowGroup(part); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// writeRowGroup writes rec as one row group.
+func (p *parquetWriter) writeRowGroup(rec arrow.RecordBatch) error {
 	cols := rec.Columns()
 	if p.convert {
 		cols = make([]arrow.Array, rec.NumCols())
@@ -197,13 +212,17 @@ func (p *parquetWriter) write(rec arrow.RecordBatch) error {
 	if p.jobs == 1 || dominated(leaves) {
 		return p.writeSerial(leaves)
 	}
+	return p.writeParallel(leaves)
+}
+
+// writeParallel writes the leaves side by side: each has a column writer
+// of its own in a buffered row group, so they encode and compress at once;
+// the row group's Close writes them out in column order.
+func (p *parquetWriter) writeParallel(leaves []leafColumn) error {
 	rg, err := p.pw.AppendBufferedRowGroupChecked()
 	if err != nil {
 		return err
 	}
-	// Each leaf has a column writer of its own in a buffered row group, so
-	// they encode and compress side by side; the row group's Close writes
-	// them out in column order.
 	err = parallel.For(context.Background(), len(leaves), p.jobs, func(_ context.Context, i int) error {
 		cw, err := rg.Column(i)
 		if err != nil {
@@ -212,6 +231,13 @@ func (p *parquetWriter) write(rec arrow.RecordBatch) error {
 		return p.writeLeaf(cw, &leaves[i])
 	})
 	if err != nil {
+		// the row group's Close would stop at the leaves' unequal rows and
+		// leave their column writers' buffers held: close them here
+		for i := range leaves {
+			if cw, cerr := rg.Column(i); cerr == nil {
+				_ = cw.Close()
+			}
+		}
 		return err
 	}
 	return rg.Close()
@@ -232,6 +258,7 @@ func (p *parquetWriter) writeSerial(leaves []leafColumn) error {
 			return err
 		}
 		if err := p.writeLeaf(cw, &leaves[i]); err != nil {
+			_ = cw.Close() // as in writeParallel
 			return err
 		}
 	}
@@ -239,6 +266,8 @@ func (p *parquetWriter) writeSerial(leaves []leafColumn) error {
 }
 
 // writeLeaf writes one leaf column of a row group with its column writer.
+// The leaf is given as not nullable, as pqarrow's path builder gives every
+// leaf without nulls (the only kind leafColumns returns).
 func (p *parquetWriter) writeLeaf(cw file.ColumnChunkWriter, c *leafColumn) error {
 	ctx := pqarrow.NewArrowWriteContext(context.Background(), p.arrow)
 	if err := pqarrow.WriteArrowToColumn(ctx, cw, c.values, c.def, c.rep, false); err != nil {
