@@ -52,15 +52,23 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzDefinition compiles arbitrary ROS2 definitions, as recordings carry
-// them: one that parses compiles or gives an error, never a panic; a
-// message generated for it, in either byte order, decodes to valid JSON;
-// cut by a byte it decodes or gives a *record.Error.
+// them (ros2msg: messages, and services as their _Event types; names not
+// in the text come from the registry of known types): one that parses
+// compiles or gives an error, never a panic; a message generated for it,
+// in either byte order, decodes to valid JSON; cut by a byte it decodes
+// or gives a *record.Error.
 func FuzzDefinition(f *testing.F) {
 	for _, def := range deffuzz.Seeds(msgdef.ROS2) {
-		f.Add(def, uint64(1), false)
+		f.Add(def, uint64(1), false, false)
 	}
-	f.Fuzz(func(t *testing.T, def string, seed uint64, bigEndian bool) {
-		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS2, msgdef.NewRegistry())
+	f.Add("int64 a\nint64 b\n---\nint64 sum\n", uint64(2), true, true)
+	f.Add("builtin_interfaces/Time t\ngeometry_msgs/Pose[<=2] poses\n", uint64(3), false, false)
+	f.Fuzz(func(t *testing.T, def string, seed uint64, bigEndian, service bool) {
+		name := "fuzz/T"
+		if service {
+			name = "fuzz/srv/S_Event"
+		}
+		typ, err := msgdef.FromSchema(name, "ros2msg", []byte(def), msgdef.Default())
 		if err != nil || deffuzz.MaxValues(typ, 3) > 1<<12 {
 			return
 		}

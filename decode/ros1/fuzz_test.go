@@ -94,15 +94,17 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzDefinition compiles arbitrary ROS1 definitions, as recordings carry
-// them: one that parses compiles or gives an error, never a panic; a
+// them (names not in the text come from the registry of known types): one
+// that parses compiles or gives an error, never a panic; a
 // message generated for it decodes to valid JSON, and the message cut by
 // a byte gives a *record.Error.
 func FuzzDefinition(f *testing.F) {
 	for _, def := range deffuzz.Seeds(msgdef.ROS1) {
 		f.Add(def, uint64(1))
 	}
+	f.Add("geometry_msgs/PoseStamped p\nsensor_msgs/PointField[] fields\n", uint64(2))
 	f.Fuzz(func(t *testing.T, def string, seed uint64) {
-		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS1, msgdef.NewRegistry())
+		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS1, msgdef.Default())
 		if err != nil || deffuzz.MaxValues(typ, 2) > 1<<12 {
 			return
 		}

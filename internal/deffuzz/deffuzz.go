@@ -58,7 +58,9 @@ func maxValues(t *msgdef.Type, seq, depth int) int {
 		f := &t.Fields[i]
 		each := 1
 		if f.Kind == msgdef.Struct && f.Msg != nil {
-			each = maxValues(f.Msg, seq, depth+1)
+			// an element of an empty message counts too: decoders bound
+			// how many of those a message may hold
+			each = max(maxValues(f.Msg, seq, depth+1), 1)
 		}
 		switch {
 		case f.Array == msgdef.Scalar:
