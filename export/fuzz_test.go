@@ -101,7 +101,8 @@ var tFuzz = ty("test/Fuzz",
 	sub("goal", tEmpty))
 
 // FuzzSchema compiles arbitrary ROS1 definitions, as a recording would
-// carry them, for export: a definition that parses gives a schema or an
+// carry them (names not in the text come from the registry of known
+// types), for export: a definition that parses gives a schema or an
 // error, never a panic (a zero-length fixed array once panicked in
 // Arrow), and messages of it go through rows, Parquet (written in
 // parallel and one leaf at a time, the bytes of pqarrow's own writer) and
@@ -110,8 +111,9 @@ func FuzzSchema(f *testing.F) {
 	for _, def := range deffuzz.Seeds(msgdef.ROS1) {
 		f.Add(def, int64(1))
 	}
+	f.Add("sensor_msgs/PointCloud2 cloud\ninteractive_world_msgs/PlacementSet set\n", int64(2))
 	f.Fuzz(func(t *testing.T, def string, seed int64) {
-		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS1, msgdef.NewRegistry())
+		typ, err := msgdef.ParseBundle("fuzz/T", def, msgdef.ROS1, msgdef.Default())
 		if err != nil || deffuzz.MaxValues(typ, 3) > 1<<12 {
 			return
 		}
