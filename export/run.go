@@ -49,30 +49,18 @@ type Input struct {
 // error or when ctx ends Run stops and returns the first error in input
 // order; the caller then calls Abort (or Close to keep what was written).
 func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jobs int) error {
-	if jobs < 1 {
-		jobs = 1
-	}
-	if jobs > len(inputs) {
-		jobs = len(inputs)
-	}
+	jobs = max(1, min(jobs, len(inputs)))
 	first := e.reserve(len(inputs))
 	e.nameParts(first, inputs)
-	if jobs <= 1 {
-		for i, in := range inputs {
-			s := e.newSource(first+i, in.Path)
-			s.emit = s.writeDirect
-			if err := s.run(ctx, in, resolve); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, len(inputs))
 	started := make([]bool, len(inputs))
 	var queues []chan queued
-	ordered := e.cfg.partition == PartitionNone
+	// Inputs exported side by side into shared per-topic files queue their
+	// records for the dispatch, which writes them in input order; one at
+	// a time, or into private part files, they write directly.
+	ordered := e.cfg.partition == PartitionNone && jobs > 1
 	dispatched := make(chan error, 1)
 	if ordered {
 		queues = make([]chan queued, len(inputs))
