@@ -1,8 +1,8 @@
 // Package deffuzz holds what the fuzz targets over message definitions
 // share (export FuzzSchema, ros1 and cdr FuzzDefinition): seed
 // definitions with the shapes that have broken decoders and writers
-// before, a bound on the size of a message of a fuzzed type, so that a
-// definition of huge arrays does not stall the fuzzer, and the check of a
+// before, the reading of a fuzzed definition (bounded in size, so that a
+// definition of huge arrays does not stall the fuzzer), and the check of a
 // generated message.
 package deffuzz
 
@@ -42,13 +42,22 @@ func Seeds(d msgdef.Dialect) []string {
 	}
 }
 
-// MaxValues is about how many values a message of t holds at most when
-// fixed and bounded arrays are at their length and other sequences have
-// seq elements; types nested deeper than 32 count as huge.
-func MaxValues(t *msgdef.Type, seq int) int {
-	return maxValues(t, seq, 0)
+// Parse reads a fuzzed definition def of a type name in a schema encoding
+// (ros1msg, ros2msg: msgdef.FromSchema), names it does not define taken
+// from the registry of known types. It reports false, for the target to
+// skip the input, when def does not parse or a message of it can hold
+// more than 4096 values (maxValues with sequences of 3).
+func Parse(name, encoding, def string) (*msgdef.Type, bool) {
+	t, err := msgdef.FromSchema(name, encoding, []byte(def), msgdef.Default())
+	if err != nil || maxValues(t, 3, 0) > 1<<12 {
+		return nil, false
+	}
+	return t, true
 }
 
+// maxValues is about how many values a message of t holds at most when
+// fixed and bounded arrays are at their length and other sequences have
+// seq elements; types nested deeper than 32 count as huge.
 func maxValues(t *msgdef.Type, seq, depth int) int {
 	if depth > 32 {
 		return 1 << 30
