@@ -32,7 +32,8 @@ type CheckOptions struct {
 //   - once, for every channel: its definition resolves, and for ROS1 its
 //     MD5 agrees with the stored md5sum;
 //   - unless o.NoDecode, every message decodes with its definition (at
-//     most three problems a channel, then a count).
+//     most three problems a channel, then a count), and a message with
+//     strings that are not valid UTF-8 is a warning naming the first.
 //
 // Repeated findings are merged into one with a count. The error is for a
 // file that cannot be examined at all (not a recording, unreadable), or
@@ -154,6 +155,7 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 	}
 	defer it.Close()
 	failures := map[*record.Channel]int{}
+	invalid := map[*record.Channel]int{} // messages with strings that are not UTF-8
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -175,16 +177,26 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 		if err != nil {
 			continue
 		}
+		before := dec.InvalidUTF8()
 		if _, err := dec.DecodeValue(m.Data); err != nil {
 			failures[ch]++
 			if failures[ch] <= 3 {
 				add(m.Offset, "%s", record.Brief(MessageError(m, err)))
+			}
+		} else if dec.InvalidUTF8() > before {
+			if invalid[ch]++; invalid[ch] <= 3 {
+				probs = append(probs, record.Problem{Offset: m.Offset, Severity: record.SeverityWarning,
+					Message: record.Brief(MessageError(m, dec.CheckUTF8(m.Data))) + " (read as U+FFFD, as rosbag does)"})
 			}
 		}
 	}
 	for _, ch := range chans {
 		if n := failures[ch]; n > 3 {
 			add(-1, "topic %s: %d messages failed to decode in all", ch.Topic, n)
+		}
+		if n := invalid[ch]; n > 3 {
+			probs = append(probs, record.Problem{Offset: -1, Severity: record.SeverityWarning,
+				Message: fmt.Sprintf("topic %s: %d messages have strings that are not valid UTF-8 in all", ch.Topic, n)})
 		}
 	}
 	return probs, nil

@@ -1,8 +1,10 @@
 package decode
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/baglab/baglab/decode/cdr"
@@ -17,10 +19,18 @@ import (
 type Decoder interface {
 	// Type is the resolved message type.
 	Type() *msgdef.Type
-	// Decode walks data and calls s in schema order.
+	// Decode walks data and calls s in schema order. Strings that are not
+	// valid UTF-8 reach s with U+FFFD in place of each ill-formed sequence,
+	// as genpy, rosbag.js and @foxglove/cdr read them.
 	Decode(data []byte, s sink.Sink) error
-	// DecodeValue decodes data into a value tree.
+	// DecodeValue decodes data into a value tree, as Decode does.
 	DecodeValue(data []byte) (*value.Struct, error)
+	// InvalidUTF8 is the number of messages decoded so far with strings
+	// that are not valid UTF-8.
+	InvalidUTF8() int64
+	// CheckUTF8 returns the first string of data that is not valid UTF-8
+	// as a *record.Error (record.ErrBadUTF8, with offset and field), or nil.
+	CheckUTF8(data []byte) error
 }
 
 // Resolver compiles decoders for channels, once per schema, and is safe for
@@ -40,6 +50,8 @@ type schemaKey struct {
 type resolved struct {
 	dec Decoder
 	err error
+	// invalidSaid is dec.InvalidUTF8() when invalidUTF8 last said it
+	invalidSaid int64
 }
 
 // NewResolver returns a Resolver that falls back to reg (msgdef.Default()
@@ -74,6 +86,35 @@ func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
 	return dec, err
 }
 
+// invalidUTF8 says, once per type, how many messages of it were decoded
+// with strings that are not valid UTF-8 since the last call, in type name
+// order.
+func (r *Resolver) invalidUTF8() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	type count struct {
+		typ string
+		n   int64
+	}
+	var counts []count
+	for _, res := range r.cache {
+		if res.dec == nil {
+			continue
+		}
+		if n := res.dec.InvalidUTF8(); n > res.invalidSaid {
+			counts = append(counts, count{res.dec.Type().Name, n - res.invalidSaid})
+			res.invalidSaid = n
+		}
+	}
+	slices.SortFunc(counts, func(a, b count) int { return cmp.Or(cmp.Compare(a.typ, b.typ), cmp.Compare(a.n, b.n)) })
+	notes := make([]string, len(counts))
+	for i, c := range counts {
+		notes[i] = fmt.Sprintf("%d message(s) of %s have strings that are not valid UTF-8: each invalid "+
+			"sequence reads as U+FFFD, as rosbag and rosbag.js read it (baglab doctor lists where)", c.n, c.typ)
+	}
+	return notes
+}
+
 func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error) {
 	t, err := msgdef.FromSchema(s.Name, s.Encoding, s.Data, r.reg)
 	if err != nil {
@@ -104,6 +145,8 @@ type ros1Decoder struct {
 func (d ros1Decoder) Type() *msgdef.Type                          { return d.t }
 func (d ros1Decoder) Decode(b []byte, s sink.Sink) error          { return d.d.Decode(b, s) }
 func (d ros1Decoder) DecodeValue(b []byte) (*value.Struct, error) { return d.d.DecodeValue(b) }
+func (d ros1Decoder) InvalidUTF8() int64                          { return d.d.InvalidUTF8() }
+func (d ros1Decoder) CheckUTF8(b []byte) error                    { return d.d.CheckUTF8(b) }
 
 type cdrDecoder struct {
 	t *msgdef.Type
@@ -113,3 +156,5 @@ type cdrDecoder struct {
 func (d cdrDecoder) Type() *msgdef.Type                          { return d.t }
 func (d cdrDecoder) Decode(b []byte, s sink.Sink) error          { return d.d.Decode(b, s) }
 func (d cdrDecoder) DecodeValue(b []byte) (*value.Struct, error) { return d.d.DecodeValue(b) }
+func (d cdrDecoder) InvalidUTF8() int64                          { return d.d.InvalidUTF8() }
+func (d cdrDecoder) CheckUTF8(b []byte) error                    { return d.d.CheckUTF8(b) }

@@ -233,9 +233,13 @@ func (in *Inputs) SkipBad() bool { return in.o.SkipBad }
 // Skipped counts what was skipped so far.
 func (in *Inputs) Skipped() int64 { return in.skipped.Load() }
 
-// Close closes the recording read from a stream, if any; the files are
-// closed with the iterators that read them.
+// Close closes the recording read from a stream, if any (the files are
+// closed with the iterators that read them), and says through OnWarning
+// which types had messages with strings that are not valid UTF-8.
 func (in *Inputs) Close() error {
+	for _, w := range in.res.invalidUTF8() {
+		in.warn("%s", w)
+	}
 	var errs []error
 	for _, f := range in.files {
 		errs = append(errs, f.Close())

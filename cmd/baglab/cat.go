@@ -28,7 +28,8 @@ files are merged by time):
 Field names are exactly as defined. ROS1 time/duration appear as
 {"sec","nsec"}; ROS2 builtin_interfaces keep their own fields; uint8[]/char[]
 are base64 strings; NaN and ±Inf are the strings "NaN", "Infinity",
-"-Infinity"; 64-bit integers are exact.
+"-Infinity"; 64-bit integers are exact; text that is not valid UTF-8 reads
+with U+FFFD in place of each invalid sequence, as rosbag reads it.
 
 --fields publish_time,sequence,source adds "publish_time_ns" (ns; the log
 time where the format has none), "sequence" (the MCAP sequence number, or

@@ -2,12 +2,15 @@ package cdr
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
+	"sync/atomic"
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/baglab/baglab/decode/internal/utf8fix"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
@@ -27,6 +30,9 @@ const (
 type Decoder struct {
 	t    *msgdef.Type
 	root *plan
+	// invalid counts the messages decoded with strings that are not valid
+	// UTF-8 (InvalidUTF8)
+	invalid atomic.Int64
 }
 
 // plan is the compiled form of one struct type.
@@ -145,11 +151,45 @@ func satMul(a, b int) int {
 // Decode decodes one CDR message (data starts with the encapsulation header)
 // into s. On error s may have received part of the message; the error is a
 // *record.Error with the byte offset in data and the field path.
+//
+// A string that is not valid UTF-8 (a wstring with an unpaired surrogate)
+// reaches s with U+FFFD in place of each ill-formed sequence, as the
+// WHATWG TextDecoder of @foxglove/cdr reads it (utf8fix), and the message
+// counts in InvalidUTF8; CheckUTF8 says where.
 func (d *Decoder) Decode(data []byte, s sink.Sink) error {
 	r, err := newReader(data)
 	if err != nil {
 		return err
 	}
+	if err := d.decode(&r, s); err != nil {
+		return err
+	}
+	if r.invalid {
+		d.invalid.Add(1)
+	}
+	return nil
+}
+
+// InvalidUTF8 is the number of messages Decode (and DecodeValue) read with
+// strings that are not valid UTF-8.
+func (d *Decoder) InvalidUTF8() int64 { return d.invalid.Load() }
+
+// CheckUTF8 returns the first string of data that is not valid UTF-8, as a
+// *record.Error (Offset, Field, Err record.ErrBadUTF8), or nil when every
+// string is valid or data does not decode (Decode says why).
+func (d *Decoder) CheckUTF8(data []byte) error {
+	r, err := newReader(data)
+	if err != nil {
+		return nil
+	}
+	r.strict = true
+	if err := d.decode(&r, sink.Discard); errors.Is(err, record.ErrBadUTF8) {
+		return err
+	}
+	return nil
+}
+
+func (d *Decoder) decode(r *reader, s sink.Sink) error {
 	s.BeginMessage(d.t)
 	if err := r.structBody(d.root, s); err != nil {
 		return err
@@ -169,6 +209,8 @@ type reader struct {
 	opts    uint16 // header options field
 	cnt     int    // offset of the last count read, for errCount
 	empties int    // what remains of the budget of zero-size elements
+	strict  bool   // a string that is not valid UTF-8 is an error (CheckUTF8)
+	invalid bool   // a string was not valid UTF-8
 }
 
 // maxEmpties bounds, beyond one per byte of the message, how many elements
@@ -487,7 +529,11 @@ func (r *reader) str(o *op, s sink.Sink) error {
 	}
 	b = b[:n-1]
 	if !utf8.Valid(b) {
-		return &record.Error{Offset: int64(r.pos), Err: record.ErrBadUTF8}
+		if r.strict {
+			return &record.Error{Offset: int64(r.pos), Err: record.ErrBadUTF8}
+		}
+		b, _ = utf8fix.Valid(b)
+		r.invalid = true
 	}
 	s.String(o.f, b)
 	r.pos += n
@@ -513,14 +559,16 @@ func (r *reader) wstr(o *op, s sink.Sink) error {
 			if i+1 < n {
 				c2 = rune(r.u16())
 			}
-			c = utf16.DecodeRune(c, c2)
-			if c == utf8.RuneError {
+			if c = utf16.DecodeRune(c, c2); c != utf8.RuneError {
+				r.pos += 2
+				i++
+			} else if r.strict {
 				return &record.Error{Offset: int64(r.pos - 2), Err: record.ErrBadUTF8,
 					Detail: "unpaired UTF-16 surrogate in wstring at unit " + strconv.Itoa(i) +
 						" of string at offset " + strconv.Itoa(start)}
+			} else {
+				r.invalid = true // an unpaired surrogate reads as U+FFFD
 			}
-			r.pos += 2
-			i++
 		}
 		out = utf8.AppendRune(out, c)
 	}

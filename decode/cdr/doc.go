@@ -18,10 +18,13 @@
 //     alignment of their own.
 //   - string: uint32 byte count including a NUL terminator, the bytes, NUL.
 //     A count of 0 is accepted as the empty string; a count >= 1 must end in
-//     NUL (record.ErrFormat otherwise) and the text must be UTF-8
-//     (record.ErrBadUTF8).
+//     NUL (record.ErrFormat otherwise). Text that is not UTF-8 is
+//     delivered with U+FFFD in place of each ill-formed sequence, as
+//     @foxglove/cdr's TextDecoder reads it (Decoder.InvalidUTF8 counts
+//     such messages, Decoder.CheckUTF8 finds the string).
 //   - wstring: uint32 count of UTF-16 code units, then the units (2 bytes
-//     each, no terminator), delivered as UTF-8. This is the layout of
+//     each, no terminator), delivered as UTF-8 (an unpaired surrogate as
+//     U+FFFD). This is the layout of
 //     Fast-CDR 2 (ROS 2 Jazzy and later) and Cyclone DDS; Fast-CDR 1 (Humble
 //     with rmw_fastrtps) wrote 4-byte units, which this package does not read.
 //   - sequences T[] and T[<=N]: uint32 element count, then the elements;
@@ -48,5 +51,6 @@
 // Errors on bad data are *record.Error carrying the byte offset in data
 // (counted from the start of the encapsulation header) and the field path,
 // e.g. "request[0].patterns[2]", unwrapping to record.ErrTruncated,
-// ErrLength, ErrBadUTF8, ErrFormat, ErrTrailing or ErrUnsupported.
+// ErrLength, ErrFormat, ErrTrailing or ErrUnsupported (ErrBadUTF8 from
+// CheckUTF8 only).
 package cdr

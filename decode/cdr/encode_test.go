@@ -8,7 +8,6 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
 )
 
@@ -51,10 +50,25 @@ func TestWString(t *testing.T) {
 	}
 	lone := append([]byte{}, le...)
 	lone[18], lone[19] = 'b', 0 // high surrogate followed by 'b'
-	checkErr(t, d.Decode(lone, sink.Discard), record.ErrBadUTF8, 16, "w")
+	checkErr(t, d.CheckUTF8(lone), record.ErrBadUTF8, 16, "w")
 	low := append([]byte{}, le...)
 	low[12], low[13] = 0x16, 0xdd // a lone low surrogate first
-	checkErr(t, d.Decode(low, sink.Discard), record.ErrBadUTF8, 12, "w")
+	checkErr(t, d.CheckUTF8(low), record.ErrBadUTF8, 12, "w")
+	// Decoded, an unpaired surrogate reads as U+FFFD, as TextDecoder
+	// ("utf-16le") reads it, and the message is counted.
+	for _, c := range []struct {
+		data []byte
+		want string
+	}{{lone, "aé\uFFFDb"}, {low, "\uFFFDé🤖"}} {
+		before := d.InvalidUTF8()
+		v, err := d.DecodeValue(c.data)
+		if err != nil || v.Fields[1] != c.want || d.InvalidUTF8() != before+1 {
+			t.Errorf("decoded %v (%v), want %q counted", v, err, c.want)
+		}
+	}
+	if err := d.CheckUTF8(le); err != nil {
+		t.Errorf("CheckUTF8 of a valid message: %v", err)
+	}
 }
 
 // TestBounds: the decoder reads over-bound data as recorded; the encoder

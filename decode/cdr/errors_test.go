@@ -130,7 +130,10 @@ func TestStringErrors(t *testing.T) {
 		t.Fatalf("count 0: %v %v", v, err)
 	}
 	checkErr(t, d.Decode(cat([]byte{3, 0, 0, 0, 'a', 'b', 'c'}), sink.Discard), record.ErrFormat, 14, "s")
-	checkErr(t, d.Decode(cat([]byte{3, 0, 0, 0, 'a', 0xff, 0}), sink.Discard), record.ErrBadUTF8, 12, "s")
+	checkErr(t, d.CheckUTF8(cat([]byte{3, 0, 0, 0, 'a', 0xff, 0})), record.ErrBadUTF8, 12, "s")
+	if v, err := d.DecodeValue(cat([]byte{3, 0, 0, 0, 'a', 0xff, 0})); err != nil || v.Fields[1] != "a\uFFFD" {
+		t.Errorf("invalid UTF-8: %v %v, want U+FFFD in its place", v, err)
+	}
 	checkErr(t, d.Decode(cat([]byte{30, 0, 0, 0, 'a', 0}), sink.Discard), record.ErrLength, 8, "s")
 	checkErr(t, d.Decode(cat([]byte{0xff, 0xff, 0xff, 0xff, 'a', 0}), sink.Discard), record.ErrLength, 8, "s")
 	checkErr(t, d.Decode(cat([]byte{1, 0}), sink.Discard), record.ErrTruncated, 8, "s")
@@ -176,7 +179,10 @@ func TestErrorPath(t *testing.T) {
 	bad := append([]byte{}, data...)
 	bad[third+4+2] = 0xc3 // "?c" -> invalid UTF-8 continuation
 	bad[third+4+3] = 0x28
-	checkErr(t, d.Decode(bad, sink.Discard), record.ErrBadUTF8, int64(third+4), "request[0].patterns[2]")
+	checkErr(t, d.CheckUTF8(bad), record.ErrBadUTF8, int64(third+4), "request[0].patterns[2]")
+	if err := d.Decode(bad, sink.Discard); err != nil {
+		t.Errorf("invalid UTF-8 decodes, with U+FFFD: %v", err)
+	}
 	noNUL := append([]byte{}, data...)
 	noNUL[third+4+14] = '!'
 	checkErr(t, d.Decode(noNUL, sink.Discard), record.ErrFormat, int64(third+4+14), "request[0].patterns[2]")

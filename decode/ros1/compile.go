@@ -3,6 +3,7 @@ package ros1
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
@@ -67,11 +68,14 @@ type plan struct {
 	min int
 }
 
-// Decoder decodes ROS1 messages of one type. It is immutable after Compile
-// and safe for concurrent use.
+// Decoder decodes ROS1 messages of one type. Its plan is immutable after
+// Compile, and it is safe for concurrent use.
 type Decoder struct {
 	t    *msgdef.Type
 	root *plan
+	// invalid counts the messages decoded with strings that are not valid
+	// UTF-8 (InvalidUTF8)
+	invalid atomic.Int64
 }
 
 // Type returns the type the decoder was compiled from.

@@ -2,12 +2,14 @@ package ros1
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/baglab/baglab/decode/internal/utf8fix"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
@@ -19,12 +21,41 @@ var le = binary.LittleEndian
 // BeginMessage, the fields in schema order and EndMessage, and every byte of
 // data was used. On failure it returns a *record.Error (Offset: the byte
 // offset in data where the failing field starts; Field: its full path; Err:
-// record.ErrTruncated, ErrLength, ErrBadUTF8 or ErrTrailing); s has then
-// seen part of the message and no EndMessage.
+// record.ErrTruncated, ErrLength or ErrTrailing); s has then seen part of
+// the message and no EndMessage.
+//
+// A string that is not valid UTF-8 reaches s with U+FFFD in place of each
+// ill-formed sequence, as genpy reads it (utf8fix), and the message counts
+// in InvalidUTF8; CheckUTF8 says where.
 func (d *Decoder) Decode(data []byte, s sink.Sink) error {
+	st := state{empties: len(data) + maxEmpties}
+	if err := d.decode(data, s, &st); err != nil {
+		return err
+	}
+	if st.invalid {
+		d.invalid.Add(1)
+	}
+	return nil
+}
+
+// InvalidUTF8 is the number of messages Decode (and DecodeValue) read with
+// strings that are not valid UTF-8.
+func (d *Decoder) InvalidUTF8() int64 { return d.invalid.Load() }
+
+// CheckUTF8 returns the first string of data that is not valid UTF-8, as a
+// *record.Error (Offset, Field, Err record.ErrBadUTF8), or nil when every
+// string is valid or data does not decode (Decode says why).
+func (d *Decoder) CheckUTF8(data []byte) error {
+	st := state{empties: len(data) + maxEmpties, strict: true}
+	if err := d.decode(data, sink.Discard, &st); errors.Is(err, record.ErrBadUTF8) {
+		return err
+	}
+	return nil
+}
+
+func (d *Decoder) decode(data []byte, s sink.Sink, st *state) error {
 	s.BeginMessage(d.t)
-	empties := len(data) + maxEmpties
-	p, e := d.root.decode(data, 0, s, &empties)
+	p, e := d.root.decode(data, 0, s, st)
 	if e != nil {
 		return e.record()
 	}
@@ -36,6 +67,17 @@ func (d *Decoder) Decode(data []byte, s sink.Sink) error {
 	return nil
 }
 
+// state is what the decoding of one message keeps besides the offset.
+type state struct {
+	// empties is what remains of the message's budget of zero-size
+	// elements (maxEmpties)
+	empties int
+	// strict makes a string that is not valid UTF-8 an error (CheckUTF8)
+	strict bool
+	// invalid is set when a string was not valid UTF-8
+	invalid bool
+}
+
 // maxEmpties bounds, beyond one per byte of the message, how many elements
 // of zero wire size (arrays of empty messages) one message may claim. Such
 // elements cost no bytes, so the input alone cannot bound them; without a
@@ -43,9 +85,8 @@ func (d *Decoder) Decode(data []byte, s sink.Sink) error {
 const maxEmpties = 1 << 16
 
 // decode runs the plan on b from offset p and returns the offset after the
-// message. empties is what remains of the message's budget of zero-size
-// elements.
-func (pl *plan) decode(b []byte, p int, s sink.Sink, empties *int) (int, *decErr) {
+// message.
+func (pl *plan) decode(b []byte, p int, s sink.Sink, st *state) (int, *decErr) {
 	ops := pl.ops
 	for i := range ops {
 		o := &ops[i]
@@ -101,28 +142,28 @@ func (pl *plan) decode(b []byte, p int, s sink.Sink, empties *int) (int, *decErr
 			s.Bytes(o.f, b[p:p+o.size:p+o.size])
 			p += o.size
 		case opString:
-			v, err := readString(b, p)
+			v, n, err := readString(b, p, st)
 			if err != nil {
 				return p, err.at(o.path)
 			}
 			s.String(o.f, v)
-			p += 4 + len(v)
+			p += 4 + n
 		case opFixedStrings:
 			s.BeginArray(o.f, o.n)
 			var err *decErr
-			if p, err = putStrings(b, p, o.n, o.f, s); err != nil {
+			if p, err = putStrings(b, p, o.n, o.f, s, st); err != nil {
 				return p, err.at(o.path)
 			}
 			s.EndArray()
 		case opFixedStructs:
 			if o.sub.min == 0 {
-				if err := spend(empties, o.n, p); err != nil {
+				if err := spend(st, o.n, p); err != nil {
 					return p, err.at(o.path)
 				}
 			}
 			s.BeginArray(o.f, o.n)
 			var err *decErr
-			if p, err = putStructs(b, p, o.n, o, s, empties); err != nil {
+			if p, err = putStructs(b, p, o.n, o, s, st); err != nil {
 				return p, err.at(o.path)
 			}
 			s.EndArray()
@@ -148,20 +189,20 @@ func (pl *plan) decode(b []byte, p int, s sink.Sink, empties *int) (int, *decErr
 				return p, err.at(o.path)
 			}
 			s.BeginArray(o.f, n)
-			if p, err = putStrings(b, p+4, n, o.f, s); err != nil {
+			if p, err = putStrings(b, p+4, n, o.f, s, st); err != nil {
 				return p, err.at(o.path)
 			}
 			s.EndArray()
 		case opSeqStructs:
 			n, err := readCount(b, p, o.sub.min, o.n)
 			if err == nil && o.sub.min == 0 {
-				err = spend(empties, n, p)
+				err = spend(st, n, p)
 			}
 			if err != nil {
 				return p, err.at(o.path)
 			}
 			s.BeginArray(o.f, n)
-			if p, err = putStructs(b, p+4, n, o, s, empties); err != nil {
+			if p, err = putStructs(b, p+4, n, o, s, st); err != nil {
 				return p, err.at(o.path)
 			}
 			s.EndArray()
@@ -236,23 +277,23 @@ func putPrims(b []byte, p, n int, f *msgdef.Field, s sink.Sink) int {
 	return p + len(b)
 }
 
-func putStrings(b []byte, p, n int, f *msgdef.Field, s sink.Sink) (int, *decErr) {
+func putStrings(b []byte, p, n int, f *msgdef.Field, s sink.Sink, st *state) (int, *decErr) {
 	for i := 0; i < n; i++ {
-		v, err := readString(b, p)
+		v, size, err := readString(b, p, st)
 		if err != nil {
 			return p, err.index(i)
 		}
 		s.String(f, v)
-		p += 4 + len(v)
+		p += 4 + size
 	}
 	return p, nil
 }
 
-func putStructs(b []byte, p, n int, o *op, s sink.Sink, empties *int) (int, *decErr) {
+func putStructs(b []byte, p, n int, o *op, s sink.Sink, st *state) (int, *decErr) {
 	var err *decErr
 	for i := 0; i < n; i++ {
 		s.BeginStruct(o.f)
-		if p, err = o.sub.decode(b, p, s, empties); err != nil {
+		if p, err = o.sub.decode(b, p, s, st); err != nil {
 			return p, err.index(i)
 		}
 		s.EndStruct()
@@ -260,22 +301,28 @@ func putStructs(b []byte, p, n int, o *op, s sink.Sink, empties *int) (int, *dec
 	return p, nil
 }
 
-// readString reads a length-prefixed UTF-8 string at p and returns a view
-// of its bytes.
-func readString(b []byte, p int) ([]byte, *decErr) {
+// readString reads a length-prefixed string at p and returns its text and
+// its length on the wire. The text is a view of its bytes when they are
+// valid UTF-8, else a copy with U+FFFD substituted (st.invalid is set), or
+// with st.strict an error.
+func readString(b []byte, p int, st *state) ([]byte, int, *decErr) {
 	if len(b)-p < 4 {
-		return nil, &decErr{off: p, err: record.ErrTruncated, detail: "string length"}
+		return nil, 0, &decErr{off: p, err: record.ErrTruncated, detail: "string length"}
 	}
 	n := le.Uint32(b[p:])
 	if uint64(n) > uint64(len(b)-p-4) {
-		return nil, &decErr{off: p, err: record.ErrLength,
+		return nil, 0, &decErr{off: p, err: record.ErrLength,
 			detail: fmt.Sprintf("string of %d bytes, %d left", n, len(b)-p-4)}
 	}
 	v := b[p+4 : p+4+int(n) : p+4+int(n)]
 	if !utf8.Valid(v) {
-		return nil, &decErr{off: p, err: record.ErrBadUTF8}
+		if st.strict {
+			return nil, 0, &decErr{off: p, err: record.ErrBadUTF8}
+		}
+		v, _ = utf8fix.Valid(v)
+		st.invalid = true
 	}
-	return v, nil
+	return v, int(n), nil
 }
 
 // readCount reads the uint32 element count of a sequence at p and checks
@@ -300,12 +347,12 @@ func readCount(b []byte, p, elemMin, bound int) (int, *decErr) {
 }
 
 // spend takes n zero-size elements from the message's budget.
-func spend(empties *int, n, p int) *decErr {
-	if n > *empties {
+func spend(st *state, n, p int) *decErr {
+	if n > st.empties {
 		return &decErr{off: p, err: record.ErrLength,
-			detail: fmt.Sprintf("%d empty elements, more than the message's budget of %d", n, *empties)}
+			detail: fmt.Sprintf("%d empty elements, more than the message's budget of %d", n, st.empties)}
 	}
-	*empties -= n
+	st.empties -= n
 	return nil
 }
 

@@ -61,13 +61,15 @@ func FuzzDecode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
 		d := decs[int(which)%len(decs)]
 		w.Reset()
+		before := d.InvalidUTF8()
 		err := d.Decode(data, w)
+		invalid := d.InvalidUTF8() > before
 		if err != nil {
 			var re *record.Error
 			if !errors.As(err, &re) || re.Offset < 0 || re.Offset > int64(len(data)) {
 				t.Fatalf("error %v", err)
 			}
-			for _, cause := range []error{record.ErrTruncated, record.ErrLength, record.ErrBadUTF8, record.ErrTrailing} {
+			for _, cause := range []error{record.ErrTruncated, record.ErrLength, record.ErrTrailing} {
 				if errors.Is(err, cause) {
 					return
 				}
@@ -76,6 +78,9 @@ func FuzzDecode(f *testing.F) {
 		}
 		if !json.Valid(w.JSON()) {
 			t.Fatalf("invalid JSON %s", w.JSON())
+		}
+		if bad := d.CheckUTF8(data); (bad != nil) != invalid || (bad != nil && !errors.Is(bad, record.ErrBadUTF8)) {
+			t.Fatalf("CheckUTF8 %v, but Decode counted invalid UTF-8: %v", bad, invalid)
 		}
 		first := bytes.Clone(w.JSON())
 		v, err := d.DecodeValue(data)

@@ -378,6 +378,31 @@ for (const { name, text } of types) {
   }
 }
 
+// Hand-laid strings that are not valid UTF-8 (Latin-1, a cut multi-byte
+// character, a surrogate, stray continuation bytes): the peer's
+// TextDecoder reads each ill-formed sequence as U+FFFD.
+{
+  const text = "string s\nstring[] ss\nuint8 tail\n";
+  const strs = [
+    Buffer.from("Caf\xe9", "latin1"),
+    Buffer.from([0x61, 0xe2, 0x82, 0x7a, 0xff]),
+    Buffer.from([0xf0, 0x9f, 0x98, 0x20, 0x63, 0x75, 0x74]),
+    Buffer.from([0xed, 0xa0, 0x80, 0x80, 0xbf]),
+    Buffer.from("ok", "utf8"),
+  ];
+  const w = new CdrWriter({ kind: EncapsulationKind.CDR_LE });
+  const put = (b) => {
+    w.uint32(b.length + 1);
+    w.uint8Array(b);
+    w.uint8(0);
+  };
+  put(strs[0]);
+  w.uint32(strs.length - 1);
+  for (const b of strs.slice(1)) put(b);
+  w.uint8(202);
+  emit("cdr_test__InvalidUtf8.le", "cdr_test/InvalidUtf8", text, w.data, "hand (CdrWriter primitives)");
+}
+
 index.sort((a, b) => (a.name < b.name ? -1 : 1));
 fs.writeFileSync(path.join(outDir, "index.json"), JSON.stringify(index, null, 1) + "\n");
 console.error(`${index.length} cases, ${total} bytes of CDR`);

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
+)
+
+// rosbagInvalidUTF8 writes, with Debian's rosbag, a bag of std_msgs/String
+// messages whose bytes are not all UTF-8 (as a driver that sends Latin-1
+// or binary in a string does), then prints what rosbag reads of them.
+const rosbagInvalidUTF8 = `
+import json, logging, sys
+logging.disable(logging.CRITICAL)
+import rosbag, rospy, struct
+from std_msgs.msg import String
+datas = [b"Caf\xe9 au lait", b"ok \xe2\x9c\x93", b"cut \xf0\x9f\x98", b"\xff\xfe binary"]
+with rosbag.Bag(sys.argv[1], "w") as bag:
+    for i, d in enumerate(datas):
+        raw = struct.pack("<I", len(d)) + d
+        bag.write("/text", ("std_msgs/String", raw, String._md5sum, None, String), rospy.Time(100 + i), raw=True)
+print(json.dumps([m.data for _, m, _ in rosbag.Bag(sys.argv[1]).read_messages()]))
+`
+
+// TestInvalidUTF8Strings: strings that are not valid UTF-8 read as rosbag
+// reads them (U+FFFD in place of each invalid sequence), through cat,
+// export and convert, with one warning; doctor names where they are.
+func TestInvalidUTF8Strings(t *testing.T) {
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	dir := t.TempDir()
+	bagPath := filepath.Join(dir, "text.bag")
+	out, err := exec.Command(testenv.Python, "-c", rosbagInvalidUTF8, bagPath).Output()
+	if err != nil {
+		t.Fatalf("rosbag: %v", err)
+	}
+	var want []string
+	if err := json.Unmarshal(out, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 4 || want[0] != "Caf\uFFFD au lait" {
+		t.Fatalf("rosbag read %q", want)
+	}
+	readData := func(path string) []string {
+		t.Helper()
+		stdout, stderr, code := run(t, "cat", path)
+		if code != 0 {
+			t.Fatalf("cat %s: exit %d\n%s", path, code, stderr)
+		}
+		if !strings.Contains(stderr, "3 message(s) of std_msgs/String have strings that are not valid UTF-8") {
+			t.Errorf("cat %s: no warning about the invalid strings:\n%s", path, stderr)
+		}
+		var got []string
+		for _, l := range parseCat(t, stdout) {
+			var m struct{ Data string }
+			if err := json.Unmarshal(l.Message, &m); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, m.Data)
+		}
+		return got
+	}
+	if got := readData(bagPath); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("cat read %q\n rosbag %q", got, want)
+	}
+	mcapPath := filepath.Join(dir, "text.mcap")
+	if _, stderr, code := run(t, "convert", bagPath, mcapPath); code != 0 {
+		t.Fatalf("convert: exit %d\n%s", code, stderr)
+	}
+	if got := readData(mcapPath); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("cat of the converted MCAP file read %q\n rosbag %q", got, want)
+	}
+
+	csvDir := filepath.Join(dir, "csv")
+	if _, stderr, code := run(t, "export", bagPath, "--out", csvDir, "--format", "csv"); code != 0 {
+		t.Fatalf("export: exit %d\n%s", code, stderr)
+	}
+	csv, err := os.ReadFile(filepath.Join(csvDir, "text.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if !strings.Contains(string(csv), w) {
+			t.Errorf("CSV lacks %q:\n%s", w, csv)
+		}
+	}
+	if _, stderr, code := run(t, "export", bagPath, "--out", filepath.Join(dir, "parquet")); code != 0 {
+		t.Fatalf("export to Parquet: exit %d\n%s", code, stderr)
+	}
+
+	stdout, stderr, code := run(t, "doctor", bagPath)
+	if code != 0 || strings.Count(stdout, "warning") != 3 || !strings.Contains(stdout, "topic /text: data: invalid UTF-8") {
+		t.Errorf("doctor: exit %d, want 0 and three warnings naming the field\n%s%s", code, stdout, stderr)
+	}
+	if _, _, code := run(t, "doctor", "--strict", bagPath); code != 1 {
+		t.Errorf("doctor --strict: exit %d, want 1", code)
+	}
+}
