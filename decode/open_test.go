@@ -9,24 +9,16 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
 func genStudy(t testing.TB) string {
-	dir := t.TempDir()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 3, Sessions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return studytest.Dir(t, studygen.Options{Seed: 3, Sessions: 2})
 }
 
 // drain opens path, reads its summary and decodes every message to JSON,

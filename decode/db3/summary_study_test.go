@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/db3"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/recordtest"
 	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/studygen/studytest"
 )
 
 // TestSummaryStudy compares the Summary of the .db3 recordings of a
@@ -15,14 +15,7 @@ import (
 // all their messages gives: per topic the count, the first and last
 // timestamps and the frequency from them.
 func TestSummaryStudy(t *testing.T) {
-	dir := t.TempDir()
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 1, Sessions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := studygen.WriteAll(dir, s); err != nil {
-		t.Fatal(err)
-	}
+	dir := studytest.Dir(t, studygen.Options{Seed: 1, Sessions: 2})
 	for _, name := range []string{"queries.db3", "all_types_ros2.db3", "queries_rosbag2"} {
 		t.Run(name, func(t *testing.T) {
 			r, err := db3.Open(filepath.Join(dir, name))
