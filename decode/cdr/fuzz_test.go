@@ -28,12 +28,17 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, i uint8, data []byte) {
 		d := decs[int(i)%len(decs)]
+		before := d.InvalidUTF8()
 		if err := d.Decode(data, sink.Discard); err != nil {
 			var e *record.Error
-			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data))+8 {
+			if !errors.As(err, &e) || e.Offset < 0 || e.Offset > int64(len(data))+8 || errors.Is(err, record.ErrBadUTF8) {
 				t.Fatalf("bad error %#v", err)
 			}
 			return
+		}
+		invalid := d.InvalidUTF8() > before
+		if bad := d.CheckUTF8(data); (bad != nil) != invalid || (bad != nil && !errors.Is(bad, record.ErrBadUTF8)) {
+			t.Fatalf("CheckUTF8 %v, but Decode counted invalid UTF-8: %v", bad, invalid)
 		}
 		v, err := d.DecodeValue(data)
 		if err != nil {
