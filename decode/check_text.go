@@ -51,12 +51,17 @@ func (p FileProblem) String() string {
 
 // RepairHint names what to do about the damaged recording a *record.Error
 // is about: check it, repair it (reindex for bags, recover for MCAP) or
-// read past the damage. It is "" for other errors, an unknown type or an
-// unsupported feature, and other formats.
+// read past the damage; for a message that does not decode with its
+// definition (MessageError), which a repair would copy as it is, list such
+// messages or read past them. It is "" for other errors, an unknown type
+// or an unsupported feature, and other formats.
 func RepairHint(err error) string {
 	var re *record.Error
 	if !errors.As(err, &re) || re.File == "" || errors.Is(err, record.ErrUnknownType) || errors.Is(err, record.ErrUnsupported) {
 		return ""
+	}
+	if errors.As(err, new(undecodable)) {
+		return fmt.Sprintf("the message does not decode with the definition %s stores for it: 'baglab doctor %s' lists every such message, --skip-bad reads past them", re.File, re.File)
 	}
 	format, _ := Sniff(re.File)
 	repair := repairOf(format)

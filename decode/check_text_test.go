@@ -70,6 +70,9 @@ func TestRepairHint(t *testing.T) {
 		{&record.Error{File: b, Offset: 4, Err: record.ErrTruncated}, b + " is damaged: 'baglab doctor " + b + "' checks it, 'baglab reindex " + b + "' salvages every intact message, --skip-bad reads past the damage"},
 		{&record.Error{File: m, Offset: 4, Err: record.ErrCRC}, m + " is damaged: 'baglab doctor " + m + "' checks it, 'baglab recover " + m + "' salvages every intact message, --skip-bad reads past the damage"},
 		{&record.Error{File: b, Offset: 4, Err: record.ErrUnknownType}, ""},
+		{decode.MessageError(&record.Message{Source: b, Offset: 4100, Channel: &record.Channel{Topic: "/t"}},
+			&record.Error{Offset: 2, Err: record.ErrTrailing}),
+			"the message does not decode with the definition " + b + " stores for it: 'baglab doctor " + b + "' lists every such message, --skip-bad reads past them"},
 		{&record.Error{Offset: 4, Err: record.ErrTruncated}, ""},
 		{errors.New("other"), ""},
 	} {

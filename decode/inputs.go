@@ -636,13 +636,15 @@ func (in *Inputs) wantedTopics(i int, want func(string) bool) func(string) bool 
 
 // MessageError places a codec error (its offset counted within the
 // message) in the message's file: the offset becomes the message's, and
-// the detail says which byte of which message failed.
+// the detail says which byte of which message failed. RepairHint knows it
+// for a message that does not decode, which no repair mends.
 func MessageError(m *record.Message, err error) error {
 	var e *record.Error
 	if !errors.As(err, &e) {
-		return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+		return record.WithFile(undecodable{err}, m.Source, m.Offset, m.Channel.Topic)
 	}
 	c := *e
+	c.Err = undecodable{c.Err}
 	c.File = m.Source
 	c.Topic = m.Channel.Topic
 	if c.Offset >= 0 {
@@ -655,3 +657,9 @@ func MessageError(m *record.Message, err error) error {
 	c.Offset = m.Offset
 	return &c
 }
+
+// undecodable marks the cause of a MessageError; its text is the cause's.
+type undecodable struct{ err error }
+
+func (u undecodable) Error() string { return u.err.Error() }
+func (u undecodable) Unwrap() error { return u.err }

@@ -100,3 +100,33 @@ func TestInvalidUTF8Strings(t *testing.T) {
 		t.Errorf("doctor --strict: exit %d, want 1", code)
 	}
 }
+
+// TestUndecodableMessageHint: a message whose bytes do not fit its
+// definition (here one byte more, which Debian rosbag wrote as given)
+// stops cat with exit 3, naming the file, the offset and the type, and
+// the hint points to doctor and --skip-bad, not to reindex, whose copy
+// would hold the same bytes.
+func TestUndecodableMessageHint(t *testing.T) {
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	bagPath := filepath.Join(t.TempDir(), "long.bag")
+	const write = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+with rosbag.Bag(sys.argv[1], "w") as bag:
+    bag.write("/text", String(data="first"), rospy.Time(1))
+    bag.write("/text", ("std_msgs/String", b"\x02\x00\x00\x00ab!", String._md5sum, None, String), rospy.Time(2), raw=True)
+`
+	if out, err := exec.Command(testenv.Python, "-c", write, bagPath).CombinedOutput(); err != nil {
+		t.Fatalf("rosbag: %v\n%s", err, out)
+	}
+	stdout, stderr, code := run(t, "cat", bagPath)
+	if code != exitBadInput || !strings.Contains(stderr, bagPath+": offset ") || !strings.Contains(stderr, "of the std_msgs/String message") {
+		t.Errorf("cat: exit %d, want %d naming the file, offset and type\n%s", code, exitBadInput, stderr)
+	}
+	if want := "baglab: the message does not decode with the definition " + bagPath + " stores for it: 'baglab doctor " + bagPath + "' lists every such message, --skip-bad reads past them\n"; !strings.HasSuffix(stderr, want) || strings.Contains(stderr, "reindex") {
+		t.Errorf("cat: hint\n%s\nwant\n%s", stderr, want)
+	}
+	if n := len(parseCat(t, stdout)); n != 1 {
+		t.Errorf("cat printed %d messages before the bad one, want 1", n)
+	}
+}
