@@ -26,9 +26,23 @@ func (o *copyOptions) addFlags(cmd *cobra.Command) {
 	completeValues(cmd, "compression", "none", "lz4", "bz2", "zstd")
 }
 
-func newFilterCmd(g *globalOptions) *cobra.Command {
+// newCopyCmd is one of filter, convert and merge: cmd with the copy
+// flags, whose arguments split into the inputs and the output.
+func newCopyCmd(g *globalOptions, cmd *cobra.Command, split func(args []string) (inputs []string, output string)) *cobra.Command {
 	o := &copyOptions{g: g}
-	cmd := &cobra.Command{
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		o.inputs, o.output = split(args)
+		return runCopy(cmd.Context(), o)
+	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// inThenOut splits the arguments IN OUT of filter and convert.
+func inThenOut(args []string) ([]string, string) { return args[:1], args[1] }
+
+func newFilterCmd(g *globalOptions) *cobra.Command {
+	return newCopyCmd(g, &cobra.Command{
 		Use:   "filter IN OUT",
 		Short: "Copy the selected topics and time range of a recording",
 		Long: `Copy the messages of IN selected by --topics, --start and --end to OUT,
@@ -36,18 +50,11 @@ keeping definitions, latching and metadata. OUT's extension (.bag or .mcap)
 chooses its format.`,
 		Example: "  baglab filter demo/data/study.bag grasps.bag --topics '/rail_pick_and_place/**'\n  baglab filter demo/data/study.mcap first-minute.mcap --end +60s",
 		Args:    argsUsage(cobra.ExactArgs(2)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.inputs, o.output = args[:1], args[1]
-			return runCopy(cmd.Context(), o)
-		},
-	}
-	o.addFlags(cmd)
-	return cmd
+	}, inThenOut)
 }
 
 func newConvertCmd(g *globalOptions) *cobra.Command {
-	o := &copyOptions{g: g}
-	cmd := &cobra.Command{
+	return newCopyCmd(g, &cobra.Command{
 		Use:   "convert IN OUT",
 		Short: "Convert between formats: bag ↔ mcap, db3 → mcap or bag",
 		Long: `Convert IN to the format OUT's extension names (.bag or .mcap), keeping
@@ -56,18 +63,11 @@ bag are re-encoded in the ROS1 wire format under an equivalent ROS1
 definition (wstring → string, bounded sequences → T[], byte → uint8).`,
 		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap",
 		Args:    argsUsage(cobra.ExactArgs(2)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.inputs, o.output = args[:1], args[1]
-			return runCopy(cmd.Context(), o)
-		},
-	}
-	o.addFlags(cmd)
-	return cmd
+	}, inThenOut)
 }
 
 func newMergeCmd(g *globalOptions) *cobra.Command {
-	o := &copyOptions{g: g}
-	cmd := &cobra.Command{
+	return newCopyCmd(g, &cobra.Command{
 		Use:   "merge OUT IN...",
 		Short: "Merge recordings into one, in log time order",
 		Long: `Merge the messages of several recordings (any formats) into OUT, in log
@@ -77,13 +77,7 @@ target-directory form, so that a shell glob can follow; its extension (.bag
 or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
 		Example: "  baglab merge all.mcap demo/data/study.bag demo/data/queries.mcap\n  baglab merge placements.bag demo/data/study*.bag --topics '/interactive_world/placement*'",
 		Args:    argsUsage(cobra.MinimumNArgs(2)),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			o.output, o.inputs = args[0], args[1:]
-			return runCopy(cmd.Context(), o)
-		},
-	}
-	o.addFlags(cmd)
-	return cmd
+	}, func(args []string) ([]string, string) { return args[1:], args[0] })
 }
 
 func runCopy(ctx context.Context, o *copyOptions) error {
