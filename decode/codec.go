@@ -120,41 +120,19 @@ func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error
 	if err != nil {
 		return nil, err
 	}
-	switch ch.MessageEncoding {
+	switch ch.MessageEncoding { // *ros1.Decoder and *cdr.Decoder are Decoders
 	case "ros1":
 		d, err := ros1.Compile(t)
 		if err != nil {
 			return nil, err
 		}
-		return ros1Decoder{t, d}, nil
+		return d, nil
 	case "cdr":
 		d, err := cdr.Compile(t)
 		if err != nil {
 			return nil, err
 		}
-		return cdrDecoder{t, d}, nil
+		return d, nil
 	}
 	return nil, fmt.Errorf("%w: message encoding %q", record.ErrUnsupported, ch.MessageEncoding)
 }
-
-type ros1Decoder struct {
-	t *msgdef.Type
-	d *ros1.Decoder
-}
-
-func (d ros1Decoder) Type() *msgdef.Type                          { return d.t }
-func (d ros1Decoder) Decode(b []byte, s sink.Sink) error          { return d.d.Decode(b, s) }
-func (d ros1Decoder) DecodeValue(b []byte) (*value.Struct, error) { return d.d.DecodeValue(b) }
-func (d ros1Decoder) InvalidUTF8() int64                          { return d.d.InvalidUTF8() }
-func (d ros1Decoder) CheckUTF8(b []byte) error                    { return d.d.CheckUTF8(b) }
-
-type cdrDecoder struct {
-	t *msgdef.Type
-	d *cdr.Decoder
-}
-
-func (d cdrDecoder) Type() *msgdef.Type                          { return d.t }
-func (d cdrDecoder) Decode(b []byte, s sink.Sink) error          { return d.d.Decode(b, s) }
-func (d cdrDecoder) DecodeValue(b []byte) (*value.Struct, error) { return d.d.DecodeValue(b) }
-func (d cdrDecoder) InvalidUTF8() int64                          { return d.d.InvalidUTF8() }
-func (d cdrDecoder) CheckUTF8(b []byte) error                    { return d.d.CheckUTF8(b) }
