@@ -14,7 +14,8 @@
 // was cut after it was closed: Open fails unless WithSkipBad. A bag that was
 // never closed (index_pos 0) ends in a torn chunk as a matter of course: its
 // complete messages are read and the torn end is reported once
-// (WithTornTail). Scans pick up at the next chunk after a damaged length,
+// (WithTornTail). A bag that rosbag encrypted (EncryptorAESCBC) is
+// refused with record.ErrUnsupported: its records are ciphertext. Scans pick up at the next chunk after a damaged length,
 // and inside a chunk at the next record that parses. Writer writes indexed
 // bags the way rosbag does,
 // Reindex rebuilds a bag whose index is missing or whose tail is cut, and

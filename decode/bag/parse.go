@@ -174,6 +174,10 @@ func ParseBagHeader(header []byte) (*BagHeader, error) {
 		case "chunk_count":
 			h.ChunkCount, err = u32Field(value, off, "bag_header.chunk_count")
 			hasChunks = true
+		case "encryptor":
+			h.Encryptor = string(value)
+		case "gpg_user":
+			h.GPGUser = string(value)
 		}
 		if err != nil {
 			return nil, err

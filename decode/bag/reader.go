@@ -200,6 +200,13 @@ func (r *Reader) readHeader() error {
 	if err != nil {
 		return record.WithFile(err, r.path, rec.Offset, "")
 	}
+	if h.Encryptor == EncryptorAESCBC {
+		// Its chunks and index connections are ciphertext: reading them
+		// as records would call the bag damaged and reindex would lose it.
+		return &record.Error{File: r.path, Offset: rec.Offset, Field: "bag_header.encryptor", Err: record.ErrUnsupported,
+			Detail: fmt.Sprintf("the bag is encrypted (%s, GPG key user %q), which baglab does not decrypt; "+
+				"'rosbag decrypt %s' decrypts it in place, keeping the original as .orig.bag", h.Encryptor, h.GPGUser, r.path)}
+	}
 	r.header = *h
 	r.dataStart = lex.Pos()
 	return nil

@@ -90,12 +90,23 @@ const (
 // Header fields: index_pos uint64 (offset of the first record after the
 // chunk section, 0 while the bag is being written), conn_count uint32
 // (connections in the index section), chunk_count uint32 (chunk infos).
+// A bag that rosbag encrypted (rosbag encrypt, Bag.set_encryptor) also has
+// encryptor string (EncryptorAESCBC), gpg_user string and encrypted_key
+// (the chunk key, encrypted for gpg_user's GPG key); its chunk data and
+// the connection records of its index section are then AES-CBC encrypted.
 // Data: padding of ' ' bytes.
 type BagHeader struct {
 	IndexPos   uint64
 	ConnCount  uint32
 	ChunkCount uint32
+	// Encryptor and GPGUser are the like-named fields, "" when absent.
+	Encryptor string
+	GPGUser   string
 }
+
+// EncryptorAESCBC is the encryptor of the bags rosbag encrypts. rosbag
+// reads a bag header with another encryptor as a plain bag.
+const EncryptorAESCBC = "rosbag/AesCbcEncryptor"
 
 // ChunkHeader is the header of a chunk record (op 0x05).
 //

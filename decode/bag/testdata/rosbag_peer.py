@@ -11,6 +11,9 @@ independent implementation. Run with /usr/bin/python3.
                                                   mean rate over the gaps, rosbag's own frequency
   rosbag_peer.py overlap OUT COMPRESSION          write a bag whose chunks overlap in time
                                                   (see overlap below)
+  rosbag_peer.py encrypted OUT COMPRESSION USER   write a bag encrypted for the GPG key of USER
+                                                  (rosbag's AES-CBC encryptor; GNUPGHOME holds the
+                                                  key), read it back
 
 Reading prints {"connections": [...], "messages": [...], "count", "compression"}
 where a message is {"topic", "time_ns", "raw" (hex of the serialized bytes),
@@ -159,11 +162,25 @@ def overlap(path, compression):
     bag.close()
 
 
+def encrypted(path, compression, user):
+    """The messages of write, encrypted as rosbag encrypt does it: every
+    chunk and the index section's connection records with AES-CBC under a
+    random key, stored in the bag header encrypted for user's GPG key."""
+    bag = rosbag.Bag(path, "w", compression=compression, chunk_threshold=4096)
+    bag.set_encryptor("rosbag/AesCbcEncryptor", user)
+    for topic, msg, t, hdr in messages():
+        bag.write(topic, msg, t, connection_header=hdr)
+    bag.close()
+    return read(path)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "write":
         write(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
     elif sys.argv[1] == "topics":
         print(json.dumps([topics(p) for p in sys.argv[2:]]))
+    elif sys.argv[1] == "encrypted":
+        print(json.dumps({"read": encrypted(sys.argv[2], sys.argv[3], sys.argv[4])}))
     elif sys.argv[1] == "overlap":
         overlap(sys.argv[2], sys.argv[3])
         print(json.dumps({}))
