@@ -445,8 +445,13 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		c.addErr(int64(footer.SummaryStart), c.ixErr)
 		return
 	}
-	if ok, why := ix.usable(); !ok && c.total > 0 {
-		c.add(int64(footer.SummaryStart), record.SeverityWarning, "the summary does not index the messages (%s): the file is read linearly", why)
+	if c.total > 0 {
+		// Whether the reader can use the index, as it decides.
+		if r, err := NewReader(c.ra, c.size, c.file); err == nil {
+			if ok, why := r.Indexed(); !ok {
+				c.add(int64(footer.SummaryStart), record.SeverityWarning, "the summary does not index the messages (%s): the file is read linearly", why)
+			}
+		}
 	}
 	found := map[int64]*chunkFacts{}
 	for _, f := range c.chunks {

@@ -154,15 +154,30 @@ func NewReader(ra io.ReaderAt, size int64, path string, opts ...Option) (*Reader
 		r.ixNote = "no summary section"
 	default:
 		r.summary = ix
-		if ok, why := ix.usable(); !ok {
+		ok, why := ix.usable()
+		if !ok && !r.opts.noIndex {
+			if whole, _ := ix.indexesChunks(); whole && r.learnDefinitions(ix) == nil {
+				ok, why = ix.usable()
+			}
+		}
+		switch {
+		case !ok:
 			r.ixNote = why
-		} else if r.opts.noIndex {
+		case r.opts.noIndex:
 			r.ixNote = "index ignored on request"
-		} else {
+		default:
 			r.ix = ix
 		}
 	}
 	return r, nil
+}
+
+// learnDefinitions adds to the summary ix the schema and channel records
+// of the data section whose ids it lacks (see index.learnDefinitions).
+func (r *Reader) learnDefinitions(ix *index) error {
+	w := r.newWalker(nil)
+	defer w.close()
+	return ix.learnDefinitions(w, r.file)
 }
 
 // Path returns the file path given to Open or NewReader.
@@ -374,32 +389,41 @@ type Metadata struct {
 }
 
 // Attachments lists the file's attachments in file order, from the
-// attachment index when the summary has a complete one, else from a scan.
+// attachment index when the summary has a complete one whose entries point
+// at their records, else from a scan (doctor reports an index that does
+// not).
 func (r *Reader) Attachments() ([]Attachment, error) {
 	if ix := r.summary; ix != nil && indexComplete(ix.stats != nil, int(statCount(ix.stats, true)), len(ix.attachments)) {
-		out := []Attachment{}
-		for _, a := range ix.attachments {
-			fr, err := readFrame(r.ra, r.file, int64(a.Offset), int64(ix.footer.SummaryStart))
-			if err != nil {
-				return nil, err
-			}
-			if fr.op != mcap.OpAttachment || uint64(fr.end()-fr.offset) != a.Length {
-				return nil, errorf(r.file, int64(a.Offset), "attachment_index", record.ErrFormat, "index entry %q does not point at an attachment of length %d", a.Name, a.Length)
-			}
-			at, err := parseAttachmentHead(r.ra, r.file, fr)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, at)
+		if out, err := r.indexedAttachments(ix); err == nil {
+			return out, nil
 		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
-		return out, nil
 	}
 	sr, err := r.scan()
 	if err != nil {
 		return nil, err
 	}
 	return sr.attachments, nil
+}
+
+// indexedAttachments reads the attachments the attachment index lists.
+func (r *Reader) indexedAttachments(ix *index) ([]Attachment, error) {
+	out := []Attachment{}
+	for _, a := range ix.attachments {
+		fr, err := readFrame(r.ra, r.file, int64(a.Offset), int64(ix.footer.SummaryStart))
+		if err != nil {
+			return nil, err
+		}
+		if fr.op != mcap.OpAttachment || uint64(fr.end()-fr.offset) != a.Length {
+			return nil, errorf(r.file, int64(a.Offset), "attachment_index", record.ErrFormat, "index entry %q does not point at an attachment of length %d", a.Name, a.Length)
+		}
+		at, err := parseAttachmentHead(r.ra, r.file, fr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, at)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+	return out, nil
 }
 
 // indexComplete reports whether an index of n entries can be trusted to list
@@ -429,34 +453,44 @@ func (r *Reader) AttachmentData(a Attachment) *io.SectionReader {
 }
 
 // Metadata lists the file's metadata records in file order, from the
-// metadata index when the summary has a complete one, else from a scan.
+// metadata index when the summary has a complete one whose entries point at
+// their records, else from a scan (doctor reports an index that does not:
+// @mcap/core's writer without chunks gives the offset of the messages
+// before a metadata record).
 func (r *Reader) Metadata() ([]Metadata, error) {
 	if ix := r.summary; ix != nil && indexComplete(ix.stats != nil, int(statCount(ix.stats, false)), len(ix.metadata)) {
-		out := []Metadata{}
-		for _, m := range ix.metadata {
-			fr, err := readFrame(r.ra, r.file, int64(m.Offset), int64(ix.footer.SummaryStart))
-			if err != nil {
-				return nil, err
-			}
-			if fr.op != mcap.OpMetadata || uint64(fr.end()-fr.offset) != m.Length {
-				return nil, errorf(r.file, int64(m.Offset), "metadata_index", record.ErrFormat, "index entry %q does not point at a metadata record of length %d", m.Name, m.Length)
-			}
-			body, err := readBody(r.ra, r.file, fr, nil)
-			if err != nil {
-				return nil, err
-			}
-			md, err := safeParse(r.file, fr.offset, "metadata", mcap.ParseMetadata, body)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, Metadata{Name: md.Name, Metadata: md.Metadata, Offset: fr.offset})
+		if out, err := r.indexedMetadata(ix); err == nil {
+			return out, nil
 		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
-		return out, nil
 	}
 	sr, err := r.scan()
 	if err != nil {
 		return nil, err
 	}
 	return sr.metadata, nil
+}
+
+// indexedMetadata reads the metadata records the metadata index lists.
+func (r *Reader) indexedMetadata(ix *index) ([]Metadata, error) {
+	out := []Metadata{}
+	for _, m := range ix.metadata {
+		fr, err := readFrame(r.ra, r.file, int64(m.Offset), int64(ix.footer.SummaryStart))
+		if err != nil {
+			return nil, err
+		}
+		if fr.op != mcap.OpMetadata || uint64(fr.end()-fr.offset) != m.Length {
+			return nil, errorf(r.file, int64(m.Offset), "metadata_index", record.ErrFormat, "index entry %q does not point at a metadata record of length %d", m.Name, m.Length)
+		}
+		body, err := readBody(r.ra, r.file, fr, nil)
+		if err != nil {
+			return nil, err
+		}
+		md, err := safeParse(r.file, fr.offset, "metadata", mcap.ParseMetadata, body)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Metadata{Name: md.Name, Metadata: md.Metadata, Offset: fr.offset})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
+	return out, nil
 }

@@ -197,6 +197,16 @@ func (ix *index) validate(file string, summaryStart int64) error {
 // usable reports whether messages can be read through the index alone, and
 // if not, why.
 func (ix *index) usable() (bool, string) {
+	if ok, why := ix.indexesChunks(); !ok {
+		return false, why
+	}
+	return ix.defines()
+}
+
+// indexesChunks reports whether the summary indexes every message: its
+// chunk index is complete and no message lies outside the chunks; and if
+// not, why.
+func (ix *index) indexesChunks() (bool, string) {
 	if ix.stats == nil && len(ix.chunks) == 0 {
 		return false, "no chunk index and no statistics"
 	}
@@ -207,11 +217,17 @@ func (ix *index) usable() (bool, string) {
 		if int(ix.stats.ChunkCount) != len(ix.chunks) {
 			return false, fmt.Sprintf("statistics count %d chunks, the index lists %d", ix.stats.ChunkCount, len(ix.chunks))
 		}
-		// rosbag2 counts only the channels that have messages, so the
-		// summary may list more channels than the statistics count.
-		if int(ix.stats.ChannelCount) > len(ix.channels) {
-			return false, fmt.Sprintf("statistics count %d channels, the summary lists %d", ix.stats.ChannelCount, len(ix.channels))
-		}
+	}
+	return true, ""
+}
+
+// defines reports whether the summary defines every channel and schema
+// that the chunks it indexes use, and if not, which it lacks.
+func (ix *index) defines() (bool, string) {
+	// rosbag2 counts only the channels that have messages, so the
+	// summary may list more channels than the statistics count.
+	if ix.stats != nil && int(ix.stats.ChannelCount) > len(ix.channels) {
+		return false, fmt.Sprintf("statistics count %d channels, the summary lists %d", ix.stats.ChannelCount, len(ix.channels))
 	}
 	if len(ix.chunks) > 0 && len(ix.channels) == 0 {
 		return false, "the summary lists no channels"
@@ -229,6 +245,43 @@ func (ix *index) usable() (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// learnDefinitions adds to ix the schema and channel records of the data
+// section (inside chunks too) whose ids the summary does not define, for a
+// summary that indexes the chunks without repeating their definitions
+// (@mcap/core's writer with repeatSchemas or repeatChannels false). The
+// summary's own records win.
+func (ix *index) learnDefinitions(w *walker, file string) error {
+	for {
+		it, err := w.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch it.op {
+		case mcap.OpSchema:
+			s, err := safeParse(file, it.errOffset(), "schema", mcap.ParseSchema, it.body)
+			if err != nil {
+				return err
+			}
+			if _, ok := ix.schemas[s.ID]; !ok && s.ID != 0 {
+				ix.schemas[s.ID] = s
+				ix.schemaAt[s.ID] = it.errOffset()
+			}
+		case mcap.OpChannel:
+			c, err := safeParse(file, it.errOffset(), "channel", mcap.ParseChannel, it.body)
+			if err != nil {
+				return err
+			}
+			if _, ok := ix.channels[c.ID]; !ok {
+				ix.channels[c.ID] = c
+				ix.channelIDs = append(ix.channelIDs, c.ID)
+			}
+		}
+	}
 }
 
 // compression lists the chunk compressions, "none" for uncompressed chunks.

@@ -71,11 +71,12 @@ type npmDump struct {
 	StreamMessageCount int `json:"streamMessageCount"`
 }
 
-// npmRead reads path with the npm @mcap/core reader.
-func npmRead(t *testing.T, path string) *npmDump {
+// npmRead reads path with the npm @mcap/core reader: McapIndexedReader,
+// or with mode "stream" McapStreamReader in file order.
+func npmRead(t *testing.T, path string, mode ...string) *npmDump {
 	t.Helper()
 	testenv.RequirePeer(t, "mcap")
-	cmd := exec.Command("node", filepath.Join("testdata", "mcapdump.cjs"), testenv.NodeDir(t), path)
+	cmd := exec.Command("node", append([]string{filepath.Join("testdata", "mcapdump.cjs"), testenv.NodeDir(t), path}, mode...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

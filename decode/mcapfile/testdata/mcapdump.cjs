@@ -1,6 +1,9 @@
 // mcapdump: read an MCAP file with the npm @mcap/core reader (an independent
 // implementation) and print its content as JSON on stdout.
-// usage: node mcapdump.cjs NODE_DIR FILE
+// usage: node mcapdump.cjs NODE_DIR FILE [stream]
+// With "stream" the records are those McapStreamReader reads in file order
+// (for files without a usable index); the header, schemas, channels,
+// messages, attachments and metadata are given, the index fields are not.
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -11,6 +14,12 @@ const zstd = req("@foxglove/wasm-zstd");
 const lz4 = req("@foxglove/wasm-lz4");
 
 const hex = (u8) => Buffer.from(u8).toString("hex");
+
+const schema = (s) => ({ id: s.id, name: s.name, encoding: s.encoding, data: hex(s.data) });
+const channel = (c) => ({ id: c.id, schemaId: c.schemaId, topic: c.topic, messageEncoding: c.messageEncoding, metadata: Object.fromEntries(c.metadata) });
+const message = (m) => ({ channelId: m.channelId, sequence: m.sequence, logTime: m.logTime.toString(), publishTime: m.publishTime.toString(), data: hex(m.data) });
+const attachment = (a) => ({ name: a.name, mediaType: a.mediaType, logTime: a.logTime.toString(), createTime: a.createTime.toString(), data: hex(a.data) });
+const metadata = (m) => ({ name: m.name, metadata: Object.fromEntries(m.metadata) });
 
 async function main() {
   await zstd.isLoaded;
@@ -25,6 +34,22 @@ async function main() {
     read: async (offset, size) => bytes.subarray(Number(offset), Number(offset + size)),
   };
   const out = { messages: [], schemas: [], channels: [], attachments: [], metadata: [] };
+  if (process.argv[4] === "stream") {
+    const sr = new McapStreamReader({ decompressHandlers, validateCrcs: true });
+    sr.append(bytes);
+    for (let rec; (rec = sr.nextRecord()); ) {
+      if (rec.type === "Header") out.header = { profile: rec.profile, library: rec.library };
+      else if (rec.type === "Schema") out.schemas.push(schema(rec));
+      else if (rec.type === "Channel") out.channels.push(channel(rec));
+      else if (rec.type === "Message") out.messages.push(message(rec));
+      else if (rec.type === "Attachment") out.attachments.push(attachment(rec));
+      else if (rec.type === "Metadata") out.metadata.push(metadata(rec));
+    }
+    if (!sr.done()) throw new Error("stream reader did not reach the end");
+    out.streamMessageCount = out.messages.length;
+    process.stdout.write(JSON.stringify(out));
+    return;
+  }
   const r = await McapIndexedReader.Initialize({ readable, decompressHandlers });
   out.header = r.header;
   out.statistics = r.statistics
@@ -41,14 +66,11 @@ async function main() {
     : null;
   out.compressions = [...new Set(r.chunkIndexes.map((c) => c.compression))].sort();
   out.messageIndexChannels = r.chunkIndexes.reduce((n, c) => n + c.messageIndexOffsets.size, 0);
-  for (const s of r.schemasById.values()) out.schemas.push({ id: s.id, name: s.name, encoding: s.encoding, data: hex(s.data) });
-  for (const c of r.channelsById.values())
-    out.channels.push({ id: c.id, schemaId: c.schemaId, topic: c.topic, messageEncoding: c.messageEncoding, metadata: Object.fromEntries(c.metadata) });
-  for await (const m of r.readMessages())
-    out.messages.push({ channelId: m.channelId, sequence: m.sequence, logTime: m.logTime.toString(), publishTime: m.publishTime.toString(), data: hex(m.data) });
-  for await (const a of r.readAttachments())
-    out.attachments.push({ name: a.name, mediaType: a.mediaType, logTime: a.logTime.toString(), createTime: a.createTime.toString(), data: hex(a.data) });
-  for await (const m of r.readMetadata()) out.metadata.push({ name: m.name, metadata: Object.fromEntries(m.metadata) });
+  for (const s of r.schemasById.values()) out.schemas.push(schema(s));
+  for (const c of r.channelsById.values()) out.channels.push(channel(c));
+  for await (const m of r.readMessages()) out.messages.push(message(m));
+  for await (const a of r.readAttachments()) out.attachments.push(attachment(a));
+  for await (const m of r.readMetadata()) out.metadata.push(metadata(m));
   // A streaming pass validates every CRC (chunks, data section, summary).
   const sr = new McapStreamReader({ decompressHandlers, validateCrcs: true });
   sr.append(bytes);

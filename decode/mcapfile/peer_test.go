@@ -1,0 +1,156 @@
+package mcapfile
+
+import (
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"maps"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/internal/testenv"
+)
+
+// peerWrite writes the named case of testdata/mcapwrite.cjs with the npm
+// @mcap/core writer into a temporary file and returns its path.
+func peerWrite(t *testing.T, name string) string {
+	t.Helper()
+	testenv.RequirePeer(t, "mcap")
+	path := filepath.Join(t.TempDir(), name+".mcap")
+	cmd := exec.Command("node", filepath.Join("testdata", "mcapwrite.cjs"), testenv.NodeDir(t), path, name)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("npm @mcap/core could not write %s: %v\n%s", name, err, stderr.String())
+	}
+	return path
+}
+
+// npmMessages are the messages of d as msgKeys.
+func npmMessages(t *testing.T, d *npmDump) []msgKey {
+	t.Helper()
+	var out []msgKey
+	for _, m := range d.Messages {
+		data, err := hex.DecodeString(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, msgKey{uint32(m.ChannelID), m.Sequence, mustAtoi(t, m.LogTime), mustAtoi(t, m.PublishTime), string(data)})
+	}
+	return out
+}
+
+// TestPeerSummaryWithoutDefinitions reads a file whose summary indexes the
+// chunks but repeats neither schemas nor channels (@mcap/core's writer with
+// repeatSchemas and repeatChannels false): McapIndexedReader reads it in
+// log time order, and so does baglab, through the index, with the
+// definitions taken from the chunks. It used to be read linearly, in file
+// order, and doctor said the summary did not index the messages.
+func TestPeerSummaryWithoutDefinitions(t *testing.T) {
+	path := peerWrite(t, "summary-without-definitions")
+	d := npmRead(t, path)
+	want := npmMessages(t, d)
+	if len(want) != 30 || len(d.Channels) != 0 || len(d.Schemas) != 0 {
+		t.Fatalf("npm read %d messages, %d channels, %d schemas in the summary; want 30, 0, 0", len(want), len(d.Channels), len(d.Schemas))
+	}
+	for i := 1; i < len(want); i++ {
+		if want[i].LogTime < want[i-1].LogTime {
+			t.Fatalf("npm messages not in log time order at %d", i)
+		}
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if ok, why := r.Indexed(); !ok {
+		t.Errorf("read linearly: %s", why)
+	}
+	if got := readAll(t, r, record.Filter{}); !equalMsgs(got, want) {
+		t.Errorf("messages\n got %v\nwant %v", got, want)
+	}
+	chs, err := r.Channels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chs) != 2 || chs[0].Topic != "/chatter" || chs[0].Schema.Name != "std_msgs/String" || chs[1].Topic != "/point" || chs[1].Schema.Name != "geometry_msgs/PointStamped" {
+		t.Errorf("channels %+v", chs)
+	}
+	sum, err := r.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.MessageCount != 30 || sum.StartNs != want[0].LogTime || sum.EndNs != want[len(want)-1].LogTime || sum.Unindexed != "" {
+		t.Errorf("summary %d messages [%d, %d] (unindexed %q), want 30 [%d, %d]", sum.MessageCount, sum.StartNs, sum.EndNs, sum.Unindexed, want[0].LogTime, want[len(want)-1].LogTime)
+	}
+	if probs, err := Check(path); err != nil || len(probs) != 0 {
+		t.Errorf("Check: %v %v", probs, err)
+	}
+}
+
+// TestPeerUnchunkedMetadata reads a file that @mcap/core's writer wrote
+// without chunks, with a metadata record and an attachment each after
+// messages: its metadata and attachment indexes give the offsets of those
+// messages. McapStreamReader reads every record; so does baglab, taking
+// the metadata and attachments from the data section where the index entry
+// does not point at its record, and doctor reports both entries. Metadata
+// and Attachments used to fail, and with them `baglab info`.
+func TestPeerUnchunkedMetadata(t *testing.T) {
+	path := peerWrite(t, "unchunked-metadata")
+	d := npmRead(t, path, "stream")
+	if len(d.Metadata) != 2 || len(d.Attachments) != 1 || len(d.Messages) != 10 {
+		t.Fatalf("npm read %d metadata records, %d attachments, %d messages; want 2, 1, 10", len(d.Metadata), len(d.Attachments), len(d.Messages))
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got, want := readAll(t, r, record.Filter{}), npmMessages(t, d); !equalMsgs(got, want) {
+		t.Errorf("messages\n got %v\nwant %v", got, want)
+	}
+	mds, err := r.Metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mds) != len(d.Metadata) {
+		t.Fatalf("%d metadata records, npm %d", len(mds), len(d.Metadata))
+	}
+	for i, m := range mds {
+		if w := d.Metadata[i]; m.Name != w.Name || !maps.Equal(m.Metadata, w.Metadata) {
+			t.Errorf("metadata %d: %q %v, npm %q %v", i, m.Name, m.Metadata, w.Name, w.Metadata)
+		}
+	}
+	atts, err := r.Attachments()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(atts) != 1 {
+		t.Fatalf("%d attachments, npm 1", len(atts))
+	}
+	data, err := io.ReadAll(r.AttachmentData(atts[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, w := atts[0], d.Attachments[0]
+	if a.Name != w.Name || a.MediaType != w.MediaType || fmt.Sprint(a.LogTime) != w.LogTime || fmt.Sprint(a.CreateTime) != w.CreateTime || hex.EncodeToString(data) != w.Data {
+		t.Errorf("attachment %+v %x, npm %+v", a, data, w)
+	}
+	probs, err := Check(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad []string
+	for _, p := range probs {
+		if p.Severity == record.SeverityError {
+			bad = append(bad, p.Message)
+		}
+	}
+	if len(bad) != 2 || !strings.Contains(bad[0], `attachment index entry "calib.yaml"`) || !strings.Contains(bad[1], `metadata index entry "run"`) {
+		t.Errorf("Check errors %q, want the attachment and metadata index entries", bad)
+	}
+}
