@@ -1,6 +1,7 @@
 package mcapfile
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"hash"
@@ -39,11 +40,16 @@ type checker struct {
 	ra       io.ReaderAt
 	size     int64
 	problems []record.Problem
-	ix       *index // the summary section, when it reads
-	ixErr    error  // why it does not
-	damaged  bool   // some damage of the data section was reported
-	schemas  map[uint16]bool
-	channels map[uint16]bool
+	ix       *index                   // the summary section, when it reads
+	ixErr    error                    // why it does not
+	damaged  bool                     // some damage of the data section was reported
+	schemas  map[uint16]*mcap.Schema  // the first record of each id
+	channels map[uint16]*mcap.Channel // the first record of each id
+	// redefined holds the schema (false) and channel (true) ids reported
+	// for a record that differs from the first of its id.
+	redefined map[redefinition]bool
+	// loose counts the messages outside chunks, from the first one's offset.
+	loose early
 	// Messages and channels met before the record of their channel or
 	// schema, reported once per id at the end.
 	earlyChannels map[uint16]*early
@@ -104,7 +110,7 @@ func Check(path string) ([]record.Problem, error) {
 // CheckReaderAt is Check for the size bytes of ra; path names the file in
 // messages.
 func CheckReaderAt(ra io.ReaderAt, size int64, path string) []record.Problem {
-	c := &checker{file: path, ra: ra, size: size, schemas: map[uint16]bool{}, channels: map[uint16]bool{},
+	c := &checker{file: path, ra: ra, size: size, schemas: map[uint16]*mcap.Schema{}, channels: map[uint16]*mcap.Channel{}, redefined: map[redefinition]bool{},
 		earlyChannels: map[uint16]*early{}, earlySchemas: map[uint16]*early{},
 		counts: map[uint16]uint64{}, atts: map[int64]Attachment{}, metas: map[int64]string{}}
 	defer c.dec.close()
@@ -217,6 +223,12 @@ func (c *checker) record(sc *scanner, fr frame, prev *chunkFacts) *chunkFacts {
 		return prev
 	case mcap.OpSchema, mcap.OpChannel, mcap.OpMessage:
 		c.content(fr.op, fr.offset, body, false)
+		if fr.op == mcap.OpMessage {
+			if c.loose.n == 0 {
+				c.loose.first = fr.offset
+			}
+			c.loose.n++
+		}
 	case mcap.OpMetadata:
 		if m, err := safeParse(c.file, fr.offset, "metadata", mcap.ParseMetadata, body); err != nil {
 			c.addErr(fr.offset, err)
@@ -241,7 +253,11 @@ func (c *checker) content(op mcap.OpCode, off int64, body []byte, quiet bool) {
 			}
 			return
 		}
-		c.schemas[s.ID] = true
+		if old := c.schemas[s.ID]; old == nil {
+			c.schemas[s.ID] = s
+		} else if !quiet && (old.Name != s.Name || old.Encoding != s.Encoding || !bytes.Equal(old.Data, s.Data)) {
+			c.redefine(off, redefinition{s.ID, false})
+		}
 	case mcap.OpChannel:
 		ch, err := safeParse(c.file, off, "channel", mcap.ParseChannel, body)
 		if err != nil {
@@ -250,10 +266,14 @@ func (c *checker) content(op mcap.OpCode, off int64, body []byte, quiet bool) {
 			}
 			return
 		}
-		if ch.SchemaID != 0 && !c.schemas[ch.SchemaID] && !quiet {
+		if ch.SchemaID != 0 && c.schemas[ch.SchemaID] == nil && !quiet {
 			noteEarly(c.earlySchemas, ch.SchemaID, off)
 		}
-		c.channels[ch.ID] = true
+		if old := c.channels[ch.ID]; old == nil {
+			c.channels[ch.ID] = ch
+		} else if !quiet && (old.Topic != ch.Topic || old.SchemaID != ch.SchemaID || old.MessageEncoding != ch.MessageEncoding || !maps.Equal(old.Metadata, ch.Metadata)) {
+			c.redefine(off, redefinition{ch.ID, true})
+		}
 	case mcap.OpMessage:
 		id, _, lt, _, err := parseMessageHead(c.file, off, body)
 		if err != nil {
@@ -262,7 +282,7 @@ func (c *checker) content(op mcap.OpCode, off int64, body []byte, quiet bool) {
 			}
 			return
 		}
-		if !c.channels[id] && !quiet {
+		if c.channels[id] == nil && !quiet {
 			noteEarly(c.earlyChannels, id, off)
 		}
 		if c.total == 0 || lt < c.start {
@@ -274,6 +294,28 @@ func (c *checker) content(op mcap.OpCode, off int64, body []byte, quiet bool) {
 		c.total++
 		c.counts[id]++
 	}
+}
+
+// redefinition names a schema (channel false) or channel id.
+type redefinition struct {
+	id      uint16
+	channel bool
+}
+
+// redefine reports, once per id, a schema or channel record that differs
+// from the first record of its id: the MCAP specification wants them
+// identical, and @mcap/core's McapStreamReader refuses a channel that
+// differs.
+func (c *checker) redefine(off int64, r redefinition) {
+	if c.redefined[r] {
+		return
+	}
+	c.redefined[r] = true
+	what := "schema"
+	if r.channel {
+		what = "channel"
+	}
+	c.add(off, record.SeverityError, "%s record of id %d differs from the first %s record of that id", what, r.id, what)
 }
 
 func noteEarly(m map[uint16]*early, id uint16, off int64) {
@@ -294,7 +336,7 @@ func (c *checker) reportEarly() {
 		e := c.earlyChannels[id]
 		inSummary := c.ix != nil && c.ix.channels[id] != nil
 		switch {
-		case c.channels[id]:
+		case c.channels[id] != nil:
 			c.add(e.first, record.SeverityError, "%d messages on channel %d come before its channel record", e.n, id)
 		case inSummary && !c.damaged:
 			c.add(e.first, record.SeverityWarning, "%d messages on channel %d, whose channel record is only in the summary section", e.n, id)
@@ -306,7 +348,7 @@ func (c *checker) reportEarly() {
 		e := c.earlySchemas[id]
 		inSummary := c.ix != nil && c.ix.schemas[id] != nil
 		switch {
-		case c.schemas[id]:
+		case c.schemas[id] != nil:
 			c.add(e.first, record.SeverityError, "%d channels use schema %d before its schema record", e.n, id)
 		case inSummary && !c.damaged:
 			c.add(e.first, record.SeverityWarning, "%d channels use schema %d, whose schema record is only in the summary section", e.n, id)
@@ -340,7 +382,11 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 	}
 	var n int
 	var lo, hi uint64
+	var misplaced []mcap.OpCode
 	err = chunkRecords(c.file, fr.offset, data, func(op mcap.OpCode, at int, body []byte) error {
+		if op < 0x80 && op != mcap.OpSchema && op != mcap.OpChannel && op != mcap.OpMessage && !slices.Contains(misplaced, op) {
+			misplaced = append(misplaced, op)
+		}
 		c.content(op, fr.offset, body, facts.damaged)
 		if op == mcap.OpMessage && len(body) >= messageHeadLen {
 			lt := binary.LittleEndian.Uint64(body[6:])
@@ -354,6 +400,13 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 		}
 		return nil
 	})
+	if len(misplaced) > 0 && damage == nil {
+		// Only schema, channel and message records belong in a chunk
+		// (opcodes from 0x80 are private): @mcap/core's
+		// McapStreamReader refuses the others, and readers of the
+		// messages do not look for them there.
+		c.add(fr.offset, record.SeverityError, "chunk holds %s records, which do not belong in a chunk", joinOps(misplaced))
+	}
 	switch {
 	case damage != nil:
 		msg := record.Brief(damage)
@@ -375,6 +428,32 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 		c.add(fr.offset, record.SeverityWarning, "chunk says messages span [%d, %d], they span [%d, %d]", ck.start, ck.end, lo, hi)
 	}
 	return facts
+}
+
+// countIDs counts the ids of the data section's records and the summary's
+// together: a writer may count a channel (or schema) that only the summary
+// repeats (@mcap/core's writer counts every channel registered, and its
+// summary lists them, with messages or not).
+func countIDs[T any](data, summary map[uint16]*T) int {
+	n := len(data)
+	for id := range summary {
+		if data[id] == nil {
+			n++
+		}
+	}
+	return n
+}
+
+// joinOps lists opcodes by name.
+func joinOps(ops []mcap.OpCode) string {
+	out := ""
+	for i, op := range ops {
+		if i > 0 {
+			out += ", "
+		}
+		out += op.String()
+	}
+	return out
 }
 
 // messageIndex checks that every entry points at a message of its channel
@@ -478,6 +557,9 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 			c.add(f.offset, record.SeverityError, "chunk index message index length %d, found %d", ci.MessageIndexLength, f.indexLength)
 		}
 	}
+	if len(ix.chunks) > 0 && c.loose.n > 0 {
+		c.add(c.loose.first, record.SeverityError, "%d messages outside chunks, which a read through the chunk index misses", c.loose.n)
+	}
 	if len(ix.chunks) > 0 {
 		for _, off := range slices.Sorted(maps.Keys(found)) {
 			c.add(off, record.SeverityWarning, "chunk at %d is missing from the chunk index", off)
@@ -531,8 +613,8 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		{"chunks", int(st.ChunkCount), len(c.chunks)},
 		{"attachments", int(st.AttachmentCount), len(c.atts)},
 		{"metadata records", int(st.MetadataCount), len(c.metas)},
-		{"channels", int(st.ChannelCount), len(c.channels)},
-		{"schemas", int(st.SchemaCount), len(c.schemas)},
+		{"channels", int(st.ChannelCount), countIDs(c.channels, ix.channels)},
+		{"schemas", int(st.SchemaCount), countIDs(c.schemas, ix.schemas)},
 	}
 	for _, k := range checks {
 		if k.stat != k.real {

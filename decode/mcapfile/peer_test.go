@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -152,5 +153,98 @@ func TestPeerUnchunkedMetadata(t *testing.T) {
 	}
 	if len(bad) != 2 || !strings.Contains(bad[0], `attachment index entry "calib.yaml"`) || !strings.Contains(bad[1], `metadata index entry "run"`) {
 		t.Errorf("Check errors %q, want the attachment and metadata index entries", bad)
+	}
+}
+
+// npmRefusal is why npm @mcap/core's McapStreamReader refuses path; the
+// test fails if it reads it.
+func npmRefusal(t *testing.T, path string) string {
+	t.Helper()
+	testenv.RequirePeer(t, "mcap")
+	cmd := exec.Command("node", filepath.Join("testdata", "mcapdump.cjs"), testenv.NodeDir(t), path, "stream")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		t.Fatalf("npm @mcap/core reads %s", path)
+	}
+	return stderr.String()
+}
+
+// checkErrors are the messages of Check's errors for path.
+func checkErrors(t *testing.T, path string) []string {
+	t.Helper()
+	probs, err := Check(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, p := range probs {
+		if p.Severity == record.SeverityError {
+			out = append(out, p.Message)
+		}
+	}
+	return out
+}
+
+// TestPeerCheckRefusals checks that doctor reports an error for files
+// that @mcap/core refuses or reads only in part, which it used to call
+// sound: a channel id whose records differ (McapStreamReader refuses it),
+// a metadata record inside a chunk (refused too), and messages outside the
+// chunks of a file with a chunk index (McapIndexedReader, like baglab's
+// indexed read, leaves them out; McapStreamReader reads them).
+func TestPeerCheckRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		name, peer, check string
+	}{
+		{"channel-redefined", "differs from previous channel record", "channel record of id 1 differs from the first channel record of that id"},
+		{"metadata-in-chunk", "Metadata record not allowed inside a chunk", "chunk holds metadata records, which do not belong in a chunk"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := peerWrite(t, tc.name)
+			if why := npmRefusal(t, path); !strings.Contains(why, tc.peer) {
+				t.Fatalf("npm refuses the file with %q, want %q", why, tc.peer)
+			}
+			if errs := checkErrors(t, path); !slices.Contains(errs, tc.check) {
+				t.Errorf("Check errors %q, want %q", errs, tc.check)
+			}
+		})
+	}
+	t.Run("messages-outside-chunks", func(t *testing.T) {
+		path := peerWrite(t, "messages-outside-chunks")
+		if ix, st := npmRead(t, path), npmRead(t, path, "stream"); len(ix.Messages) != 3 || len(st.Messages) != 5 {
+			t.Fatalf("npm reads %d messages through the index, %d streaming; want 3, 5", len(ix.Messages), len(st.Messages))
+		}
+		want := "2 messages outside chunks, which a read through the chunk index misses"
+		if errs := checkErrors(t, path); !slices.Contains(errs, want) {
+			t.Errorf("Check errors %q, want %q", errs, want)
+		}
+	})
+}
+
+// TestPeerUnusedChannel checks a file with a channel registered but
+// without messages: @mcap/core's writer counts it in the statistics and
+// lists it (with its schema) in the summary only, and McapIndexedReader
+// reads both channels. doctor used to warn that the statistics count two
+// channels and two schemas where the file holds one.
+func TestPeerUnusedChannel(t *testing.T) {
+	path := peerWrite(t, "unused-channel")
+	d := npmRead(t, path)
+	if len(d.Channels) != 2 || len(d.Schemas) != 2 || d.Statistics == nil || d.Statistics.ChannelCount != 2 || len(d.Messages) != 1 {
+		t.Fatalf("npm read %d channels, %d schemas, statistics %+v, %d messages", len(d.Channels), len(d.Schemas), d.Statistics, len(d.Messages))
+	}
+	if probs, err := Check(path); err != nil || len(probs) != 0 {
+		t.Errorf("Check: %v %v", probs, err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	chs, err := r.Channels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(chs) != 2 {
+		t.Errorf("%d channels, npm 2", len(chs))
 	}
 }

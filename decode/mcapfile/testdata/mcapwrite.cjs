@@ -7,7 +7,8 @@ const fs = require("fs");
 const path = require("path");
 const { createRequire } = require("module");
 const req = createRequire(path.join(path.resolve(process.argv[2]), "package.json"));
-const { McapWriter } = req("@mcap/core");
+const { McapWriter, McapRecordBuilder } = req("@mcap/core");
+const { crc32 } = req("@foxglove/crc");
 
 const enc = new TextEncoder();
 const STRING = "string data\n";
@@ -64,6 +65,79 @@ async function channels(w) {
   return { c1, c2 };
 }
 
+// records writes a file record by record with McapRecordBuilder, for
+// files McapWriter does not make: items are schema, channel, message and
+// metadata records ({ op, ...record }) or chunks ({ op: "chunk", records }),
+// each chunk followed by its message indexes; the summary holds the
+// schemas, channels, statistics and chunk indexes.
+function records(items) {
+  const b = new McapRecordBuilder();
+  b.writeMagic();
+  b.writeHeader({ profile: "ros1", library: "mcapwrite" });
+  const schemas = new Map();
+  const channels = new Map();
+  const chunkIndexes = [];
+  const st = { messageCount: 0n, schemaCount: 0, channelCount: 0, attachmentCount: 0, metadataCount: 0, chunkCount: 0, messageStartTime: 0n, messageEndTime: 0n, channelMessageCounts: new Map() };
+  const write = (w, r) => {
+    if (r.op === "schema") schemas.set(r.id, r), w.writeSchema(r);
+    if (r.op === "channel") channels.set(r.id, r), w.writeChannel(r);
+    if (r.op === "metadata") st.metadataCount++, w.writeMetadata(r);
+    if (r.op === "message") {
+      if (st.messageCount === 0n || r.logTime < st.messageStartTime) st.messageStartTime = r.logTime;
+      if (st.messageCount === 0n || r.logTime > st.messageEndTime) st.messageEndTime = r.logTime;
+      st.messageCount++;
+      st.channelMessageCounts.set(r.channelId, (st.channelMessageCounts.get(r.channelId) ?? 0n) + 1n);
+      w.writeMessage(r);
+    }
+  };
+  for (const it of items) {
+    if (it.op !== "chunk") {
+      write(b, it);
+      continue;
+    }
+    const cb = new McapRecordBuilder();
+    const index = new Map();
+    let start, end;
+    for (const r of it.records) {
+      if (r.op === "message") {
+        if (!index.has(r.channelId)) index.set(r.channelId, []);
+        index.get(r.channelId).push([r.logTime, BigInt(cb.length)]);
+        start = start === undefined || r.logTime < start ? r.logTime : start;
+        end = end === undefined || r.logTime > end ? r.logTime : end;
+      }
+      write(cb, r);
+    }
+    const data = cb.buffer.slice();
+    const chunkStartOffset = BigInt(b.length);
+    const chunk = { messageStartTime: start ?? 0n, messageEndTime: end ?? 0n, uncompressedSize: BigInt(data.length), uncompressedCrc: crc32(data), compression: "", records: data };
+    const chunkLength = b.writeChunk(chunk);
+    const indexStart = BigInt(b.length);
+    const messageIndexOffsets = new Map();
+    for (const [channelId, recs] of index) {
+      messageIndexOffsets.set(channelId, BigInt(b.length));
+      b.writeMessageIndex({ channelId, records: recs });
+    }
+    chunkIndexes.push({ messageStartTime: chunk.messageStartTime, messageEndTime: chunk.messageEndTime, chunkStartOffset, chunkLength, messageIndexOffsets,
+      messageIndexLength: BigInt(b.length) - indexStart, compression: "", compressedSize: BigInt(data.length), uncompressedSize: BigInt(data.length) });
+    st.chunkCount++;
+  }
+  b.writeDataEnd({ dataSectionCrc: 0 });
+  const summaryStart = BigInt(b.length);
+  for (const x of schemas.values()) b.writeSchema(x);
+  for (const x of channels.values()) b.writeChannel(x);
+  st.schemaCount = schemas.size;
+  st.channelCount = channels.size;
+  b.writeStatistics(st);
+  for (const x of chunkIndexes) b.writeChunkIndex(x);
+  b.writeFooter({ summaryStart, summaryOffsetStart: 0n, summaryCrc: 0 });
+  b.writeMagic();
+  return b.buffer;
+}
+
+const stringSchema = { op: "schema", id: 1, name: "std_msgs/String", encoding: "ros1msg", data: enc.encode(STRING) };
+const chatter = (id, topic) => ({ op: "channel", id, topic, schemaId: 1, messageEncoding: "ros1", metadata: new Map([["md5sum", "992ce8a1687cec8c8bd883ec73ca41d1"]]) });
+const hello = (channelId, t) => ({ op: "message", channelId, sequence: Number(t), logTime: BigInt(t), publishTime: BigInt(t), data: rosString(`hello ${t}`) });
+
 const cases = {
   // A summary that indexes the chunks but repeats neither schemas nor
   // channels: they are only in the chunks.
@@ -85,12 +159,43 @@ const cases = {
       await w.addAttachment({ name: "calib.yaml", mediaType: "text/yaml", logTime: 5n, createTime: 6n, data: enc.encode("k: 1\n") });
     },
   },
+  // A channel registered without messages: the summary lists it and the
+  // statistics count it, the data section does not hold it.
+  "unused-channel": {
+    options: {},
+    write: async (w) => {
+      const s = await w.registerSchema({ name: "std_msgs/String", encoding: "ros1msg", data: enc.encode(STRING) });
+      const c = await w.registerChannel({ topic: "/chatter", schemaId: s, messageEncoding: "ros1", metadata: new Map() });
+      const s2 = await w.registerSchema({ name: "geometry_msgs/PointStamped", encoding: "ros1msg", data: enc.encode(POINT_STAMPED) });
+      await w.registerChannel({ topic: "/point", schemaId: s2, messageEncoding: "ros1", metadata: new Map() });
+      await w.addMessage({ channelId: c, sequence: 0, logTime: 1n, publishTime: 1n, data: rosString("hello") });
+    },
+  },
+  // Channel 1 is /a in the first chunk and /b in the second.
+  "channel-redefined": {
+    records: [
+      { op: "chunk", records: [stringSchema, chatter(1, "/a"), hello(1, 1)] },
+      { op: "chunk", records: [stringSchema, chatter(1, "/b"), hello(1, 2)] },
+    ],
+  },
+  // A metadata record inside a chunk.
+  "metadata-in-chunk": {
+    records: [{ op: "chunk", records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "metadata", name: "m", metadata: new Map([["k", "v"]]) }] }],
+  },
+  // Messages between the chunks of a file with a chunk index.
+  "messages-outside-chunks": {
+    records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "chunk", records: [hello(1, 10), hello(1, 11)] }, hello(1, 12), { op: "chunk", records: [hello(1, 3)] }],
+  },
 };
 
 async function main() {
   const [, , , out, name] = process.argv;
   const c = cases[name];
   if (!c) throw new Error(`unknown case ${name}`);
+  if (c.records) {
+    fs.writeFileSync(out, records(c.records));
+    return;
+  }
   const chunks = [];
   let pos = 0n;
   const writable = {
