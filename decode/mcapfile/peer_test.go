@@ -211,12 +211,27 @@ func TestPeerCheckRefusals(t *testing.T) {
 	}
 	t.Run("messages-outside-chunks", func(t *testing.T) {
 		path := peerWrite(t, "messages-outside-chunks")
-		if ix, st := npmRead(t, path), npmRead(t, path, "stream"); len(ix.Messages) != 3 || len(st.Messages) != 5 {
+		ix, st := npmRead(t, path), npmRead(t, path, "stream")
+		if len(ix.Messages) != 3 || len(st.Messages) != 5 {
 			t.Fatalf("npm reads %d messages through the index, %d streaming; want 3, 5", len(ix.Messages), len(st.Messages))
 		}
 		want := "2 messages outside chunks, which a read through the chunk index misses"
 		if errs := checkErrors(t, path); !slices.Contains(errs, want) {
 			t.Errorf("Check errors %q, want %q", errs, want)
+		}
+		// baglab reads them all, as the stream reader does: the chunk
+		// index's message index lengths count 3 of the 5 messages the
+		// statistics count, so the file is read linearly.
+		r, err := Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if got, want := readAll(t, r, record.Filter{}), npmMessages(t, st); !equalMsgs(got, want) {
+			t.Errorf("messages\n got %v\nwant %v", got, want)
+		}
+		if ok, why := r.Indexed(); ok || !strings.Contains(why, "outside chunks") {
+			t.Errorf("Indexed() = %v (%s), want a linear read for the messages outside chunks", ok, why)
 		}
 	})
 }

@@ -217,8 +217,27 @@ func (ix *index) indexesChunks() (bool, string) {
 		if int(ix.stats.ChunkCount) != len(ix.chunks) {
 			return false, fmt.Sprintf("statistics count %d chunks, the index lists %d", ix.stats.ChunkCount, len(ix.chunks))
 		}
+		if n, ok := ix.chunkMessages(); ok && n < ix.stats.MessageCount {
+			return false, fmt.Sprintf("statistics count %d messages, the chunks hold %d: the others are outside chunks", ix.stats.MessageCount, n)
+		}
 	}
 	return true, ""
+}
+
+// chunkMessages counts the messages of the chunks from the lengths of
+// their message index records in the chunk index alone (each is a 15-byte
+// head and 16 bytes a message). ok is false when some chunk with records
+// has no message index or the lengths do not add up.
+func (ix *index) chunkMessages() (n uint64, ok bool) {
+	const head, entry = recordHeaderLen + 2 + 4, 16
+	for _, c := range ix.chunks {
+		k := uint64(len(c.MessageIndexOffsets))
+		if k == 0 && c.UncompressedSize > 0 || c.MessageIndexLength < head*k || (c.MessageIndexLength-head*k)%entry != 0 {
+			return 0, false
+		}
+		n += (c.MessageIndexLength - head*k) / entry
+	}
+	return n, true
 }
 
 // defines reports whether the summary defines every channel and schema
