@@ -424,6 +424,10 @@ func (c *checker) chunk(fr frame, body []byte) *chunkFacts {
 		c.add(errOffset(damage, fr.offset), record.SeverityError, "%s", msg)
 	case err != nil:
 		c.addErr(fr.offset, err)
+	case n > 0 && (lo < ck.start || hi > ck.end):
+		// A read through the index by time skips the chunk where it
+		// holds messages (@mcap/core's McapIndexedReader refuses it).
+		c.add(fr.offset, record.SeverityError, "chunk says messages span [%d, %d], they span [%d, %d]: a read by time through the index misses those outside", ck.start, ck.end, lo, hi)
 	case n > 0 && (lo != ck.start || hi != ck.end):
 		c.add(fr.offset, record.SeverityWarning, "chunk says messages span [%d, %d], they span [%d, %d]", ck.start, ck.end, lo, hi)
 	}

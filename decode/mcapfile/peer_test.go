@@ -156,12 +156,12 @@ func TestPeerUnchunkedMetadata(t *testing.T) {
 	}
 }
 
-// npmRefusal is why npm @mcap/core's McapStreamReader refuses path; the
-// test fails if it reads it.
-func npmRefusal(t *testing.T, path string) string {
+// npmRefusal is why npm @mcap/core refuses path: McapIndexedReader, or
+// with mode "stream" McapStreamReader. The test fails if it reads it.
+func npmRefusal(t *testing.T, path string, mode ...string) string {
 	t.Helper()
 	testenv.RequirePeer(t, "mcap")
-	cmd := exec.Command("node", filepath.Join("testdata", "mcapdump.cjs"), testenv.NodeDir(t), path, "stream")
+	cmd := exec.Command("node", append([]string{filepath.Join("testdata", "mcapdump.cjs"), testenv.NodeDir(t), path}, mode...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err == nil {
@@ -188,20 +188,28 @@ func checkErrors(t *testing.T, path string) []string {
 
 // TestPeerCheckRefusals checks that doctor reports an error for files
 // that @mcap/core refuses or reads only in part, which it used to call
-// sound: a channel id whose records differ (McapStreamReader refuses it),
-// a metadata record inside a chunk (refused too), and messages outside the
-// chunks of a file with a chunk index (McapIndexedReader, like baglab's
-// indexed read, leaves them out; McapStreamReader reads them).
+// sound: a channel id whose records differ (McapStreamReader refuses it), a
+// metadata record inside a chunk (refused too), a chunk whose messages lie
+// outside the span it states (McapIndexedReader refuses it; doctor gave a
+// warning, and `cat --start` through the index missed them), and messages
+// outside the chunks of a file with a chunk index (McapIndexedReader leaves
+// them out; McapStreamReader reads them).
 func TestPeerCheckRefusals(t *testing.T) {
 	for _, tc := range []struct {
-		name, peer, check string
+		name, mode, peer, check string
 	}{
-		{"channel-redefined", "differs from previous channel record", "channel record of id 1 differs from the first channel record of that id"},
-		{"metadata-in-chunk", "Metadata record not allowed inside a chunk", "chunk holds metadata records, which do not belong in a chunk"},
+		{"channel-redefined", "stream", "differs from previous channel record", "channel record of id 1 differs from the first channel record of that id"},
+		{"metadata-in-chunk", "stream", "Metadata record not allowed inside a chunk", "chunk holds metadata records, which do not belong in a chunk"},
+		{"chunk-times-too-narrow", "", "contains a message with logTime (1) earlier than chunk messageStartTime (5)",
+			"chunk says messages span [5, 6], they span [1, 9]: a read by time through the index misses those outside"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := peerWrite(t, tc.name)
-			if why := npmRefusal(t, path); !strings.Contains(why, tc.peer) {
+			var mode []string
+			if tc.mode != "" {
+				mode = append(mode, tc.mode)
+			}
+			if why := npmRefusal(t, path, mode...); !strings.Contains(why, tc.peer) {
 				t.Fatalf("npm refuses the file with %q, want %q", why, tc.peer)
 			}
 			if errs := checkErrors(t, path); !slices.Contains(errs, tc.check) {

@@ -67,7 +67,8 @@ async function channels(w) {
 
 // records writes a file record by record with McapRecordBuilder, for
 // files McapWriter does not make: items are schema, channel, message and
-// metadata records ({ op, ...record }) or chunks ({ op: "chunk", records }),
+// metadata records ({ op, ...record }) or chunks ({ op: "chunk", records },
+// with start and end to state other message times than the records'),
 // each chunk followed by its message indexes; the summary holds the
 // schemas, channels, statistics and chunk indexes.
 function records(items) {
@@ -109,7 +110,7 @@ function records(items) {
     }
     const data = cb.buffer.slice();
     const chunkStartOffset = BigInt(b.length);
-    const chunk = { messageStartTime: start ?? 0n, messageEndTime: end ?? 0n, uncompressedSize: BigInt(data.length), uncompressedCrc: crc32(data), compression: "", records: data };
+    const chunk = { messageStartTime: it.start ?? start ?? 0n, messageEndTime: it.end ?? end ?? 0n, uncompressedSize: BigInt(data.length), uncompressedCrc: crc32(data), compression: "", records: data };
     const chunkLength = b.writeChunk(chunk);
     const indexStart = BigInt(b.length);
     const messageIndexOffsets = new Map();
@@ -181,6 +182,10 @@ const cases = {
   // A metadata record inside a chunk.
   "metadata-in-chunk": {
     records: [{ op: "chunk", records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "metadata", name: "m", metadata: new Map([["k", "v"]]) }] }],
+  },
+  // A chunk that says its messages span [5, 6]; they are at 1 and 9.
+  "chunk-times-too-narrow": {
+    records: [{ op: "chunk", start: 5n, end: 6n, records: [stringSchema, chatter(1, "/a"), hello(1, 1), hello(1, 9)] }],
   },
   // Messages between the chunks of a file with a chunk index.
   "messages-outside-chunks": {
