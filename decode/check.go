@@ -2,6 +2,7 @@ package decode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -122,7 +123,11 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 		}
 		dec, err := res.For(ch)
 		if err != nil {
-			add(-1, "topic %s: definition of %s: %s", ch.Topic, TypeName(ch), record.Brief(err))
+			var re *record.Error // the resolver's, naming the topic and type again
+			if errors.As(err, &re) && re.Err != nil {
+				err = re.Err
+			}
+			add(-1, "topic %s: definition of %s: %v", ch.Topic, TypeName(ch), err)
 			bad[ch] = true
 			continue
 		}

@@ -87,7 +87,7 @@ func TestCheckDefinition(t *testing.T) {
 	}
 	writeStrings(t, bw, stringMD5, "strin@ data\n", 5)
 	probs := check(t, path)
-	if len(probs) != 1 || !strings.HasPrefix(probs[0].Message, "topic /x: definition of std_msgs/String: ") {
+	if len(probs) != 1 || !strings.HasPrefix(probs[0].Message, "topic /x: definition of std_msgs/String: ") || strings.Count(probs[0].Message, "/x") != 1 {
 		t.Errorf("%v", probs)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/baglab/baglab/decode/cdr"
@@ -45,6 +46,9 @@ type Resolver struct {
 type schemaKey struct {
 	name, schemaEncoding, msgEncoding string
 	sum                               [32]byte
+	// md5 is the stored MD5 sum, which chooses the registry's definition
+	// of a schema that stores none (typeOf)
+	md5 string
 }
 
 type resolved struct {
@@ -73,6 +77,9 @@ func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
 		s = &record.Schema{}
 	}
 	key := schemaKey{name: s.Name, schemaEncoding: s.Encoding, msgEncoding: ch.MessageEncoding, sum: sha256.Sum256(s.Data)}
+	if StoresNoDefinition(s) {
+		key.md5 = s.MD5
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if res, ok := r.cache[key]; ok {
@@ -84,6 +91,43 @@ func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
 	}
 	r.cache[key] = &resolved{dec: dec, err: err}
 	return dec, err
+}
+
+// typeOf is the type of schema s: its stored definition, or the
+// registry's when it stores none (msgdef.FromSchema, StoresNoDefinition).
+func (r *Resolver) typeOf(s *record.Schema) (*msgdef.Type, error) {
+	if s.Encoding != "ros1msg" || !StoresNoDefinition(s) {
+		return msgdef.FromSchema(s.Name, s.Encoding, s.Data, r.reg)
+	}
+	t, err := r.reg.Lookup(s.Name)
+	if err != nil {
+		return nil, err
+	}
+	if sum := msgdef.MD5(t); s.MD5 != "" && s.MD5 != "*" && sum != s.MD5 {
+		return nil, &msgdef.Error{Type: s.Name, Err: record.ErrUnknownType,
+			Msg: fmt.Sprintf("the recording stores no definition, and the known one has MD5 %s, not the recorded %s (give the recorded .msg with --msg-path)", sum, s.MD5)}
+	}
+	return t, nil
+}
+
+// emptyMD5 is the MD5 sum of a ROS1 message with no fields (std_msgs/Empty),
+// whose definition is rightly empty.
+const emptyMD5 = "d41d8cd98f00b204e9800998ecf8427e"
+
+// StoresNoDefinition reports whether schema s lacks the definition of its
+// type: rosbag2's encoding "unknown" with an empty text, for a type it
+// could not find when recording, or a ROS1 definition with no text (a
+// recorder that left message_definition empty) for a type whose MD5 is not
+// that of an empty message. Such a type is decoded with the registry's
+// definition, the one of --msg-path included.
+func StoresNoDefinition(s *record.Schema) bool {
+	switch s.Encoding {
+	case msgdef.EncodingUnknown:
+		return len(s.Data) == 0
+	case "ros1msg":
+		return strings.TrimSpace(string(s.Data)) == "" && s.MD5 != emptyMD5
+	}
+	return false
 }
 
 // invalidUTF8 says, once per type, how many messages of it were decoded
@@ -116,7 +160,7 @@ func (r *Resolver) invalidUTF8() []string {
 }
 
 func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error) {
-	t, err := msgdef.FromSchema(s.Name, s.Encoding, s.Data, r.reg)
+	t, err := r.typeOf(s)
 	if err != nil {
 		return nil, err
 	}

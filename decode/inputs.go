@@ -146,30 +146,35 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 }
 
 // noteMissingDefinitions says once per type, through OnWarning, that a
-// definition the recording lacks — rosbag2 stores schema encoding
-// "unknown" with an empty text for a type it could not find — is the
-// registry's (or --msg-path's). Types the registry does not know either
-// are left to RequireDefinitions and SkipBad.
+// definition the recording lacks (StoresNoDefinition: rosbag2's schema
+// encoding "unknown", an empty ROS1 message_definition) is the registry's
+// (or --msg-path's). Types the registry does not know either are left to
+// RequireDefinitions and SkipBad.
 func (in *Inputs) noteMissingDefinitions() {
 	var unknown topicsByType
+	why := map[string]string{}
 	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
 			continue
 		}
 		for _, ch := range chans {
-			if ch.Schema == nil || ch.Schema.Encoding != msgdef.EncodingUnknown {
+			if ch.Schema == nil || !StoresNoDefinition(ch.Schema) {
 				continue
 			}
 			if _, err := in.res.For(ch); err != nil {
 				continue
 			}
 			unknown.add(ch.Schema.Name, ch.Topic)
+			why[ch.Schema.Name] = "its message_definition is empty"
+			if ch.Schema.Encoding == msgdef.EncodingUnknown {
+				why[ch.Schema.Name] = fmt.Sprintf("rosbag2 wrote schema encoding %q", msgdef.EncodingUnknown)
+			}
 		}
 	}
 	for _, name := range unknown.types {
-		in.warn("%s: the recording stores no definition of %s (rosbag2 wrote schema encoding %q); decoded with the registry's definition",
-			strings.Join(unknown.topics[name], ", "), name, msgdef.EncodingUnknown)
+		in.warn("%s: the recording stores no definition of %s (%s); decoded with the registry's definition",
+			strings.Join(unknown.topics[name], ", "), name, why[name])
 	}
 }
 

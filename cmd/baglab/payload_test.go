@@ -130,3 +130,54 @@ with rosbag.Bag(sys.argv[1], "w") as bag:
 		t.Errorf("cat printed %d messages before the bad one, want 1", n)
 	}
 }
+
+// rosbagEmptyDefinitions writes, with Debian rosbag, connections whose
+// message_definition is empty: std_msgs/String with its right MD5 and with
+// a wrong one, and std_msgs/Empty, whose definition is rightly empty.
+const rosbagEmptyDefinitions = `
+import io, sys, rosbag, rospy
+from std_msgs.msg import String, Empty
+def undefined(cls, md5):
+    return type("Undefined", (), {"_type": cls._type, "_md5sum": md5, "_full_text": ""})
+def raw(msg):
+    b = io.BytesIO(); msg.serialize(b); return b.getvalue()
+with rosbag.Bag(sys.argv[1], "w") as bag:
+    for i, text in enumerate(["hello", "world"]):
+        bag.write("/said", ("std_msgs/String", raw(String(data=text)), String._md5sum, None, undefined(String, String._md5sum)), rospy.Time(1 + i), raw=True)
+    bag.write("/tick", ("std_msgs/Empty", raw(Empty()), Empty._md5sum, None, undefined(Empty, Empty._md5sum)), rospy.Time(3), raw=True)
+    if len(sys.argv) > 2:
+        bag.write("/other", ("std_msgs/String", raw(String(data="x")), "0123456789abcdef0123456789abcdef", None, undefined(String, "0123456789abcdef0123456789abcdef")), rospy.Time(4), raw=True)
+`
+
+// TestEmptyStoredDefinition: a connection with an empty message_definition
+// (rosbag reads its messages as empty ones) is decoded with the registry's
+// definition when the type's MD5 agrees, with a warning; an empty message
+// needs none; a wrong MD5 is a missing definition.
+func TestEmptyStoredDefinition(t *testing.T) {
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	dir := t.TempDir()
+	good, wrong := filepath.Join(dir, "empty-defs.bag"), filepath.Join(dir, "wrong-md5.bag")
+	for _, args := range [][]string{{good}, {wrong, "wrong"}} {
+		if out, err := exec.Command(testenv.Python, append([]string{"-c", rosbagEmptyDefinitions}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("rosbag: %v\n%s", err, out)
+		}
+	}
+	stdout, stderr, code := run(t, "cat", good)
+	if code != 0 {
+		t.Fatalf("cat: exit %d\n%s", code, stderr)
+	}
+	var got []string
+	for _, l := range parseCat(t, stdout) {
+		got = append(got, l.Topic+" "+string(l.Message))
+	}
+	if want := `/said {"data":"hello"}|/said {"data":"world"}|/tick {}`; strings.Join(got, "|") != want {
+		t.Errorf("cat read %q, want %q", got, want)
+	}
+	if want := "baglab: warning: /said: the recording stores no definition of std_msgs/String (its message_definition is empty); decoded with the registry's definition\n"; stderr != want {
+		t.Errorf("cat: stderr %q, want %q", stderr, want)
+	}
+	_, stderr, code = run(t, "cat", wrong)
+	if code == 0 || !strings.Contains(stderr, "std_msgs/String") || !strings.Contains(stderr, "/other") {
+		t.Errorf("cat of a wrong MD5: exit %d, want a missing definition naming /other\n%s", code, stderr)
+	}
+}
