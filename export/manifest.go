@@ -187,14 +187,18 @@ func ReadManifestRow(dir, sha string) (*ManifestRow, error) {
 }
 
 func readManifestFile(path string) (*ManifestRow, error) {
-	f, err := file.OpenParquetFile(path, false)
+	osf, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, ErrNoManifestRow
 	}
 	if err != nil {
 		return nil, fmt.Errorf("export: manifest row %s: %w", path, err)
 	}
-	defer f.Close()
+	defer osf.Close() // file.OpenParquetFile leaves the file open when it is no Parquet file
+	f, err := file.NewParquetReader(osf)
+	if err != nil {
+		return nil, fmt.Errorf("export: manifest row %s: %w", path, err)
+	}
 	kv := f.MetaData().KeyValueMetadata().FindValue(manifestKey)
 	if kv == nil {
 		return nil, fmt.Errorf("export: manifest row %s: no %s metadata", path, manifestKey)
