@@ -77,7 +77,7 @@ func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
 		s = &record.Schema{}
 	}
 	key := schemaKey{name: s.Name, schemaEncoding: s.Encoding, msgEncoding: ch.MessageEncoding, sum: sha256.Sum256(s.Data)}
-	if StoresNoDefinition(s) {
+	if storesNoDefinition(s) {
 		key.md5 = s.MD5
 	}
 	r.mu.Lock()
@@ -94,9 +94,9 @@ func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
 }
 
 // typeOf is the type of schema s: its stored definition, or the
-// registry's when it stores none (msgdef.FromSchema, StoresNoDefinition).
+// registry's when it stores none (msgdef.FromSchema, storesNoDefinition).
 func (r *Resolver) typeOf(s *record.Schema) (*msgdef.Type, error) {
-	if s.Encoding != "ros1msg" || !StoresNoDefinition(s) {
+	if s.Encoding != "ros1msg" || !storesNoDefinition(s) {
 		return msgdef.FromSchema(s.Name, s.Encoding, s.Data, r.reg)
 	}
 	t, err := r.reg.Lookup(s.Name)
@@ -114,13 +114,13 @@ func (r *Resolver) typeOf(s *record.Schema) (*msgdef.Type, error) {
 // whose definition is rightly empty.
 const emptyMD5 = "d41d8cd98f00b204e9800998ecf8427e"
 
-// StoresNoDefinition reports whether schema s lacks the definition of its
+// storesNoDefinition reports whether schema s lacks the definition of its
 // type: rosbag2's encoding "unknown" with an empty text, for a type it
 // could not find when recording, or a ROS1 definition with no text (a
 // recorder that left message_definition empty) for a type whose MD5 is not
 // that of an empty message. Such a type is decoded with the registry's
 // definition, the one of --msg-path included.
-func StoresNoDefinition(s *record.Schema) bool {
+func storesNoDefinition(s *record.Schema) bool {
 	switch s.Encoding {
 	case msgdef.EncodingUnknown:
 		return len(s.Data) == 0

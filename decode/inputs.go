@@ -146,7 +146,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 }
 
 // noteMissingDefinitions says once per type, through OnWarning, that a
-// definition the recording lacks (StoresNoDefinition: rosbag2's schema
+// definition the recording lacks (storesNoDefinition: rosbag2's schema
 // encoding "unknown", an empty ROS1 message_definition) is the registry's
 // (or --msg-path's). Types the registry does not know either are left to
 // RequireDefinitions and SkipBad.
@@ -159,7 +159,7 @@ func (in *Inputs) noteMissingDefinitions() {
 			continue
 		}
 		for _, ch := range chans {
-			if ch.Schema == nil || !StoresNoDefinition(ch.Schema) {
+			if ch.Schema == nil || !storesNoDefinition(ch.Schema) {
 				continue
 			}
 			if _, err := in.res.For(ch); err != nil {
