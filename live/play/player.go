@@ -425,13 +425,16 @@ func (p *Player) waitFor(ctx context.Context, it item) error {
 	}
 }
 
-// publish sends one message, with a /clock tick first when one is due.
+// publish sends one message, with a /clock tick first when one is due and
+// the schedule is anchored: the latched messages re-sent before Start go
+// out before it is, and /clock starts at the first message played, as in
+// rosbag play.
 func (p *Player) publish(it item) error {
 	now := p.clk.now()
 	if p.stats.Messages == 0 {
 		p.firstPublished = now
 	}
-	if p.clockPub != nil && now >= p.nextTick {
+	if p.clockPub != nil && p.started && now >= p.nextTick {
 		if err := p.publishClock(now, it.t); err != nil {
 			return err
 		}

@@ -455,3 +455,49 @@ func TestPlayROS2RecordedByRosbagRecord(t *testing.T) {
 		}
 	}
 }
+
+// pyFirstClock subscribes to /clock and prints the first value it
+// receives, in ns, once it has received five.
+const pyFirstClock = `
+import time, rospy
+from rosgraph_msgs.msg import Clock
+rospy.init_node("first_clock", disable_signals=True)
+got = []
+rospy.Subscriber("/clock", Clock, lambda m: got.append(m.clock.to_nsec()))
+deadline = time.time() + 60
+while len(got) < 5 and time.time() < deadline:
+    time.sleep(0.01)
+print(got[0] if got else -1)
+`
+
+// With --clock and -s START, the first /clock a sim-time node sees is the
+// time of the first message played (rosbag play's, measured with Debian's:
+// 1700000001.1 for -s 1.05 of messages every 0.1 s), also when latched
+// messages from before START go out first.
+func TestPlayClockStartsAtStart(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	bag := makeBag(t, m, "none", 2) // /map_meta latched at t0, /chatter from t0+0.01 s every 0.05 s
+	sub := m.Start(t, "first_clock", rostest.Python, "-c", pyFirstClock)
+	waitRegistered(t, m, false, "first_clock", "/clock")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	o := play.DefaultOptions()
+	o.Clock, o.Start, o.Delay = true, time.Second, 500*time.Millisecond
+	done := startPlay(t, ctx, m, o, bag)
+	if err := sub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("rospy /clock subscriber: %v\n%s", err, m.Log("first_clock"))
+	}
+	first, err := strconv.ParseInt(strings.TrimSpace(m.Log("first_clock")), 10, 64)
+	if err != nil {
+		t.Fatalf("rospy /clock subscriber printed %q", m.Log("first_clock"))
+	}
+	// The first message from START on: /chatter at t0 + 1.01 s.
+	const t0 = 1700000000_250000000
+	if want := int64(t0 + 1_010_000_000); first != want {
+		t.Errorf("first /clock %d ns, want %d (the first message from -s 1)", first, want)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
