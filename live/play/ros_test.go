@@ -501,3 +501,78 @@ func TestPlayClockStartsAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// makeClockBagPy writes what rosbag record -a writes in a simulation: a
+// recorded /clock (here 500 s + i, far from the log times) beside
+// /chatter, every 0.1 s for 1 s from t0 = 1700000000 s.
+const makeClockBagPy = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+from rosgraph_msgs.msg import Clock
+t0 = rospy.Time(1700000000, 0)
+with rosbag.Bag(sys.argv[1], 'w') as b:
+    for i in range(10):
+        t = t0 + rospy.Duration.from_sec(i * 0.1)
+        b.write('/clock', Clock(clock=rospy.Time(500 + i)), t)
+        b.write('/chatter', String(data='c%d' % i), t)
+`
+
+// pyClocks prints every /clock value it receives, in ns, one a line, once
+// none came for 1.5 s (or none at all for a minute).
+const pyClocks = `
+import time, rospy
+from rosgraph_msgs.msg import Clock
+rospy.init_node("clocks", disable_signals=True)
+got, last = [], [time.time() + 60]
+def cb(m):
+    got.append(m.clock.to_nsec())
+    last[0] = time.time()
+rospy.Subscriber("/clock", Clock, cb)
+while time.time() - last[0] < 1.5:
+    time.sleep(0.05)
+print("\n".join(str(c) for c in got))
+`
+
+// --clock plays a recording that holds a /clock of its own (rosbag record
+// -a in a simulation): the recording's /clock is left out with a warning
+// and /clock is the recording's time, where the player failed to advertise
+// /clock twice. (Debian's rosbag play publishes both on one /clock, so a
+// sim-time node sees time jump back and forth on every tick: 1700000000.0,
+// 500.0, 1700000000.09, 501.0, ….)
+func TestPlayClockOfBagWithClock(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	bag := filepath.Join(t.TempDir(), "sim.bag")
+	if out, err := m.Output(t, time.Minute, rostest.Python, "-c", makeClockBagPy, bag); err != nil {
+		t.Fatalf("python rosbag: %v\n%s", err, out)
+	}
+	sub := m.Start(t, "clocks", rostest.Python, "-c", pyClocks)
+	waitRegistered(t, m, false, "clocks", "/clock")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	o := play.DefaultOptions()
+	o.Clock, o.Delay = true, 500*time.Millisecond
+	var warned []string
+	o.Warn = func(s string) { warned = append(warned, s) }
+	if err := <-startPlay(t, ctx, m, o, bag); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("rospy /clock subscriber: %v\n%s", err, m.Log("clocks"))
+	}
+	lines := strings.Fields(m.Log("clocks"))
+	if len(lines) < 10 {
+		t.Fatalf("%d /clock messages, want about 100 (1 s at 100 Hz):\n%s", len(lines), m.Log("clocks"))
+	}
+	prev := int64(0)
+	for _, l := range lines {
+		c, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || c < 1700000000e9 || c > 1700000001e9 || c < prev {
+			t.Fatalf("/clock %s after %d: want the recording's time, never going back", l, prev)
+		}
+		prev = c
+	}
+	if len(warned) != 1 || !strings.Contains(warned[0], "/clock") {
+		t.Errorf("warnings %q, want one about the recording's /clock", warned)
+	}
+}

@@ -65,6 +65,17 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 			skipped[ch.Topic] = true
 			continue
 		}
+		name := OutputName(ch.Topic, o.Prefix, o.Remap)
+		if o.Clock && name == clockTopic {
+			// --clock publishes /clock itself; the recording's (a bag
+			// recorded with -a in a simulation has one) would interleave
+			// another time with it.
+			if !skipped[ch.Topic] && o.Warn != nil {
+				o.Warn(fmt.Sprintf("topic %s: not played, --clock publishes %s from the recording's times", ch.Topic, clockTopic))
+			}
+			skipped[ch.Topic] = true
+			continue
+		}
 		t, conv, err := ros1Topic(res, ch)
 		if err != nil {
 			if o.Skip == nil {
@@ -76,7 +87,7 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 			p.skipped[ch] = true
 			continue
 		}
-		t.Name = OutputName(ch.Topic, o.Prefix, o.Remap)
+		t.Name = name
 		p.conv[ch] = conv
 		out := byName[t.Name]
 		if out == nil {
