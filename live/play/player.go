@@ -398,6 +398,9 @@ func (p *Player) waitFor(ctx context.Context, it item) error {
 			}
 		} else {
 			if p.o.Immediate {
+				// The schedule follows the messages, so /clock is each
+				// one's time (rosbag play's stepClock).
+				p.anchor(now, it.t)
 				return nil
 			}
 			if p.o.SkipEmpty > 0 && p.prevBag >= 0 && it.t-p.prevBag > int64(p.o.SkipEmpty) {
@@ -425,16 +428,16 @@ func (p *Player) waitFor(ctx context.Context, it item) error {
 	}
 }
 
-// publish sends one message, with a /clock tick first when one is due and
-// the schedule is anchored: the latched messages re-sent before Start go
-// out before it is, and /clock starts at the first message played, as in
-// rosbag play.
+// publish sends one message, with a /clock tick first when one is due (with
+// --immediate, one with every message, as rosbag play) and the schedule is
+// anchored: the latched messages re-sent before Start go out before it is,
+// and /clock starts at the first message played, as in rosbag play.
 func (p *Player) publish(it item) error {
 	now := p.clk.now()
 	if p.stats.Messages == 0 {
 		p.firstPublished = now
 	}
-	if p.clockPub != nil && p.started && now >= p.nextTick {
+	if p.clockPub != nil && p.started && (now >= p.nextTick || p.o.Immediate) {
 		if err := p.publishClock(now, it.t); err != nil {
 			return err
 		}

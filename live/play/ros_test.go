@@ -576,3 +576,37 @@ func TestPlayClockOfBagWithClock(t *testing.T) {
 		t.Errorf("warnings %q, want one about the recording's /clock", warned)
 	}
 }
+
+// With --immediate and --clock, /clock follows the messages: a sim-time
+// node sees each message's time, up to the last one's (Debian's rosbag
+// play publishes a /clock of each message's time with it), instead of the
+// recording's start throughout.
+func TestPlayImmediateClockFollowsMessages(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	bag := makeBag(t, m, "none", 1) // the last message: /chatter at t0 + 0.96 s
+	sub := m.Start(t, "clocks", rostest.Python, "-c", pyClocks)
+	waitRegistered(t, m, false, "clocks", "/clock")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	o := play.DefaultOptions()
+	o.Clock, o.Immediate, o.Delay = true, true, 500*time.Millisecond
+	if err := <-startPlay(t, ctx, m, o, bag); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("rospy /clock subscriber: %v\n%s", err, m.Log("clocks"))
+	}
+	const t0, last = 1700000000_250000000, 1700000000_250000000 + 960_000_000
+	prev := int64(t0)
+	for _, l := range strings.Fields(m.Log("clocks")) {
+		c, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || c < prev || c > last {
+			t.Fatalf("/clock %s after %d: want message times from %d to %d, never going back", l, prev, int64(t0), int64(last))
+		}
+		prev = c
+	}
+	if prev != last {
+		t.Errorf("last /clock %d, want the last message's time %d", prev, int64(last))
+	}
+}
