@@ -37,9 +37,9 @@ definition (the one 'baglab convert' writes into a bag).
 Timing runs on the monotonic clock, so NTP steps do not move playback;
 messages are read, decompressed and converted ahead in a bounded queue so
 that bz2/lz4 chunks never stall the schedule. With --loop --clock, /clock
-never goes back: each loop continues where the previous one ended, and a
-/clock topic of the recording is left out (with a warning). With -s START,
-latched topics still get their last message from before START.
+never goes back: each loop continues where the previous one ended; with
+--clock a /clock topic of the recording is left out (with a warning). With
+-s START, latched topics still get their last message from before START.
 
 On a terminal: space pauses and resumes, s publishes one message while
 paused, t toggles --pause-topics; a status line shows the bag time.
