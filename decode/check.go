@@ -31,7 +31,8 @@ type CheckOptions struct {
 //   - the container's own structural check (bag.Check, mcapfile.Check,
 //     db3.Check), which a rosbag2 MCAP folder runs on each of its files;
 //   - once, for every channel: its definition resolves, and for ROS1 its
-//     MD5 agrees with the stored md5sum;
+//     MD5 agrees with the stored md5sum (an encoding baglab does not
+//     decode, protobuf say, is a warning: its messages are not checked);
 //   - unless o.NoDecode, every message decodes with its definition (at
 //     most three problems a channel, then a count), and a message with
 //     strings that are not valid UTF-8 is a warning naming the first.
@@ -127,8 +128,13 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 			if errors.As(err, &re) && re.Err != nil {
 				err = re.Err
 			}
-			add(-1, "topic %s: definition of %s: %v", ch.Topic, TypeName(ch), err)
 			bad[ch] = true
+			if errors.Is(err, record.ErrUnsupported) { // not damage: baglab cannot decode it
+				probs = append(probs, record.Problem{Offset: -1, Severity: record.SeverityWarning,
+					Message: fmt.Sprintf("topic %s: messages of %s are not checked: %v", ch.Topic, TypeName(ch), err)})
+				continue
+			}
+			add(-1, "topic %s: definition of %s: %v", ch.Topic, TypeName(ch), err)
 			continue
 		}
 		s := ch.Schema

@@ -219,3 +219,30 @@ func TestCheckMCAPFolder(t *testing.T) {
 		t.Errorf("%v", probs)
 	}
 }
+
+// TestCheckUnsupportedEncoding: a channel of an encoding baglab does not
+// decode (protobuf) is a warning that its messages are not checked, not an
+// error: the file is not damaged (doctor exited 1 on such files, the MCAP
+// conformance suite's among them).
+func TestCheckUnsupportedEncoding(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "proto.mcap")
+	w, err := mcapfile.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.AddChannel(&record.Channel{Topic: "/pose", MessageEncoding: "protobuf",
+		Schema: &record.Schema{Name: "foxglove.Pose", Encoding: "protobuf", Data: []byte{0x0a, 0x03, 'a', 'b', 'c'}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteMessage(id, &record.Message{LogTime: 1, PublishTime: 1, Data: []byte{8, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	probs := check(t, path)
+	if len(probs) != 1 || probs[0].Severity != record.SeverityWarning || !strings.HasPrefix(probs[0].Message, "topic /pose: messages of foxglove.Pose are not checked: ") {
+		t.Errorf("%v, want one warning that /pose is not checked", probs)
+	}
+}
