@@ -131,7 +131,7 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 			bad[ch] = true
 			if errors.Is(err, record.ErrUnsupported) { // not damage: baglab cannot decode it
 				probs = append(probs, record.Problem{Offset: -1, Severity: record.SeverityWarning,
-					Message: fmt.Sprintf("topic %s: messages of %s are not checked: %v", ch.Topic, TypeName(ch), err)})
+					Message: fmt.Sprintf("topic %s: its messages are not checked: %v", ch.Topic, err)})
 				continue
 			}
 			add(-1, "topic %s: definition of %s: %v", ch.Topic, TypeName(ch), err)

@@ -3,6 +3,7 @@ package decode_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,7 +243,18 @@ func TestCheckUnsupportedEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	probs := check(t, path)
-	if len(probs) != 1 || probs[0].Severity != record.SeverityWarning || !strings.HasPrefix(probs[0].Message, "topic /pose: messages of foxglove.Pose are not checked: ") {
+	if len(probs) != 1 || probs[0].Severity != record.SeverityWarning || !strings.HasPrefix(probs[0].Message, "topic /pose: its messages are not checked: ") {
 		t.Errorf("%v, want one warning that /pose is not checked", probs)
+	}
+	// Reading it says that baglab does not decode the encoding, not that
+	// a definition is missing.
+	in, err := decode.OpenInputs([]string{path}, decode.InputOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	err = in.RequireDefinitions()
+	if !errors.Is(err, record.ErrUnsupported) || !strings.Contains(err.Error(), `message encoding "protobuf" (/pose)`) || strings.Contains(err.Error(), "--msg-path") {
+		t.Errorf("RequireDefinitions: %v", err)
 	}
 }

@@ -160,23 +160,24 @@ func (r *Resolver) invalidUTF8() []string {
 }
 
 func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error) {
+	if ch.MessageEncoding != "ros1" && ch.MessageEncoding != "cdr" {
+		return nil, fmt.Errorf("%w: message encoding %q", record.ErrUnsupported, ch.MessageEncoding)
+	}
 	t, err := r.typeOf(s)
 	if err != nil {
 		return nil, err
 	}
-	switch ch.MessageEncoding { // *ros1.Decoder and *cdr.Decoder are Decoders
-	case "ros1":
+	// *ros1.Decoder and *cdr.Decoder are Decoders.
+	if ch.MessageEncoding == "ros1" {
 		d, err := ros1.Compile(t)
 		if err != nil {
 			return nil, err
 		}
 		return d, nil
-	case "cdr":
-		d, err := cdr.Compile(t)
-		if err != nil {
-			return nil, err
-		}
-		return d, nil
 	}
-	return nil, fmt.Errorf("%w: message encoding %q", record.ErrUnsupported, ch.MessageEncoding)
+	d, err := cdr.Compile(t)
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
 }

@@ -317,7 +317,7 @@ func (in *Inputs) RequireDefinitions() error {
 	if in.o.SkipBad {
 		return nil
 	}
-	var missing topicsByType
+	var missing, unsupported topicsByType
 	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
@@ -328,19 +328,31 @@ func (in *Inputs) RequireDefinitions() error {
 				continue
 			}
 			_, err := in.res.For(ch)
-			if err != nil && !errors.Is(err, record.ErrUnknownType) && !errors.Is(err, record.ErrUnsupported) {
-				return definitionError(err, in.paths[i], ch) // a stored definition that is damaged
-			}
-			if err != nil {
+			switch {
+			case err == nil:
+			case ch.MessageEncoding != "ros1" && ch.MessageEncoding != "cdr":
+				unsupported.add(fmt.Sprintf("%q", ch.MessageEncoding), ch.Topic)
+			case errors.Is(err, record.ErrUnknownType), errors.Is(err, record.ErrUnsupported):
 				name := TypeName(ch)
 				if name == "" {
 					name = "(a channel without a schema)"
 				}
 				missing.add(name, ch.Topic)
+			default:
+				return definitionError(err, in.paths[i], ch) // a stored definition that is damaged
 			}
 		}
 	}
 	types := missing.types
+	if len(types) == 0 && len(unsupported.types) > 0 {
+		var parts []string
+		for _, enc := range unsupported.types {
+			parts = append(parts, fmt.Sprintf("%s (%s)", enc, strings.Join(unsupported.topics[enc], ", ")))
+		}
+		return &record.Error{File: strings.Join(in.paths, ", "), Offset: -1, Err: record.ErrUnsupported,
+			Detail: fmt.Sprintf("baglab decodes ROS1 and CDR messages, not the message encoding %s: leave those topics out with --topics, or read past them with --skip-bad",
+				strings.Join(parts, ", "))}
+	}
 	if len(types) == 0 {
 		return nil
 	}
