@@ -358,39 +358,11 @@ for (const { name, text } of types) {
   emit("remap_msgs__Query_Event.request_sent", t.name, t.text, serialize(defs, ev, false), "MessageWriter");
 }
 
-// Hand-laid UTF-8 strings (see the header comment).
-{
-  const text = "string s\nstring[] ss\nuint8 tail\n";
-  const strs = ["héllo wörld", "日本語", "🤖 robot", "", "a"];
-  for (const [i, be] of [[0, false], [1, true]]) {
-    const w = new CdrWriter({ kind: be ? EncapsulationKind.CDR_BE : EncapsulationKind.CDR_LE });
-    const put = (s) => {
-      const b = Buffer.from(s, "utf8");
-      w.uint32(b.length + 1);
-      w.uint8Array(b);
-      w.uint8(0);
-    };
-    put(strs[0]);
-    w.uint32(strs.length - 1);
-    for (const s of strs.slice(1)) put(s);
-    w.uint8(200 + i);
-    emit(`cdr_test__Utf8.${be ? "be" : "le"}`, "cdr_test/Utf8", text, w.data, "hand (CdrWriter primitives)");
-  }
-}
-
-// Hand-laid strings that are not valid UTF-8 (Latin-1, a cut multi-byte
-// character, a surrogate, stray continuation bytes): the peer's
-// TextDecoder reads each ill-formed sequence as U+FFFD.
-{
-  const text = "string s\nstring[] ss\nuint8 tail\n";
-  const strs = [
-    Buffer.from("Caf\xe9", "latin1"),
-    Buffer.from([0x61, 0xe2, 0x82, 0x7a, 0xff]),
-    Buffer.from([0xf0, 0x9f, 0x98, 0x20, 0x63, 0x75, 0x74]),
-    Buffer.from([0xed, 0xa0, 0x80, 0x80, 0xbf]),
-    Buffer.from("ok", "utf8"),
-  ];
-  const w = new CdrWriter({ kind: EncapsulationKind.CDR_LE });
+// Hand-laid strings (see the header comment): a message "string s,
+// string[] ss, uint8 tail" holding strs[0] in s and the rest in ss, each
+// a uint32 length, its bytes and a NUL, laid with CdrWriter primitives.
+function handStrings(name, strs, tail, be) {
+  const w = new CdrWriter({ kind: be ? EncapsulationKind.CDR_BE : EncapsulationKind.CDR_LE });
   const put = (b) => {
     w.uint32(b.length + 1);
     w.uint8Array(b);
@@ -399,9 +371,28 @@ for (const { name, text } of types) {
   put(strs[0]);
   w.uint32(strs.length - 1);
   for (const b of strs.slice(1)) put(b);
-  w.uint8(202);
-  emit("cdr_test__InvalidUtf8.le", "cdr_test/InvalidUtf8", text, w.data, "hand (CdrWriter primitives)");
+  w.uint8(tail);
+  const type = name.replace("__", "/").replace(/\..*/, "");
+  emit(name, type, "string s\nstring[] ss\nuint8 tail\n", w.data, "hand (CdrWriter primitives)");
 }
+
+// UTF-8 strings.
+{
+  const strs = ["héllo wörld", "日本語", "🤖 robot", "", "a"].map((s) => Buffer.from(s, "utf8"));
+  handStrings("cdr_test__Utf8.le", strs, 200, false);
+  handStrings("cdr_test__Utf8.be", strs, 201, true);
+}
+
+// Strings that are not valid UTF-8 (Latin-1, a cut multi-byte character, a
+// surrogate, stray continuation bytes): the peer's TextDecoder reads each
+// ill-formed sequence as U+FFFD.
+handStrings("cdr_test__InvalidUtf8.le", [
+  Buffer.from("Caf\xe9", "latin1"),
+  Buffer.from([0x61, 0xe2, 0x82, 0x7a, 0xff]),
+  Buffer.from([0xf0, 0x9f, 0x98, 0x20, 0x63, 0x75, 0x74]),
+  Buffer.from([0xed, 0xa0, 0x80, 0x80, 0xbf]),
+  Buffer.from("ok", "utf8"),
+], 202, false);
 
 index.sort((a, b) => (a.name < b.name ? -1 : 1));
 fs.writeFileSync(path.join(outDir, "index.json"), JSON.stringify(index, null, 1) + "\n");
