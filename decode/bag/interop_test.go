@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -354,11 +355,8 @@ func checkPeerConnections(t *testing.T, got, want *peerOutput) {
 		w := want.Connections[i]
 		for _, k := range []string{"topic", "type", "md5sum", "message_definition", "callerid", "latching"} {
 			wv, ok := w.Header[k]
-			if !ok && k == "latching" {
-				wv = "0"
-			}
-			if c.Header[k] != wv {
-				t.Errorf("connection %d %s = %q, want %q", i, k, c.Header[k], wv)
+			if gv, gok := c.Header[k]; gv != wv || gok != ok {
+				t.Errorf("connection %d %s = %q (present %v), want %q (present %v)", i, k, gv, gok, wv, ok)
 			}
 		}
 	}
@@ -409,5 +407,66 @@ func TestReadKilledRosbag(t *testing.T) {
 			peer := runPeer(t, "read", out)
 			equalMsgs(t, timeOrder(peer.msgs(t)), timeOrder(got))
 		})
+	}
+}
+
+// TestCopyKeepsConnectionHeaders copies a bag whose connection headers are
+// not the ones rosbag makes by itself (two publishers of a topic, a header
+// without callerid or latching, one whose topic is another publisher's,
+// a field rosbag does not know) through our Reader and Writer, as baglab
+// filter, convert and merge do: Debian rosbag must read the same header
+// in each connection, as its own `rosbag filter` keeps them, with no
+// callerid or latching added and the header's topic kept.
+func TestCopyKeepsConnectionHeaders(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.bag")
+	want := runPeer(t, "headers", src)
+	if len(want.Connections) != 4 {
+		t.Fatalf("rosbag wrote %d connections, want 4", len(want.Connections))
+	}
+	r, err := Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	out := filepath.Join(dir, "copy.bag")
+	w, err := Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	chs, err := r.Channels()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[uint32]uint32{}
+	for _, ch := range chs {
+		if ids[ch.ID], err = w.AddChannel(ch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recordtest.Each(t, it, func(m *record.Message) {
+		if err := w.WriteMessage(ids[m.Channel.ID], m); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := runPeer(t, "read", out)
+	if len(got.Connections) != len(want.Connections) {
+		t.Fatalf("rosbag reads %d connections, want %d", len(got.Connections), len(want.Connections))
+	}
+	for i, c := range got.Connections {
+		wc := want.Connections[i]
+		if c.Topic != wc.Topic || !maps.Equal(c.Header, wc.Header) {
+			t.Errorf("connection %d: rosbag reads %s %v, want %s %v", i, c.Topic, c.Header, wc.Topic, wc.Header)
+		}
+	}
+	if !slices.Equal(got.Messages, want.Messages) {
+		t.Errorf("rosbag reads messages %v, want %v", got.Messages, want.Messages)
 	}
 }

@@ -381,13 +381,19 @@ func (r *Reader) connection(id uint32) *Connection {
 }
 
 // channelOf maps a connection record to a Channel: the connection header
-// fields other than topic, type, md5sum and message_definition go to
-// Metadata.
+// fields other than type, md5sum and message_definition go to Metadata,
+// topic only when it is not the topic the connection is recorded on (a
+// bag written with another publisher's header, as rosbag's Bag.write
+// allows), so that a copy keeps it.
 func channelOf(c *Connection) *record.Channel {
 	md := make(map[string]string, len(c.Fields))
 	for _, f := range c.Fields {
 		switch f.Name {
-		case "topic", "type", "md5sum", "message_definition":
+		case "type", "md5sum", "message_definition":
+		case "topic":
+			if f.Value != c.Topic {
+				md[f.Name] = f.Value
+			}
 		default:
 			md[f.Name] = f.Value
 		}

@@ -131,11 +131,13 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 }
 
 // AddChannel registers a connection and returns its id (ids count from 0
-// in registration order). The connection header holds topic, type
-// (Schema.Name), md5sum (Schema.MD5, computed from the definition when
-// empty), message_definition (Schema.Data), callerid and latching (from
-// Metadata, defaulting to "" and "0") and the other Metadata entries sorted
-// by key.
+// in registration order). The connection header holds topic (Metadata's
+// "topic" when set: a publisher's topic that differs from the one the
+// message is recorded on, else Topic), type (Schema.Name), md5sum
+// (Schema.MD5, computed from the definition when empty),
+// message_definition (Schema.Data) and the other Metadata entries
+// (callerid, latching…) sorted by key: only those present, as rosbag
+// writes the header it is given.
 func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	if w.closed {
 		return 0, errors.New("bag: writer is closed")
@@ -155,16 +157,14 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 		md5 = msgdef.MD5(t)
 	}
 	fields := []Field{
-		{"topic", c.Topic},
+		{"topic", cmp.Or(c.Metadata["topic"], c.Topic)},
 		{"type", c.Schema.Name},
 		{"md5sum", md5},
 		{"message_definition", string(c.Schema.Data)},
-		{"callerid", c.Metadata["callerid"]},
-		{"latching", cmp.Or(c.Metadata["latching"], "0")},
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
 		switch k {
-		case "topic", "type", "md5sum", "message_definition", "callerid", "latching":
+		case "topic", "type", "md5sum", "message_definition":
 		default:
 			fields = append(fields, Field{k, c.Metadata[k]})
 		}

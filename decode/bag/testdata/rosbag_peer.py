@@ -11,6 +11,9 @@ independent implementation. Run with /usr/bin/python3.
                                                   mean rate over the gaps, rosbag's own frequency
   rosbag_peer.py overlap OUT COMPRESSION          write a bag whose chunks overlap in time
                                                   (see overlap below)
+  rosbag_peer.py headers OUT                      write a bag whose connection headers differ from
+                                                  what rosbag writes by itself (see headers below),
+                                                  read it back
   rosbag_peer.py encrypted OUT COMPRESSION USER   write a bag encrypted for the GPG key of USER
                                                   (rosbag's AES-CBC encryptor; GNUPGHOME holds the
                                                   key), read it back
@@ -162,6 +165,32 @@ def overlap(path, compression):
     bag.close()
 
 
+def headers(path):
+    """A bag with the connection headers Bag.write takes as given: two
+    publishers of /x (one latched), a /y written with the header of a
+    publisher of /orig_y, a /z header in another field order with a field
+    rosbag does not know. rosbag keeps one connection per topic, so the
+    second /x connection is made by forgetting the first."""
+    bag = rosbag.Bag(path, "w")
+    std = dict(type=String._type, md5sum=String._md5sum, message_definition=String._full_text)
+    hdrs = [("/x", dict(callerid="/a", latching="1", topic="/x", **std)),
+            ("/x", dict(topic="/x", callerid="/b", **std)),
+            ("/y", dict(topic="/orig_y", **std)),
+            ("/z", dict(callerid="/c", tcp_nodelay="1", latching="0", topic="/z", **std))]
+    conns = {}
+    for i in range(20):
+        k = i % len(hdrs)
+        topic, hdr = hdrs[k]
+        if k in conns:
+            bag._topic_connections[topic] = conns[k]
+        else:
+            bag._topic_connections.pop(topic, None)
+        bag.write(topic, String(data="m%d" % i), genpy.Time(1700000000 + i, 0), connection_header=hdr)
+        conns[k] = bag._topic_connections[topic]
+    bag.close()
+    return read(path)
+
+
 def encrypted(path, compression, user):
     """The messages of write, encrypted as rosbag encrypt does it: every
     chunk and the index section's connection records with AES-CBC under a
@@ -181,6 +210,8 @@ if __name__ == "__main__":
         print(json.dumps([topics(p) for p in sys.argv[2:]]))
     elif sys.argv[1] == "encrypted":
         print(json.dumps({"read": encrypted(sys.argv[2], sys.argv[3], sys.argv[4])}))
+    elif sys.argv[1] == "headers":
+        print(json.dumps(headers(sys.argv[2])))
     elif sys.argv[1] == "overlap":
         overlap(sys.argv[2], sys.argv[3])
         print(json.dumps({}))
