@@ -470,3 +470,43 @@ func TestCopyKeepsConnectionHeaders(t *testing.T) {
 		t.Errorf("rosbag reads messages %v, want %v", got.Messages, want.Messages)
 	}
 }
+
+// TestWriterLatchingOfMCAPProfile: a channel whose latching is spelled as
+// MCAP's ros1 profile spells it ("true", "false") gets rosbag's "1"/"0" in
+// its connection header, which Debian rosbag reads back (rosbag play and
+// roscpp latch only on "1").
+func TestWriterLatchingOfMCAPProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs Debian rosbag (skipped with -short)")
+	}
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	path := filepath.Join(t.TempDir(), "latched.bag")
+	w, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, topic := range []string{"/latched", "/plain"} {
+		id, err := w.AddChannel(&record.Channel{Topic: topic, MessageEncoding: "ros1", Schema: stringSchema,
+			Metadata: map[string]string{"callerid": "/mcap", "latching": []string{"true", "false"}[i]}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteMessage(id, &record.Message{LogTime: int64(i+1) * 1e9, Data: stringMsg(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(testenv.Python, "-c", `
+import json, sys, rosbag
+b = rosbag.Bag(sys.argv[1])
+print(json.dumps({c.topic: c.header.get("latching", b"").decode() for c in b._connections.values()}, sort_keys=True))
+`, path).Output()
+	if err != nil {
+		t.Fatalf("rosbag: %v", err)
+	}
+	if got, want := strings.TrimSpace(string(out)), `{"/latched": "1", "/plain": "0"}`; got != want {
+		t.Errorf("rosbag read latching %s, want %s", got, want)
+	}
+}

@@ -137,7 +137,8 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 // (Schema.MD5, computed from the definition when empty),
 // message_definition (Schema.Data) and the other Metadata entries
 // (callerid, latching…) sorted by key: only those present, as rosbag
-// writes the header it is given.
+// writes the header it is given (latching "true"/"false", MCAP's ros1
+// profile's spelling, as rosbag's "1"/"0").
 func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	if w.closed {
 		return 0, errors.New("bag: writer is closed")
@@ -165,6 +166,8 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
 		switch k {
 		case "topic", "type", "md5sum", "message_definition":
+		case "latching":
+			fields = append(fields, Field{k, rosbagLatching(c.Metadata[k])})
 		default:
 			fields = append(fields, Field{k, c.Metadata[k]})
 		}
@@ -175,6 +178,18 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	id := w.nextID
 	w.addConnection(id, c.Topic, fields)
 	return id, nil
+}
+
+// rosbagLatching is a latching value as rosbag and roscpp read it, "1" or
+// "0": MCAP's ros1 profile spells it "true" or "false". Other values stay.
+func rosbagLatching(v string) string {
+	switch v {
+	case "true":
+		return "1"
+	case "false":
+		return "0"
+	}
+	return v
 }
 
 // addConnection registers connection id with the connection header fields

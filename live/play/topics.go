@@ -148,9 +148,10 @@ func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, converter, erro
 }
 
 // latched reports whether a channel was latched: a ROS1 connection header
-// with latching=1, or a ROS2 publisher offering transient-local durability.
+// with latching=1 (or "true", as MCAP's ros1 profile writes it), or a ROS2
+// publisher offering transient-local durability.
 func latched(ch *record.Channel) bool {
-	if ch.Metadata["latching"] == "1" {
+	if l := ch.Metadata["latching"]; l == "1" || l == "true" {
 		return true
 	}
 	qos := ch.Metadata["offered_qos_profiles"]
