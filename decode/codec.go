@@ -159,8 +159,13 @@ func (r *Resolver) invalidUTF8() []string {
 	return notes
 }
 
+// decodes reports whether baglab decodes messages of the message encoding.
+func decodes(messageEncoding string) bool {
+	return messageEncoding == "ros1" || messageEncoding == "cdr"
+}
+
 func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error) {
-	if ch.MessageEncoding != "ros1" && ch.MessageEncoding != "cdr" {
+	if !decodes(ch.MessageEncoding) {
 		return nil, fmt.Errorf("%w: message encoding %q", record.ErrUnsupported, ch.MessageEncoding)
 	}
 	t, err := r.typeOf(s)

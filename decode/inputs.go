@@ -330,7 +330,7 @@ func (in *Inputs) RequireDefinitions() error {
 			_, err := in.res.For(ch)
 			switch {
 			case err == nil:
-			case ch.MessageEncoding != "ros1" && ch.MessageEncoding != "cdr":
+			case !decodes(ch.MessageEncoding):
 				unsupported.add(fmt.Sprintf("%q", ch.MessageEncoding), ch.Topic)
 			case errors.Is(err, record.ErrUnknownType), errors.Is(err, record.ErrUnsupported):
 				name := TypeName(ch)
