@@ -15,8 +15,9 @@
 // never closed (index_pos 0) ends in a torn chunk as a matter of course: its
 // complete messages are read and the torn end is reported once
 // (WithTornTail). A bag that rosbag encrypted (EncryptorAESCBC) is
-// refused with record.ErrUnsupported: its records are ciphertext. Scans pick up at the next chunk after a damaged length,
-// and inside a chunk at the next record that parses. Writer writes indexed
+// refused with record.ErrUnsupported: its records are ciphertext. Scans
+// pick up at the next chunk after a damaged length, and inside a chunk at
+// the next record that parses. Writer writes indexed
 // bags the way rosbag does,
 // Reindex rebuilds a bag whose index is missing or whose tail is cut, and
 // Check lists the structural problems of a bag for `baglab doctor`.
