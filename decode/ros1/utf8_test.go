@@ -26,7 +26,9 @@ var invalidTexts = wire{}.str("Caf\xe9 a\xe2\x82z\xff").u32(3).str("ok").str("\x
 // genpy reads them, with U+FFFD in place of each ill-formed sequence,
 // that the decoder counts such messages and that CheckUTF8 names the first
 // such string.
-func TestInvalidUTF8(t *testing.T) {
+// decodeTexts compiles texts and decodes invalidTexts to JSON.
+func decodeTexts(t *testing.T) (*Decoder, []byte) {
+	t.Helper()
 	d, err := Compile(texts)
 	if err != nil {
 		t.Fatal(err)
@@ -35,8 +37,13 @@ func TestInvalidUTF8(t *testing.T) {
 	if err := d.Decode(invalidTexts, w); err != nil {
 		t.Fatal(err)
 	}
+	return d, w.JSON()
+}
+
+func TestInvalidUTF8(t *testing.T) {
+	d, got := decodeTexts(t)
 	const want = `{"s":"Caf\ufffd a\ufffdz\ufffd","names":["ok","\ufffd cut","✓"],"n":7}`
-	if got := string(w.JSON()); got != strings.ReplaceAll(want, `\ufffd`, "\uFFFD") {
+	if string(got) != strings.ReplaceAll(want, `\ufffd`, "\uFFFD") {
 		t.Errorf("JSON %s\nwant %s", got, want)
 	}
 	if _, err := d.DecodeValue(invalidTexts); err != nil {
@@ -45,7 +52,7 @@ func TestInvalidUTF8(t *testing.T) {
 	if n := d.InvalidUTF8(); n != 2 {
 		t.Errorf("InvalidUTF8 = %d after two messages with invalid strings", n)
 	}
-	err = d.CheckUTF8(invalidTexts)
+	err := d.CheckUTF8(invalidTexts)
 	var re *record.Error
 	if !errors.As(err, &re) || !errors.Is(err, record.ErrBadUTF8) || re.Offset != 0 || re.Field != "s" {
 		t.Errorf("CheckUTF8 = %v, want invalid UTF-8 at offset 0 in s", err)
@@ -83,15 +90,8 @@ print(json.dumps({"s": m.s, "names": m.names, "n": m.n}))
 	if err := json.Unmarshal(out, &want); err != nil {
 		t.Fatal(err)
 	}
-	d, err := Compile(texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := sink.NewJSONWriter()
-	if err := d.Decode(invalidTexts, w); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(w.JSON(), &got); err != nil {
+	_, decoded := decodeTexts(t)
+	if err := json.Unmarshal(decoded, &got); err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, want) {
