@@ -64,6 +64,12 @@ type checker struct {
 	dec           decoders
 	last          []byte // uncompressed records of the last chunk, for its message indexes
 	buf           []byte // decompression buffer, reused
+
+	// far counts the messages with a time beyond maxTime; farField and
+	// farValue are the first one's field and time.
+	far      early
+	farField string
+	farValue uint64
 }
 
 func (c *checker) add(off int64, sev record.Severity, format string, args ...any) {
@@ -275,12 +281,21 @@ func (c *checker) content(op mcap.OpCode, off int64, body []byte, quiet bool) {
 			c.redefine(off, redefinition{ch.ID, true})
 		}
 	case mcap.OpMessage:
-		id, _, lt, _, err := parseMessageHead(c.file, off, body)
+		id, _, lt, pt, err := parseMessageHead(c.file, off, body)
 		if err != nil {
 			if !quiet {
 				c.addErr(off, err)
 			}
 			return
+		}
+		if (lt > maxTime || pt > maxTime) && !quiet {
+			if c.far.n == 0 {
+				c.far.first, c.farField, c.farValue = off, "log_time", lt
+				if lt <= maxTime {
+					c.farField, c.farValue = "publish_time", pt
+				}
+			}
+			c.far.n++
 		}
 		if c.channels[id] == nil && !quiet {
 			noteEarly(c.earlyChannels, id, off)
@@ -330,8 +345,10 @@ func noteEarly(m map[uint16]*early, id uint16, off int64) {
 // record and the channels met before their schema record. An id that some
 // record defines later is out of order; one that only the summary defines
 // is an error only when no damage explains the loss of its record; one
-// that nothing defines is an error.
+// that nothing defines is an error. Then it reports, once, the messages
+// whose times baglab cannot represent (see maxTime): reading them fails.
 func (c *checker) reportEarly() {
+	defer c.reportFar()
 	for _, id := range slices.Sorted(maps.Keys(c.earlyChannels)) {
 		e := c.earlyChannels[id]
 		inSummary := c.ix != nil && c.ix.channels[id] != nil
@@ -356,6 +373,20 @@ func (c *checker) reportEarly() {
 			c.add(e.first, record.SeverityError, "%d channels use schema %d, which no schema record defines", e.n, id)
 		}
 	}
+}
+
+// reportFar reports the messages with a time beyond maxTime, naming the
+// first one's field and time.
+func (c *checker) reportFar() {
+	if c.far.n == 0 {
+		return
+	}
+	if c.far.n == 1 {
+		c.add(c.far.first, record.SeverityError, "message %s %s: reading it fails, --skip-bad leaves it out", c.farField, farTime(c.farValue))
+		return
+	}
+	c.add(c.far.first, record.SeverityError, "%d messages have times after 2262-04-11 (the first: %s %d), beyond the int64 nanoseconds baglab represents times in: reading them fails, --skip-bad leaves them out",
+		c.far.n, c.farField, c.farValue)
 }
 
 // chunk checks a chunk: framing, compression, CRC, and its records. A

@@ -22,7 +22,11 @@
 // "cdr", and JSON channels give "jsonschema" and "json". Message.Sequence is
 // the MCAP message's own sequence field as the writer set it (rosbag2 often
 // writes 0); the order of a message in the file is the order the iterator
-// yields it.
+// yields it. Times are int64 nanoseconds, as record.Message has them: a
+// message whose MCAP (uint64) log or publish time is 2^63 ns or later
+// (after 2262-04-11, which no recorder writes) is bad data, an error that
+// WithSkipBad reads past, never a negative time; a chunk index time that
+// late keeps the file from being read through its index.
 //
 // Writing goes through the library's writer (chunked, zstd, lz4 or none, with
 // message indexes, chunk indexes, statistics and summary offsets). Recover

@@ -154,10 +154,13 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 			return nil
 		}
 		fate.seen++
-		id, _, lt, _, err := parseMessageHead(file, off, body)
+		id, _, lt, pt, err := parseMessageHead(file, off, body)
 		c := it.channel(id)
 		if err == nil && c.ch == nil {
 			err = errorf(file, off, "message.channel_id", record.ErrFormat, "message on channel %d, which the summary does not list", id)
+		}
+		if err == nil {
+			err = messageTimes(file, off, lt, pt)
 		}
 		if err != nil {
 			if !skipBad {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 
 	"github.com/baglab/baglab/decode/internal/chunked"
@@ -294,6 +295,32 @@ func parseMessageHead(file string, off int64, b []byte) (channel uint16, seq uin
 		binary.LittleEndian.Uint64(b[6:]), binary.LittleEndian.Uint64(b[14:]), nil
 }
 
+// maxTime is the latest MCAP timestamp baglab represents: record.Message
+// holds times as int64 nanoseconds, so a uint64 time from 2^63 ns (after
+// 2262-04-11T23:47:16.854775807Z) has none. No recorder writes such a time;
+// it means damage or a synthetic file.
+const maxTime = math.MaxInt64
+
+// messageTimes checks a message's log and publish times against maxTime:
+// a message with a time beyond it cannot be read (with WithSkipBad it is
+// left out and reported), never read with a negative time. off locates the
+// message record (or its chunk) in errors.
+func messageTimes(file string, off int64, logTime, pubTime uint64) error {
+	field, t := "message.log_time", logTime
+	if t <= maxTime {
+		if pubTime <= maxTime {
+			return nil
+		}
+		field, t = "message.publish_time", pubTime
+	}
+	return errorf(file, off, field, record.ErrFormat, "%s", farTime(t))
+}
+
+// farTime says that t is beyond maxTime.
+func farTime(t uint64) string {
+	return fmt.Sprintf("%d is after 2262-04-11, beyond the int64 nanoseconds baglab represents times in", t)
+}
+
 // errOffset is off, or the enclosing chunk's offset when off is unknown.
 func (it item) errOffset() int64 {
 	if it.offset >= 0 {
@@ -397,7 +424,10 @@ func (r *Reader) scan() (*scanResult, error) {
 				sr.channels = append(sr.channels, ch)
 			}
 		case mcap.OpMessage:
-			id, _, lt, _, err := t.message(it)
+			id, _, lt, pt, err := t.message(it)
+			if err == nil {
+				err = messageTimes(r.file, it.errOffset(), lt, pt)
+			}
 			if err != nil {
 				if r.opts.skipBad {
 					continue
@@ -601,6 +631,13 @@ func (it *linearIter) next() (*record.Message, error) {
 					it.lost[id] = struct{}{}
 					it.skipRecord(rec, err, fmt.Sprintf("the messages of channel %d, which no channel record defines, are left out", id))
 				}
+				continue
+			}
+			if err := messageTimes(it.r.file, rec.errOffset(), lt, pt); err != nil {
+				if !it.r.opts.skipBad {
+					return nil, err
+				}
+				it.skipRecord(rec, err, "the message is left out")
 				continue
 			}
 			ch := it.t.chans[id]

@@ -3,12 +3,14 @@ package mcapfile
 import (
 	"bytes"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -269,5 +271,148 @@ func TestPeerUnusedChannel(t *testing.T) {
 	}
 	if len(chs) != 2 {
 		t.Errorf("%d channels, npm 2", len(chs))
+	}
+}
+
+// npmRepresentable are the messages of d whose times fit in int64
+// nanoseconds (before 2262-04-11), as msgKeys.
+func npmRepresentable(t *testing.T, d *npmDump) []msgKey {
+	t.Helper()
+	var out []msgKey
+	for _, m := range d.Messages {
+		lt, err1 := strconv.ParseInt(m.LogTime, 10, 64)
+		pt, err2 := strconv.ParseInt(m.PublishTime, 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		data, err := hex.DecodeString(m.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, msgKey{uint32(m.ChannelID), m.Sequence, lt, pt, string(data)})
+	}
+	return out
+}
+
+// TestPeerTimesPast2262 reads a file that @mcap/core's writer wrote with a
+// message logged at 2^64-1 ns and one published at 2^63 ns: valid MCAP
+// (uint64 times), which McapIndexedReader reads, but after 2262-04-11,
+// beyond baglab's int64 nanoseconds. They used to read as negative times:
+// `cat` gave log_time_ns -1 first, `info` started in 1969, doctor said ok.
+// Now reading them is an error (record.ErrFormat naming the field), with
+// WithSkipBad each is left out and reported, Summary counts only the
+// others, and Check reports them. The chunk index's far end time keeps the
+// file from being read through the index.
+func TestPeerTimesPast2262(t *testing.T) {
+	path := peerWrite(t, "time-past-2262")
+	d := npmRead(t, path)
+	if len(d.Messages) != 8 || d.Messages[7].LogTime != "18446744073709551615" || d.Messages[0].PublishTime != "9223372036854775808" {
+		t.Fatalf("npm reads %+v", d.Messages)
+	}
+	want := npmRepresentable(t, d)
+	if len(want) != 6 {
+		t.Fatalf("npm reads %d messages with times before 2262, want 6", len(want))
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if ok, why := r.Indexed(); ok || !strings.Contains(why, "message_end_time 18446744073709551615 is after 2262-04-11") {
+		t.Errorf("Indexed() = %v (%s), want a linear read for the far chunk index time", ok, why)
+	}
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m, err := it.Next()
+		if err != nil {
+			if !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), "field message.log_time: malformed data: 18446744073709551615 is after 2262-04-11") {
+				t.Errorf("read ends with %v, want the log time's error", err)
+			}
+			break
+		}
+		if m.LogTime < 0 || m.PublishTime < 0 {
+			t.Errorf("message with log time %d, publish time %d", m.LogTime, m.PublishTime)
+		}
+	}
+	it.Close()
+	if _, err := r.Summary(); !errors.Is(err, record.ErrFormat) {
+		t.Errorf("Summary: %v, want the log time's error", err)
+	}
+
+	var skipped []record.Skipped
+	rs, err := Open(path, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	got := readAll(t, rs, record.Filter{})
+	slices.SortStableFunc(got, func(a, b msgKey) int { return int(a.LogTime - b.LogTime) })
+	if !equalMsgs(got, want) {
+		t.Errorf("messages\n got %v\nwant %v", got, want)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0].Err.Error(), "message.log_time") || !strings.Contains(skipped[1].Err.Error(), "message.publish_time: malformed data: 9223372036854775808 is after 2262-04-11") {
+		t.Errorf("skipped %v, want the two far messages", skipped)
+	}
+	sum, err := rs.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.MessageCount != 6 || sum.StartNs != want[0].LogTime || sum.EndNs != want[5].LogTime {
+		t.Errorf("summary %d messages [%d, %d], want 6 [%d, %d]", sum.MessageCount, sum.StartNs, sum.EndNs, want[0].LogTime, want[5].LogTime)
+	}
+	wantErr := "2 messages have times after 2262-04-11 (the first: log_time 18446744073709551615), beyond the int64 nanoseconds baglab represents times in: reading them fails, --skip-bad leaves them out"
+	if errs := checkErrors(t, path); !slices.Contains(errs, wantErr) {
+		t.Errorf("Check errors %q, want %q", errs, wantErr)
+	}
+}
+
+// TestPeerTimePast2262InChunk reads a chunk whose stated span [1, 3]
+// fits in int64 but which holds a message at 2^64-1 ns: the file is read
+// through the index, and the worker that reads the chunk meets the far
+// time. McapIndexedReader refuses the chunk; baglab fails the read, or
+// with WithSkipBad leaves the message out and reports the chunk.
+func TestPeerTimePast2262InChunk(t *testing.T) {
+	path := peerWrite(t, "time-past-2262-in-chunk")
+	if why := npmRefusal(t, path); !strings.Contains(why, "18446744073709551615") {
+		t.Fatalf("npm refuses the file with %q", why)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if ok, why := r.Indexed(); !ok {
+		t.Fatalf("read linearly: %s", why)
+	}
+	it, err := r.Messages(record.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	if m, err := it.Next(); !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), "message.log_time") {
+		t.Errorf("Next = %v, %v; want the log time's error", m, err)
+	}
+	var skipped []record.Skipped
+	rs, err := Open(path, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	got := readAll(t, rs, record.Filter{})
+	if len(got) != 2 || got[0].LogTime != 1 || got[1].LogTime != 3 {
+		t.Errorf("messages %v, want those at 1 and 3", got)
+	}
+	if len(skipped) != 1 || !strings.Contains(skipped[0].Err.Error(), "message.log_time") {
+		t.Errorf("skipped %v, want the chunk with the far message", skipped)
+	}
+	if _, err := r.Summary(); !errors.Is(err, record.ErrFormat) {
+		t.Errorf("Summary: %v, want the log time's error", err)
+	}
+	want := "message log_time 18446744073709551615 is after 2262-04-11, beyond the int64 nanoseconds baglab represents times in: reading it fails, --skip-bad leaves it out"
+	if errs := checkErrors(t, path); !slices.Contains(errs, want) {
+		t.Errorf("Check errors %q, want %q", errs, want)
 	}
 }

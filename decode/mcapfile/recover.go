@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -393,8 +392,8 @@ func (rc *recoverer) record(op mcap.OpCode, off int64, body []byte, suspect bool
 		if err != nil {
 			return err
 		}
-		if lt > math.MaxInt64 || pt > math.MaxInt64 {
-			return errorf(rc.file, off, "message.log_time", record.ErrFormat, "time (log %d, publish %d) past the year 2262", lt, pt)
+		if err := messageTimes(rc.file, off, lt, pt); err != nil {
+			return err
 		}
 		id, ok := rc.chans[ch]
 		if !ok {

@@ -174,7 +174,11 @@ func (sr *spanReader) messageIndex(ci *mcap.ChunkIndex, id uint16, off uint64) (
 		return chunked.Span{}, false, false
 	}
 	for e := b[6 : 6+n]; len(e) > 0; e = e[16:] {
-		s = s.With(int64(binary.LittleEndian.Uint64(e)), !in)
+		t := binary.LittleEndian.Uint64(e)
+		if t > maxTime {
+			return chunked.Span{}, false, false // the chunk read reports it
+		}
+		s = s.With(int64(t), !in)
 		in = true
 	}
 	return s, in, true
@@ -211,7 +215,10 @@ func (sr *spanReader) chunk(ci *mcap.ChunkIndex) (map[uint16]chunked.Span, error
 		if op != mcap.OpMessage {
 			return nil
 		}
-		id, _, lt, _, err := parseMessageHead(sr.file, off, body)
+		id, _, lt, pt, err := parseMessageHead(sr.file, off, body)
+		if err == nil {
+			err = messageTimes(sr.file, off, lt, pt)
+		}
 		if err != nil {
 			return err
 		}

@@ -194,11 +194,17 @@ func (ix *index) validate(file string, summaryStart int64) error {
 	return nil
 }
 
-// usable reports whether messages can be read through the index alone, and
-// if not, why.
+// usable reports whether messages can be read through the index alone (it
+// indexes them, defines their channels, and its times fit in int64
+// nanoseconds), and if not, why.
 func (ix *index) usable() (bool, string) {
 	if ok, why := ix.indexesChunks(); !ok {
 		return false, why
+	}
+	for _, c := range ix.chunks {
+		if c.MessageEndTime > maxTime { // validate: start <= end
+			return false, fmt.Sprintf("chunk index at %d: message_end_time %s", c.ChunkStartOffset, farTime(c.MessageEndTime))
+		}
 	}
 	return ix.defines()
 }

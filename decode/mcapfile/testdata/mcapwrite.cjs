@@ -172,6 +172,23 @@ const cases = {
       await w.addMessage({ channelId: c, sequence: 0, logTime: 1n, publishTime: 1n, data: rosString("hello") });
     },
   },
+  // Times from 2^63 ns (after 2262-04-11): a message with log time
+  // 2^64-1 and one with publish time 2^63, between ordinary ones.
+  "time-past-2262": {
+    options: {},
+    write: async (w) => {
+      await messages(w, 4);
+      const { c1 } = w.baglabChannels;
+      await w.addMessage({ channelId: c1, sequence: 100, logTime: 2n ** 64n - 1n, publishTime: 1n, data: rosString("far log") });
+      await w.addMessage({ channelId: c1, sequence: 101, logTime: 5n, publishTime: 2n ** 63n, data: rosString("far publish") });
+      await messages(w, 2, 2_000_000_000n);
+    },
+  },
+  // A chunk that says its messages span [1, 3], holding one at 2^64-1:
+  // only a read of the chunk meets the far time.
+  "time-past-2262-in-chunk": {
+    records: [{ op: "chunk", start: 1n, end: 3n, records: [stringSchema, chatter(1, "/a"), hello(1, 1), { ...hello(1, 2), logTime: 2n ** 64n - 1n }, hello(1, 3)] }],
+  },
   // Channel 1 is /a in the first chunk and /b in the second.
   "channel-redefined": {
     records: [
