@@ -15,7 +15,7 @@ NODE_DIR    := testdata/node
 APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic python3-numpy \
                python3-std-msgs python3-geometry-msgs python3-sensor-msgs ros-std-msgs ros-geometry-msgs \
                ros-sensor-msgs weka default-jdk-headless chromium python3-rospy ros-core python3-distributed \
-               libactionlib-msgs-dev jq
+               libactionlib-msgs-dev jq python3-rosservice python3-std-srvs
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 .PHONY: all build install test deps deps-apt deps-npm lint fuzz bench demo sample clean

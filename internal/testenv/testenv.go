@@ -159,6 +159,7 @@ var peers = map[string]peer{
 	"rosbag":    {what: "Debian python3-rosbag (make deps-apt)", py: []string{"rosbag", "genpy"}, files: []string{"/usr/bin/rosbag"}},
 	"rostopic":  {what: "Debian python3-rostopic (make deps-apt)", py: []string{"rostopic"}},
 	"rospy":     {what: "Debian python3-rospy (make deps-apt)", py: []string{"rospy"}},
+	"services":  {what: "Debian python3-rosservice and python3-std-srvs (make deps-apt)", py: []string{"rosservice", "std_srvs.srv"}, files: []string{"/usr/bin/rosservice"}},
 	"numpy":     {what: "Debian python3-numpy (make deps-apt)", py: []string{"numpy"}},
 	"ros-msgs":  {what: "Debian python3-{std,geometry,sensor}-msgs (make deps-apt)", py: []string{"std_msgs.msg", "geometry_msgs.msg", "sensor_msgs.msg"}},
 	"dask":      {what: "Debian python3-distributed (make deps-apt)", py: []string{"distributed"}},

@@ -24,8 +24,16 @@
 //     Options.MaxMessage (1 GiB by default) drop that connection with a log
 //     line; malformed headers likewise. Lost connections are retried while
 //     the master still lists the publisher.
-//   - Close unregisters every publisher and subscriber from the master and
-//     closes every connection.
+//   - AdvertiseService registers a service server (rosrpc:// URI on the
+//     TCPROS listener) with the master and hands each request's bytes to a
+//     handler, whose response or error goes back to the client. A probe
+//     (rosservice type/info) gets the reply header (type, md5sum,
+//     request_type, response_type) and the connection closes; otherwise
+//     calls are served until the client closes, or after one call when it
+//     did not ask for a persistent connection. A request longer than
+//     Options.MaxMessage closes the connection before it is allocated.
+//   - Close unregisters every publisher, subscriber and service from the
+//     master and closes every connection.
 //
 // Every connection is TCPROS with tcp_nodelay=1. Log lines (a dropped
 // connection and why) go to Options.Logf.

@@ -44,3 +44,21 @@ func ExampleNode_Subscribe() {
 		log.Fatal(err)
 	}
 }
+
+// Serving std_srvs/Trigger, whose request is empty and whose response is
+// bool success, string message, as `baglab play` serves pause_playback.
+// (Needs a running ROS master, so it has no output to check.)
+func ExampleNode_AdvertiseService() {
+	node, err := rosnode.New(context.Background(), rosnode.Options{Name: "/example_srv"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer node.Close()
+	info := rosnode.ServiceInfo{Type: "std_srvs/Trigger", MD5: "937c9679a518e3a18d831e57125ea522"}
+	_, err = node.AdvertiseService(node.Name()+"/trigger", info, func(ctx context.Context, req []byte) ([]byte, error) {
+		return []byte{1, 2, 0, 0, 0, 'o', 'k'}, nil // success, "ok"
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+}

@@ -19,7 +19,8 @@ import (
 	"github.com/baglab/baglab/live/xmlrpc"
 )
 
-// fakeMaster answers registrations; registerSubscriber names publishers.
+// fakeMaster answers registrations (of topics and services);
+// registerSubscriber names publishers.
 func fakeMaster(t *testing.T, publishers ...string) string {
 	t.Helper()
 	pubs := make([]any, len(publishers))
@@ -32,7 +33,9 @@ func fakeMaster(t *testing.T, publishers ...string) string {
 			return []any{1, "", pubs}, nil
 		case "registerPublisher":
 			return []any{1, "", []any{}}, nil
-		case "unregisterSubscriber", "unregisterPublisher":
+		case "registerService":
+			return []any{1, "", 1}, nil
+		case "unregisterSubscriber", "unregisterPublisher", "unregisterService":
 			return []any{1, "", 1}, nil
 		case "getUri":
 			return []any{1, "", "http://fake/"}, nil

@@ -112,6 +112,36 @@ func (m *Master) UnregisterSubscriber(ctx context.Context, topic, callerAPI stri
 	return n > 0, err
 }
 
+// RegisterService registers serviceAPI (rosrpc://host:port, where the
+// node takes service connections) as the provider of service, for the node
+// whose slave API is callerAPI.
+func (m *Master) RegisterService(ctx context.Context, service, serviceAPI, callerAPI string) error {
+	_, err := m.call(ctx, "registerService", service, serviceAPI, callerAPI)
+	return err
+}
+
+// UnregisterService removes a service registration (the master removes it
+// only while serviceAPI is the one registered); it reports whether one was
+// removed.
+func (m *Master) UnregisterService(ctx context.Context, service, serviceAPI string) (bool, error) {
+	v, err := m.call(ctx, "unregisterService", service, serviceAPI)
+	n, _ := v.(int)
+	return n > 0, err
+}
+
+// LookupService returns the rosrpc:// URI of the node providing service.
+func (m *Master) LookupService(ctx context.Context, service string) (string, error) {
+	v, err := m.call(ctx, "lookupService", service)
+	if err != nil {
+		return "", err
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", fmt.Errorf("lookupService: reply is %T, want string", v)
+	}
+	return s, nil
+}
+
 // GetPublishedTopics lists the topics with publishers under subgraph (""
 // for all).
 func (m *Master) GetPublishedTopics(ctx context.Context, subgraph string) ([]TopicType, error) {

@@ -33,6 +33,7 @@ type Node struct {
 	mu       sync.Mutex
 	pubs     map[string]*Publisher
 	subs     map[string]*Subscriber
+	srvs     map[string]*Service
 	closed   bool
 	shutOnce sync.Once
 
@@ -65,6 +66,7 @@ func New(ctx context.Context, o Options) (*Node, error) {
 		tcpPort: tcpLn.Addr().(*net.TCPAddr).Port,
 		pubs:    map[string]*Publisher{},
 		subs:    map[string]*Subscriber{},
+		srvs:    map[string]*Service{},
 	}
 	n.master = NewMaster(o.MasterURI, o.Name)
 	n.master.client.HTTP = &http.Client{Timeout: o.Timeout}
@@ -100,7 +102,7 @@ func (n *Node) Master() *Master { return n.master }
 // Resolve resolves a topic name against the node's namespace.
 func (n *Node) Resolve(name string) string { return Resolve(n.opts.Namespace, name) }
 
-// Close unregisters every publisher and subscriber, closes every
+// Close unregisters every publisher, subscriber and service, closes every
 // connection and stops the servers. It is idempotent.
 func (n *Node) Close() error {
 	n.mu.Lock()
@@ -117,16 +119,23 @@ func (n *Node) Close() error {
 	for _, s := range n.subs {
 		subs = append(subs, s)
 	}
+	srvs := make([]*Service, 0, len(n.srvs))
+	for _, s := range n.srvs {
+		srvs = append(srvs, s)
+	}
 	n.mu.Unlock()
 	// Unregister in parallel: with the master gone, Close then takes one
 	// Timeout, not one per topic.
-	errs := make([]error, len(pubs)+len(subs))
+	errs := make([]error, len(pubs)+len(subs)+len(srvs))
 	var wg sync.WaitGroup
 	for i, p := range pubs {
 		wg.Go(func() { errs[i] = p.Close() })
 	}
 	for i, s := range subs {
 		wg.Go(func() { errs[len(pubs)+i] = s.Close() })
+	}
+	for i, s := range srvs {
+		wg.Go(func() { errs[len(pubs)+len(subs)+i] = s.Close() })
 	}
 	wg.Wait()
 	n.cancel()
@@ -144,7 +153,8 @@ func (n *Node) unregisterCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), n.opts.Timeout)
 }
 
-// serveTCPROS accepts subscriber connections to this node's publishers.
+// serveTCPROS accepts subscriber connections to this node's publishers
+// and client connections to its services.
 func (n *Node) serveTCPROS() {
 	for {
 		c, err := n.tcpLn.Accept()
@@ -157,14 +167,15 @@ func (n *Node) serveTCPROS() {
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			n.acceptSubscriber(c)
+			n.acceptConn(c)
 		}()
 	}
 }
 
-// acceptSubscriber runs the publisher side of one TCPROS handshake and
-// hands the connection to its publisher.
-func (n *Node) acceptSubscriber(c net.Conn) {
+// acceptConn runs the server side of one TCPROS handshake and hands the
+// connection to its publisher or, for a header naming a service, to its
+// service.
+func (n *Node) acceptConn(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
@@ -181,8 +192,8 @@ func (n *Node) acceptSubscriber(c net.Conn) {
 		_ = tcpros.WriteHeader(c, tcpros.Header{{Key: "error", Value: msg}})
 		c.Close()
 	}
-	if _, ok := h.Get("service"); ok {
-		refuse("this node offers no services")
+	if name, ok := h.Get("service"); ok {
+		n.acceptServiceClient(c, h, name, refuse)
 		return
 	}
 	topic := h.Value("topic")

@@ -2,6 +2,7 @@ package rosnode_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,60 @@ func TestPublishToRostopicEcho(t *testing.T) {
 				t.Fatalf("after Close the master still lists %s publishing %s", n, p.Topic)
 			}
 		}
+	}
+}
+
+// A service registers with rosmaster (lookupService gives its rosrpc://
+// URI), rosservice list and type see it (type comes from a probe of our
+// header), and Close, of the service or of the node, unregisters it.
+func TestServiceWithRosmaster(t *testing.T) {
+	t.Parallel()
+	rostest.Require(t, "services")
+	m := rostest.StartMaster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	node, err := rosnode.New(ctx, rosnode.Options{Name: "/baglab_test_srv", MasterURI: m.URI, Host: "127.0.0.1", Logf: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	handler := func(context.Context, []byte) ([]byte, error) { return nil, nil }
+	var srvs []*rosnode.Service
+	for _, name := range []string{"echo", "~other"} {
+		s, err := node.AdvertiseService(name, rosnode.ServiceInfo{Type: "test_srvs/Echo", MD5: "0123456789abcdef0123456789abcdef"}, handler)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srvs = append(srvs, s)
+	}
+	if _, err := node.AdvertiseService("echo", rosnode.ServiceInfo{Type: "x/Y", MD5: "*"}, handler); err == nil {
+		t.Error("a second AdvertiseService of /echo succeeded")
+	}
+	mc := rosnode.NewMaster(m.URI, "/check")
+	for _, s := range srvs {
+		if uri, err := mc.LookupService(ctx, s.Name()); err != nil || uri != s.URI() {
+			t.Errorf("lookupService %s: %q, %v; want %q", s.Name(), uri, err, s.URI())
+		}
+	}
+	list, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosservice", "list", "-n")
+	if err != nil || !strings.Contains(list, "/echo /baglab_test_srv\n") {
+		t.Errorf("rosservice list -n: %v\n%s", err, list)
+	}
+	typ, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosservice", "type", "/echo")
+	if err != nil || typ != "test_srvs/Echo\n" {
+		t.Errorf("rosservice type /echo: %q, %v", typ, err)
+	}
+	if err := srvs[0].Close(); err != nil {
+		t.Fatal(err)
+	}
+	var apiErr *rosnode.APIError
+	if _, err := mc.LookupService(ctx, "/echo"); !errors.As(err, &apiErr) {
+		t.Errorf("lookupService /echo after Close: %v, want an API error", err)
+	}
+	if err := node.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mc.LookupService(ctx, srvs[1].Name()); !errors.As(err, &apiErr) {
+		t.Errorf("lookupService %s after the node's Close: %v, want an API error", srvs[1].Name(), err)
 	}
 }

@@ -106,3 +106,22 @@ func FuzzReadFrame(f *testing.F) {
 		}
 	})
 }
+
+// A service response is the ok byte, then a frame: the response, or the
+// error text.
+func TestWriteServiceResponse(t *testing.T) {
+	for _, tc := range []struct {
+		ok   bool
+		data string
+		want []byte
+	}{
+		{true, "\x01", []byte{1, 1, 0, 0, 0, 1}},
+		{true, "", []byte{1, 0, 0, 0, 0}},
+		{false, "no", []byte{0, 2, 0, 0, 0, 'n', 'o'}},
+	} {
+		var b bytes.Buffer
+		if err := WriteServiceResponse(&b, tc.ok, []byte(tc.data)); err != nil || !bytes.Equal(b.Bytes(), tc.want) {
+			t.Errorf("ok %v %q: % x, %v; want % x", tc.ok, tc.data, b.Bytes(), err, tc.want)
+		}
+	}
+}
