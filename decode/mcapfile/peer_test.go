@@ -219,31 +219,50 @@ func TestPeerCheckRefusals(t *testing.T) {
 			}
 		})
 	}
-	t.Run("messages-outside-chunks", func(t *testing.T) {
-		path := peerWrite(t, "messages-outside-chunks")
-		ix, st := npmRead(t, path), npmRead(t, path, "stream")
-		if len(ix.Messages) != 3 || len(st.Messages) != 5 {
-			t.Fatalf("npm reads %d messages through the index, %d streaming; want 3, 5", len(ix.Messages), len(st.Messages))
-		}
-		want := "2 messages outside chunks, which a read through the chunk index misses"
-		if errs := checkErrors(t, path); !slices.Contains(errs, want) {
-			t.Errorf("Check errors %q, want %q", errs, want)
-		}
-		// baglab reads them all, as the stream reader does: the chunk
-		// index's message index lengths count 3 of the 5 messages the
-		// statistics count, so the file is read linearly.
-		r, err := Open(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer r.Close()
-		if got, want := readAll(t, r, record.Filter{}), npmMessages(t, st); !equalMsgs(got, want) {
-			t.Errorf("messages\n got %v\nwant %v", got, want)
-		}
-		if ok, why := r.Indexed(); ok || !strings.Contains(why, "outside chunks") {
-			t.Errorf("Indexed() = %v (%s), want a linear read for the messages outside chunks", ok, why)
-		}
-	})
+	// Messages outside the chunks of a file with a chunk index: baglab
+	// reads them all, as McapStreamReader does, finding them between the
+	// chunks from the chunk index and the record headers there. The
+	// chunks of the second file have no message index records:
+	// McapIndexedReader refuses it, and baglab read it through the index
+	// (the 3 messages of the chunks) while doctor reported the other 2.
+	for _, name := range []string{"messages-outside-chunks", "messages-outside-unindexed-chunks"} {
+		t.Run(name, func(t *testing.T) {
+			path := peerWrite(t, name)
+			st := npmRead(t, path, "stream")
+			if name == "messages-outside-chunks" {
+				if ix := npmRead(t, path); len(ix.Messages) != 3 {
+					t.Fatalf("npm reads %d messages through the index, want 3", len(ix.Messages))
+				}
+			} else if why := npmRefusal(t, path); !strings.Contains(why, "chunk index without message indexes") {
+				t.Fatalf("npm refuses the file with %q", why)
+			}
+			if len(st.Messages) != 5 {
+				t.Fatalf("npm reads %d messages streaming, want 5", len(st.Messages))
+			}
+			want := "2 messages outside chunks, which a read through the chunk index misses"
+			if errs := checkErrors(t, path); !slices.Contains(errs, want) {
+				t.Errorf("Check errors %q, want %q", errs, want)
+			}
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if got, want := readAll(t, r, record.Filter{}), npmMessages(t, st); !equalMsgs(got, want) {
+				t.Errorf("messages\n got %v\nwant %v", got, want)
+			}
+			if ok, why := r.Indexed(); ok || why != "messages outside chunks, the first at offset 172, which the chunk index misses" {
+				t.Errorf("Indexed() = %v (%s), want a linear read for the messages outside chunks", ok, why)
+			}
+			sum, err := r.Summary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.MessageCount != 5 || sum.StartNs != 1 || sum.EndNs != 12 {
+				t.Errorf("summary %d messages [%d, %d], want 5 [1, 12]", sum.MessageCount, sum.StartNs, sum.EndNs)
+			}
+		})
+	}
 }
 
 // TestPeerUnusedChannel checks a file with a channel registered but

@@ -154,6 +154,7 @@ func NewReader(ra io.ReaderAt, size int64, path string, opts ...Option) (*Reader
 		r.ixNote = "no summary section"
 	default:
 		r.summary = ix
+		ix.findLoose(ra, path)
 		ok, why := ix.usable()
 		if !ok && !r.opts.noIndex {
 			if whole, _ := ix.indexesChunks(); whole && r.learnDefinitions(ix) == nil {

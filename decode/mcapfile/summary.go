@@ -1,6 +1,7 @@
 package mcapfile
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -23,6 +24,7 @@ type index struct {
 	chunks       []*mcap.ChunkIndex
 	attachments  []*mcap.AttachmentIndex
 	metadata     []*mcap.MetadataIndex
+	loose        int64 // offset of a message outside the chunks (findLoose), 0 for none
 }
 
 // safeParse runs a library record parser, turning a panic on hostile bytes
@@ -210,8 +212,8 @@ func (ix *index) usable() (bool, string) {
 }
 
 // indexesChunks reports whether the summary indexes every message: its
-// chunk index is complete and no message lies outside the chunks; and if
-// not, why.
+// chunk index is complete and no message lies outside the chunks (loose,
+// from findLoose); and if not, why.
 func (ix *index) indexesChunks() (bool, string) {
 	if ix.stats == nil && len(ix.chunks) == 0 {
 		return false, "no chunk index and no statistics"
@@ -223,27 +225,58 @@ func (ix *index) indexesChunks() (bool, string) {
 		if int(ix.stats.ChunkCount) != len(ix.chunks) {
 			return false, fmt.Sprintf("statistics count %d chunks, the index lists %d", ix.stats.ChunkCount, len(ix.chunks))
 		}
-		if n, ok := ix.chunkMessages(); ok && n < ix.stats.MessageCount {
-			return false, fmt.Sprintf("statistics count %d messages, the chunks hold %d: the others are outside chunks", ix.stats.MessageCount, n)
-		}
+	}
+	if ix.loose > 0 {
+		return false, fmt.Sprintf("messages outside chunks, the first at offset %d, which the chunk index misses", ix.loose)
 	}
 	return true, ""
 }
 
-// chunkMessages counts the messages of the chunks from the lengths of
-// their message index records in the chunk index alone (each is a 15-byte
-// head and 16 bytes a message). ok is false when some chunk with records
-// has no message index or the lengths do not add up.
-func (ix *index) chunkMessages() (n uint64, ok bool) {
-	const head, entry = recordHeaderLen + 2 + 4, 16
+// findLoose sets ix.loose to the offset of the first message record that
+// lies outside the chunks the index lists, or 0. It frames the records of
+// the data section between the chunks and their message index records,
+// reading only their headers (for a file written with chunks, the header
+// and a few schema, channel, attachment or metadata records), up to the
+// data end record or the summary. Framing that fails there, or a record
+// that runs into a chunk, ends the search: that is damage, which Check
+// reports.
+func (ix *index) findLoose(ra io.ReaderAt, file string) {
+	type span struct{ start, end int64 }
+	spans := make([]span, 0, len(ix.chunks))
 	for _, c := range ix.chunks {
-		k := uint64(len(c.MessageIndexOffsets))
-		if k == 0 && c.UncompressedSize > 0 || c.MessageIndexLength < head*k || (c.MessageIndexLength-head*k)%entry != 0 {
-			return 0, false
+		start := int64(c.ChunkStartOffset)
+		end := start + int64(c.ChunkLength)
+		if rest := uint64(ix.footer.SummaryStart) - uint64(end); c.MessageIndexLength < rest {
+			end += int64(c.MessageIndexLength)
+		} else {
+			end = int64(ix.footer.SummaryStart)
 		}
-		n += (c.MessageIndexLength - head*k) / entry
+		spans = append(spans, span{start, end})
 	}
-	return n, true
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	limit := int64(ix.footer.SummaryStart)
+	i := 0
+	for pos := int64(magicLen); pos < limit; {
+		for i < len(spans) && spans[i].end <= pos {
+			i++
+		}
+		if i < len(spans) && spans[i].start <= pos {
+			pos = spans[i].end
+			continue
+		}
+		fr, err := readFrame(ra, file, pos, limit)
+		if err != nil || i < len(spans) && fr.end() > spans[i].start {
+			return
+		}
+		switch fr.op {
+		case mcap.OpMessage:
+			ix.loose = pos
+			return
+		case mcap.OpDataEnd:
+			return
+		}
+		pos = fr.end()
+	}
 }
 
 // defines reports whether the summary defines every channel and schema

@@ -68,8 +68,9 @@ async function channels(w) {
 // records writes a file record by record with McapRecordBuilder, for
 // files McapWriter does not make: items are schema, channel, message and
 // metadata records ({ op, ...record }) or chunks ({ op: "chunk", records },
-// with start and end to state other message times than the records'),
-// each chunk followed by its message indexes; the summary holds the
+// with start and end to state other message times than the records',
+// and noIndex to write no message indexes for it), each chunk followed by
+// its message indexes; the summary holds the
 // schemas, channels, statistics and chunk indexes.
 function records(items) {
   const b = new McapRecordBuilder();
@@ -114,7 +115,7 @@ function records(items) {
     const chunkLength = b.writeChunk(chunk);
     const indexStart = BigInt(b.length);
     const messageIndexOffsets = new Map();
-    for (const [channelId, recs] of index) {
+    for (const [channelId, recs] of it.noIndex ? [] : index) {
       messageIndexOffsets.set(channelId, BigInt(b.length));
       b.writeMessageIndex({ channelId, records: recs });
     }
@@ -207,6 +208,10 @@ const cases = {
   // Messages between the chunks of a file with a chunk index.
   "messages-outside-chunks": {
     records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "chunk", records: [hello(1, 10), hello(1, 11)] }, hello(1, 12), { op: "chunk", records: [hello(1, 3)] }],
+  },
+  // The same with chunks that have no message indexes.
+  "messages-outside-unindexed-chunks": {
+    records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "chunk", noIndex: true, records: [hello(1, 10), hello(1, 11)] }, hello(1, 12), { op: "chunk", noIndex: true, records: [hello(1, 3)] }],
   },
 };
 
