@@ -43,6 +43,9 @@ never goes back: each loop continues where the previous one ended; with
 
 On a terminal: space pauses and resumes, s publishes one message while
 paused, t toggles --pause-topics; a status line shows the bag time.
+While playing, the node serves rosbag play's NODE/pause_playback service
+(std_srvs/SetBool: true pauses, false resumes), e.g.
+'rosservice call /baglab_play_PID/pause_playback true' from a script.
 
 Topics are renamed with --remap FROM:=TO (or a bare FROM:=TO argument, as
 rosbag play takes them), matched against the recorded name, then prefixed

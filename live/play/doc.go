@@ -10,5 +10,7 @@
 // a fake in tests, so that the scheduler runs without a ROS master. A
 // goroutine reads, decompresses and converts messages ahead into a queue
 // bounded in bytes; the player waits for each message's due time, serving
-// /clock, the keys (TerminalKeys) and a status line meanwhile.
+// /clock, the keys (TerminalKeys), SetPaused calls and a status line
+// meanwhile. On a NodeAdvertiser, Run also serves rosbag play's
+// ~pause_playback service (std_srvs/SetBool) through SetPaused.
 package play

@@ -10,6 +10,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/baglab/baglab/decode"
@@ -45,6 +46,11 @@ type Player struct {
 	plan *plan
 	clk  timeSource
 	keys <-chan byte
+	// pauseReqs carries SetPaused calls to the play loop; done is closed
+	// when Run returns.
+	pauseReqs chan pauseRequest
+	done      chan struct{}
+	doneOnce  sync.Once
 
 	filter         record.Filter
 	viewStart      int64 // the selected part of the recording, ns
@@ -92,7 +98,8 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 	if len(pl.outs) == 0 {
 		return nil, fmt.Errorf("%w: no topic to play", ErrOptions)
 	}
-	p := &Player{r: r, o: o, plan: pl, clk: newMonotonic(), keys: o.Keys, pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1}
+	p := &Player{r: r, o: o, plan: pl, clk: newMonotonic(), keys: o.Keys,
+		pauseReqs: make(chan pauseRequest), done: make(chan struct{}), pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1}
 	for _, t := range o.PauseTopics {
 		p.pauseTopics[t] = true
 	}
@@ -134,11 +141,13 @@ func (p *Player) Topics() []Topic {
 	return out
 }
 
-// Run advertises every topic on adv, waits (--delay, --wait-for-subscribers),
-// re-sends latched messages from before Start and plays the recording on
-// schedule, looping or keeping alive as asked. It returns when playback is
-// over or ctx is cancelled (not an error: the usual way to stop a loop).
+// Run advertises every topic on adv (and, when adv is a PauseServer, the
+// pause service), waits (--delay, --wait-for-subscribers), re-sends
+// latched messages from before Start and plays the recording on schedule,
+// looping or keeping alive as asked. It returns when playback is over or
+// ctx is cancelled (not an error: the usual way to stop a loop).
 func (p *Player) Run(ctx context.Context, adv Advertiser) (Stats, error) {
+	defer p.doneOnce.Do(func() { close(p.done) })
 	p.stats.PerTopic = map[string]uint64{}
 	err := p.run(ctx, adv)
 	p.clearStatus()
@@ -171,6 +180,13 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 			return fmt.Errorf("advertise %s: %w", clockTopic, err)
 		}
 		p.clockPub = pub
+	}
+	if ps, ok := adv.(PauseServer); ok {
+		srv, err := ps.ServePause(p.SetPaused)
+		if err != nil {
+			return fmt.Errorf("advertise the pause service: %w", err)
+		}
+		defer srv.Close()
 	}
 	latched, err := p.latchedBeforeStart(ctx)
 	if err != nil {
@@ -354,8 +370,14 @@ func (p *Player) playOnce(ctx context.Context, ra *readAhead) (n int, first, las
 }
 
 // next takes the next message from the read-ahead queue, serving keys,
-// /clock and the status line while it waits.
+// /clock and the status line while it waits. A pending SetPaused is
+// applied first, also when no wait is needed (behind schedule, -i).
 func (p *Player) next(ctx context.Context, ra *readAhead) (item, bool, error) {
+	select {
+	case r := <-p.pauseReqs:
+		p.applyPause(r)
+	default:
+	}
 	select {
 	case it, ok := <-ra.items:
 		if !ok {
@@ -561,8 +583,8 @@ const (
 	wakeClosed
 )
 
-// sleep waits until the monotonic time until, a key press or (with items
-// not nil) the next message, whichever comes first.
+// sleep waits until the monotonic time until, a key press, a SetPaused or
+// (with items not nil) the next message, whichever comes first.
 func (p *Player) sleep(ctx context.Context, until time.Duration, items <-chan item) (wake, item, error) {
 	var timer <-chan time.Time
 	if until != forever {
@@ -580,6 +602,9 @@ func (p *Player) sleep(ctx context.Context, until time.Duration, items <-chan it
 		} else {
 			p.key(k)
 		}
+		return wakeKey, item{}, nil
+	case r := <-p.pauseReqs:
+		p.applyPause(r)
 		return wakeKey, item{}, nil
 	case it, ok := <-items:
 		if !ok {
