@@ -80,6 +80,13 @@ func (c *checker) add(off int64, sev record.Severity, format string, args ...any
 	c.problems = append(c.problems, p)
 }
 
+// addUnrepaired reports an error that Recover does not mend: it reads the
+// data section as far as readers of it do.
+func (c *checker) addUnrepaired(off int64, format string, args ...any) {
+	c.add(off, record.SeverityError, format, args...)
+	c.problems[len(c.problems)-1].Repair = record.RepairNone
+}
+
 // addErr reports a damaged record: err's offset when it has one, else off.
 func (c *checker) addErr(off int64, err error) {
 	c.damaged = true
@@ -89,7 +96,10 @@ func (c *checker) addErr(off int64, err error) {
 // Check verifies an MCAP file for `baglab doctor`: magic, record framing,
 // data section, chunk and summary CRCs, chunk contents against the chunk
 // and message indexes, attachments and metadata against their indexes, and
-// the statistics against the counts. It returns the problems found (none for
+// the statistics against the counts. Records the specification allows
+// once, or only elsewhere, are errors: a second header, a footer in the
+// data section, records after the data end record, more than one
+// statistics record, and summary records that belong in the data section. It returns the problems found (none for
 // a sound file); the error is for failures to read the file at all.
 //
 // One damage gives one problem: a chunk whose CRC fails or whose data does
@@ -162,8 +172,13 @@ func (c *checker) run() {
 			c.reportEarly()
 			return
 		}
-		if first && fr.op != mcap.OpHeader {
+		switch {
+		case first && fr.op != mcap.OpHeader:
 			c.add(fr.offset, record.SeverityError, "first record is %s, want header", fr.op)
+		case !first && fr.op == mcap.OpHeader:
+			c.add(fr.offset, record.SeverityError, "second header record: only the first record of a file is one (@mcap/core's McapStreamReader refuses the file)")
+		case fr.op == mcap.OpFooter && (footer == nil || fr.offset != c.size-tailLen):
+			c.addUnrepaired(fr.offset, "footer record in the data section, where a read in file order stops (@mcap/core's McapStreamReader refuses the file)")
 		}
 		first = false
 		if fr.op == mcap.OpDataEnd {
@@ -179,6 +194,7 @@ func (c *checker) run() {
 				}
 			}
 			dataEnd = true
+			c.afterDataEnd(sc, footer)
 			break
 		}
 		if err := c.hashRecord(crc, fr); err != nil {
@@ -190,6 +206,42 @@ func (c *checker) run() {
 	}
 	c.reportEarly()
 	c.checkSummary(footer)
+}
+
+// afterDataEnd reports the records between the data end record, which sc
+// has just framed, and the summary section (or, without one, the footer):
+// the data section ends at its first data end record, so readers of it
+// miss them, a second data end record included. Framing that fails there
+// ends the list.
+func (c *checker) afterDataEnd(sc *scanner, footer *mcap.Footer) {
+	if footer == nil {
+		return
+	}
+	end := int64(footer.SummaryStart)
+	next := "summary section"
+	if end == 0 {
+		end, next = c.size-tailLen, "footer"
+	}
+	at := sc.pos
+	var ops []mcap.OpCode
+	n := 0
+	for sc.pos < end {
+		fr, err := sc.next()
+		if err != nil || fr.end() > end {
+			break
+		}
+		n++
+		if !slices.Contains(ops, fr.op) {
+			ops = append(ops, fr.op)
+		}
+	}
+	if at < end {
+		what := fmt.Sprintf("%d bytes", end-at)
+		if n > 0 {
+			what = fmt.Sprintf("%d records (%s)", n, joinOps(ops))
+		}
+		c.addUnrepaired(at, "%s between the data end record and the %s: the data section ends at its first data end record, and reading it misses them", what, next)
+	}
 }
 
 // hashRecord feeds a whole record into the data section CRC.
@@ -559,6 +611,18 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 		c.addErr(int64(footer.SummaryStart), c.ixErr)
 		return
 	}
+	if len(ix.misplaced) > 0 {
+		c.add(ix.misplacedAt, record.SeverityError, "summary section holds %s records, which do not belong there (@mcap/core's McapIndexedReader refuses most of them)", joinOps(ix.misplaced))
+	}
+	if n := len(ix.statsAt); n > 1 {
+		// The specification allows one, and McapIndexedReader refuses
+		// the file.
+		if ix.stats != nil {
+			c.add(ix.statsAt[1], record.SeverityError, "summary section holds %d statistics records, where one is allowed (@mcap/core's McapIndexedReader refuses the file); they are the same", n)
+		} else {
+			c.add(ix.statsAt[1], record.SeverityError, "summary section holds %d statistics records, where one is allowed (@mcap/core's McapIndexedReader refuses the file); they differ, and baglab uses none of them", n)
+		}
+	}
 	if c.total > 0 {
 		// Whether the reader can use the index, as it decides.
 		if r, err := NewReader(c.ra, c.size, c.file); err == nil {
@@ -613,7 +677,9 @@ func (c *checker) checkSummary(footer *mcap.Footer) {
 	}
 	st := ix.stats
 	if st == nil {
-		c.add(int64(footer.SummaryStart), record.SeverityWarning, "no statistics record")
+		if len(ix.statsAt) == 0 {
+			c.add(int64(footer.SummaryStart), record.SeverityWarning, "no statistics record")
+		}
 		return
 	}
 	// Statistics that disagree with the data are warnings: every message is

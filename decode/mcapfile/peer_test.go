@@ -195,7 +195,11 @@ func checkErrors(t *testing.T, path string) []string {
 // outside the span it states (McapIndexedReader refuses it; doctor gave a
 // warning, and `cat --start` through the index missed them), and messages
 // outside the chunks of a file with a chunk index (McapIndexedReader leaves
-// them out; McapStreamReader reads them).
+// them out; McapStreamReader reads them); and records the specification
+// allows once or elsewhere: two statistics records or a metadata record in
+// the summary (McapIndexedReader refuses them), a second header or a
+// footer in the data section (McapStreamReader refuses them). doctor said
+// the statistics-twice file was ok.
 func TestPeerCheckRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, mode, peer, check string
@@ -204,6 +208,14 @@ func TestPeerCheckRefusals(t *testing.T) {
 		{"metadata-in-chunk", "stream", "Metadata record not allowed inside a chunk", "chunk holds metadata records, which do not belong in a chunk"},
 		{"chunk-times-too-narrow", "", "contains a message with logTime (1) earlier than chunk messageStartTime (5)",
 			"chunk says messages span [5, 6], they span [1, 9]: a read by time through the index misses those outside"},
+		{"statistics-twice", "", "Duplicate Statistics record",
+			"summary section holds 2 statistics records, where one is allowed (@mcap/core's McapIndexedReader refuses the file); they are the same"},
+		{"statistics-differ", "", "Duplicate Statistics record",
+			"summary section holds 2 statistics records, where one is allowed (@mcap/core's McapIndexedReader refuses the file); they differ, and baglab uses none of them"},
+		{"metadata-in-summary", "", "Metadata record not allowed in index section",
+			"summary section holds metadata records, which do not belong there (@mcap/core's McapIndexedReader refuses most of them)"},
+		{"header-twice", "stream", "Duplicate Header record", "second header record: only the first record of a file is one (@mcap/core's McapStreamReader refuses the file)"},
+		{"footer-in-data", "stream", "Expected MCAP magic", "footer record in the data section, where a read in file order stops (@mcap/core's McapStreamReader refuses the file)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := peerWrite(t, tc.name)
@@ -431,6 +443,54 @@ func TestPeerTimePast2262InChunk(t *testing.T) {
 		t.Errorf("Summary: %v, want the log time's error", err)
 	}
 	want := "message log_time 18446744073709551615 is after 2262-04-11, beyond the int64 nanoseconds baglab represents times in: reading it fails, --skip-bad leaves it out"
+	if errs := checkErrors(t, path); !slices.Contains(errs, want) {
+		t.Errorf("Check errors %q, want %q", errs, want)
+	}
+}
+
+// TestPeerStatisticsTwice checks which of two statistics records baglab
+// uses, which @mcap/core's McapIndexedReader refuses: the same record
+// twice is used; of two that differ (the second counts 2 of the 3
+// messages) neither is, and the counts come from the message indexes.
+// Summary used to take the last, counting 2 messages over [1, 2].
+func TestPeerStatisticsTwice(t *testing.T) {
+	for _, name := range []string{"statistics-twice", "statistics-differ"} {
+		t.Run(name, func(t *testing.T) {
+			path := peerWrite(t, name)
+			st := npmRead(t, path, "stream")
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if ok, why := r.Indexed(); !ok {
+				t.Errorf("read linearly: %s", why)
+			}
+			if got, want := readAll(t, r, record.Filter{}), npmMessages(t, st); !equalMsgs(got, want) {
+				t.Errorf("messages\n got %v\nwant %v", got, want)
+			}
+			sum, err := r.Summary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum.MessageCount != 3 || sum.StartNs != 1 || sum.EndNs != 3 || len(sum.Topics) != 1 || sum.Topics[0].MessageCount != 3 {
+				t.Errorf("summary %d messages [%d, %d], topics %+v; want 3 [1, 3]", sum.MessageCount, sum.StartNs, sum.EndNs, sum.Topics)
+			}
+		})
+	}
+}
+
+// TestPeerRecordsAfterDataEnd checks a file with a message and a second
+// data end record after its first data end record: McapStreamReader
+// reads the message; baglab, as the specification has it, ends the data
+// section at the first data end record, and doctor now reports what lies
+// beyond it (it only warned that the statistics count one message more).
+func TestPeerRecordsAfterDataEnd(t *testing.T) {
+	path := peerWrite(t, "records-after-data-end")
+	if st := npmRead(t, path, "stream"); len(st.Messages) != 2 {
+		t.Fatalf("npm reads %d messages streaming, want 2", len(st.Messages))
+	}
+	want := "2 records (message, data end) between the data end record and the summary section: the data section ends at its first data end record, and reading it misses them"
 	if errs := checkErrors(t, path); !slices.Contains(errs, want) {
 		t.Errorf("Check errors %q, want %q", errs, want)
 	}

@@ -276,7 +276,10 @@ func sortChannels(cs []*record.Channel) {
 // do not match it (chunks without any are read once). Otherwise the whole
 // file is scanned once. Start and end times are exact, and FrequencyHz is
 // record.Frequency over the topic's own span. With WithSkipBad a chunk that
-// must be read but cannot be bounds the times with its chunk index's.
+// must be read but cannot be bounds the times with its chunk index's. Of
+// several statistics records (the specification allows one), one that
+// each repeats is used; when they differ none is, as for a file without
+// statistics (Check reports both).
 func (r *Reader) Summary() (*record.Summary, error) {
 	if r.ix != nil {
 		per, total, ok, err := r.ix.counts(r.ra, r.file)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"reflect"
 	"slices"
 
 	"github.com/baglab/baglab/decode/record"
@@ -25,6 +26,15 @@ type index struct {
 	attachments  []*mcap.AttachmentIndex
 	metadata     []*mcap.MetadataIndex
 	loose        int64 // offset of a message outside the chunks (findLoose), 0 for none
+
+	// statsAt lists the offsets of the statistics records; stats is nil
+	// when the summary has none or several that differ.
+	statsAt []int64
+	// misplaced lists the opcodes of records that do not belong in the
+	// summary section (header, footer, data end, messages, chunks, ...),
+	// from misplacedAt on; they are not used.
+	misplaced   []mcap.OpCode
+	misplacedAt int64
 }
 
 // safeParse runs a library record parser, turning a panic on hostile bytes
@@ -144,7 +154,21 @@ func (ix *index) add(file string, off int64, op mcap.OpCode, body []byte) error 
 		if err != nil {
 			return err
 		}
-		ix.stats = s
+		// The specification allows one. Of several, one that each
+		// repeats is used; if they differ, none is trusted.
+		ix.statsAt = append(ix.statsAt, off)
+		if len(ix.statsAt) == 1 {
+			ix.stats = s
+		} else if ix.stats != nil && !reflect.DeepEqual(ix.stats, s) {
+			ix.stats = nil
+		}
+	case mcap.OpHeader, mcap.OpFooter, mcap.OpDataEnd, mcap.OpMessage, mcap.OpChunk, mcap.OpMessageIndex, mcap.OpAttachment, mcap.OpMetadata:
+		if len(ix.misplaced) == 0 {
+			ix.misplacedAt = off
+		}
+		if !slices.Contains(ix.misplaced, op) {
+			ix.misplaced = append(ix.misplaced, op)
+		}
 	case mcap.OpChunkIndex:
 		c, err := safeParse(file, off, "chunk index", mcap.ParseChunkIndex, body)
 		if err != nil {

@@ -70,9 +70,11 @@ async function channels(w) {
 // metadata records ({ op, ...record }) or chunks ({ op: "chunk", records },
 // with start and end to state other message times than the records',
 // and noIndex to write no message indexes for it), each chunk followed by
-// its message indexes; the summary holds the
-// schemas, channels, statistics and chunk indexes.
-function records(items) {
+// its message indexes; header, footer and dataEnd items write those
+// records where they stand. The summary holds the schemas, channels,
+// statistics and chunk indexes; extraSummary(b, st), if given, writes
+// more records after the statistics record st.
+function records(items, extraSummary) {
   const b = new McapRecordBuilder();
   b.writeMagic();
   b.writeHeader({ profile: "ros1", library: "mcapwrite" });
@@ -84,6 +86,9 @@ function records(items) {
     if (r.op === "schema") schemas.set(r.id, r), w.writeSchema(r);
     if (r.op === "channel") channels.set(r.id, r), w.writeChannel(r);
     if (r.op === "metadata") st.metadataCount++, w.writeMetadata(r);
+    if (r.op === "header") w.writeHeader(r);
+    if (r.op === "footer") w.writeFooter({ summaryStart: 0n, summaryOffsetStart: 0n, summaryCrc: 0 });
+    if (r.op === "dataEnd") w.writeDataEnd({ dataSectionCrc: 0 });
     if (r.op === "message") {
       if (st.messageCount === 0n || r.logTime < st.messageStartTime) st.messageStartTime = r.logTime;
       if (st.messageCount === 0n || r.logTime > st.messageEndTime) st.messageEndTime = r.logTime;
@@ -130,6 +135,7 @@ function records(items) {
   st.schemaCount = schemas.size;
   st.channelCount = channels.size;
   b.writeStatistics(st);
+  if (extraSummary) extraSummary(b, st);
   for (const x of chunkIndexes) b.writeChunkIndex(x);
   b.writeFooter({ summaryStart, summaryOffsetStart: 0n, summaryCrc: 0 });
   b.writeMagic();
@@ -209,6 +215,33 @@ const cases = {
   "messages-outside-chunks": {
     records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "chunk", records: [hello(1, 10), hello(1, 11)] }, hello(1, 12), { op: "chunk", records: [hello(1, 3)] }],
   },
+  // Two statistics records in the summary: the same twice, or a second
+  // that counts one message fewer.
+  "statistics-twice": {
+    records: [{ op: "chunk", records: [stringSchema, chatter(1, "/a"), hello(1, 1), hello(1, 2), hello(1, 3)] }],
+    extraSummary: (b, st) => b.writeStatistics(st),
+  },
+  "statistics-differ": {
+    records: [{ op: "chunk", records: [stringSchema, chatter(1, "/a"), hello(1, 1), hello(1, 2), hello(1, 3)] }],
+    extraSummary: (b, st) => b.writeStatistics({ ...st, messageCount: 2n, messageEndTime: 2n, channelMessageCounts: new Map([[1, 2n]]) }),
+  },
+  // A metadata record in the summary section.
+  "metadata-in-summary": {
+    records: [{ op: "chunk", records: [stringSchema, chatter(1, "/a"), hello(1, 1)] }],
+    extraSummary: (b) => b.writeMetadata({ name: "m", metadata: new Map([["k", "v"]]) }),
+  },
+  // A second header record in the data section.
+  "header-twice": {
+    records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "header", profile: "ros1", library: "again" }, hello(1, 2)],
+  },
+  // A footer record in the data section, before a message.
+  "footer-in-data": {
+    records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "footer" }, hello(1, 2)],
+  },
+  // A data end record before the last message, and another after it.
+  "records-after-data-end": {
+    records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "dataEnd" }, hello(1, 2)],
+  },
   // The same with chunks that have no message indexes.
   "messages-outside-unindexed-chunks": {
     records: [stringSchema, chatter(1, "/a"), hello(1, 1), { op: "chunk", noIndex: true, records: [hello(1, 10), hello(1, 11)] }, hello(1, 12), { op: "chunk", noIndex: true, records: [hello(1, 3)] }],
@@ -220,7 +253,7 @@ async function main() {
   const c = cases[name];
   if (!c) throw new Error(`unknown case ${name}`);
   if (c.records) {
-    fs.writeFileSync(out, records(c.records));
+    fs.writeFileSync(out, records(c.records, c.extraSummary));
     return;
   }
   const chunks = [];
