@@ -57,7 +57,7 @@ publishers, messages, rate, bandwidth and drops, and the file size.
 The node honours ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME, ROS_NAMESPACE and the
 __name:=, __ns:=, __master:=, __ip:= arguments; its default name is
 /baglab_record_PID. It listens on ROS_HOSTNAME/ROS_IP when set, else on
-127.0.0.1 when the master is local.
+127.0.0.1 when the master is local. Its log lines also go to /rosout.
 
 Differences from rosbag record: -o names the file itself (rosbag's -O;
 rosbag's prefix+date naming is --output-prefix); without -o or

@@ -18,6 +18,19 @@ func (a NodeAdvertiser) Advertise(t Topic) (Publisher, error) {
 	return a.Node.Advertise(t.Name, rosnode.TopicInfo{Type: t.Type, MD5: t.MD5, Definition: t.Definition, Latching: t.Latching})
 }
 
+// RosoutLogger is an Advertiser whose node logs on /rosout: Run
+// advertises it with the topics, and the player's log lines go there too.
+type RosoutLogger interface {
+	AdvertiseRosout() error
+	Log(level rosnode.Level, msg string)
+}
+
+// AdvertiseRosout advertises the node's /rosout (rosnode.Node.AdvertiseRosout).
+func (a NodeAdvertiser) AdvertiseRosout() error { return a.Node.AdvertiseRosout() }
+
+// Log publishes a log line on the node's /rosout.
+func (a NodeAdvertiser) Log(level rosnode.Level, msg string) { a.Node.Log(level, msg) }
+
 // dropCounter is a publisher that counts the messages it dropped for slow
 // subscribers.
 type dropCounter interface {

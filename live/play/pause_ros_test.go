@@ -72,7 +72,7 @@ type pauseCall struct {
 // rosservice list and type see the service (type through a probe), its
 // md5sum is genpy's, and it is gone when playback ends.
 func TestPauseServiceFromRospy(t *testing.T) {
-	rostest.Require(t, "rospy", "rosbag", "ros-msgs", "services")
+	rostest.Require(t, "rospy", "rosbag", "ros-msgs", "services", "rostopic")
 	m := rostest.StartMaster(t)
 	bag := makeBag(t, m, "none", 6) // /chatter: "hello 0" ... "hello 119" at 20 Hz
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
@@ -99,6 +99,11 @@ func TestPauseServiceFromRospy(t *testing.T) {
 	typ, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosservice", "type", name)
 	if err != nil || typ != "std_srvs/SetBool\n" {
 		t.Errorf("rosservice type: %q, %v", typ, err)
+	}
+	// The node logs on /rosout, as every ROS node does.
+	info, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rostopic", "info", "/rosout")
+	if err != nil || !strings.Contains(info, "Type: rosgraph_msgs/Log") || !strings.Contains(info, " * /baglab_play_test (") {
+		t.Errorf("rostopic info /rosout: %v\n%s", err, info)
 	}
 	probe := probeService(t, uri, name)
 

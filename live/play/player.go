@@ -15,6 +15,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/live/rosnode"
 )
 
 // forever is a wake-up time that never comes.
@@ -49,8 +50,11 @@ type Player struct {
 	// pauseReqs carries SetPaused calls to the play loop; done is closed
 	// when Run returns.
 	pauseReqs chan pauseRequest
-	done      chan struct{}
-	doneOnce  sync.Once
+	// rosout is where log lines also go once Run advertised it; nil
+	// without a node.
+	rosout   RosoutLogger
+	done     chan struct{}
+	doneOnce sync.Once
 
 	filter         record.Filter
 	viewStart      int64 // the selected part of the recording, ns
@@ -113,7 +117,7 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 		p.filter.End = p.viewStart + int64(o.Duration) + 1 // rosbag's view includes its end time
 	}
 	if !p.selectsSome(sum) {
-		p.log(fmt.Sprintf("no message of the selected topics between %v and %v into the recording", o.Start, time.Duration(p.viewEnd-sum.StartNs)))
+		p.log(rosnode.LevelWarn, fmt.Sprintf("no message of the selected topics between %v and %v into the recording", o.Start, time.Duration(p.viewEnd-sum.StartNs)))
 	}
 	if o.Start > 0 && p.viewStart > sum.EndNs {
 		return nil, fmt.Errorf("%w: start %v is past the end of the recording (%v long)", ErrOptions, o.Start, time.Duration(sum.EndNs-sum.StartNs))
@@ -180,6 +184,12 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 			return fmt.Errorf("advertise %s: %w", clockTopic, err)
 		}
 		p.clockPub = pub
+	}
+	if l, ok := adv.(RosoutLogger); ok {
+		if err := l.AdvertiseRosout(); err != nil {
+			return fmt.Errorf("advertise %s: %w", rosnode.RosoutTopic, err)
+		}
+		p.rosout = l
 	}
 	if ps, ok := adv.(PauseServer); ok {
 		srv, err := ps.ServePause(p.SetPaused)
@@ -264,7 +274,7 @@ func (p *Player) flush(ctx context.Context) error {
 
 // waitForSubscribers polls every 100 ms until each publisher has a subscriber.
 func (p *Player) waitForSubscribers(ctx context.Context) error {
-	p.log("waiting for a subscriber on every topic (--wait-for-subscribers)")
+	p.log(rosnode.LevelInfo, "waiting for a subscriber on every topic (--wait-for-subscribers)")
 	for {
 		ready := true
 		for _, out := range p.plan.outs {
@@ -635,9 +645,14 @@ func (p *Player) key(k byte) {
 	}
 }
 
-func (p *Player) log(msg string) {
+// log reports msg through Options.Warn and, once Run has advertised it,
+// on /rosout at level.
+func (p *Player) log(level rosnode.Level, msg string) {
 	if p.o.Warn != nil {
 		p.o.Warn(msg)
+	}
+	if p.rosout != nil {
+		p.rosout.Log(level, msg)
 	}
 }
 

@@ -137,6 +137,7 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	o := &r.o
 	nodeOpts := o.NodeOptions
 	nodeOpts.OnShutdown = func(reason string) { r.stop("shutdown requested: " + reason) }
+	nodeOpts.Now = r.now
 	node, err := rosnode.New(ctx, nodeOpts)
 	if err != nil {
 		return nil, err
@@ -145,6 +146,9 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	defer node.Close()
 	if err := r.waitForMaster(ctx); err != nil {
 		return nil, err
+	}
+	if err := node.AdvertiseRosout(); err != nil {
+		r.o.Logf("not logging to %s: %v", rosnode.RosoutTopic, err)
 	}
 	if err := r.followSimTime(ctx); err != nil {
 		return nil, err
@@ -224,6 +228,7 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 	res := &Result{Reason: r.reason.Load().(string)}
 	res.Topics = r.topicStats(nil)
 	if out != nil {
+		r.rosout(rosnode.LevelInfo, fmt.Sprintf("Closing '%s'.", out.path))
 		if err := out.finish(r.stats(out), node.Name()); err != nil {
 			werr = errors.Join(werr, err)
 		} else {
@@ -260,7 +265,7 @@ func (r *Recorder) followSimTime(ctx context.Context) error {
 	if err := r.subscribe("/clock", false); err != nil {
 		return err
 	}
-	r.o.Logf("/use_sim_time is set: message times follow /clock; waiting for it")
+	r.logf(rosnode.LevelInfo, "/use_sim_time is set: message times follow /clock; waiting for it")
 	select {
 	case <-r.simSeen:
 		return nil
@@ -280,7 +285,7 @@ func (r *Recorder) waitForMaster(ctx context.Context) error {
 			return nil
 		}
 		if !warned {
-			r.o.Logf("waiting for the ROS master at %s: %v", r.node.Master().URI, err)
+			r.logf(rosnode.LevelWarn, "waiting for the ROS master at %s: %v", r.node.Master().URI, err)
 			warned = true
 		}
 		select {
@@ -298,6 +303,7 @@ func (r *Recorder) open(idx int, beginWrite *rosnode.Publisher) (*output, error)
 		return nil, err
 	}
 	r.cur.Store(out)
+	r.rosout(rosnode.LevelInfo, fmt.Sprintf("Recording to '%s'.", out.path))
 	if beginWrite != nil {
 		_ = beginWrite.Publish(stringMsg(out.path))
 	}
@@ -320,10 +326,13 @@ func (r *Recorder) subscribe(topic string, record bool) error {
 	r.topics[topic] = ts
 	r.order = append(r.order, ts)
 	r.mu.Unlock()
+	if record {
+		r.rosout(rosnode.LevelInfo, "Subscribing to "+topic)
+	}
 	sub, err := r.node.Subscribe(topic, rosnode.SubscribeOptions{
 		OnMessage: func(m *rosnode.Message) { r.receive(ts, m) },
 		OnConnect: func(c *rosnode.Connection) {
-			r.o.Logf("%s: connected to %s (%s)", topic, c.Header.Value("callerid"), c.Header.Value("type"))
+			r.logf(rosnode.LevelInfo, "%s: connected to %s (%s)", topic, c.Header.Value("callerid"), c.Header.Value("type"))
 		},
 	})
 	if err != nil {
@@ -368,8 +377,22 @@ func (r *Recorder) receive(ts *topicState, m *rosnode.Message) {
 	if n := r.q.push(item{topic: ts, conn: m.Conn, data: m.Data, t: t}); n > 0 {
 		now := time.Now().UnixNano()
 		if last := r.lastDropWarn.Load(); now-last > 5e9 && r.lastDropWarn.CompareAndSwap(last, now) {
-			r.o.Logf("buffer of %s exceeded (--buffsize): dropping the oldest queued messages; %d dropped so far", human(float64(r.o.BufSize)), r.totalDropped())
+			r.logf(rosnode.LevelWarn, "buffer of %s exceeded (--buffsize): dropping the oldest queued messages; %d dropped so far", human(float64(r.o.BufSize)), r.totalDropped())
 		}
+	}
+}
+
+// logf prints a log line (Options.Logf) and publishes it on /rosout at
+// level, as rosbag record's ROS_INFO and ROS_WARN lines go there.
+func (r *Recorder) logf(level rosnode.Level, format string, args ...any) {
+	r.o.Logf(format, args...)
+	r.rosout(level, fmt.Sprintf(format, args...))
+}
+
+// rosout publishes msg on /rosout at level, once Run has a node.
+func (r *Recorder) rosout(level rosnode.Level, msg string) {
+	if r.node != nil {
+		r.node.Log(level, msg)
 	}
 }
 
@@ -426,7 +449,7 @@ func (r *Recorder) discoverOnce(ctx context.Context) {
 	if err != nil {
 		// Said once per distinct error, not every second.
 		if ctx.Err() == nil && err.Error() != r.lastPollErr {
-			r.o.Logf("polling the master for topics: %v", err)
+			r.logf(rosnode.LevelWarn, "polling the master for topics: %v", err)
 		}
 		r.lastPollErr = err.Error()
 		return
@@ -437,7 +460,7 @@ func (r *Recorder) discoverOnce(ctx context.Context) {
 			continue
 		}
 		if err := r.subscribe(tt.Topic, true); err != nil && ctx.Err() == nil {
-			r.o.Logf("subscribing to %s: %v", tt.Topic, err)
+			r.logf(rosnode.LevelError, "subscribing to %s: %v", tt.Topic, err)
 		}
 	}
 }
@@ -492,6 +515,7 @@ func (r *Recorder) writeLoop(outp **output, closed *[]string, beginWrite *rosnod
 			}
 		}
 		if over && o.Split {
+			r.rosout(rosnode.LevelInfo, fmt.Sprintf("Closing '%s'.", out.path))
 			if err := out.finish(r.stats(out), r.node.Name()); err != nil {
 				*outp = nil
 				return err
@@ -531,7 +555,7 @@ func (r *Recorder) pruneSplits(closed *[]string) {
 	for len(*closed)+1 > r.o.MaxSplits && len(*closed) > 0 {
 		old := (*closed)[0]
 		if err := os.Remove(old); err != nil {
-			r.o.Logf("--max-splits: removing %s: %v", old, err)
+			r.logf(rosnode.LevelWarn, "--max-splits: removing %s: %v", old, err)
 		}
 		*closed = (*closed)[1:]
 	}
@@ -546,10 +570,10 @@ func (r *Recorder) checkSpace(path string) {
 	free := int64(st.Bavail) * st.Bsize
 	switch {
 	case free < r.o.MinSpace:
-		r.o.Logf("less than %d MB free on the disk of %s: recording stopped (--min-space)", r.o.MinSpace>>20, path)
+		r.logf(rosnode.LevelError, "less than %d MB free on the disk of %s: recording stopped (--min-space)", r.o.MinSpace>>20, path)
 		r.stop("disk nearly full (--min-space)")
 	case free < 5*r.o.MinSpace:
-		r.o.Logf("less than %d MB free on the disk of %s", 5*r.o.MinSpace>>20, path)
+		r.logf(rosnode.LevelWarn, "less than %d MB free on the disk of %s", 5*r.o.MinSpace>>20, path)
 	}
 }
 

@@ -38,6 +38,9 @@ type Node struct {
 	shutOnce sync.Once
 
 	connIDs atomic.Int64
+
+	rosout atomic.Pointer[Publisher] // AdvertiseRosout's
+	logSeq atomic.Uint32
 }
 
 // New starts a node: its slave XML-RPC server and TCPROS listener, both

@@ -47,6 +47,9 @@ type Options struct {
 	OnShutdown func(reason string)
 	// Timeout bounds each XML-RPC call and TCPROS handshake (5 s when 0).
 	Timeout time.Duration
+	// Now is the ROS time that stamps /rosout lines (Node.Log): /clock's
+	// under simulated time; the wall clock when nil.
+	Now func() time.Time
 }
 
 // ApplyRemaps takes the ROS remapping arguments baglab honours from args
@@ -118,6 +121,9 @@ func (o Options) resolved() (Options, error) {
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	return o, nil
 }
