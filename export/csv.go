@@ -183,9 +183,10 @@ func (l *csvLayout) leafCell(a arrow.Array, ix indexer) cellFn {
 	}
 }
 
-// valueFn renders one value of a as a CSV cell: numbers as text, NaN/Inf as
-// NaN, Inf, -Inf, blobs as base64, times per the time format, arrays and
-// structs (where not spread over columns) as JSON.
+// valueFn renders one value of a as a CSV cell: numbers as text (floats
+// with a decimal point or an exponent), NaN/Inf as NaN, Inf, -Inf, blobs as
+// base64, times per the time format, arrays and structs (where not spread
+// over columns) as JSON.
 func (l *csvLayout) valueFn(a arrow.Array) cellFn {
 	switch a := a.(type) {
 	case *array.Boolean:
@@ -230,7 +231,11 @@ func (l *csvLayout) appendTime(dst []byte, ns int64) []byte {
 }
 
 // appendCSVFloat writes the shortest text that reads back to the same value
-// at the bit size (as baglab cat writes numbers), and NaN, Inf, -Inf.
+// at the bit size (as baglab cat writes numbers), and NaN, Inf, -Inf. A
+// whole number gets ".0" (2.0, -0.0), so that a float column reads as
+// floats in readers that infer a column's type from its first rows (polars
+// reads 100 and then fails on the first fraction of a column it took for
+// integers; DuckDB types an all-whole column BIGINT).
 func appendCSVFloat(dst []byte, v float64, bits int) []byte {
 	switch {
 	case math.IsNaN(v):
@@ -240,7 +245,14 @@ func appendCSVFloat(dst []byte, v float64, bits int) []byte {
 	case math.IsInf(v, -1):
 		return append(dst, "-Inf"...)
 	}
-	return sink.AppendJSONFloat(dst, v, bits)
+	n := len(dst)
+	dst = sink.AppendJSONFloat(dst, v, bits)
+	for _, c := range dst[n:] {
+		if c == '.' || c == 'e' {
+			return dst
+		}
+	}
+	return append(dst, ".0"...)
 }
 
 // appendJSON renders value i of a as JSON: structs as objects, arrays as

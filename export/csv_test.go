@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -172,7 +173,7 @@ func TestCSVExplode(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s|%s|%s|%s|%s|%s", r["sequence"], r["placements._index"], r["placements.position.x"], r["placements.name"], r["placements.tags"], r["note"]))
 	}
 	want := []string{
-		`0|0|1|cup|["red","small"]|note, with comma`,
+		`0|0|1.0|cup|["red","small"]|note, with comma`,
 		`0|1|NaN|say "hi", ok|[]|note, with comma`,
 		"0|2|-0.5|two\nlines|[\"x\"]|note, with comma",
 		`1|||||`,
@@ -261,5 +262,69 @@ func TestParseOptions(t *testing.T) {
 		if f, err := ParseTimeFormat(s); err != nil || f.String() != s {
 			t.Errorf("time format %q: %v %v", s, f, err)
 		}
+	}
+}
+
+// TestCSVFloatsReadAsFloats: float columns read back as floats by readers
+// that infer a CSV column's type from its first rows. Column x holds whole
+// numbers for 100 rows and then 0.5 (written "0", "1", ... polars took x for
+// i64 and failed at 0.5); y holds whole numbers only (DuckDB typed it
+// BIGINT). The dtypes and values are polars' and DuckDB's own reads.
+func TestCSVFloatsReadAsFloats(t *testing.T) {
+	tFloats := ty("test/Floats", fld("x", msgdef.Float64), fld("y", msgdef.Float32))
+	dir := t.TempDir()
+	e, err := New(dir, WithFormat(CSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.Source("a.bag")
+	ch := &record.Channel{Topic: "/floats"}
+	const n = 101
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i % 3)
+		if i == n-1 {
+			xs[i] = 0.5
+		}
+		if i == 1 {
+			xs[i] = math.Copysign(0, -1)
+		}
+		v := &value.Struct{Type: tFloats, Fields: []any{xs[i], float64(i)}}
+		if err := s.Write(&record.Message{Channel: ch, LogTime: 1700000000e9 + int64(i), Sequence: uint64(i), Source: "a.bag"}, tFloats, emitter(v)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "floats.csv")
+
+	pr := polars(t, path)[0]
+	if pr.Error != "" {
+		t.Fatalf("polars readCSV: %s", pr.Error)
+	}
+	if pr.DTypes["x"] != "f64" || pr.DTypes["y"] != "f64" {
+		t.Errorf("polars dtypes x %s, y %s, want f64", pr.DTypes["x"], pr.DTypes["y"])
+	}
+	for i, r := range pr.Rows {
+		x, err := strconv.ParseFloat(fmt.Sprint(r["x"]), 64)
+		if err != nil || x != xs[i] || math.Signbit(x) != math.Signbit(xs[i]) || fmt.Sprint(r["y"]) != fmt.Sprintf("%d.0", i) {
+			t.Errorf("polars row %d: x %v y %v, want %v %d", i, r["x"], r["y"], xs[i], i)
+		}
+	}
+
+	res := duckdb(t, "SELECT DISTINCT typeof(x) AS tx, typeof(y) AS ty FROM read_csv_auto("+sqlString(path)+")",
+		"SELECT count(*) AS n, sum(x) AS sx, sum(y) AS sy FROM read_csv_auto("+sqlString(path)+")")
+	if res[0].Error != "" || res[1].Error != "" {
+		t.Fatalf("duckdb: %s %s", res[0].Error, res[1].Error)
+	}
+	if len(res[0].Rows) != 1 || res[0].Rows[0]["tx"] != "DOUBLE" || res[0].Rows[0]["ty"] != "DOUBLE" {
+		t.Errorf("duckdb types %v, want DOUBLE", res[0].Rows)
+	}
+	if g := fmt.Sprint(res[1].Rows[0]["n"], " ", res[1].Rows[0]["sx"], " ", res[1].Rows[0]["sy"]); g != "101 98.5 5050" {
+		t.Errorf("duckdb count, sums %s, want 101 98.5 5050", g)
 	}
 }

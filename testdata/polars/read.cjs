@@ -10,7 +10,10 @@
 // and durations as integer nanoseconds, floats as polars' shortest text
 // ("NaN", "inf"), binary as a list of byte values, categoricals as strings.
 //
-// Usage: node read.cjs < paths (one Parquet path per line)
+// A path ending in .csv is read with readCSV and polars' default type
+// inference (the first 100 rows), as a notebook would read an export.
+//
+// Usage: node read.cjs < paths (one Parquet or CSV path per line)
 const { createRequire } = require('node:module');
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
@@ -69,7 +72,7 @@ function target(t) {
 const out = [];
 for (const path of readFileSync(0, 'utf8').split('\n').filter((s) => s.trim() !== '')) {
   try {
-    const df = pl.readParquet(path);
+    const df = path.endsWith('.csv') ? pl.readCSV(path) : pl.readParquet(path);
     const empty = df.head(0);
     const dtypes = {};
     const casts = [];
