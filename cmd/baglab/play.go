@@ -49,7 +49,8 @@ While playing, the node serves rosbag play's NODE/pause_playback service
 
 Topics are renamed with --remap FROM:=TO (or a bare FROM:=TO argument, as
 rosbag play takes them), matched against the recorded name, then prefixed
-with -p. The node honours ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME and the
+with -p; as with rosbag play, FROM may also be the prefixed name
+(-p /r /r/a:=/b plays /a on /b). The node honours ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME and the
 __name:=, __ns:=, __master:=, __ip:= arguments; its default name is
 /baglab_play_PID. Ctrl-C stops playback (exit 0).
 

@@ -43,7 +43,8 @@ type Options struct {
 	ClockHz float64
 	// Prefix is put in front of every output topic (-p).
 	Prefix string
-	// Remap renames recorded topics (FROM:=TO) before Prefix applies.
+	// Remap renames recorded topics (FROM:=TO) before Prefix applies; a
+	// FROM that is the prefixed name replaces it (OutputName).
 	Remap map[string]string
 	// Topics selects the recorded topics to play; nil plays all.
 	Topics func(topic string) bool

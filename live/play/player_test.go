@@ -317,10 +317,11 @@ func TestTopicsAdvertisedWithRecordedHeader(t *testing.T) {
 }
 
 func TestOutputName(t *testing.T) {
-	remap := map[string]string{"/a": "/x", "/b/c": "d"}
+	remap := map[string]string{"/a": "/x", "/b/c": "d", "/p/q": "/y"}
 	for _, c := range []struct{ in, prefix, want string }{
 		{"/a", "", "/x"}, {"/a", "p", "/p/x"}, {"/a", "/p/", "/p/x"}, {"/b/c", "", "/d"},
 		{"/q", "", "/q"}, {"/q", "/robot1", "/robot1/q"}, {"/q", "robot1//", "/robot1/q"},
+		{"/q", "/p", "/y"}, {"/q", "p/", "/y"},
 	} {
 		if got := OutputName(c.in, c.prefix, remap); got != c.want {
 			t.Errorf("OutputName(%q, %q) = %q, want %q", c.in, c.prefix, got, c.want)

@@ -610,3 +610,65 @@ func TestPlayImmediateClockFollowsMessages(t *testing.T) {
 		t.Errorf("last /clock %d, want the last message's time %d", prev, int64(last))
 	}
 }
+
+// publishedBy is the sorted list of topics the master lists node as
+// publishing, /clock and /rosout left out (rosbag play advertises /clock
+// even without --clock; every node has /rosout), once at least n are
+// listed.
+func publishedBy(t *testing.T, m *rostest.Master, node string, n int) []string {
+	t.Helper()
+	mc := rosnode.NewMaster(m.URI, "/baglab_test_probe")
+	var got []string
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		st, err := mc.GetSystemState(context.Background())
+		if err != nil {
+			continue
+		}
+		got = got[:0]
+		for _, tn := range st.Publishers {
+			if tn.Topic != "/clock" && tn.Topic != "/rosout" && slices.ContainsFunc(tn.Nodes, func(s string) bool { return strings.HasPrefix(s, node) }) {
+				got = append(got, tn.Topic)
+			}
+		}
+		if len(got) >= n {
+			slices.Sort(got)
+			return got
+		}
+	}
+	t.Fatalf("%s publishes %v after 45 s, want %d topics", node, got, n)
+	return nil
+}
+
+// With -p PREFIX, a remap whose FROM is the prefixed name renames the
+// topic as Debian's rosbag play does (/replay/chatter:=/talk gives /talk),
+// so a rosbag play command line advertises the same topics under baglab.
+func TestPlayPrefixRemapLikeRosbag(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	bag := makeBag(t, m, "none", 1) // /chatter, /pose, /map_meta
+	args := []string{"-p", "/replay", "-k", bag, "/replay/chatter:=/talk"}
+	ref := m.Start(t, "rosbag-play", rostest.Python, append([]string{"/usr/bin/rosbag", "play"}, args...)...)
+	want := publishedBy(t, m, "/play_", 3)
+	if err := ref.Stop(syscall.SIGINT, 20*time.Second); err != nil {
+		t.Logf("rosbag play exited: %v", err)
+	}
+
+	a := play.DefaultArgs()
+	a.Prefix, a.KeepAlive = "/replay", true
+	files := a.Positional([]string{bag, "/replay/chatter:=/talk"})
+	o, err := a.Options()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := startPlay(t, ctx, m, o, files...)
+	got := publishedBy(t, m, "/baglab_play_test", 3)
+	cancel()
+	<-done
+	if !slices.Equal(got, want) {
+		t.Errorf("baglab play %v advertises %v, rosbag play %v", args, got, want)
+	}
+	if !slices.Contains(want, "/talk") {
+		t.Errorf("rosbag play advertised %v, without /talk", want)
+	}
+}

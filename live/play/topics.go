@@ -37,16 +37,23 @@ type plan struct {
 type converter func([]byte) ([]byte, error)
 
 // OutputName is the topic a recorded topic is published on: remapped
-// (FROM:=TO, matched against the recorded name), then prefixed.
+// (FROM:=TO, matched against the recorded name), then prefixed. A remap
+// whose FROM is the prefixed name instead replaces it, prefix and all, as
+// rosbag play applies remaps to the names it advertises (-p /r with
+// /r/a:=/x gives /x), so its command lines keep their meaning.
 func OutputName(recorded, prefix string, remap map[string]string) string {
 	name := recorded
-	if to, ok := remap[recorded]; ok {
+	to, remapped := remap[recorded]
+	if remapped {
 		name = to
 	}
 	if prefix != "" {
 		name = prefix + "/" + name
 	}
 	name = path.Clean("/" + name)
+	if to, ok := remap[name]; ok && !remapped && prefix != "" {
+		return to
+	}
 	return name
 }
 
