@@ -196,7 +196,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	}
 	for _, r := range run.results {
 		for _, w := range r.Warnings() {
-			o.g.note("baglab: warning: %s", w)
+			o.g.warn("baglab: warning: %s", w)
 		}
 	}
 	doc, err := analysis.Document(o.kind, run.results)

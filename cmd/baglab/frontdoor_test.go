@@ -123,6 +123,24 @@ func TestAnalyzeSkipBadDamagedFiles(t *testing.T) {
 	}
 }
 
+// TestQuietStillSaysWhatWasSkipped: --quiet drops progress and notes, but
+// what --skip-bad leaves out is still said on stderr: never silent.
+func TestQuietStillSaysWhatWasSkipped(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "sample", "broken", "study-crc.mcap")
+	for _, args := range [][]string{
+		{"cat", "-q", "--skip-bad", path},
+		{"analyze", "all", "-q", "--skip-bad", "--no-learn", "--json", path},
+	} {
+		_, stderr, code := run(t, args...)
+		if code != 0 || !strings.Contains(stderr, "baglab: skipped: ") || !strings.Contains(stderr, "message(s) skipped") {
+			t.Errorf("%v: exit %d, stderr without the skip reports:\n%s", args, code, stderr)
+		}
+		if strings.Contains(stderr, "baglab: wrote") {
+			t.Errorf("%v: a note despite --quiet:\n%s", args, stderr)
+		}
+	}
+}
+
 // TestPartialResultsSaid: every readable file of info is printed and each
 // bad one gets an error line; a topic pattern or a time window that selects
 // nothing is said.

@@ -62,8 +62,8 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 		Selection:      decode.Selection{Topics: f.topics, Start: f.start, End: f.end},
 		SkipBad:        f.skipBad,
 		KeepUnverified: f.keepUnverified,
-		OnSkip:         func(err error) { g.note("baglab: skipped: %v", err) },
-		OnWarning:      func(s string) { g.note("baglab: warning: %s", s) },
+		OnSkip:         func(err error) { g.warn("baglab: skipped: %v", err) },
+		OnWarning:      func(s string) { g.warn("baglab: warning: %s", s) },
 		Progress:       bar.add,
 		Stdin:          stdin,
 	})
@@ -78,7 +78,7 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 func (r *reading) close() {
 	r.bar.done()
 	if n := r.Skipped(); n > 0 {
-		r.g.note("baglab: %d message(s) skipped (damaged ranges, undecodable messages, topics without a definition: see above)", n)
+		r.g.warn("baglab: %d message(s) skipped (damaged ranges, undecodable messages, topics without a definition: see above)", n)
 	}
 	r.Inputs.Close()
 }
@@ -146,8 +146,14 @@ func (p *progress) done() {
 // note prints a line on stderr unless --quiet.
 func (g *globalOptions) note(format string, args ...any) {
 	if !g.quiet {
-		fmt.Fprintf(g.stderr, format+"\n", args...)
+		g.warn(format, args...)
 	}
+}
+
+// warn prints a line on stderr, also with --quiet: a warning, or what
+// --skip-bad left out, is never silent.
+func (g *globalOptions) warn(format string, args ...any) {
+	fmt.Fprintf(g.stderr, format+"\n", args...)
 }
 
 func isDir(path string) bool {

@@ -130,8 +130,8 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	}
 	in, err := decode.OpenInputs(o.files, decode.InputOptions{Registry: reg, Selection: decode.Selection{Topics: o.topics},
 		SkipBad:   o.skipBad,
-		OnSkip:    func(err error) { g.note("baglab: skipped: %v", err) },
-		OnWarning: func(s string) { g.note("baglab: warning: %s", s) }})
+		OnSkip:    func(err error) { g.warn("baglab: skipped: %v", err) },
+		OnWarning: func(s string) { g.warn("baglab: warning: %s", s) }})
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	if err := in.RequireDefinitions(); err != nil {
 		return err
 	}
-	po.Warn = func(s string) { g.note("baglab: %s", s) }
+	po.Warn = func(s string) { g.warn("baglab: %s", s) }
 	if f, ok := barFile(g); ok { // a terminal, and no --quiet
 		po.Status = f
 	}
@@ -171,10 +171,10 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	st, err := p.Run(ctx, play.NodeAdvertiser{Node: n})
 	g.note("baglab: %s", st)
 	if n := in.Skipped(); n > 0 {
-		g.note("baglab: %d damaged range(s) or message(s) skipped (see above)", n)
+		g.warn("baglab: %d damaged range(s) or message(s) skipped (see above)", n)
 	}
 	if st.Dropped > 0 {
-		g.note("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.a.Queue)
+		g.warn("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.a.Queue)
 	}
 	return err
 }

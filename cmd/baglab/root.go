@@ -91,7 +91,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.PersistentFlags().StringArrayVar(&g.msgPaths, "msg-path", nil,
 		"directory of extra message packages (<pkg>/msg/*.msg, srv/, action/); repeatable")
-	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr")
+	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr (warnings and what --skip-bad skips still print)")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	var profile *os.File
