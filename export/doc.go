@@ -54,7 +54,9 @@
 // v18.7 read the int64 (arrow-go v18.8's reader restores the duration type
 // from ARROW:schema and then fails to read the column: use v18.7 or read
 // the file with DuckDB, pyarrow or polars). Fixed-size lists are stored as Parquet lists (marked optional,
-// never null). DuckDB reads the UTC nanosecond timestamps as TIMESTAMPTZ,
+// never null); one whose elements hold a variable-length list is marked
+// nullable in ARROW:schema too, since polars takes the nesting levels from
+// there and misreads it otherwise. DuckDB reads the UTC nanosecond timestamps as TIMESTAMPTZ,
 // which keeps microseconds.
 //
 // # Layout

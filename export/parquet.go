@@ -121,7 +121,7 @@ func newLayout(sc *arrow.Schema, cfg *config) (*parquetLayout, error) {
 	// The stored Arrow schema keeps the duration types that Parquet lacks;
 	// pyarrow restores them on read (see the package doc for other readers).
 	kv := arrow.NewMetadata([]string{"ARROW:schema"},
-		[]string{base64.StdEncoding.EncodeToString(flight.SerializeSchema(sc, cfg.mem))})
+		[]string{base64.StdEncoding.EncodeToString(flight.SerializeSchema(hintSchema(sc), cfg.mem))})
 	storage = arrow.NewSchema(storage.Fields(), &kv)
 
 	base := []parquet.WriterProperty{
@@ -349,6 +349,57 @@ func storageType(t arrow.DataType) arrow.DataType {
 		return arrow.FixedSizeListOfField(t.Len(), storageField(t.ElemField()))
 	}
 	return t
+}
+
+// hintSchema returns the Arrow schema stored in the footer for sc: sc, but
+// for the fixed-size list fields whose elements hold a variable-length list,
+// marked nullable as they are stored (storageField). polars takes the nesting
+// levels from this schema: below such a list the levels of a non-nullable
+// one are one short, and polars misreads (panics on) an empty inner list.
+// Every other value sits at its maximum level, where readers agree, so the
+// other fields keep their stored schema and their files their bytes.
+func hintSchema(sc *arrow.Schema) *arrow.Schema {
+	fields := make([]arrow.Field, sc.NumFields())
+	for i, f := range sc.Fields() {
+		fields[i] = hintField(f)
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+func hintField(f arrow.Field) arrow.Field {
+	switch t := f.Type.(type) {
+	case *arrow.StructType:
+		fields := make([]arrow.Field, t.NumFields())
+		for i, g := range t.Fields() {
+			fields[i] = hintField(g)
+		}
+		f.Type = arrow.StructOf(fields...)
+	case *arrow.ListType:
+		f.Type = arrow.ListOfField(hintField(t.ElemField()))
+	case *arrow.FixedSizeListType:
+		f.Type = arrow.FixedSizeListOfField(t.Len(), hintField(t.ElemField()))
+		if holdsList(t.Elem()) {
+			f.Nullable = true
+		}
+	}
+	return f
+}
+
+// holdsList reports whether values of type t contain a variable-length list.
+func holdsList(t arrow.DataType) bool {
+	switch t := t.(type) {
+	case *arrow.ListType:
+		return true
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if holdsList(f.Type) {
+				return true
+			}
+		}
+	case *arrow.FixedSizeListType:
+		return holdsList(t.Elem())
+	}
+	return false
 }
 
 // storageData returns d retyped to the storage type st (same buffers).

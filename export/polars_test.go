@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -204,4 +210,85 @@ func checkPolars(t *testing.T, c *nativeCase, pr polarsResult, dr duckResult, lo
 			}
 		}
 	}
+}
+
+// TestPolarsFixedArrayOfMessagesWithEmptyArrays exports T[N] arrays of a
+// message that holds a variable-length array, some of them empty, at the
+// top, inside a message and inside a list, and reads them with polars and
+// DuckDB: both must read every row as cat prints it. polars takes the
+// nesting levels from the stored Arrow schema, and it panicked ("assertion
+// failed: start + length <= self.bytes.len()") while that schema called
+// such a fixed-size list non-nullable and Parquet stored it as optional.
+func TestPolarsFixedArrayOfMessagesWithEmptyArrays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs polars and DuckDB")
+	}
+	const full = "v/I[2] a\nv/W w\nv/W[] ws\nfloat64[3] plain\n" +
+		"================================================================================\nMSG: v/I\nfloat64[] v\nstring s\n" +
+		"================================================================================\nMSG: v/W\nv/I[2] b\n"
+	typ, err := msgdef.FromSchema("v/Top", "ros1msg", []byte(full), msgdef.NewRegistry())
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, wt := typ.Fields[0].Msg, typ.Fields[1].Msg
+	item := func(vs ...float64) *value.Struct {
+		v := []any{}
+		for _, x := range vs {
+			v = append(v, x)
+		}
+		return &value.Struct{Type: it, Fields: []any{v, fmt.Sprint(vs)}}
+	}
+	w := func(a, b *value.Struct) *value.Struct { return &value.Struct{Type: wt, Fields: []any{[]any{a, b}}} }
+	msgs := []*value.Struct{
+		{Type: typ, Fields: []any{[]any{item(), item(1.5)}, w(item(2), item()), []any{w(item(), item())}, []any{1.0, 2.0, 3.0}}},
+		{Type: typ, Fields: []any{[]any{item(4, 5), item()}, w(item(), item(6)), []any{}, []any{4.0, 5.0, 6.0}}},
+		{Type: typ, Fields: []any{[]any{item(), item()}, w(item(), item()), []any{w(item(7), item()), w(item(), item(8, 9))}, []any{7.0, 8.0, 9.0}}},
+	}
+	dec, err := ros1.Compile(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &nativeCase{name: "v/Top", topic: "/fixed_of_lists", t: typ, dec: dec,
+		ch: &record.Channel{Topic: "/fixed_of_lists", MessageEncoding: "ros1",
+			Schema: &record.Schema{Name: "v/Top", Encoding: "ros1msg", Data: []byte(full), MD5: msgdef.MD5(typ)}}}
+	jw := sink.NewJSONWriter()
+	for _, m := range msgs {
+		b, err := ros1.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.data = append(c.data, b)
+		jw.Reset()
+		if err := dec.Decode(b, jw); err != nil {
+			t.Fatal(err)
+		}
+		var row map[string]any
+		d := json.NewDecoder(bytes.NewReader(jw.JSON()))
+		d.UseNumber()
+		if err := d.Decode(&row); err != nil {
+			t.Fatal(err)
+		}
+		c.cat = append(c.cat, row)
+	}
+	dir := t.TempDir()
+	e, err := New(dir, WithVersion("test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.Source("in.bag")
+	logTime := func(i int) int64 { return 1700000000e9 + int64(i)*1e9 }
+	for i := range c.data {
+		if err := s.Write(c.message(i, logTime(i), "in.bag"), c.t, c.dec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "fixed_of_lists.parquet")
+	pres, dres := polars(t, path), duckdb(t, "SELECT * FROM read_parquet("+sqlString(path)+") ORDER BY 3")
+	checkPolars(t, c, pres[0], dres[0], logTime, map[string]bool{})
 }
