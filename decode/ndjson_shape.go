@@ -14,8 +14,8 @@ import (
 // NDJSONFields are the envelope fields NDJSONOptions.Fields may add to a
 // line of the baglab shape: "publish_time" (publish_time_ns, the publish
 // time in ns; the log time where the format has none), "sequence" (the
-// message's MCAP sequence number, or its position in its file for bags and
-// rosbag2 databases), "source" (the file the message came from).
+// message's MCAP sequence number, or for bags and rosbag2 databases its
+// number among the messages read from its file), "source" (the file the message came from).
 var NDJSONFields = []string{"publish_time", "sequence", "source"}
 
 // NDJSONShapes are the line layouts of WriteNDJSON:

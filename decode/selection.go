@@ -119,6 +119,9 @@ func ParseTimeSpec(s string) (TimeSpec, error) {
 	}
 	if strings.HasPrefix(s, "+") {
 		rest := s[1:]
+		if ns, ok := decimalSeconds(rest); ok {
+			return TimeSpec{ns: ns, relative: true, set: true}, checkRange(s, ns)
+		}
 		if f, err := strconv.ParseFloat(rest, 64); err == nil {
 			return TimeSpec{ns: secondsToNs(f), relative: true, set: true}, checkFinite(s, f)
 		}
@@ -127,6 +130,9 @@ func ParseTimeSpec(s string) (TimeSpec, error) {
 			return TimeSpec{}, fmt.Errorf("time %q: want +SECONDS or +DURATION like +12.5s", s)
 		}
 		return TimeSpec{ns: int64(d), relative: true, set: true}, nil
+	}
+	if ns, ok := decimalSeconds(s); ok {
+		return TimeSpec{ns: ns, set: true}, checkRange(s, ns)
 	}
 	if f, err := strconv.ParseFloat(s, 64); err == nil {
 		return TimeSpec{ns: secondsToNs(f), set: true}, checkFinite(s, f)
@@ -143,6 +149,48 @@ func checkFinite(s string, f float64) error {
 		return fmt.Errorf("time %q out of range", s)
 	}
 	return nil
+}
+
+// maxSeconds bounds a time given in seconds (about the year 2255).
+const maxSeconds = 9e9
+
+func checkRange(s string, ns int64) error {
+	if ns > maxSeconds*1e9 || ns < -maxSeconds*1e9 {
+		return fmt.Errorf("time %q out of range", s)
+	}
+	return nil
+}
+
+// decimalSeconds parses plain decimal seconds ("1714564822.886275716",
+// "-2", ".5") to nanoseconds exactly, as a float64 cannot (an epoch time
+// in it is only good to ~200 ns); digits past the ninth round. ok is false
+// for any other form (exponents, which ParseFloat takes) and for seconds
+// beyond maxSeconds.
+func decimalSeconds(s string) (ns int64, ok bool) {
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	whole, frac, _ := strings.Cut(s, ".")
+	if whole == "" && frac == "" || len(whole) > 10 || strings.Trim(whole+frac, "0123456789") != "" {
+		return 0, false
+	}
+	sec := int64(0)
+	if whole != "" {
+		sec, _ = strconv.ParseInt(whole, 10, 64)
+	}
+	if sec > maxSeconds {
+		return 0, false
+	}
+	round := len(frac) > 9 && frac[9] >= '5'
+	frac = (frac + "000000000")[:9]
+	sub, _ := strconv.ParseInt(frac, 10, 64)
+	ns = sec*1e9 + sub
+	if round {
+		ns++
+	}
+	if neg {
+		ns = -ns
+	}
+	return ns, true
 }
 
 func secondsToNs(f float64) int64 {

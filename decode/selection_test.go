@@ -57,6 +57,11 @@ func TestParseTimeSpec(t *testing.T) {
 		{"2024-05-01T14:00:10.5+02:00", start + 10.5e9},
 		{"1714564800.25", start + 0.25e9},
 		{"1714564800", start},
+		{"1714564822.886275716", start + 22886275716},
+		{"1714564822.8862757165", start + 22886275717},
+		{"+0.000000001", start + 1},
+		{"+.5", start + 0.5e9},
+		{"1.7145648e9", start},
 		{"+12.5s", start + 12.5e9},
 		{"+12.5", start + 12.5e9},
 		{"+1m30s", start + 90e9},
@@ -72,7 +77,7 @@ func TestParseTimeSpec(t *testing.T) {
 			t.Errorf("%q: %d, want %d (off by %v)", c.in, got, c.want, time.Duration(got-c.want))
 		}
 	}
-	for _, bad := range []string{"yesterday", "+soon", "1e400", "NaN", "2024-13-01T00:00:00Z"} {
+	for _, bad := range []string{"yesterday", "+soon", "1e400", "NaN", "99999999999.5", "-", ".", "2024-13-01T00:00:00Z"} {
 		if _, err := ParseTimeSpec(bad); err == nil {
 			t.Errorf("%q: no error", bad)
 		}

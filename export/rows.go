@@ -29,7 +29,7 @@ func (f DecoderFunc) Decode(data []byte, s sink.Sink) error { return f(data, s) 
 type Meta struct {
 	// LogTime and PublishTime are ns since the Unix epoch.
 	LogTime, PublishTime int64
-	// Sequence is the message's position in its file.
+	// Sequence is record.Message.Sequence.
 	Sequence uint64
 	// Source is the path of the file the message came from.
 	Source string

@@ -33,7 +33,8 @@ with U+FFFD in place of each invalid sequence, as rosbag reads it.
 
 --fields publish_time,sequence,source adds "publish_time_ns" (ns; the log
 time where the format has none), "sequence" (the MCAP sequence number, or
-the message's position in its file for bags and rosbag2) and "source" (the
+for bags and rosbag2 the message's number among those read from its file,
+from 0) and "source" (the
 file) after log_time_ns.
 
 --shape mcap prints the lines of mcap cat --json instead, so jq scripts

@@ -36,7 +36,8 @@ Several input files append to the same per-topic file, in the order given.
 
 Columns are the message fields (nested messages as structs, arrays as lists,
 time as timestamp[ns, UTC], duration as nanoseconds, uint8[] as binary) plus
-log_time, publish_time, sequence (position in its file) and source_file.
+log_time, publish_time, sequence (as cat --fields sequence gives it) and
+source_file.
 Parquet files are zstd-compressed by default, with bounded row groups,
 statistics, dictionary-encoded strings and key-value metadata (message type,
 definition, MD5, encodings, source files, baglab version). The same inputs

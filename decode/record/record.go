@@ -46,8 +46,10 @@ type Message struct {
 	// Formats without a publish time set it equal to LogTime.
 	LogTime     int64
 	PublishTime int64
-	// Sequence is the message's position in its file, counted from 0 in log
-	// time order as read (MCAP sequence where the file provides one).
+	// Sequence numbers the messages an iterator yields from its file, from
+	// 0 in the order read, so a selection (topics, times) numbers only the
+	// messages it keeps; an MCAP file gives its messages' own sequence
+	// field instead.
 	Sequence uint64
 	// Source is the path of the file the message came from.
 	Source string
