@@ -42,7 +42,6 @@ type csvLayout struct {
 	cfg     *config
 	cols    []csvColumn
 	explode array.ListLike // the exploded array, once bound
-	found   bool           // the explode path exists in the schema
 	// rowStart is the first element of the current row's exploded array.
 	rowStart int64
 }
@@ -107,7 +106,6 @@ func (l *csvLayout) walk(name string, t arrow.DataType, a arrow.Array, ix indexe
 		return
 	case arrow.ListLikeType:
 		if l.cfg.arrays.Mode == ArraysExplode && !elem && name == l.cfg.arrays.Path {
-			l.found = true
 			var values arrow.Array
 			if a != nil {
 				l.explode = a.(array.ListLike)
