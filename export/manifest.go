@@ -62,6 +62,10 @@ type ManifestRow struct {
 	// files; unpartitioned, the per-topic files of the run, shared by the
 	// inputs of that run.
 	Parts []string `json:"parts"`
+	// Selection describes the part of the recording exported when it is
+	// not all of it (DatasetInput.Selection); kept in the footer's JSON
+	// only, so rows of whole recordings are as before.
+	Selection string `json:"selection,omitempty"`
 }
 
 // ManifestTopic is one topic of a manifest row.

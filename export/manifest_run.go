@@ -23,6 +23,11 @@ type DatasetInput struct {
 	// Summary is the recording's own summary (container format, times,
 	// topics) for its manifest row; nil leaves those empty.
 	Summary *record.Summary
+	// Selection describes which of its messages are exported (the
+	// command's --topics, --start and --end); "" is all of them.
+	// An input the manifest holds with another selection is not skipped:
+	// ExportDataset fails with ErrLayout unless Force.
+	Selection string
 }
 
 // DatasetOptions configure ExportDataset.
@@ -166,6 +171,10 @@ func exportDataset(ctx context.Context, dir string, inputs []DatasetInput, resol
 		row, err := ReadManifestRow(dir, sha)
 		if err != nil && !errors.Is(err, ErrNoManifestRow) {
 			return nil, err
+		}
+		if row != nil && !force && row.Selection != in.Selection {
+			return nil, fmt.Errorf("%w: %s was exported into it with %s, this run selects %s; use --force to export it again, or another directory",
+				ErrLayout, in.Path, selection(row.Selection), selection(in.Selection))
 		}
 		if row != nil && !force {
 			note("baglab: %s: already in %s (exported from %s by baglab %s, sha256 %s); skipped", in.Path, dir, row.Path, row.BaglabVersion, sha[:16])
@@ -362,9 +371,17 @@ func exportPlain(ctx context.Context, dir string, inputs []DatasetInput, existin
 	return &DatasetReport{Exported: len(inputs), Files: files}, nil
 }
 
+// selection names a DatasetInput.Selection in an error.
+func selection(s string) string {
+	if s == "" {
+		return "every message"
+	}
+	return s
+}
+
 // newRow is the manifest row of an exported input.
 func newRow(in *DatasetInput, d digest.Digest, cfg config, parts []string) *ManifestRow {
-	r := &ManifestRow{Path: in.Path, Size: d.Size, SHA256: d.SHA256, BaglabVersion: cfg.version,
+	r := &ManifestRow{Path: in.Path, Size: d.Size, SHA256: d.SHA256, BaglabVersion: cfg.version, Selection: in.Selection,
 		PartitionBy: cfg.partition.String(), OutputFormat: cfg.format.String(), Parts: parts, Topics: []ManifestTopic{}}
 	if s := in.Summary; s != nil {
 		r.Format, r.StartNs, r.EndNs, r.MessageCount = s.Format, s.StartNs, s.EndNs, int64(s.MessageCount)

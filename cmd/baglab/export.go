@@ -187,6 +187,9 @@ func runExport(ctx context.Context, o *exportOptions) error {
 		g.note("baglab: topic %s not exported: %v", topic, err)
 	})
 	inputs := export.DatasetInputs(ctx, in.Inputs)
+	for i := range inputs {
+		inputs[i].Selection = o.read.describe()
+	}
 	jobs := min(o.jobs, len(inputs))
 	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()
 	defer gcPercentUnderLimit(exportGCPercent)()

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"github.com/baglab/baglab/export"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -99,7 +100,9 @@ func TestExportDatasetRerun(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, ".leftover.parquet.tmp-1"), nil, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	_, stderr, code = run(t, "export", mcap, bag, "--out", dir, "--partition-by", "date")
+	// (With the selection bag was exported with: another is refused, see
+	// TestExportDatasetSelection.)
+	_, stderr, code = run(t, "export", mcap, bag, "--out", dir, "--partition-by", "date", "--topics", "/interactive_world/placement")
 	if code != 0 || !strings.Contains(stderr, "exported 1 file(s)") {
 		t.Fatalf("resumed export: exit %d: %s", code, stderr)
 	}
@@ -169,4 +172,37 @@ func TestExportDatasetRefused(t *testing.T) {
 		t.Errorf("second plain run: exit %d: %s", code, stderr)
 	}
 	assertSameTree(t, before, fileTree(t, plain))
+}
+
+// TestExportDatasetSelection: an input exported into a dataset with
+// --topics is not skipped as "already in" by a run that selects other
+// messages (its other topics would never be exported): that run is refused
+// naming both selections, the dataset is left as it was, and --force
+// exports it again with the new selection, which its manifest row records.
+func TestExportDatasetSelection(t *testing.T) {
+	bag := studyFile("study.bag")
+	out := filepath.Join(t.TempDir(), "ds")
+	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--topics", "/lama/objects"); code != 0 {
+		t.Fatalf("first export: exit %d: %s", code, stderr)
+	}
+	before := fileTree(t, out)
+	_, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date")
+	if code != exitUsage || !strings.Contains(stderr, "with --topics /lama/objects, this run selects every message") {
+		t.Errorf("rerun without --topics: exit %d: %s", code, stderr)
+	}
+	assertSameTree(t, before, fileTree(t, out))
+	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--topics", "/lama/objects"); code != 0 || !strings.Contains(stderr, "already in") {
+		t.Errorf("same selection again: exit %d, want it skipped: %s", code, stderr)
+	}
+	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--force"); code != 0 {
+		t.Fatalf("--force: exit %d: %s", code, stderr)
+	}
+	rows, err := export.ReadManifest(out)
+	if err != nil || len(rows) != 1 || rows[0].Selection != "" {
+		t.Fatalf("manifest after --force: %+v, %v", rows, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "topic=%2Fagent_monitor%2FfactList")); err != nil {
+		entries, _ := os.ReadDir(out)
+		t.Errorf("--force exported no other topic: %v (%v)", err, entries)
+	}
 }
