@@ -317,38 +317,21 @@ func (p *parquetWriter) abort() { p.pw.Close() }
 // int64 (Parquet has no duration type), and fixed-size list fields are
 // marked nullable (pqarrow writes a required fixed-size list as all nulls).
 // The data is the same.
-func storageSchema(sc *arrow.Schema) *arrow.Schema {
-	fields := make([]arrow.Field, sc.NumFields())
-	for i, f := range sc.Fields() {
-		fields[i] = storageField(f)
-	}
-	return arrow.NewSchema(fields, nil)
+func storageSchema(sc *arrow.Schema) *arrow.Schema { return rewriteSchema(sc, storageField) }
+
+// storageType is the storage type of t (storageSchema).
+func storageType(t arrow.DataType) arrow.DataType {
+	return rewriteField(arrow.Field{Type: t}, storageField).Type
 }
 
 func storageField(f arrow.Field) arrow.Field {
-	f.Type = storageType(f.Type)
-	if f.Type.ID() == arrow.FIXED_SIZE_LIST {
+	switch f.Type.ID() {
+	case arrow.DURATION:
+		f.Type = arrow.PrimitiveTypes.Int64
+	case arrow.FIXED_SIZE_LIST:
 		f.Nullable = true
 	}
 	return f
-}
-
-func storageType(t arrow.DataType) arrow.DataType {
-	switch t := t.(type) {
-	case *arrow.DurationType:
-		return arrow.PrimitiveTypes.Int64
-	case *arrow.StructType:
-		fields := make([]arrow.Field, t.NumFields())
-		for i, f := range t.Fields() {
-			fields[i] = storageField(f)
-		}
-		return arrow.StructOf(fields...)
-	case *arrow.ListType:
-		return arrow.ListOfField(storageField(t.ElemField()))
-	case *arrow.FixedSizeListType:
-		return arrow.FixedSizeListOfField(t.Len(), storageField(t.ElemField()))
-	}
-	return t
 }
 
 // hintSchema returns the Arrow schema stored in the footer for sc: sc, but
@@ -359,30 +342,38 @@ func storageType(t arrow.DataType) arrow.DataType {
 // Every other value sits at its maximum level, where readers agree, so the
 // other fields keep their stored schema and their files their bytes.
 func hintSchema(sc *arrow.Schema) *arrow.Schema {
+	return rewriteSchema(sc, func(f arrow.Field) arrow.Field {
+		if t, ok := f.Type.(*arrow.FixedSizeListType); ok && holdsList(t.Elem()) {
+			f.Nullable = true
+		}
+		return f
+	})
+}
+
+// rewriteSchema returns sc with fix applied to every field, nested ones
+// included, the innermost first.
+func rewriteSchema(sc *arrow.Schema, fix func(arrow.Field) arrow.Field) *arrow.Schema {
 	fields := make([]arrow.Field, sc.NumFields())
 	for i, f := range sc.Fields() {
-		fields[i] = hintField(f)
+		fields[i] = rewriteField(f, fix)
 	}
 	return arrow.NewSchema(fields, nil)
 }
 
-func hintField(f arrow.Field) arrow.Field {
+func rewriteField(f arrow.Field, fix func(arrow.Field) arrow.Field) arrow.Field {
 	switch t := f.Type.(type) {
 	case *arrow.StructType:
 		fields := make([]arrow.Field, t.NumFields())
 		for i, g := range t.Fields() {
-			fields[i] = hintField(g)
+			fields[i] = rewriteField(g, fix)
 		}
 		f.Type = arrow.StructOf(fields...)
 	case *arrow.ListType:
-		f.Type = arrow.ListOfField(hintField(t.ElemField()))
+		f.Type = arrow.ListOfField(rewriteField(t.ElemField(), fix))
 	case *arrow.FixedSizeListType:
-		f.Type = arrow.FixedSizeListOfField(t.Len(), hintField(t.ElemField()))
-		if holdsList(t.Elem()) {
-			f.Nullable = true
-		}
+		f.Type = arrow.FixedSizeListOfField(t.Len(), rewriteField(t.ElemField(), fix))
 	}
-	return f
+	return fix(f)
 }
 
 // holdsList reports whether values of type t contain a variable-length list.
