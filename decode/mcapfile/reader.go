@@ -413,12 +413,9 @@ func (r *Reader) Attachments() ([]Attachment, error) {
 func (r *Reader) indexedAttachments(ix *index) ([]Attachment, error) {
 	out := []Attachment{}
 	for _, a := range ix.attachments {
-		fr, err := readFrame(r.ra, r.file, int64(a.Offset), int64(ix.footer.SummaryStart))
+		fr, err := r.indexedRecord(ix, a.Offset, a.Length, mcap.OpAttachment, "attachment_index", a.Name, "an attachment")
 		if err != nil {
 			return nil, err
-		}
-		if fr.op != mcap.OpAttachment || uint64(fr.end()-fr.offset) != a.Length {
-			return nil, errorf(r.file, int64(a.Offset), "attachment_index", record.ErrFormat, "index entry %q does not point at an attachment of length %d", a.Name, a.Length)
 		}
 		at, err := parseAttachmentHead(r.ra, r.file, fr)
 		if err != nil {
@@ -428,6 +425,20 @@ func (r *Reader) indexedAttachments(ix *index) ([]Attachment, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Offset < out[j].Offset })
 	return out, nil
+}
+
+// indexedRecord frames the record the index entry name (field) points at
+// with offset and length, failing unless it is a record of op (what) of
+// that length before the summary.
+func (r *Reader) indexedRecord(ix *index, offset, length uint64, op mcap.OpCode, field, name, what string) (frame, error) {
+	fr, err := readFrame(r.ra, r.file, int64(offset), int64(ix.footer.SummaryStart))
+	if err != nil {
+		return fr, err
+	}
+	if fr.op != op || uint64(fr.end()-fr.offset) != length {
+		return fr, errorf(r.file, int64(offset), field, record.ErrFormat, "index entry %q does not point at %s of length %d", name, what, length)
+	}
+	return fr, nil
 }
 
 // indexComplete reports whether an index of n entries can be trusted to list
@@ -478,12 +489,9 @@ func (r *Reader) Metadata() ([]Metadata, error) {
 func (r *Reader) indexedMetadata(ix *index) ([]Metadata, error) {
 	out := []Metadata{}
 	for _, m := range ix.metadata {
-		fr, err := readFrame(r.ra, r.file, int64(m.Offset), int64(ix.footer.SummaryStart))
+		fr, err := r.indexedRecord(ix, m.Offset, m.Length, mcap.OpMetadata, "metadata_index", m.Name, "a metadata record")
 		if err != nil {
 			return nil, err
-		}
-		if fr.op != mcap.OpMetadata || uint64(fr.end()-fr.offset) != m.Length {
-			return nil, errorf(r.file, int64(m.Offset), "metadata_index", record.ErrFormat, "index entry %q does not point at a metadata record of length %d", m.Name, m.Length)
 		}
 		body, err := readBody(r.ra, r.file, fr, nil)
 		if err != nil {
