@@ -65,11 +65,7 @@ func TestPeerSummaryWithoutDefinitions(t *testing.T) {
 			t.Fatalf("npm messages not in log time order at %d", i)
 		}
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openPeerFile(t, path)
 	if ok, why := r.Indexed(); !ok {
 		t.Errorf("read linearly: %s", why)
 	}
@@ -108,11 +104,7 @@ func TestPeerUnchunkedMetadata(t *testing.T) {
 	if len(d.Metadata) != 2 || len(d.Attachments) != 1 || len(d.Messages) != 10 {
 		t.Fatalf("npm read %d metadata records, %d attachments, %d messages; want 2, 1, 10", len(d.Metadata), len(d.Attachments), len(d.Messages))
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openPeerFile(t, path)
 	if got, want := readAll(t, r, record.Filter{}), npmMessages(t, d); !equalMsgs(got, want) {
 		t.Errorf("messages\n got %v\nwant %v", got, want)
 	}
@@ -255,11 +247,7 @@ func TestPeerCheckRefusals(t *testing.T) {
 			if errs := checkErrors(t, path); !slices.Contains(errs, want) {
 				t.Errorf("Check errors %q, want %q", errs, want)
 			}
-			r, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := openPeerFile(t, path)
 			if got, want := readAll(t, r, record.Filter{}), npmMessages(t, st); !equalMsgs(got, want) {
 				t.Errorf("messages\n got %v\nwant %v", got, want)
 			}
@@ -291,11 +279,7 @@ func TestPeerUnusedChannel(t *testing.T) {
 	if probs, err := Check(path); err != nil || len(probs) != 0 {
 		t.Errorf("Check: %v %v", probs, err)
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openPeerFile(t, path)
 	chs, err := r.Channels()
 	if err != nil {
 		t.Fatal(err)
@@ -344,11 +328,7 @@ func TestPeerTimesPast2262(t *testing.T) {
 	if len(want) != 6 {
 		t.Fatalf("npm reads %d messages with times before 2262, want 6", len(want))
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openPeerFile(t, path)
 	if ok, why := r.Indexed(); ok || !strings.Contains(why, "message_end_time 18446744073709551615 is after 2262-04-11") {
 		t.Errorf("Indexed() = %v (%s), want a linear read for the far chunk index time", ok, why)
 	}
@@ -410,11 +390,7 @@ func TestPeerTimePast2262InChunk(t *testing.T) {
 	if why := npmRefusal(t, path); !strings.Contains(why, "18446744073709551615") {
 		t.Fatalf("npm refuses the file with %q", why)
 	}
-	r, err := Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := openPeerFile(t, path)
 	if ok, why := r.Indexed(); !ok {
 		t.Fatalf("read linearly: %s", why)
 	}
@@ -458,11 +434,7 @@ func TestPeerStatisticsTwice(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			path := peerWrite(t, name)
 			st := npmRead(t, path, "stream")
-			r, err := Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
+			r := openPeerFile(t, path)
 			if ok, why := r.Indexed(); !ok {
 				t.Errorf("read linearly: %s", why)
 			}
@@ -494,4 +466,16 @@ func TestPeerRecordsAfterDataEnd(t *testing.T) {
 	if errs := checkErrors(t, path); !slices.Contains(errs, want) {
 		t.Errorf("Check errors %q, want %q", errs, want)
 	}
+}
+
+// openPeerFile opens path, a file the peer wrote, for the test; it is
+// closed when the test ends.
+func openPeerFile(t *testing.T, path string) *Reader {
+	t.Helper()
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
 }
