@@ -99,8 +99,9 @@ func (c *checker) addErr(off int64, err error) {
 // the statistics against the counts. Records the specification allows
 // once, or only elsewhere, are errors: a second header, a footer in the
 // data section, records after the data end record, more than one
-// statistics record, and summary records that belong in the data section. It returns the problems found (none for
-// a sound file); the error is for failures to read the file at all.
+// statistics record, and summary records that belong in the data
+// section. It returns the problems found (none for a sound file); the
+// error is for failures to read the file at all.
 //
 // One damage gives one problem: a chunk whose CRC fails or whose data does
 // not decompress is reported once, and the records that can still be had
