@@ -57,32 +57,39 @@ type reading struct {
 	bar *progress
 }
 
-// open opens the recordings files for a command, with the selection and
-// skip-bad of f; the progress bar (labelled what) counts the messages of
-// the types want accepts (every type when nil).
-func (g *globalOptions) open(files []string, f *readFlags, what string, want func(string) bool) (*reading, error) {
+// inputOptions are the options of the inputs files of a command, read
+// with the selection and skip-bad of f: skips and warnings on stderr.
+func (g *globalOptions) inputOptions(files []string, f *readFlags) (decode.InputOptions, error) {
 	if f.keepUnverified && !f.skipBad {
-		return nil, usageErrorf("--keep-unverified applies with --skip-bad")
+		return decode.InputOptions{}, usageErrorf("--keep-unverified applies with --skip-bad")
 	}
 	reg, err := g.registry()
 	if err != nil {
-		return nil, err
+		return decode.InputOptions{}, err
 	}
 	stdin, err := g.stdinFor(files)
-	if err != nil {
-		return nil, err
-	}
-	bar := &progress{}
-	in, err := decode.OpenInputs(files, decode.InputOptions{
+	return decode.InputOptions{
 		Registry:       reg,
 		Selection:      decode.Selection{Topics: f.topics, Start: f.start, End: f.end},
 		SkipBad:        f.skipBad,
 		KeepUnverified: f.keepUnverified,
 		OnSkip:         func(err error) { g.warn("baglab: skipped: %v", err) },
 		OnWarning:      func(s string) { g.warn("baglab: warning: %s", s) },
-		Progress:       bar.add,
 		Stdin:          stdin,
-	})
+	}, err
+}
+
+// open opens the recordings files for a command (inputOptions); the
+// progress bar (labelled what) counts the messages of the types want
+// accepts (every type when nil).
+func (g *globalOptions) open(files []string, f *readFlags, what string, want func(string) bool) (*reading, error) {
+	o, err := g.inputOptions(files, f)
+	if err != nil {
+		return nil, err
+	}
+	bar := &progress{}
+	o.Progress = bar.add
+	in, err := decode.OpenInputs(files, o)
 	if err != nil {
 		return nil, err
 	}

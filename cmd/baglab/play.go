@@ -32,7 +32,8 @@ was recorded with (latched when it was latched); several files are merged in
 time order. Any input baglab reads plays: ROS1 bags (also unindexed ones, a
 .bag.active left by a killed recorder), MCAP and rosbag2 (.db3 or folders),
 whose CDR messages go out re-encoded as ROS1 under the equivalent ROS1
-definition (the one 'baglab convert' writes into a bag).
+definition (the one 'baglab convert' writes into a bag). FILE - plays a bag
+or MCAP stream from stdin, read whole before playback starts (as cat reads -).
 
 Timing runs on the monotonic clock, so NTP steps do not move playback;
 messages are read, decompressed and converted ahead in a bounded queue so
@@ -124,14 +125,11 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	reg, err := g.registry()
+	io, err := g.inputOptions(o.files, &readFlags{topics: o.topics, skipBad: o.skipBad})
 	if err != nil {
 		return err
 	}
-	in, err := decode.OpenInputs(o.files, decode.InputOptions{Registry: reg, Selection: decode.Selection{Topics: o.topics},
-		SkipBad:   o.skipBad,
-		OnSkip:    func(err error) { g.warn("baglab: skipped: %v", err) },
-		OnWarning: func(s string) { g.warn("baglab: warning: %s", s) }})
+	in, err := decode.OpenInputs(o.files, io)
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -117,7 +119,8 @@ func writeStringBag(t *testing.T, topic string, n int) string {
 }
 
 // Through the CLI: a remapped, prefixed playback reaches rostopic echo
-// with what rostopic echo -b reads from the bag.
+// with what rostopic echo -b reads from the bag, from the file and (as
+// every verb reads "-") from stdin.
 func TestPlayCLIToRostopicEcho(t *testing.T) {
 	rostest.Require(t, "rostopic", "rosbag", "ros-msgs")
 	m := rostest.StartMaster(t)
@@ -127,24 +130,36 @@ func TestPlayCLIToRostopicEcho(t *testing.T) {
 	if err != nil || strings.Count(want, "---") != 20 {
 		t.Fatalf("rostopic echo -b: %v\n%s", err, want)
 	}
-	type result struct {
-		stderr string
-		code   int
-	}
-	done := make(chan result, 1)
-	go func() {
-		_, stderr, code := run(t, "play", bag, "--wait-for-subscribers", "-p", "/cli", "/chatter:=/talk")
-		done <- result{stderr, code}
-	}()
-	got, err := m.Output(t, time.Minute, "rostopic", "echo", "-n", "20", "/cli/talk")
+	data, err := os.ReadFile(bag)
 	if err != nil {
-		t.Fatalf("rostopic echo: %v\n%s", err, got)
+		t.Fatal(err)
 	}
-	if got != want {
-		t.Errorf("rostopic echo /cli/talk printed\n%s\nwant\n%s", got, want)
-	}
-	r := <-done
-	if r.code != exitOK || !strings.Contains(r.stderr, "published 20 messages on 1 topics") {
-		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	for _, c := range []struct {
+		name, arg string
+		stdin     []byte
+	}{{"file", bag, nil}, {"stdin", "-", data}} {
+		t.Run(c.name, func(t *testing.T) {
+			type result struct {
+				stderr string
+				code   int
+			}
+			done := make(chan result, 1)
+			go func() {
+				var out, errb bytes.Buffer
+				code := Main([]string{"play", c.arg, "--wait-for-subscribers", "-p", "/cli", "/chatter:=/talk"}, bytes.NewReader(c.stdin), &out, &errb)
+				done <- result{errb.String(), code}
+			}()
+			got, err := m.Output(t, time.Minute, "rostopic", "echo", "-n", "20", "/cli/talk")
+			if err != nil {
+				t.Fatalf("rostopic echo: %v\n%s", err, got)
+			}
+			if got != want {
+				t.Errorf("rostopic echo /cli/talk printed\n%s\nwant\n%s", got, want)
+			}
+			r := <-done
+			if r.code != exitOK || !strings.Contains(r.stderr, "published 20 messages on 1 topics") {
+				t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+			}
+		})
 	}
 }
