@@ -186,10 +186,13 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 		p.clockPub = pub
 	}
 	if l, ok := adv.(RosoutLogger); ok {
+		// Log lines are an extra, as in record: without them the
+		// recording still plays.
 		if err := l.AdvertiseRosout(); err != nil {
-			return fmt.Errorf("advertise %s: %w", rosnode.RosoutTopic, err)
+			p.log(rosnode.LevelWarn, fmt.Sprintf("not logging to %s: %v", rosnode.RosoutTopic, err))
+		} else {
+			p.rosout = l
 		}
-		p.rosout = l
 	}
 	if ps, ok := adv.(PauseServer); ok {
 		srv, err := ps.ServePause(p.SetPaused)

@@ -672,3 +672,71 @@ func TestPlayPrefixRemapLikeRosbag(t *testing.T) {
 		t.Errorf("rosbag play advertised %v, without /talk", want)
 	}
 }
+
+// makeRosoutBagPy writes what rosbag record -a records on any graph: the
+// nodes' /rosout lines (rosgraph_msgs/Log, from /talker) beside /chatter,
+// every 0.1 s for 0.5 s.
+const makeRosoutBagPy = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+from rosgraph_msgs.msg import Log
+t0 = rospy.Time(1700000000, 0)
+with rosbag.Bag(sys.argv[1], 'w') as b:
+    for i in range(5):
+        t = t0 + rospy.Duration.from_sec(i * 0.1)
+        b.write('/rosout', Log(level=Log.INFO, name='/talker', msg='hello %d' % i), t)
+        b.write('/chatter', String(data='c%d' % i), t)
+`
+
+// pyRosout prints the level and text of every /rosout line from /talker
+// it receives, one a line, once none came for 1.5 s (or none at all for a
+// minute).
+const pyRosout = `
+import time, rospy
+from rosgraph_msgs.msg import Log
+rospy.init_node("rosouts", disable_signals=True)
+got, last = [], [time.time() + 60]
+def cb(m):
+    if m.name == '/talker':
+        got.append('%d %s' % (m.level, m.msg))
+        last[0] = time.time()
+rospy.Subscriber("/rosout", Log, cb)
+while time.time() - last[0] < 1.5:
+    time.sleep(0.05)
+print("\n".join(got))
+`
+
+// A recording that holds /rosout (rosbag record -a) plays: its lines go out
+// on /rosout, the player's own log lines on the same publisher, as a
+// roscpp node's do (rosbag play plays such bags), where the player failed
+// before publishing anything ("/rosout is already advertised by this
+// node").
+func TestPlayRecordingOfRosout(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	bag := filepath.Join(t.TempDir(), "graph.bag")
+	if out, err := m.Output(t, time.Minute, rostest.Python, "-c", makeRosoutBagPy, bag); err != nil {
+		t.Fatalf("python rosbag: %v\n%s", err, out)
+	}
+	sub := m.Start(t, "rosouts", rostest.Python, "-c", pyRosout)
+	waitRegistered(t, m, false, "rosouts", "/rosout")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	o := play.DefaultOptions()
+	o.Delay = 500 * time.Millisecond
+	var warned []string
+	o.Warn = func(s string) { warned = append(warned, s) }
+	if err := <-startPlay(t, ctx, m, o, bag); err != nil {
+		t.Fatal(err)
+	}
+	if err := sub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("rospy /rosout subscriber: %v\n%s", err, m.Log("rosouts"))
+	}
+	want := "2 hello 0\n2 hello 1\n2 hello 2\n2 hello 3\n2 hello 4"
+	if got := strings.TrimSpace(m.Log("rosouts")); got != want {
+		t.Errorf("rospy received on /rosout:\n%s\nwant the recording's lines:\n%s", got, want)
+	}
+	if len(warned) > 0 {
+		t.Errorf("warnings %q, want none", warned)
+	}
+}

@@ -3,6 +3,7 @@ package rosnode
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -58,14 +59,27 @@ const rosoutWait = time.Second
 // log lines as roscpp and rospy nodes do. It talks to the master, and
 // waits (a second at most) until the subscribers the master lists, the
 // rosout node among them, are connected, so that the first lines reach
-// them; lines logged before it are not published.
+// them; lines logged before it are not published. When the node already
+// publishes /rosout itself (a player replaying a recording of /rosout),
+// the lines go out on that publisher, as a roscpp node's log lines share
+// the topic with its own /rosout publisher; one of another type is an
+// error.
 func (n *Node) AdvertiseRosout() error {
 	info, err := logInfo()
 	if err != nil {
 		return err
 	}
-	p, err := n.Advertise(RosoutTopic, info)
-	if err != nil {
+	n.mu.Lock()
+	p := n.pubs[n.Resolve(RosoutTopic)]
+	n.mu.Unlock()
+	if p != nil {
+		if p.info.MD5 != info.MD5 {
+			return fmt.Errorf("rosnode: %s is advertised by this node as %s (md5 %s), not %s", p.topic, p.info.Type, p.info.MD5, logType)
+		}
+		n.rosout.Store(p)
+		return nil
+	}
+	if p, err = n.Advertise(RosoutTopic, info); err != nil {
 		return err
 	}
 	n.rosout.Store(p)
