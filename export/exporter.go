@@ -42,8 +42,12 @@ type Exporter struct {
 	sources  int
 	// partNames names the part files of inputs by number (Input.Part).
 	partNames map[int]string
-	files     []string
-	closed    bool
+	// written holds what each input exported, by number, once its Source
+	// has closed without error (see exported); partitioned output only,
+	// which the dataset manifest describes.
+	written map[int][]ManifestTopic
+	files   []string
+	closed  bool
 	// background is the one slot for a record written in the background
 	// (see writeQueue).
 	background chan struct{}
@@ -406,6 +410,8 @@ type Source struct {
 	emit   func(b *buffer, rec arrow.RecordBatch) error
 	err    error
 	closed bool
+	// topics counts the rows appended per topic.
+	topics map[string]*ManifestTopic
 }
 
 // chanState caches what a channel needs per message.
@@ -416,6 +422,8 @@ type chanState struct {
 	day    int64 // UTC day of cur, for date partitions
 	cur    *buffer
 	schema *arrow.Schema
+	// written counts the rows of cs's topic (shared by its channels).
+	written *ManifestTopic
 }
 
 // buffer is one table's pending rows from one source.
@@ -441,7 +449,8 @@ func (e *Exporter) Source(path string) *Source {
 }
 
 func (e *Exporter) newSource(i int, path string) *Source {
-	return &Source{e: e, index: i, path: path, chans: map[*record.Channel]*chanState{}, bufs: map[tableKey]*buffer{}}
+	return &Source{e: e, index: i, path: path, chans: map[*record.Channel]*chanState{}, bufs: map[tableKey]*buffer{},
+		topics: map[string]*ManifestTopic{}}
 }
 
 // Write exports m, a message of type t decoded by d. A message that fails
@@ -485,6 +494,14 @@ func (s *Source) Write(m *record.Message, t *msgdef.Type, d Decoder) error {
 	if err != nil {
 		return record.WithFile(err, m.Source, m.Offset, cs.info.topic)
 	}
+	w := cs.written
+	if w.MessageCount == 0 || m.LogTime < w.StartNs {
+		w.StartNs = m.LogTime
+	}
+	if w.MessageCount == 0 || m.LogTime > w.EndNs {
+		w.EndNs = m.LogTime
+	}
+	w.MessageCount++
 	if p := s.e.cfg.progress; p != nil {
 		p(len(m.Data))
 	}
@@ -520,7 +537,12 @@ func (s *Source) channel(ch *record.Channel, t *msgdef.Type) (*chanState, error)
 	if s.e.cfg.partition != PartitionNone {
 		key.source = s.index
 	}
-	cs := &chanState{root: ct.root, key: key, info: info, schema: ct.schema}
+	w := s.topics[ch.Topic]
+	if w == nil {
+		w = &ManifestTopic{Topic: ch.Topic, Type: info.typeName}
+		s.topics[ch.Topic] = w
+	}
+	cs := &chanState{root: ct.root, key: key, info: info, schema: ct.schema, written: w}
 	s.chans[ch] = cs
 	return cs, nil
 }
@@ -599,8 +621,39 @@ func (s *Source) Close() error {
 	s.order, s.bufs, s.chans = nil, nil, nil
 	if s.err == nil && s.e.cfg.partition != PartitionNone {
 		s.err = s.e.finishSource(s.index)
+		if s.err == nil {
+			s.e.setWritten(s.index, s.topics)
+		}
 	}
+	s.topics = nil
 	return s.err
+}
+
+// setWritten records the rows input i exported per topic.
+func (e *Exporter) setWritten(i int, topics map[string]*ManifestTopic) {
+	out := make([]ManifestTopic, 0, len(topics))
+	for _, t := range topics {
+		if t.MessageCount > 0 {
+			out = append(out, *t)
+		}
+	}
+	sort.Slice(out, func(a, b int) bool { return out[a].Topic < out[b].Topic })
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.written == nil {
+		e.written = map[int][]ManifestTopic{}
+	}
+	e.written[i] = out
+}
+
+// exported returns the rows input i (its number in e) exported per topic,
+// sorted by topic, with their first and last log times; topics without
+// rows are left out. It is known for partitioned output once the input's
+// Source has closed without error (nil before, and unpartitioned).
+func (e *Exporter) exported(i int) []ManifestTopic {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.written[i]
 }
 
 func floorDiv(a, b int64) int64 {

@@ -34,23 +34,38 @@ const ManifestDir = "_baglab/files"
 const ManifestVersion = 1
 
 // ManifestRow describes one input of a dataset directory: what it is
-// (content digest, container format, times, counts per topic as its
-// summary gives them), who wrote it and how, and the files it wrote. It is
-// stored as one Parquet row with the columns named by the json tags (times
-// as timestamp[ns, UTC], topics as a list of structs, parts as a list of
-// strings); the footer's key-value metadata "baglab.manifest_row" holds the
-// same row as JSON.
+// (content digest, container format), what of it the dataset holds (times
+// and counts per topic of the rows exported), who wrote it and how, and
+// the files it wrote. It is stored as one Parquet row with the columns
+// named by the json tags (times as timestamp[ns, UTC], topics as a list of
+// structs, parts as a list of strings; start_ns is the column start_time,
+// end_ns end_time); the footer's key-value metadata "baglab.manifest_row"
+// holds the same row as JSON, with Selection and Recording, which have no
+// columns.
+//
+// The counts and times are those of the rows written into the dataset:
+// after the export's selection (--topics, --start, --end) and without the
+// messages and topics --skip-bad left out, so that the counts of the rows
+// sum to the rows of the dataset. A whole recording exported without
+// damage gives the counts and times of its summary, and the same row
+// bytes as baglab versions that copied them from the summary.
 type ManifestRow struct {
 	ManifestVersion int    `json:"manifest_version"`
 	Path            string `json:"path"`
 	Size            int64  `json:"size"`
 	SHA256          string `json:"sha256"`
 	// Format is the container format ("bag", "mcap", "db3").
-	Format       string          `json:"format"`
-	StartNs      int64           `json:"start_ns"`
-	EndNs        int64           `json:"end_ns"`
-	MessageCount int64           `json:"message_count"`
-	Topics       []ManifestTopic `json:"topics"`
+	Format string `json:"format"`
+	// StartNs and EndNs are the first and last log times of the rows
+	// exported, MessageCount their number (the messages exported: CSV's
+	// --arrays explode writes several rows for one); 0 when none were.
+	StartNs      int64 `json:"start_ns"`
+	EndNs        int64 `json:"end_ns"`
+	MessageCount int64 `json:"message_count"`
+	// Topics are the topics with rows exported, sorted by name, each with
+	// its count and times (a topic the selection left out, or whose
+	// messages were all skipped or none recorded, is not listed).
+	Topics []ManifestTopic `json:"topics"`
 	// BaglabVersion is the version that exported the input.
 	BaglabVersion string `json:"baglab_version"`
 	// PartitionBy and OutputFormat are the export's --partition-by and
@@ -66,15 +81,35 @@ type ManifestRow struct {
 	// not all of it (DatasetInput.Selection); kept in the footer's JSON
 	// only, so rows of whole recordings are as before.
 	Selection string `json:"selection,omitempty"`
+	// Recording is the recording's own totals, as its summary gives them,
+	// when the row's are not the same: the export had a selection, or
+	// left messages or topics out (--skip-bad, a channel that cannot be
+	// decoded), or the recording lists topics without messages. Kept in
+	// the footer's JSON only (DuckDB: parquet_kv_metadata), so rows of
+	// whole recordings are as before. A row with a Selection, a Format
+	// (the input had a summary) and no Recording was written by a baglab
+	// that gave the recording's totals as the row's.
+	Recording *ManifestRecording `json:"recording,omitempty"`
 }
 
-// ManifestTopic is one topic of a manifest row.
+// ManifestTopic is one topic of a manifest row: its message type, the
+// number of its messages and their first and last log times.
 type ManifestTopic struct {
 	Topic        string `json:"topic"`
 	Type         string `json:"type"`
 	MessageCount int64  `json:"message_count"`
 	StartNs      int64  `json:"start_ns"`
 	EndNs        int64  `json:"end_ns"`
+}
+
+// ManifestRecording is a recording's own totals, as its summary gives
+// them (ManifestRow.Recording): first and last log times, messages, and
+// every topic it lists, in the summary's order, even without messages.
+type ManifestRecording struct {
+	StartNs      int64           `json:"start_ns"`
+	EndNs        int64           `json:"end_ns"`
+	MessageCount int64           `json:"message_count"`
+	Topics       []ManifestTopic `json:"topics"`
 }
 
 // manifestKey is the footer key holding the row as JSON.

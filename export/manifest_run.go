@@ -21,7 +21,9 @@ import (
 type DatasetInput struct {
 	Input
 	// Summary is the recording's own summary (container format, times,
-	// topics) for its manifest row; nil leaves those empty.
+	// topics) for its manifest row: its Format, and its totals when they
+	// are not those exported (ManifestRow.Recording); nil leaves those
+	// empty.
 	Summary *record.Summary
 	// Selection describes which of its messages are exported (the
 	// command's --topics, --start and --end); "" is all of them.
@@ -282,7 +284,8 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 				if o := old[i]; o != nil {
 					removeStale(dir, o.Parts, files)
 				}
-				err = WriteManifestRow(dir, newRow(&inputs[i], digests[i], cfg, files))
+				// the input is number 0 of its own Exporter
+				err = WriteManifestRow(dir, newRow(&inputs[i], digests[i], cfg, files, e.exported(0)))
 			}
 			if err != nil {
 				errs[k] = err
@@ -379,14 +382,30 @@ func selection(s string) string {
 	return s
 }
 
-// newRow is the manifest row of an exported input.
-func newRow(in *DatasetInput, d digest.Digest, cfg config, parts []string) *ManifestRow {
+// newRow is the manifest row of an input that exported the rows of
+// written (per topic, sorted by topic, as Exporter.exported gives them).
+func newRow(in *DatasetInput, d digest.Digest, cfg config, parts []string, written []ManifestTopic) *ManifestRow {
 	r := &ManifestRow{Path: in.Path, Size: d.Size, SHA256: d.SHA256, BaglabVersion: cfg.version, Selection: in.Selection,
 		PartitionBy: cfg.partition.String(), OutputFormat: cfg.format.String(), Parts: parts, Topics: []ManifestTopic{}}
+	for _, t := range written {
+		if r.MessageCount == 0 || t.StartNs < r.StartNs {
+			r.StartNs = t.StartNs
+		}
+		if r.MessageCount == 0 || t.EndNs > r.EndNs {
+			r.EndNs = t.EndNs
+		}
+		r.MessageCount += t.MessageCount
+		r.Topics = append(r.Topics, t)
+	}
 	if s := in.Summary; s != nil {
-		r.Format, r.StartNs, r.EndNs, r.MessageCount = s.Format, s.StartNs, s.EndNs, int64(s.MessageCount)
+		r.Format = s.Format
+		rec := &ManifestRecording{StartNs: s.StartNs, EndNs: s.EndNs, MessageCount: int64(s.MessageCount), Topics: []ManifestTopic{}}
 		for _, t := range s.Topics {
-			r.Topics = append(r.Topics, ManifestTopic{Topic: t.Topic, Type: t.Type, MessageCount: int64(t.MessageCount), StartNs: t.StartNs, EndNs: t.EndNs})
+			rec.Topics = append(rec.Topics, ManifestTopic{Topic: t.Topic, Type: t.Type, MessageCount: int64(t.MessageCount), StartNs: t.StartNs, EndNs: t.EndNs})
+		}
+		if in.Selection != "" || rec.StartNs != r.StartNs || rec.EndNs != r.EndNs || rec.MessageCount != r.MessageCount ||
+			!slices.Equal(rec.Topics, r.Topics) {
+			r.Recording = rec
 		}
 	}
 	if r.Parts == nil {

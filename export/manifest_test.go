@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,7 +18,7 @@ import (
 )
 
 // datasetInputs gives the corpus inputs files of their own (distinct
-// contents) for their digests.
+// contents) for their digests, and summaries of their messages.
 func datasetInputs(t *testing.T, c *corpus) []DatasetInput {
 	dir := t.TempDir()
 	out := make([]DatasetInput, len(c.inputs))
@@ -26,10 +27,31 @@ func datasetInputs(t *testing.T, c *corpus) []DatasetInput {
 		if err := os.WriteFile(in.Path, []byte(fmt.Sprintf("recording %d", i)), 0o666); err != nil {
 			t.Fatal(err)
 		}
-		out[i] = DatasetInput{Input: in, Summary: &record.Summary{Format: "bag", StartNs: 1e9, EndNs: 2e9, MessageCount: 3,
-			Topics: []record.TopicSummary{{Topic: "/chatter", Type: "std_msgs/String", MessageCount: 3, StartNs: 1e9, EndNs: 2e9}}}}
+		out[i] = DatasetInput{Input: in, Summary: summaryOf(c.msgs[i])}
 	}
 	return out
+}
+
+// summaryOf is the summary of a recording of msgs, as a reader gives it.
+func summaryOf(msgs []*record.Message) *record.Summary {
+	s := &record.Summary{Format: "bag", Topics: []record.TopicSummary{}}
+	for _, m := range msgs {
+		if s.MessageCount == 0 || m.LogTime < s.StartNs {
+			s.StartNs = m.LogTime
+		}
+		s.EndNs = max(s.EndNs, m.LogTime)
+		s.MessageCount++
+		k := slices.IndexFunc(s.Topics, func(t record.TopicSummary) bool { return t.Topic == m.Channel.Topic })
+		if k < 0 {
+			k = len(s.Topics)
+			s.Topics = append(s.Topics, record.TopicSummary{Topic: m.Channel.Topic, Type: m.Channel.Schema.Name, StartNs: m.LogTime})
+		}
+		t := &s.Topics[k]
+		t.MessageCount++
+		t.StartNs, t.EndNs = min(t.StartNs, m.LogTime), max(t.EndNs, m.LogTime)
+	}
+	slices.SortFunc(s.Topics, func(a, b record.TopicSummary) int { return strings.Compare(a.Topic, b.Topic) })
+	return s
 }
 
 // TestExportDatasetResume interrupts a fleet export after its first input
@@ -102,7 +124,8 @@ func TestManifestRows(t *testing.T) {
 	}
 	for i, r := range rows {
 		if r.Path != inputs[i].Path || r.Size != int64(len("recording 0")) || len(r.SHA256) != 64 || r.PartitionBy != "source" ||
-			r.OutputFormat != "parquet" || r.BaglabVersion != "test" || r.Format != "bag" || len(r.Topics) != 1 {
+			r.OutputFormat != "parquet" || r.BaglabVersion != "test" || r.Format != "bag" || len(r.Topics) != len(corpusTopics) ||
+			r.MessageCount != 12 || r.Recording != nil {
 			t.Errorf("row %d: %+v", i, r)
 		}
 		if len(r.Parts) != len(corpusTopics) {
@@ -133,7 +156,8 @@ func TestManifestRows(t *testing.T) {
 	}
 	for i, r := range res[0].Rows {
 		got := fmt.Sprintln(r["path"], r["size"], r["sha256"], r["format"], r["s"], r["message_count"], r["topic"], r["n"], r["parts"], r["partition_by"], r["baglab_version"], r["manifest_version"])
-		want := fmt.Sprintln(rows[i].Path, rows[i].Size, rows[i].SHA256, "bag", int64(1e9), 3, "/chatter", 3, len(corpusTopics), "source", "test", ManifestVersion)
+		s := inputs[i].Summary
+		want := fmt.Sprintln(rows[i].Path, rows[i].Size, rows[i].SHA256, "bag", s.StartNs, 12, s.Topics[0].Topic, 2, len(corpusTopics), "source", "test", ManifestVersion)
 		if got != want {
 			t.Errorf("duckdb row %d: %s, want %s", i, got, want)
 		}
