@@ -51,8 +51,9 @@ DuckDB's hive_partitioning or Spark:
 digits of the input's SHA-256, so each input's part files are its own).
 
 DIR is a dataset: its manifest, DIR/_baglab/files/<sha256>.parquet, holds one
-row per input exported (path, size, sha256, container format, start and end
-time, message count per topic, baglab version, options, the files written).
+row per input exported (path, size, sha256, container format, the first and
+last log time and row count per topic of what it exported, baglab version,
+options, selection, the files written).
 Running the export again skips inputs whose content is there already and says
 so; an interrupted export resumes where it stopped; many processes or
 machines may export into one partitioned DIR at once. --force exports such
