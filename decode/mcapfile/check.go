@@ -98,10 +98,12 @@ func (c *checker) addErr(off int64, err error) {
 // and message indexes, attachments and metadata against their indexes, and
 // the statistics against the counts. Records the specification allows
 // once, or only elsewhere, are errors: a second header, a footer in the
-// data section, records after the data end record, more than one
-// statistics record, and summary records that belong in the data
-// section. It returns the problems found (none for a sound file); the
-// error is for failures to read the file at all.
+// data section, records after the data end record (before the summary
+// section: they are checked as part of the data section, which readers
+// and Recover read on to), more than one statistics record, and summary
+// records that belong in the data section. It returns the problems found
+// (none for a sound file); the error is for failures to read the file at
+// all.
 //
 // One damage gives one problem: a chunk whose CRC fails or whose data does
 // not decompress is reported once, and the records that can still be had
@@ -144,7 +146,7 @@ func (c *checker) run() {
 	if err != nil {
 		c.addErr(c.size-tailLen, err)
 	}
-	limit := c.size
+	limit, bounds := c.size, sectionEnd(footer, c.size)
 	if footer != nil {
 		limit = c.size - magicLen
 		if footer.SummaryStart != 0 {
@@ -173,11 +175,17 @@ func (c *checker) run() {
 			c.reportEarly()
 			return
 		}
+		var stray *record.Error
+		if fr.op == mcap.OpDataEnd || fr.op == mcap.OpFooter {
+			stray = bounds.stray(c.ra, c.file, fr)
+		}
 		switch {
 		case first && fr.op != mcap.OpHeader:
 			c.add(fr.offset, record.SeverityError, "first record is %s, want header", fr.op)
 		case !first && fr.op == mcap.OpHeader:
 			c.add(fr.offset, record.SeverityError, "second header record: only the first record of a file is one (@mcap/core's McapStreamReader refuses the file)")
+		case fr.op == mcap.OpFooter && stray != nil:
+			c.add(fr.offset, record.SeverityError, "%s: @mcap/core's McapStreamReader refuses the file; baglab reads on past it", stray.Detail)
 		case fr.op == mcap.OpFooter && (footer == nil || fr.offset != c.size-tailLen):
 			c.addUnrepaired(fr.offset, "footer record in the data section, where a read in file order stops (@mcap/core's McapStreamReader refuses the file)")
 		}
@@ -194,9 +202,13 @@ func (c *checker) run() {
 					c.add(fr.offset, record.SeverityError, "data_end.data_section_crc: CRC mismatch: computed %08x, stored %08x", crc.Sum32(), want)
 				}
 			}
-			dataEnd = true
-			c.afterDataEnd(sc, footer)
-			break
+			if stray == nil {
+				dataEnd = true
+				break
+			}
+			// Records of the data section follow: read on, as the
+			// readers do.
+			c.add(fr.offset, record.SeverityError, "%s: the specification ends the data section at its data end record, and a read that stops there misses the records after it (@mcap/core's McapStreamReader reads them, as baglab does)", stray.Detail)
 		}
 		if err := c.hashRecord(crc, fr); err != nil {
 			c.addErr(fr.offset, err)
@@ -207,42 +219,6 @@ func (c *checker) run() {
 	}
 	c.reportEarly()
 	c.checkSummary(footer)
-}
-
-// afterDataEnd reports the records between the data end record, which sc
-// has just framed, and the summary section (or, without one, the footer):
-// the data section ends at its first data end record, so readers of it
-// miss them, a second data end record included. Framing that fails there
-// ends the list.
-func (c *checker) afterDataEnd(sc *scanner, footer *mcap.Footer) {
-	if footer == nil {
-		return
-	}
-	end := int64(footer.SummaryStart)
-	next := "summary section"
-	if end == 0 {
-		end, next = c.size-tailLen, "footer"
-	}
-	at := sc.pos
-	var ops []mcap.OpCode
-	n := 0
-	for sc.pos < end {
-		fr, err := sc.next()
-		if err != nil || fr.end() > end {
-			break
-		}
-		n++
-		if !slices.Contains(ops, fr.op) {
-			ops = append(ops, fr.op)
-		}
-	}
-	if at < end {
-		what := fmt.Sprintf("%d bytes", end-at)
-		if n > 0 {
-			what = fmt.Sprintf("%d records (%s)", n, joinOps(ops))
-		}
-		c.addUnrepaired(at, "%s between the data end record and the %s: the data section ends at its first data end record, and reading it misses them", what, next)
-	}
 }
 
 // hashRecord feeds a whole record into the data section CRC.

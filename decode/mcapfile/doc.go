@@ -6,7 +6,10 @@
 // parsers for the record bodies. A file whose summary section carries a
 // complete index (chunk indexes, channels, schemas) is read through the index
 // in log time order, with chunks decompressed ahead by a small worker pool;
-// any other file is read linearly in file order. With WithSkipBad both go on
+// any other file is read linearly in file order, on past a data end or
+// footer record out of place (one that records of the data section
+// follow, before the summary section), as @mcap/core's McapStreamReader
+// reads on past a data end record. With WithSkipBad both go on
 // past damage (a chunk whose CRC fails, a chunk that stops decompressing, a
 // damaged record length, a cut file), yielding what still parses and
 // reporting each damaged stretch; without it they stop at the first error.

@@ -5,4 +5,5 @@ package mcapfile
 var (
 	ChunkOffsets   = chunkOffsets
 	CheckRecovered = checkRecovered
+	StraySeeds     = straySeeds
 )

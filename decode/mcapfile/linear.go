@@ -36,13 +36,15 @@ func (it item) messageOffset() int64 {
 }
 
 // walker yields the records of the data section in file order, expanding
-// chunks. It stops at DataEnd or the footer. Made to go on (goOn), it walks
-// past damage as Recover does, reporting each damaged stretch.
+// chunks. It stops at DataEnd or the footer, and walks past one out of
+// place (dataBounds.stray). Made to go on (goOn), it walks past damage as
+// Recover does, reporting each damaged stretch and such a record.
 type walker struct {
 	ra     io.ReaderAt
 	file   string
 	sc     *scanner
-	limit  int64 // end of the data the scanner reads
+	limit  int64      // end of the data the scanner reads
+	bounds dataBounds // end of the data section as the footer puts it
 	dec    decoders
 	verify bool
 	// going on past damage
@@ -64,11 +66,11 @@ type walker struct {
 }
 
 func newWalker(ra io.ReaderAt, file string, size int64, verify bool) *walker {
-	limit := size
+	limit, bounds := size, sectionEnd(nil, size)
 	if footer, err := readFooter(ra, file, size); err == nil && footer != nil {
-		limit = size - magicLen
+		limit, bounds = size-magicLen, sectionEnd(footer, size)
 	}
-	return &walker{ra: ra, file: file, sc: newScanner(ra, file, magicLen, limit), limit: limit, verify: verify}
+	return &walker{ra: ra, file: file, sc: newScanner(ra, file, magicLen, limit), limit: limit, bounds: bounds, verify: verify}
 }
 
 // goOn makes the walker go on past damage: chunks whose CRC fails or whose
@@ -92,9 +94,11 @@ func (w *walker) skipErr(off, n int64, err error) {
 }
 
 // next returns the next record, io.EOF after DataEnd or the footer, or an
-// error (ErrTruncated when the file ends before them). Going on past
-// damage, it returns io.EOF at a cut too, and errors only when reading
-// fails.
+// error (ErrTruncated when the file ends before them). A DataEnd or footer
+// record out of place (dataBounds.stray) is walked past: the records after
+// it are read, as @mcap/core's McapStreamReader reads those after a
+// DataEnd record. Going on past damage, it reports such a record, returns
+// io.EOF at a cut too, and errors only when reading fails.
 func (w *walker) next() (item, error) {
 	for {
 		if w.ckData != nil {
@@ -141,6 +145,10 @@ func (w *walker) next() (item, error) {
 		}
 		switch fr.op {
 		case mcap.OpDataEnd, mcap.OpFooter:
+			if err := w.bounds.stray(w.ra, w.file, fr); err != nil {
+				w.skip(record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Err: err, Note: "reading goes on past it"})
+				continue
+			}
 			w.finished = true
 			return item{}, io.EOF
 		case mcap.OpAttachment:

@@ -190,8 +190,9 @@ func checkErrors(t *testing.T, path string) []string {
 // them out; McapStreamReader reads them); and records the specification
 // allows once or elsewhere: two statistics records or a metadata record in
 // the summary (McapIndexedReader refuses them), a second header or a
-// footer in the data section (McapStreamReader refuses them). doctor said
-// the statistics-twice file was ok.
+// footer in the data section (McapStreamReader refuses them; baglab reads
+// on past the footer, see TestStrayEndRecords). doctor said the
+// statistics-twice file was ok.
 func TestPeerCheckRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, mode, peer, check string
@@ -207,7 +208,7 @@ func TestPeerCheckRefusals(t *testing.T) {
 		{"metadata-in-summary", "", "Metadata record not allowed in index section",
 			"summary section holds metadata records, which do not belong there (@mcap/core's McapIndexedReader refuses most of them)"},
 		{"header-twice", "stream", "Duplicate Header record", "second header record: only the first record of a file is one (@mcap/core's McapStreamReader refuses the file)"},
-		{"footer-in-data", "stream", "Expected MCAP magic", "footer record in the data section, where a read in file order stops (@mcap/core's McapStreamReader refuses the file)"},
+		{"footer-in-data", "stream", "Expected MCAP magic", "footer record in the data section, 55 bytes before the summary section at 298: @mcap/core's McapStreamReader refuses the file; baglab reads on past it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := peerWrite(t, tc.name)
@@ -453,18 +454,51 @@ func TestPeerStatisticsTwice(t *testing.T) {
 }
 
 // TestPeerRecordsAfterDataEnd checks a file with a message and a second
-// data end record after its first data end record: McapStreamReader
-// reads the message; baglab, as the specification has it, ends the data
-// section at the first data end record, and doctor now reports what lies
-// beyond it (it only warned that the statistics count one message more).
+// data end record after its first data end record, and one with a
+// message after a footer record in the data section (both without chunks,
+// read in file order): McapStreamReader reads both messages of the first
+// and refuses the second. baglab ended the data section at the first data
+// end or footer record, reading one message; it now reads both, and
+// doctor reports the record, the only error (it used to warn too that
+// the statistics count one message more), offering recover.
 func TestPeerRecordsAfterDataEnd(t *testing.T) {
-	path := peerWrite(t, "records-after-data-end")
-	if st := npmRead(t, path, "stream"); len(st.Messages) != 2 {
-		t.Fatalf("npm reads %d messages streaming, want 2", len(st.Messages))
-	}
-	want := "2 records (message, data end) between the data end record and the summary section: the data section ends at its first data end record, and reading it misses them"
-	if errs := checkErrors(t, path); !slices.Contains(errs, want) {
-		t.Errorf("Check errors %q, want %q", errs, want)
+	for _, tc := range []struct{ name, check string }{
+		{"records-after-data-end", "data end record 55 bytes before the summary section at 282: the specification ends the data section at its data end record, and a read that stops there misses the records after it (@mcap/core's McapStreamReader reads them, as baglab does)"},
+		{"footer-in-data", "footer record in the data section, 55 bytes before the summary section at 298: @mcap/core's McapStreamReader refuses the file; baglab reads on past it"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := peerWrite(t, tc.name)
+			st := npmRead(t, path, "stream-partial")
+			want := npmMessages(t, st)
+			if tc.name == "footer-in-data" {
+				// McapStreamReader refuses the file after the first
+				// message; the second is the first's but for its times,
+				// sequence and text.
+				if len(want) != 1 || st.Done {
+					t.Fatalf("npm reads %d messages streaming (done %v), want 1, then a refusal", len(want), st.Done)
+				}
+				want = append(want, msgKey{1, 2, 2, 2, "\x07\x00\x00\x00hello 2"})
+			}
+			if len(want) != 2 {
+				t.Fatalf("npm reads %d messages streaming, want 2", len(want))
+			}
+			if got := readAll(t, openPeerFile(t, path), record.Filter{}); !equalMsgs(got, want) {
+				t.Errorf("messages\n got %v\nwant %v", got, want)
+			}
+			probs, err := Check(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errs []record.Problem
+			for _, p := range probs {
+				if p.Severity == record.SeverityError || !strings.HasPrefix(p.Message, "the summary does not index the messages") {
+					errs = append(errs, p)
+				}
+			}
+			if len(errs) != 1 || errs[0].Message != tc.check || errs[0].Repair != record.RepairRecover {
+				t.Errorf("Check: %+v, want the one error %q (and the warning that the file is read linearly)", probs, tc.check)
+			}
+		})
 	}
 }
 

@@ -61,6 +61,9 @@ func WithoutIndex() Option {
 //     chunk index lists, or ends there (io.EOF) without one.
 //   - A record that does not parse, or a message on a channel that no
 //     channel record (nor the summary) defines, is left out.
+//   - A data end or footer record out of place, which records of the data
+//     section follow, is reported; reading goes on past it, as it does
+//     without this option.
 //
 // report, if not nil, is called with each damaged stretch, from the
 // goroutine calling Next, before the messages read from it. Skipped.Kept

@@ -115,6 +115,13 @@ func WithWriterOptions(opts ...WriterOption) RecoverOption {
 //     complete records of the chunk there are salvaged, and the scan goes
 //     on at the next chunk the summary's chunk index lists; without one it
 //     stops there.
+//   - A data end or footer record out of place, which records of the data
+//     section follow (before the summary section or the closing footer;
+//     in a file without a closing footer, a footer that the magic does not
+//     follow, or a data end record that a message, chunk, attachment or
+//     metadata record follows), is reported, and the scan goes on past it:
+//     a read that ended the data section there would miss the records
+//     after it.
 //
 // out is written under a temporary name and renamed when done; the error is
 // for failures that leave nothing to write.
@@ -143,7 +150,7 @@ func RecoverContext(ctx context.Context, in, out string, opts ...RecoverOption) 
 		return nil, err
 	}
 	rc := &recoverer{ctx: ctx, file: in, ra: f, size: st.Size(), opts: o, rep: &RecoverReport{},
-		schemas: map[uint16]*mcap.Schema{}, chans: map[uint16]uint32{}, schemaIDs: map[uint16]bool{}}
+		schemas: map[uint16]*mcap.Schema{}, chans: map[uint16]uint32{}, schemaIDs: map[uint16]bool{}, strayAt: -1}
 	defer rc.dec.close()
 	profile := ""
 	if fr, err := readFrame(f, in, magicLen, st.Size()); err == nil && fr.op == mcap.OpHeader {
@@ -188,6 +195,11 @@ type recoverer struct {
 	chans     map[uint16]uint32       // input channel id → output channel id
 	schemaIDs map[uint16]bool         // input schemas of the channels written
 	buf       []byte                  // decompression buffer, reused
+	// strayAt is the index in rep.Skipped of the last data end or footer
+	// record out of place that the scan went on past, -1 for none;
+	// strayFrom counts the messages kept before it.
+	strayAt   int
+	strayFrom uint64
 }
 
 func (rc *recoverer) skip(s record.Skipped) {
@@ -229,10 +241,11 @@ func (rc *recoverer) run() error {
 
 // scan copies the records of the data section.
 func (rc *recoverer) scan() error {
-	limit := rc.size
+	limit, bounds := rc.size, sectionEnd(nil, rc.size)
 	if footer, err := readFooter(rc.ra, rc.file, rc.size); err == nil && footer != nil {
-		limit = rc.size - magicLen
+		limit, bounds = rc.size-magicLen, sectionEnd(footer, rc.size)
 	}
+	defer rc.endStray()
 	sc := newScanner(rc.ra, rc.file, magicLen, limit)
 	for {
 		if err := rc.ctx.Err(); err != nil {
@@ -274,6 +287,10 @@ func (rc *recoverer) scan() error {
 		}
 		switch fr.op {
 		case mcap.OpDataEnd, mcap.OpFooter:
+			if err := bounds.stray(rc.ra, rc.file, fr); err != nil {
+				rc.stray(fr, err)
+				continue
+			}
 			rc.rep.Complete = true
 			return nil
 		case mcap.OpAttachment:
@@ -320,6 +337,25 @@ func (rc *recoverer) scan() error {
 			rc.skipErr(fr.offset, fr.end()-fr.offset, err)
 		}
 	}
+}
+
+// stray reports the data end or footer record fr, out of place as err
+// says (dataBounds.stray), which the scan goes on past; endStray, at the
+// next one or the end of the scan, counts the messages kept after it.
+func (rc *recoverer) stray(fr frame, err error) {
+	rc.endStray()
+	rc.skip(record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Err: err})
+	rc.strayAt, rc.strayFrom = len(rc.rep.Skipped)-1, rc.rep.Messages
+}
+
+// endStray completes the report of the last data end or footer record out
+// of place that the scan went on past, if any.
+func (rc *recoverer) endStray() {
+	if rc.strayAt < 0 {
+		return
+	}
+	rc.rep.Skipped[rc.strayAt].Note = fmt.Sprintf("the scan goes on past it: %d messages after it kept", rc.rep.Messages-rc.strayFrom)
+	rc.strayAt = -1
 }
 
 // overlong returns the file offset where the records of chunk fr end when

@@ -149,6 +149,9 @@ func FuzzReader(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	for _, b := range straySeeds(f) {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		exercise(t, data, "fuzz.mcap")
 	})

@@ -164,6 +164,9 @@ func FuzzRecover(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	for _, b := range straySeeds(f) {
+		f.Add(b)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		recoverBytes(t, t.TempDir(), data)
 	})

@@ -643,6 +643,10 @@ func FuzzSkipBad(f *testing.F) {
 		bad[len(bad)/2] ^= 0x20
 		f.Add(bad)
 	}
+	// A footer or data end record between two chunks.
+	for _, b := range mcapfile.StraySeeds(f) {
+		f.Add(b)
+	}
 	var files []string
 	if dir, ok := testenv.FixturesIfPresent(f, "mcap-conformance"); ok {
 		files, _ = filepath.Glob(filepath.Join(dir, "data", "*", "*.mcap"))

@@ -76,6 +76,69 @@ func readFooter(ra io.ReaderAt, file string, size int64) (*mcap.Footer, error) {
 	}, nil
 }
 
+// dataBounds is where the footer at the end of a file puts the end of its
+// data section: at the start of the summary section, or for a file
+// without one at the footer itself. end is -1 when the file does not end
+// with a footer and the magic.
+type dataBounds struct {
+	end  int64
+	next string // what starts at end: "summary section" or "footer"
+}
+
+// sectionEnd gives the dataBounds of a file of size bytes whose footer is
+// footer (nil when it has none).
+func sectionEnd(footer *mcap.Footer, size int64) dataBounds {
+	if footer == nil {
+		return dataBounds{end: -1}
+	}
+	end := size - tailLen
+	if s := footer.SummaryStart; s >= magicLen && s <= uint64(end) {
+		return dataBounds{int64(s), "summary section"}
+	}
+	return dataBounds{end, "footer"}
+}
+
+// stray says whether fr, a data end or footer record met reading the data
+// section in file order, is out of place, with records of the data section
+// after it: it returns nil when fr is in its place, else an error of file
+// that says where. A record is out of place when it ends before the end of
+// the data section; when that is not known (the file has no footer at its
+// end), a footer that the magic does not follow, or a data end record
+// followed by a record of the data section (a message, chunk, message
+// index, attachment or metadata record) rather than the summary section's.
+//
+// The specification ends the data section at its data end record and the
+// file at its footer; @mcap/core's McapStreamReader reads on past a data
+// end record (and refuses a footer that the magic does not follow), and
+// so do baglab's reads in file order, Recover and Check, each saying so.
+func (b dataBounds) stray(ra io.ReaderAt, file string, fr frame) *record.Error {
+	what, field := "footer record in the data section,", "footer"
+	if fr.op == mcap.OpDataEnd {
+		what, field = "data end record", "data_end"
+	}
+	if b.end >= 0 {
+		if fr.end() >= b.end {
+			return nil
+		}
+		return errorf(file, fr.offset, field, record.ErrFormat, "%s %d bytes before the %s at %d", what, b.end-fr.end(), b.next, b.end)
+	}
+	var next [recordHeaderLen]byte
+	if readAt(ra, next[:], fr.end()) != nil {
+		return nil
+	}
+	if fr.op == mcap.OpFooter {
+		if string(next[:magicLen]) == string(mcap.Magic) {
+			return nil
+		}
+		return errorf(file, fr.offset, field, record.ErrFormat, "%s not followed by the MCAP magic", what)
+	}
+	switch op := mcap.OpCode(next[0]); op {
+	case mcap.OpMessage, mcap.OpChunk, mcap.OpMessageIndex, mcap.OpAttachment, mcap.OpMetadata:
+		return errorf(file, fr.offset, field, record.ErrFormat, "%s followed by a %s record, which belongs in the data section", what, op)
+	}
+	return nil
+}
+
 // readIndex reads the summary section. It returns (nil, nil) when the file
 // has none, and an error when it has one that cannot be trusted.
 func readIndex(ra io.ReaderAt, file string, size int64) (*index, error) {
@@ -261,9 +324,9 @@ func (ix *index) indexesChunks() (bool, string) {
 // the data section between the chunks and their message index records,
 // reading only their headers (for a file written with chunks, the header
 // and a few schema, channel, attachment or metadata records), up to the
-// data end record or the summary. Framing that fails there, or a record
-// that runs into a chunk, ends the search: that is damage, which Check
-// reports.
+// summary, past a data end record out of place (dataBounds.stray) as the linear
+// read goes. Framing that fails there, or a record that runs into a chunk,
+// ends the search: that is damage, which Check reports.
 func (ix *index) findLoose(ra io.ReaderAt, file string) {
 	type span struct{ start, end int64 }
 	spans := make([]span, 0, len(ix.chunks))
@@ -292,11 +355,8 @@ func (ix *index) findLoose(ra io.ReaderAt, file string) {
 		if err != nil || i < len(spans) && fr.end() > spans[i].start {
 			return
 		}
-		switch fr.op {
-		case mcap.OpMessage:
+		if fr.op == mcap.OpMessage {
 			ix.loose = pos
-			return
-		case mcap.OpDataEnd:
 			return
 		}
 		pos = fr.end()

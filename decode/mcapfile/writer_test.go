@@ -69,10 +69,15 @@ type npmDump struct {
 		Metadata map[string]string `json:"metadata"`
 	} `json:"metadata"`
 	StreamMessageCount int `json:"streamMessageCount"`
+	// Error is why McapStreamReader stopped (mode "stream-partial"), Done
+	// whether it read the file to its end.
+	Error string `json:"error"`
+	Done  bool   `json:"done"`
 }
 
 // npmRead reads path with the npm @mcap/core reader: McapIndexedReader,
-// or with mode "stream" McapStreamReader in file order.
+// or with mode "stream" McapStreamReader in file order (see
+// testdata/mcapdump.cjs for the other modes).
 func npmRead(t *testing.T, path string, mode ...string) *npmDump {
 	t.Helper()
 	testenv.RequirePeer(t, "mcap")

@@ -1,9 +1,14 @@
 // mcapdump: read an MCAP file with the npm @mcap/core reader (an independent
 // implementation) and print its content as JSON on stdout.
-// usage: node mcapdump.cjs NODE_DIR FILE [stream]
+// usage: node mcapdump.cjs NODE_DIR FILE [stream|stream-partial|indexed]
 // With "stream" the records are those McapStreamReader reads in file order
 // (for files without a usable index); the header, schemas, channels,
 // messages, attachments and metadata are given, the index fields are not.
+// "stream-partial" is "stream" for a file McapStreamReader may refuse: the
+// records it read before it threw are given, with its error in "error"
+// (and "done" false). "indexed" reads through McapIndexedReader only,
+// without the streaming pass that checks every CRC (and that refuses,
+// for one, a footer record in the data section).
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -34,18 +39,25 @@ async function main() {
     read: async (offset, size) => bytes.subarray(Number(offset), Number(offset + size)),
   };
   const out = { messages: [], schemas: [], channels: [], attachments: [], metadata: [] };
-  if (process.argv[4] === "stream") {
+  const mode = process.argv[4];
+  if (mode === "stream" || mode === "stream-partial") {
     const sr = new McapStreamReader({ decompressHandlers, validateCrcs: true });
     sr.append(bytes);
-    for (let rec; (rec = sr.nextRecord()); ) {
-      if (rec.type === "Header") out.header = { profile: rec.profile, library: rec.library };
-      else if (rec.type === "Schema") out.schemas.push(schema(rec));
-      else if (rec.type === "Channel") out.channels.push(channel(rec));
-      else if (rec.type === "Message") out.messages.push(message(rec));
-      else if (rec.type === "Attachment") out.attachments.push(attachment(rec));
-      else if (rec.type === "Metadata") out.metadata.push(metadata(rec));
+    try {
+      for (let rec; (rec = sr.nextRecord()); ) {
+        if (rec.type === "Header") out.header = { profile: rec.profile, library: rec.library };
+        else if (rec.type === "Schema") out.schemas.push(schema(rec));
+        else if (rec.type === "Channel") out.channels.push(channel(rec));
+        else if (rec.type === "Message") out.messages.push(message(rec));
+        else if (rec.type === "Attachment") out.attachments.push(attachment(rec));
+        else if (rec.type === "Metadata") out.metadata.push(metadata(rec));
+      }
+      if (!sr.done()) throw new Error("stream reader did not reach the end");
+    } catch (e) {
+      if (mode === "stream") throw e;
+      out.error = String(e && e.message ? e.message : e);
     }
-    if (!sr.done()) throw new Error("stream reader did not reach the end");
+    out.done = sr.done();
     out.streamMessageCount = out.messages.length;
     process.stdout.write(JSON.stringify(out));
     return;
@@ -71,6 +83,10 @@ async function main() {
   for await (const m of r.readMessages()) out.messages.push(message(m));
   for await (const a of r.readAttachments()) out.attachments.push(attachment(a));
   for await (const m of r.readMetadata()) out.metadata.push(metadata(m));
+  if (mode === "indexed") {
+    process.stdout.write(JSON.stringify(out));
+    return;
+  }
   // A streaming pass validates every CRC (chunks, data section, summary).
   const sr = new McapStreamReader({ decompressHandlers, validateCrcs: true });
   sr.append(bytes);

@@ -9,6 +9,7 @@ const { createRequire } = require("module");
 const req = createRequire(path.join(path.resolve(process.argv[2]), "package.json"));
 const { McapWriter, McapRecordBuilder } = req("@mcap/core");
 const { crc32 } = req("@foxglove/crc");
+const zstd = req("@foxglove/wasm-zstd");
 
 const enc = new TextEncoder();
 const STRING = "string data\n";
@@ -147,6 +148,27 @@ const chatter = (id, topic) => ({ op: "channel", id, topic, schemaId: 1, message
 const hello = (channelId, t) => ({ op: "message", channelId, sequence: Number(t), logTime: BigInt(t), publishTime: BigInt(t), data: rosString(`hello ${t}`) });
 
 const cases = {
+  // An ordinary file: 30 messages in zstd chunks of about 200 bytes, a
+  // metadata record and an attachment between them, every index.
+  "chunked-zstd": {
+    options: { chunkSize: 200, compressChunk: (data) => ({ compression: "zstd", compressedData: zstd.compress(data) }) },
+    write: async (w) => {
+      await messages(w, 12);
+      await w.addMetadata({ name: "run", metadata: new Map([["operator", "ada"]]) });
+      await messages(w, 10, 2_000_000_000n);
+      await w.addAttachment({ name: "calib.yaml", mediaType: "text/yaml", logTime: 5n, createTime: 6n, data: enc.encode("k: 1\n") });
+      await messages(w, 8, 3_000_000_000n);
+    },
+  },
+  // 20 messages without chunks: the summary indexes none of them, and
+  // the file is read in file order.
+  "unchunked": {
+    options: { useChunks: false },
+    write: async (w) => {
+      await messages(w, 12);
+      await messages(w, 8, 2_000_000_000n);
+    },
+  },
   // A summary that indexes the chunks but repeats neither schemas nor
   // channels: they are only in the chunks.
   "summary-without-definitions": {
@@ -249,6 +271,7 @@ const cases = {
 };
 
 async function main() {
+  await zstd.isLoaded;
   const [, , , out, name] = process.argv;
   const c = cases[name];
   if (!c) throw new Error(`unknown case ${name}`);
