@@ -323,3 +323,38 @@ func (w removingMCAPWriter) AddMetadata(name string, m map[string]string) error 
 func (w removingMCAPWriter) AddAttachment(name, mediaType string, logTime, createTime uint64, data []byte) error {
 	return w.Writer.(extrasWriter).AddAttachment(name, mediaType, logTime, createTime, data)
 }
+
+// TestInputsStrayFooterWarns: an MCAP file read in file order (here one
+// cut in its closing magic, so that it has no usable summary) with a footer
+// record in its data section is read past it, with a warning naming the
+// file and offset, and with --skip-bad nothing counts as skipped: no
+// message is lost (decode/mcapfile's TestStraySeeds writes the file).
+func TestInputsStrayFooterWarns(t *testing.T) {
+	data, err := os.ReadFile("testdata/stray-footer.mcap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "cut.mcap")
+	if err := os.WriteFile(path, data[:len(data)-1], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, skipBad := range []bool{false, true} {
+		var warnings []string
+		var skipped []error
+		in, err := decode.OpenInputs([]string{path}, decode.InputOptions{SkipBad: skipBad,
+			OnSkip:    func(err error) { skipped = append(skipped, err) },
+			OnWarning: func(s string) { warnings = append(warnings, s) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		err = in.Each(context.Background(), decode.EachOptions{Jobs: 1, Visit: func(int, *record.Message, decode.Decoder) error { n++; return nil }})
+		in.Close()
+		if err != nil || n != 20 {
+			t.Errorf("skip-bad %v: %d messages (%v), want 20", skipBad, n, err)
+		}
+		if len(warnings) != 1 || !strings.Contains(warnings[0], path+": offset 487: field footer") || len(skipped) != 0 || in.Skipped() != 0 {
+			t.Errorf("skip-bad %v: warnings %q, skipped %v (%d); want one warning naming the footer at offset 487, nothing skipped", skipBad, warnings, skipped, in.Skipped())
+		}
+	}
+}

@@ -115,7 +115,9 @@ type OpenOptions struct {
 	// OnWarning receives, as a *record.Error, damage that is no error: the
 	// torn end of a ROS1 bag that was never closed (a .bag.active file,
 	// rosbag record killed), after whose last complete message the
-	// iterators end. Without it the torn end goes to OnSkip, if set.
+	// iterators end; a data end or footer record out of place in an MCAP
+	// file, which reading goes past. Without it these go to OnSkip, if
+	// set.
 	OnWarning func(error)
 	// KeepUnverified keeps, with OnSkip, the messages that no CRC vouches
 	// for (an MCAP chunk whose CRC fails or whose compressed data is
@@ -169,12 +171,17 @@ func bagOptions(path string, o OpenOptions) []bag.Option {
 
 // mcapOptions are the reader options of the MCAP file at path: with
 // o.OnSkip, WithSkipBad reporting each damaged stretch as a *record.Error
-// naming the file, the stretch and what was salvaged from it.
+// naming the file, the stretch and what was salvaged from it; with
+// o.OnWarning, WithWarning reporting a stray data end or footer record.
 func mcapOptions(path string, o OpenOptions) []mcapfile.Option {
-	if o.OnSkip == nil {
-		return nil
+	var opts []mcapfile.Option
+	if o.OnWarning != nil {
+		opts = append(opts, mcapfile.WithWarning(func(s record.Skipped) { o.OnWarning(s.AsError(path)) }))
 	}
-	opts := []mcapfile.Option{mcapfile.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) })}
+	if o.OnSkip == nil {
+		return opts
+	}
+	opts = append(opts, mcapfile.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
 	if o.KeepUnverified {
 		opts = append(opts, mcapfile.WithKeepUnverified())
 	}

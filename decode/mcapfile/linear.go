@@ -44,6 +44,9 @@ type walker struct {
 	file   string
 	sc     *scanner
 	limit  int64      // end of the data the scanner reads
+	// warn, when set, takes a stray data end or footer record instead of
+	// the report of damage (WithWarning)
+	warn func(record.Skipped)
 	bounds dataBounds // end of the data section as the footer puts it
 	dec    decoders
 	verify bool
@@ -146,7 +149,12 @@ func (w *walker) next() (item, error) {
 		switch fr.op {
 		case mcap.OpDataEnd, mcap.OpFooter:
 			if err := w.bounds.stray(w.ra, w.file, fr); err != nil {
-				w.skip(record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Err: err, Note: "reading goes on past it"})
+				s := record.Skipped{Offset: fr.offset, Length: fr.end() - fr.offset, Err: err, Note: "reading goes on past it"}
+				if w.warn != nil {
+					w.warn(s)
+				} else {
+					w.skip(s)
+				}
 				continue
 			}
 			w.finished = true
@@ -492,6 +500,14 @@ func (r *Reader) newWalker(report func(record.Skipped)) *walker {
 	return w
 }
 
+// messageWalker is the walker of a message iterator: newWalker reporting
+// damage to the WithSkipBad callback and stray records to WithWarning's.
+func (r *Reader) messageWalker() *walker {
+	w := r.newWalker(r.skip)
+	w.warn = r.opts.onWarning
+	return w
+}
+
 // skip reports a damaged stretch to the WithSkipBad callback.
 func (r *Reader) skip(s record.Skipped) {
 	if r.opts.onSkip != nil {
@@ -586,7 +602,7 @@ type linearIter struct {
 func newLinearIter(r *Reader, f record.Filter) *linearIter {
 	return &linearIter{
 		r:      r,
-		w:      r.newWalker(r.skip),
+		w:      r.messageWalker(),
 		f:      f,
 		t:      r.newTracker(),
 		wanted: map[uint16]bool{},

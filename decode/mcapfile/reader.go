@@ -29,6 +29,7 @@ type options struct {
 	verifyCRC bool
 	skipBad   bool
 	onSkip    func(record.Skipped)
+	onWarning func(record.Skipped)
 	// keepUnverified keeps, going on past damage, the records no CRC
 	// vouches for.
 	keepUnverified bool
@@ -62,8 +63,8 @@ func WithoutIndex() Option {
 //   - A record that does not parse, or a message on a channel that no
 //     channel record (nor the summary) defines, is left out.
 //   - A data end or footer record out of place, which records of the data
-//     section follow, is reported; reading goes on past it, as it does
-//     without this option.
+//     section follow, is read past, as without this option; it is
+//     reported here unless WithWarning takes it.
 //
 // report, if not nil, is called with each damaged stretch, from the
 // goroutine calling Next, before the messages read from it. Skipped.Kept
@@ -74,6 +75,16 @@ func WithoutIndex() Option {
 // iterators stop at the first error.
 func WithSkipBad(report func(record.Skipped)) Option {
 	return func(o *options) { o.skipBad, o.onSkip = true, report }
+}
+
+// WithWarning makes message iterators report to warn what they read past
+// that is no damage to the messages: a data end or footer record out of
+// place, which records of the data section follow (the records after it
+// are read, as @mcap/core's McapStreamReader reads those after a data end
+// record). It is called from the goroutine calling Next; Skipped.Note says
+// what the reading did.
+func WithWarning(warn func(record.Skipped)) Option {
+	return func(o *options) { o.onWarning = warn }
 }
 
 // WithKeepUnverified makes a reader going on past damage (WithSkipBad)

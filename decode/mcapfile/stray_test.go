@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"flag"
 	"fmt"
 	"hash/crc32"
 	"os"
@@ -15,6 +16,10 @@ import (
 	"github.com/baglab/baglab/decode/record"
 	"github.com/foxglove/mcap/go/mcap"
 )
+
+// update rewrites the files tests of other packages share (go test -run
+// TestStraySeeds -update).
+var update = flag.Bool("update", false, "rewrite ../testdata/stray-footer.mcap from straySeeds")
 
 // strayRecord is a footer or data end record with every field zero, as
 // mcapwrite.cjs writes one in the data section.
@@ -390,7 +395,18 @@ func TestStrayDataEndBeforeLooseMessage(t *testing.T) {
 // TestStrayEndRecords. WithSkipBad and Recover report the record, and
 // nothing else.
 func TestStraySeeds(t *testing.T) {
-	for i, whole := range straySeeds(t) {
+	seeds := straySeeds(t)
+	// decode's tests read the seed with the stray footer from a file.
+	const shared = "../testdata/stray-footer.mcap"
+	if *update {
+		if err := os.WriteFile(shared, seeds[0], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, err := os.ReadFile(shared); err != nil || !bytes.Equal(b, seeds[0]) {
+		t.Errorf("%s is not the seed with the stray footer (%v): go test -run TestStraySeeds -update", shared, err)
+	}
+	for i, whole := range seeds {
 		for _, data := range [][]byte{whole, whole[:len(whole)-1]} {
 			name := fmt.Sprintf("seed %d of %d bytes", i, len(data))
 			for _, opts := range [][]Option{nil, {WithoutIndex()}} {
@@ -413,6 +429,17 @@ func TestStraySeeds(t *testing.T) {
 					}
 				}
 			}
+			// WithWarning takes the stray record: no damage is reported.
+			var warned, skipped []record.Skipped
+			r, err := NewReader(bytes.NewReader(data), int64(len(data)), "seed.mcap", WithoutIndex(),
+				WithWarning(func(s record.Skipped) { warned = append(warned, s) }), WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := readAll(t, r, record.Filter{}); len(got) != 20 || len(skipped) != 0 || len(warned) != 1 || !errors.Is(warned[0].Err, record.ErrFormat) {
+				t.Errorf("%s, WithWarning: %d messages, skipped %+v, warned %+v; want 20, none and the stray record", name, len(got), skipped, warned)
+			}
+			r.Close()
 			if rep := recoverBytes(t, t.TempDir(), data); rep == nil || rep.Messages != 20 || len(rep.Skipped) != 1 || !errors.Is(rep.Skipped[0].Err, record.ErrFormat) {
 				t.Errorf("%s: Recover %v, want 20 messages and the stray record listed", name, rep)
 			}
