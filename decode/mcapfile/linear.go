@@ -40,13 +40,13 @@ func (it item) messageOffset() int64 {
 // place (dataBounds.stray). Made to go on (goOn), it walks past damage as
 // Recover does, reporting each damaged stretch and such a record.
 type walker struct {
-	ra     io.ReaderAt
-	file   string
-	sc     *scanner
-	limit  int64      // end of the data the scanner reads
+	ra    io.ReaderAt
+	file  string
+	sc    *scanner
+	limit int64 // end of the data the scanner reads
 	// warn, when set, takes a stray data end or footer record instead of
 	// the report of damage (WithWarning)
-	warn func(record.Skipped)
+	warn   func(record.Skipped)
 	bounds dataBounds // end of the data section as the footer puts it
 	dec    decoders
 	verify bool
