@@ -28,8 +28,9 @@ type playOptions struct {
 const playLong = `Publish the messages of one or more recordings on a live ROS1 graph at
 their recorded times, as rosbag play does, with the same options and
 defaults. Each topic is advertised with the type, MD5 sum and definition it
-was recorded with (latched when it was latched); several files are merged in
-time order. Any input baglab reads plays: ROS1 bags (also unindexed ones, a
+was recorded with (latched when it was latched: a late subscriber gets the
+last message of each latched publisher recorded on the topic, as from rosbag
+play); several files are merged in time order. Any input baglab reads plays: ROS1 bags (also unindexed ones, a
 .bag.active left by a killed recorder), MCAP and rosbag2 (.db3 or folders),
 whose CDR messages go out re-encoded as ROS1 under the equivalent ROS1
 definition (the one 'baglab convert' writes into a bag). FILE - plays a bag

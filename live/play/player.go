@@ -306,21 +306,22 @@ func (p *Player) pause(ctx context.Context, until time.Duration) error {
 	}
 }
 
-// latchedBeforeStart returns, for every latched channel, its last message
-// before Start, in time order, for Run to publish first, so that -s does
-// not lose latched state (rosbag PR #1537).
+// latchedBeforeStart returns, for every latched source (recorded
+// callerid and topic), its last message before Start, in time order, for
+// Run to publish first, so that -s does not lose latched state (rosbag PR
+// #1537, which publishes the last message of each latched callerid).
 func (p *Player) latchedBeforeStart(ctx context.Context) ([]item, error) {
 	if p.o.Start <= 0 {
 		return nil, nil
 	}
 	latchedTopic := map[string]bool{}
-	for _, out := range p.plan.outs {
-		if out.topic.Latching {
-			for _, t := range out.recorded {
-				latchedTopic[t] = true
-			}
+	p.plan.mu.Lock()
+	for _, s := range p.plan.sources {
+		if s.latch {
+			latchedTopic[s.topic] = true
 		}
 	}
+	p.plan.mu.Unlock()
 	if len(latchedTopic) == 0 {
 		return nil, nil
 	}
@@ -329,10 +330,12 @@ func (p *Player) latchedBeforeStart(ctx context.Context) ([]item, error) {
 	if err != nil {
 		return nil, err
 	}
-	last := map[*output]item{}
+	last := map[*source]item{}
 	for it := range ra.items {
 		ra.taken(it)
-		last[it.out] = it
+		if it.src != nil && it.src.latch {
+			last[it.src] = it
+		}
 	}
 	ra.stop()
 	if ra.err != nil {
@@ -477,7 +480,13 @@ func (p *Player) publish(it item) error {
 			return err
 		}
 	}
-	if err := it.out.pub.Publish(it.data); err != nil {
+	var err error
+	if sp, ok := it.out.pub.(SourcePublisher); ok && it.src != nil {
+		err = sp.PublishFrom(it.src.key, it.src.latch, it.data)
+	} else {
+		err = it.out.pub.Publish(it.data)
+	}
+	if err != nil {
 		return fmt.Errorf("publish on %s: %w", it.out.topic.Name, err)
 	}
 	it.out.sent++

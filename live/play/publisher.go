@@ -8,7 +8,8 @@ type Topic struct {
 	MD5        string
 	Definition string
 	// Latching makes the publisher hand its last message to every new
-	// subscriber (connection header latching=1).
+	// subscriber (connection header latching=1); a SourcePublisher hands
+	// over the last message of each latched source instead.
 	Latching bool
 }
 
@@ -19,6 +20,16 @@ type Publisher interface {
 	Publish(data []byte) error
 	// NumSubscribers is the number of connected subscribers.
 	NumSubscribers() int
+}
+
+// SourcePublisher is a Publisher on which several recorded publishers
+// (sources) of the topic share one topic, each latching its own last
+// message when it was latched, as a roscpp node's publishers of one topic
+// do (rosnode.Publisher.PublishFrom). The player uses it when the
+// Publisher has it, so that a late subscriber gets what it would get from
+// rosbag play.
+type SourcePublisher interface {
+	PublishFrom(source string, latch bool, data []byte) error
 }
 
 // Advertiser creates publishers on a ROS graph (a node).

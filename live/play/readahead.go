@@ -13,8 +13,9 @@ import (
 // item is one message ready to publish: its own copy of ROS1 bytes.
 type item struct {
 	out      *output
-	recorded string // the recorded topic
-	t        int64  // log time, ns since the epoch
+	recorded string  // the recorded topic
+	src      *source // its recorded publisher
+	t        int64   // log time, ns since the epoch
 	data     []byte
 }
 
@@ -64,7 +65,7 @@ func (ra *readAhead) fill(ctx context.Context, it record.Iterator, p *plan) erro
 		if err != nil {
 			return err
 		}
-		conv, ok, err := p.converter(m.Channel)
+		conv, src, ok, err := p.converter(m.Channel)
 		if err != nil {
 			return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
 		}
@@ -97,7 +98,7 @@ func (ra *readAhead) fill(ctx context.Context, it record.Iterator, p *plan) erro
 			ra.setReady()
 		}
 		select {
-		case ra.items <- item{out: p.byTopic[m.Channel.Topic], recorded: m.Channel.Topic, t: m.LogTime, data: data}:
+		case ra.items <- item{out: p.byTopic[m.Channel.Topic], recorded: m.Channel.Topic, src: src, t: m.LogTime, data: data}:
 		case <-ctx.Done():
 			return nil
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -739,4 +740,113 @@ func TestPlayRecordingOfRosout(t *testing.T) {
 	if len(warned) > 0 {
 		t.Errorf("warnings %q, want none", warned)
 	}
+}
+
+// makeLatchBagPy writes what rosbag record writes for a topic with
+// several publishers, one connection each: /tf_static from two latched
+// publishers (two static transform publishers; std_msgs/String here),
+// and /mixed from a latched /mix_a once at 0.1 s and an unlatched /mix_b
+// every 0.1 s from 0.2 s to 1.1 s.
+const makeLatchBagPy = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+t0 = rospy.Time(1700000000, 0)
+def write(b, topic, callerid, latching, text, secs):
+    # python rosbag reuses a topic's first connection; forgetting it gives
+    # each publisher a connection of its own, as rosbag record writes them.
+    b._topic_connections.pop(topic, None)
+    b.write(topic, String(data=text), t0 + rospy.Duration.from_sec(secs), connection_header={'callerid': callerid,
+        'latching': latching, 'topic': topic, 'type': String._type, 'md5sum': String._md5sum, 'message_definition': String._full_text})
+with rosbag.Bag(sys.argv[1], 'w') as b:
+    write(b, '/tf_static', '/static_cam', '1', 'cam', 0)
+    write(b, '/tf_static', '/static_laser', '1', 'laser', 0.05)
+    write(b, '/mixed', '/mix_a', '1', 'latched from a', 0.1)
+    for i in range(10):
+        write(b, '/mixed', '/mix_b', '0', 'b %d' % i, 0.2 + i * 0.1)
+`
+
+// pyStrings subscribes to the std_msgs/String topics in argv[2:] and
+// prints "TOPIC DATA" for each message, once none came for 1.5 s (or
+// none at all for a minute).
+const pyStrings = `
+import sys, time, rospy
+from std_msgs.msg import String
+rospy.init_node(sys.argv[1], disable_signals=True)
+got, last = [], [time.time() + 60]
+def cb(topic):
+    def f(m):
+        got.append('%s %s' % (topic, m.data))
+        last[0] = time.time()
+    return f
+for t in sys.argv[2:]:
+    rospy.Subscriber(t, String, cb(t))
+while time.time() - last[0] < 1.5:
+    time.sleep(0.05)
+print("\n".join(got))
+`
+
+// byTopic splits pyStrings' lines into each topic's data, in order.
+func byTopic(out string) map[string][]string {
+	got := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if topic, data, ok := strings.Cut(l, " "); ok {
+			got[topic] = append(got[topic], data)
+		}
+	}
+	return got
+}
+
+// A topic recorded from several publishers latches per publisher, as
+// Debian's rosbag play does (one roscpp publisher per recorded callerid):
+// a subscriber that connects after playback gets the latched message of
+// each (cam and laser on /tf_static, as tf listeners need) and none of an
+// unlatched publisher of the same topic; with -s, each latched
+// publisher's last message from before START is re-sent, and only those.
+// baglab gave the late subscriber only the topic's last message (laser;
+// b 9) and re-sent b 2 and laser with -s.
+func TestPlayLatchedPerPublisher(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	bag := filepath.Join(t.TempDir(), "latch.bag")
+	if out, err := m.Output(t, time.Minute, rostest.Python, "-c", makeLatchBagPy, bag); err != nil {
+		t.Fatalf("python rosbag: %v\n%s", err, out)
+	}
+	check := func(t *testing.T, out string, want map[string][]string) {
+		t.Helper()
+		if got := byTopic(out); !maps.EqualFunc(got, want, slices.Equal) {
+			t.Errorf("rospy received %v, want (as from rosbag play) %v\n%s", got, want, out)
+		}
+	}
+	t.Run("late subscriber", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		o := play.DefaultOptions()
+		o.KeepAlive = true
+		done := startPlay(t, ctx, m, o, bag)
+		waitRegistered(t, m, true, "baglab_play_test", "/tf_static", "/mixed")
+		time.Sleep(2 * time.Second) // all played: the recording is 1.1 s long
+		out, err := m.Output(t, time.Minute, rostest.Python, "-c", pyStrings, "late", "/tf_static", "/mixed")
+		if err != nil {
+			t.Fatalf("rospy subscriber: %v\n%s", err, out)
+		}
+		check(t, out, map[string][]string{"/tf_static": {"cam", "laser"}, "/mixed": {"latched from a"}})
+		cancel()
+		<-done
+	})
+	t.Run("start", func(t *testing.T) {
+		sub := m.Start(t, "early", rostest.Python, "-c", pyStrings, "early", "/tf_static", "/mixed")
+		waitRegistered(t, m, false, "early", "/tf_static", "/mixed")
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		o := play.DefaultOptions()
+		o.Start, o.Delay = 500*time.Millisecond, time.Second
+		if err := <-startPlay(t, ctx, m, o, bag); err != nil {
+			t.Fatal(err)
+		}
+		if err := sub.Wait(60 * time.Second); err != nil {
+			t.Fatalf("rospy subscriber: %v\n%s", err, m.Log("early"))
+		}
+		check(t, m.Log("early"), map[string][]string{"/tf_static": {"cam", "laser"},
+			"/mixed": {"latched from a", "b 3", "b 4", "b 5", "b 6", "b 7", "b 8", "b 9"}})
+	})
 }

@@ -29,7 +29,32 @@ type plan struct {
 
 	mu      sync.Mutex
 	conv    map[*record.Channel]converter
+	src     map[*record.Channel]*source
+	sources map[string]*source       // by source.key
 	skipped map[*record.Channel]bool // channels Skip let go
+}
+
+// source is one recorded publisher of a topic: rosbag play advertises one
+// roscpp publisher per recorded callerid and topic, latched when the first
+// connection it met of that pair was, and a subscriber that connects later
+// receives the last message of each latched one (both static transform
+// publishers' /tf_static, say), not only the topic's last message.
+type source struct {
+	key   string // callerid, NUL, recorded topic
+	topic string // recorded
+	latch bool
+}
+
+// sourceOf returns the source of a channel, creating it when ch is the
+// first of its callerid and topic. p.mu is held or p is being built.
+func (p *plan) sourceOf(ch *record.Channel) *source {
+	key := ch.Metadata["callerid"] + "\x00" + ch.Topic
+	s := p.sources[key]
+	if s == nil {
+		s = &source{key: key, topic: ch.Topic, latch: latched(ch)}
+		p.sources[key] = s
+	}
+	return s
 }
 
 // converter turns a recorded message into ROS1 wire bytes; nil passes the
@@ -58,7 +83,8 @@ func OutputName(recorded, prefix string, remap map[string]string) string {
 }
 
 func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, error) {
-	p := &plan{res: res, skip: o.Skip, byTopic: map[string]*output{}, conv: map[*record.Channel]converter{}, skipped: map[*record.Channel]bool{}}
+	p := &plan{res: res, skip: o.Skip, byTopic: map[string]*output{}, conv: map[*record.Channel]converter{},
+		src: map[*record.Channel]*source{}, sources: map[string]*source{}, skipped: map[*record.Channel]bool{}}
 	byName := map[string]*output{}
 	skipped := map[string]bool{}
 	for _, ch := range chans {
@@ -96,6 +122,7 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 		}
 		t.Name = name
 		p.conv[ch] = conv
+		p.src[ch] = p.sourceOf(ch)
 		out := byName[t.Name]
 		if out == nil {
 			out = &output{topic: t}
@@ -165,36 +192,37 @@ func latched(ch *record.Channel) bool {
 	return strings.Contains(qos, "transient_local") || strings.Contains(qos, "durability: 1\n") || strings.HasSuffix(qos, "durability: 1")
 }
 
-// converter returns the converter of a channel met while reading (the
-// reader of an unindexed bag may hand out channels it found while
-// scanning), or false when its topic is not played.
-func (p *plan) converter(ch *record.Channel) (converter, bool, error) {
+// converter returns the converter and source of a channel met while
+// reading (the reader of an unindexed bag may hand out channels it found
+// while scanning), or false when its topic is not played.
+func (p *plan) converter(ch *record.Channel) (converter, *source, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if conv, ok := p.conv[ch]; ok {
-		return conv, true, nil
+		return conv, p.src[ch], true, nil
 	}
 	out := p.byTopic[ch.Topic]
 	if out == nil || p.skipped[ch] {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	t, conv, err := ros1Topic(p.res, ch)
 	if err != nil {
 		if p.skip == nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		if err := p.skip(err); err != nil {
-			return nil, false, err
+			return nil, nil, false, err
 		}
 		p.skipped[ch] = true
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	if t.MD5 != out.topic.MD5 {
-		return nil, false, fmt.Errorf("%w: topic %s: a connection of type %s (md5 %s) appears after %s (md5 %s) was advertised",
+		return nil, nil, false, fmt.Errorf("%w: topic %s: a connection of type %s (md5 %s) appears after %s (md5 %s) was advertised",
 			record.ErrUnsupported, ch.Topic, t.Type, t.MD5, out.topic.Type, out.topic.MD5)
 	}
 	p.conv[ch] = conv
-	return conv, true, nil
+	p.src[ch] = p.sourceOf(ch)
+	return conv, p.src[ch], true, nil
 }
 
 // selected reports whether messages of a recorded topic are played.

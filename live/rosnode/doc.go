@@ -11,7 +11,9 @@
 //     and definition (as a bag stores them); Publish sends pre-serialized
 //     ROS1 bytes to every connected subscriber. A latched publisher keeps
 //     the last message and sends it first to each subscriber that connects
-//     later. Subscribers that ask for md5sum "*" (rosbag record, rostopic)
+//     later; with PublishFrom several sources share the topic and each
+//     latches its own last message, as a roscpp node's several publishers
+//     of one topic do (rosbag play's one per recorded callerid). Subscribers that ask for md5sum "*" (rosbag record, rostopic)
 //     or for the advertised md5sum are accepted; others get an error header
 //     naming both types, as roscpp does. Each subscriber has its own queue
 //     of Options.PublishQueue messages; when a slow subscriber lets it fill

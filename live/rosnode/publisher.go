@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,13 +26,21 @@ type Publisher struct {
 	topic string
 	info  TopicInfo
 
-	mu      sync.Mutex
-	subs    map[*pubConn]struct{}
-	latched []byte
+	mu   sync.Mutex
+	subs map[*pubConn]struct{}
+	// latched holds each source's latched message, in the order the
+	// sources first latched one.
+	latched []latchedMsg
 	changed chan struct{} // closed and replaced when subs changes
 	closed  bool
 
 	drops atomic.Int64
+}
+
+// latchedMsg is the message a source of a publisher latched.
+type latchedMsg struct {
+	source string
+	data   []byte
 }
 
 // pubConn is one subscriber connected to a publisher.
@@ -86,14 +95,30 @@ func (p *Publisher) Topic() string { return p.topic }
 // connect later. It never blocks on a slow subscriber: that subscriber's
 // oldest queued message is dropped instead (counted in Drops).
 func (p *Publisher) Publish(payload []byte) error {
+	return p.PublishFrom("", p.info.Latching, payload)
+}
+
+// PublishFrom is Publish on behalf of one of several sources that share
+// the topic, as a roscpp node's several publishers of one topic share it
+// (rosbag play advertises one per recorded callerid): with latch, payload
+// replaces source's latched message, and a subscriber that connects later
+// receives the latched message of every source, in the order the sources
+// first latched one; without, nothing is kept. TopicInfo.Latching is
+// what the connection header says.
+func (p *Publisher) PublishFrom(source string, latch bool, payload []byte) error {
 	b := append([]byte(nil), payload...)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.closed {
 		return ErrClosed
 	}
-	if p.info.Latching {
-		p.latched = b
+	if latch {
+		i := slices.IndexFunc(p.latched, func(l latchedMsg) bool { return l.source == source })
+		if i < 0 {
+			p.latched = append(p.latched, latchedMsg{source: source})
+			i = len(p.latched) - 1
+		}
+		p.latched[i].data = b
 	}
 	for c := range p.subs {
 		p.enqueue(c, b)
@@ -232,9 +257,8 @@ func (p *Publisher) serve(c net.Conn, peer string, id int64) {
 		c.Close()
 		return
 	}
-	if p.latched != nil {
-		pc.queue <- p.latched
-		pc.pending.Add(1)
+	for _, l := range p.latched {
+		p.enqueue(pc, l.data)
 	}
 	p.subs[pc] = struct{}{}
 	p.signalLocked()
