@@ -60,6 +60,14 @@ type segment struct {
 }
 
 // Facts accumulates toaster_msgs/FactList snapshots into fact intervals.
+// A fact (topic, subjectId, property, targetId) holds from the first
+// snapshot of its topic that lists it — or from its timeStart when set and
+// earlier, but not before the topic's previous snapshot, which did not list
+// it — to the first snapshot without it, or to the timeEnd of its last
+// snapshot when that lies between the two. Its confidence holds from each
+// snapshot to the next (the first snapshot's also back to the start); of
+// snapshots at the same time the last read holds. Intervals still open at
+// the last snapshot end there and are censored.
 type Facts struct {
 	// open segments by stream, and finished ones
 	cur  map[string]*segment
@@ -113,7 +121,7 @@ func (f *Facts) Add(m *Message) error {
 		seg = &segment{First: t, Last: t, Source: m.Source, Intervals: map[FactKey][]*interval{}}
 		f.cur[stream] = seg
 		for k, s := range now {
-			seg.Intervals[k] = []*interval{openInterval(t, s, true)}
+			seg.Intervals[k] = []*interval{openInterval(t, s, true, math.MinInt64)}
 		}
 		return nil
 	}
@@ -132,19 +140,39 @@ func (f *Facts) Add(m *Message) error {
 		closeInterval(iv, t)
 	}
 	for k, s := range now {
-		seg.Intervals[k] = append(seg.Intervals[k], openInterval(t, s, false))
+		// the previous snapshot did not list the fact: it began after it
+		seg.Intervals[k] = append(seg.Intervals[k], openInterval(t, s, false, seg.Last))
 	}
 	seg.Last = t
 	return nil
 }
 
-func openInterval(t int64, s factSeen, head bool) *interval {
+// openInterval opens an interval at snapshot t: from the fact's timeStart
+// when it is set and earlier, but not before prev, the previous snapshot of
+// the topic (which did not list the fact; math.MinInt64 for none). So a
+// fact that reappears with the timeStart it had before (kept by the
+// monitor across a snapshot without it) starts at the snapshot that lacked
+// it: its intervals do not overlap, nor count the time in between twice.
+func openInterval(t int64, s factSeen, head bool, prev int64) *interval {
 	start := t
 	if s.start > 0 && s.start < t {
-		start = s.start
+		start = max(s.start, prev)
 	}
 	return &interval{Start: start, End: t, Pre: s.conf * float64(t-start), LastT: t, LastConf: s.conf,
 		LastEnd: s.end, Head: head, Open: true, Snapshots: 1}
+}
+
+// clampHead moves the start of the head interval h of a segment whose first
+// snapshot is first forward to prev, the last snapshot of the segment before,
+// which did not list the fact, when it starts before it (as openInterval
+// does within a segment). Pre, the first snapshot's confidence times the
+// time before it, shrinks with it.
+func clampHead(h *interval, first, prev int64) {
+	if h.Start >= prev || first <= h.Start {
+		return
+	}
+	h.Pre = h.Pre / float64(first-h.Start) * float64(first-prev)
+	h.Start = prev
 }
 
 // closeInterval ends iv at t (the first snapshot without the fact), or at
@@ -256,6 +284,11 @@ func (f *Facts) Result() (Result, error) {
 				out = append(out, makeFactInterval(k, c))
 			}
 			for k, ivs := range intervals {
+				if stitch && len(ivs) > 0 && ivs[0].Head && ivs[0] != carry[k] {
+					// a fact that begins in this segment's first snapshot,
+					// after the segment before
+					clampHead(ivs[0], seg.First, prevLast)
+				}
 				for i, iv := range ivs {
 					if i == len(ivs)-1 && iv.Open {
 						next[k] = iv

@@ -123,26 +123,33 @@ func TestFactsMergeExact(t *testing.T) {
 	}
 }
 
-// tiedFacts: 16 facts seen at 1 and 2 s with timeStart 0.5 s and
-// confidence 0.5, gone at 3 s and back from 4 to 6 s with the same
-// timeStart and confidence 0.9: each fact has two intervals starting at
-// 0.5 s, [0.5, 3) and [0.5, 6] (censored).
+// tiedFacts: 16 facts, none at 1 and 2 s; at 3 s listed (confidence 0.5)
+// and, in a second snapshot at the same time, gone; back from 4 to 6 s with
+// timeStart 2.5 s and confidence 0.9. Each fact has two intervals starting
+// at 3 s: [3, 3] (one snapshot) and [3, 6] (censored; its timeStart lies
+// before the snapshot at 3 s that did not list it).
 func tiedFacts(t *testing.T, source string) []*Message {
 	s := int64(1e9)
 	var msgs []*Message
+	add := func(at int64, fs []factSpec) {
+		m := msgOf("/facts", at, factList(t, fs...))
+		m.Source = source
+		msgs = append(msgs, m)
+	}
 	for i := int64(1); i <= 6; i++ {
 		var fs []factSpec
 		for j := range 16 {
 			switch {
-			case i <= 2:
-				fs = append(fs, factSpec{fmt.Sprintf("s%02d", j), "IsAt", "t", 0.5, s / 2, 0})
+			case i == 3:
+				fs = append(fs, factSpec{fmt.Sprintf("s%02d", j), "IsAt", "t", 0.5, 0, 0})
 			case i >= 4:
-				fs = append(fs, factSpec{fmt.Sprintf("s%02d", j), "IsAt", "t", 0.9, s / 2, 0})
+				fs = append(fs, factSpec{fmt.Sprintf("s%02d", j), "IsAt", "t", 0.9, 5 * s / 2, 0})
 			}
 		}
-		m := msgOf("/facts", i*s, factList(t, fs...))
-		m.Source = source
-		msgs = append(msgs, m)
+		add(i*s, fs)
+		if i == 3 {
+			add(i*s, nil)
+		}
 	}
 	return msgs
 }
@@ -170,10 +177,10 @@ func TestFactsTiedStarts(t *testing.T) {
 			}
 			for i, iv := range res.Intervals {
 				want := FactInterval{FactKey: FactKey{Topic: "/facts", SubjectID: fmt.Sprintf("s%02d", i/2), Property: "IsAt", TargetID: "t"},
-					StartNs: 5e8, EndNs: 3e9, Duration: 2.5, ConfidenceWeighted: 0.5 * 2.5, MeanConfidence: 0.5, Snapshots: 2}
+					StartNs: 3e9, EndNs: 3e9, Duration: 0, ConfidenceWeighted: 0, MeanConfidence: 0.5, Snapshots: 1}
 				if i%2 == 1 {
-					want.EndNs, want.Duration, want.Snapshots, want.Censored = 6e9, 5.5, 3, true
-					want.ConfidenceWeighted, want.MeanConfidence = 0.9*5.5, 0.9
+					want.EndNs, want.Duration, want.Snapshots, want.Censored = 6e9, 3, 3, true
+					want.ConfidenceWeighted, want.MeanConfidence = 0.9*3, 0.9
 				}
 				got := iv
 				near(t, "confidence_weighted_s", float64(got.ConfidenceWeighted), float64(want.ConfidenceWeighted), 1e-12)
@@ -217,6 +224,57 @@ func TestFactsTiedSegments(t *testing.T) {
 		} else if !bytes.Equal(got, want) {
 			t.Fatalf("merged the other way round:\n%s\nwant\n%s", got, want)
 		}
+	}
+}
+
+// TestFactsStaleTimeStart: a fact that reappears with the timeStart of its
+// interval before starts at the snapshot that did not list it, within a
+// file and across two files (the second beginning with it), so its
+// intervals neither overlap nor count the time in between. Before, both
+// reappearances started at the old timeStart, 0.5 s: [0.5, 3), [0.5, 7)
+// and [0.5, 12], 20.5 s of a fact seen for at most 11.5.
+func TestFactsStaleTimeStart(t *testing.T) {
+	s := int64(1e9)
+	var msgs []*Message
+	for i := int64(1); i <= 12; i++ {
+		var fs []factSpec
+		if i != 3 && i != 7 {
+			fs = append(fs, factSpec{"human", "IsNear", "robot", 0.5, s / 2, 0})
+		}
+		m := msgOf("/facts", i*s, factList(t, fs...))
+		m.Source = "a.bag"
+		if i > 7 {
+			m.Source = "b.bag" // its first snapshot (8 s) lists the fact, a.bag's last (7 s) did not
+		}
+		msgs = append(msgs, m)
+	}
+	want := []struct{ start, end int64 }{{s / 2, 3 * s}, {3 * s, 7 * s}, {7 * s, 12 * s}}
+	one, a, b := NewFacts(), NewFacts(), NewFacts()
+	for _, m := range msgs {
+		one.Add(m)
+		if m.Source == "a.bag" {
+			a.Add(m)
+		} else {
+			b.Add(m)
+		}
+	}
+	if err := a.Merge(b); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]*Facts{"one accumulator": one, "merged": a} {
+		r, _ := f.Result()
+		res := r.(*FactsResult)
+		if len(res.Intervals) != len(want) {
+			t.Fatalf("%s: %d intervals, want %d: %+v", name, len(res.Intervals), len(want), res.Intervals)
+		}
+		for i, iv := range res.Intervals {
+			d := float64(want[i].end-want[i].start) / 1e9
+			if iv.StartNs != want[i].start || iv.EndNs != want[i].end {
+				t.Errorf("%s: interval %d [%d, %d], want [%d, %d]", name, i, iv.StartNs, iv.EndNs, want[i].start, want[i].end)
+			}
+			near(t, name+" confidence_weighted_s", float64(iv.ConfidenceWeighted), 0.5*d, 1e-12)
+		}
+		near(t, name+" total_duration_s", float64(res.Facts[0].TotalDuration), 11.5, 1e-12)
 	}
 }
 
