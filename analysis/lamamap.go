@@ -54,7 +54,8 @@ type PlaceProfileStat struct {
 	Points    int    `json:"points"`
 	// Area is the shoelace area (absolute) of the polygon in its xy plane,
 	// Perimeter its closed length, OpenPerimeter the length without the
-	// exclude_segments.
+	// exclude_segments; Excluded counts the segments excluded (an index
+	// given twice once, one naming no segment not at all).
 	Area          Num `json:"area"`
 	Perimeter     Num `json:"perimeter"`
 	OpenPerimeter Num `json:"open_perimeter"`
@@ -157,13 +158,15 @@ func profileStat(s *value.Struct, m *Message, seq int) PlaceProfileStat {
 			ys = append(ys, y)
 		}
 	}
+	n := len(xs)
+	// segment i runs from point i to i+1, the last back to point 0; an
+	// index that names no segment excludes nothing
 	excluded := map[int64]bool{}
 	for _, e := range s.LookupList("exclude_segments") {
-		if i, ok := toInt(e); ok {
+		if i, ok := toInt(e); ok && i >= 0 && i < int64(n) {
 			excluded[i] = true
 		}
 	}
-	n := len(xs)
 	p.Points, p.Excluded = n, len(excluded)
 	var area, per, open float64
 	for i := 0; i < n; i++ {

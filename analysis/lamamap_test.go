@@ -55,3 +55,19 @@ func TestMap(t *testing.T) {
 		t.Errorf("crossing %+v", c)
 	}
 }
+
+// TestPlaceProfileExcludedOutOfRange: exclude_segments that name a segment
+// twice, or no segment (-1, n), count it once and the others not at all.
+// Before, a square with [1, 1, 4, -1] had 3 excluded segments.
+func TestPlaceProfileExcludedOutOfRange(t *testing.T) {
+	m := NewMap()
+	pt := func(x, y float64) *value.Struct { return mk(t, "geometry_msgs/Point32", map[string]any{"x": x, "y": y}) }
+	m.Add(msgOf("/place_profile", 5, mk(t, "lama_msgs/PlaceProfile", map[string]any{
+		"polygon.points":   []*value.Struct{pt(0, 0), pt(2, 0), pt(2, 2), pt(0, 2)},
+		"exclude_segments": []int32{1, 1, 4, -1}})))
+	r, _ := m.Result()
+	p := r.(*MapResult).PlaceProfiles[0]
+	if p.Excluded != 1 || p.Perimeter != 8 || p.OpenPerimeter != 6 {
+		t.Errorf("profile %+v, want 1 excluded segment, perimeter 8, open perimeter 6", p)
+	}
+}
