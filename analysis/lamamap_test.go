@@ -61,7 +61,9 @@ func TestMap(t *testing.T) {
 // Before, a square with [1, 1, 4, -1] had 3 excluded segments.
 func TestPlaceProfileExcludedOutOfRange(t *testing.T) {
 	m := NewMap()
-	pt := func(x, y float64) *value.Struct { return mk(t, "geometry_msgs/Point32", map[string]any{"x": x, "y": y}) }
+	pt := func(x, y float64) *value.Struct {
+		return mk(t, "geometry_msgs/Point32", map[string]any{"x": x, "y": y})
+	}
 	m.Add(msgOf("/place_profile", 5, mk(t, "lama_msgs/PlaceProfile", map[string]any{
 		"polygon.points":   []*value.Struct{pt(0, 0), pt(2, 0), pt(2, 2), pt(0, 2)},
 		"exclude_segments": []int32{1, 1, 4, -1}})))
