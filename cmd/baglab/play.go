@@ -54,7 +54,9 @@ rosbag play takes them), matched against the recorded name, then prefixed
 with -p; as with rosbag play, FROM may also be the prefixed name
 (-p /r /r/a:=/b plays /a on /b). The node honours ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME and the
 __name:=, __ns:=, __master:=, __ip:= arguments; its default name is
-/baglab_play_PID. Ctrl-C stops playback (exit 0).
+/baglab_play_PID; topics recorded under relative names (and names under a
+relative -p) are resolved in its namespace, as rosbag play resolves them.
+Ctrl-C stops playback (exit 0).
 
 Differences from rosbag play: --topics takes a comma-separated or repeated
 list (exact names, globs or re:REGEX) rather than "--topics A B --bags F";
@@ -160,6 +162,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 			return err
 		}
 	}
+	po.Namespace = n.Namespace()
 	p, err := play.NewFromInputs(in, po)
 	if err != nil {
 		return usageErrorIfSelection(err)

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/rostest"
+	"github.com/baglab/baglab/live/rosnode"
 )
 
 // The player against Debian's ROS1 (rostopic echo, the C++ rosbag record,
@@ -162,4 +166,97 @@ func TestPlayCLIToRostopicEcho(t *testing.T) {
 			}
 		})
 	}
+}
+
+// makeRelativeBagPy writes, with the python rosbag, topics recorded under
+// relative names (rosbag record stores a topic named relative as typed):
+// chatter and ns/deep, beside /abs, every 0.1 s for 0.5 s.
+const makeRelativeBagPy = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+t0 = rospy.Time(1700000000, 0)
+with rosbag.Bag(sys.argv[1], 'w') as b:
+    for i in range(5):
+        t = t0 + rospy.Duration.from_sec(i * 0.1)
+        b.write('chatter', String(data='rel %d' % i), t)
+        b.write('/abs', String(data='abs %d' % i), t)
+        b.write('ns/deep', String(data='deep %d' % i), t)
+`
+
+// pyStringTopics subscribes to the std_msgs/String topics in argv[1:]
+// and prints "TOPIC DATA" for each message, once none came for 1.5 s (or
+// none at all for a minute).
+const pyStringTopics = `
+import sys, time, rospy
+from std_msgs.msg import String
+rospy.init_node('strings', disable_signals=True)
+got, last = [], [time.time() + 60]
+def cb(topic):
+    def f(m):
+        got.append('%s %s' % (topic, m.data))
+        last[0] = time.time()
+    return f
+for t in sys.argv[1:]:
+    rospy.Subscriber(t, String, cb(t))
+while time.time() - last[0] < 1.5:
+    time.sleep(0.05)
+print("\n".join(got))
+`
+
+// A player in a namespace (__ns:=/r2) publishes topics recorded under
+// relative names in it, as Debian's rosbag play does (its node resolves
+// them: /r2/chatter, /r2/ns/deep; /abs stays), where baglab published
+// them at the root (/chatter, /ns/deep).
+func TestPlayRelativeNamesInNamespace(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	m.Setenv(t)
+	bag := filepath.Join(t.TempDir(), "relative.bag")
+	if out, err := m.Output(t, time.Minute, rostest.Python, "-c", makeRelativeBagPy, bag); err != nil {
+		t.Fatalf("python rosbag: %v\n%s", err, out)
+	}
+	topics := []string{"/r2/chatter", "/r2/ns/deep", "/abs", "/chatter", "/ns/deep"}
+	sub := m.Start(t, "strings", rostest.Python, append([]string{"-c", pyStringTopics}, topics...)...)
+	mc := rosnode.NewMaster(m.URI, "/baglab_test_probe")
+	for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		st, err := mc.GetSystemState(context.Background())
+		if err == nil && len(subscribedBy(st, "/strings")) == len(topics) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the rospy subscriber did not register (%v)\n%s", err, m.Log("strings"))
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"play", bag, "-d", "1", "__ns:=/r2"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	if err := sub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("rospy subscriber: %v\n%s", err, m.Log("strings"))
+	}
+	got := map[string][]string{}
+	for _, l := range strings.Split(strings.TrimSpace(m.Log("strings")), "\n") {
+		if topic, data, ok := strings.Cut(l, " "); ok {
+			got[topic] = append(got[topic], data)
+		}
+	}
+	want := map[string][]string{
+		"/r2/chatter": {"rel 0", "rel 1", "rel 2", "rel 3", "rel 4"},
+		"/r2/ns/deep": {"deep 0", "deep 1", "deep 2", "deep 3", "deep 4"},
+		"/abs":        {"abs 0", "abs 1", "abs 2", "abs 3", "abs 4"},
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("rospy received %v, want (as from rosbag play __ns:=/r2) %v", got, want)
+	}
+}
+
+// subscribedBy lists the topics the master lists node as subscribing to.
+func subscribedBy(st *rosnode.SystemState, node string) []string {
+	var out []string
+	for _, tn := range st.Subscribers {
+		if slices.Contains(tn.Nodes, node) {
+			out = append(out, tn.Topic)
+		}
+	}
+	return out
 }

@@ -46,6 +46,12 @@ type Options struct {
 	// Remap renames recorded topics (FROM:=TO) before Prefix applies; a
 	// FROM that is the prefixed name replaces it (OutputName).
 	Remap map[string]string
+	// Namespace is the playing node's namespace (__ns:=, ROS_NAMESPACE),
+	// where names rosbag play advertises relative are resolved, as its
+	// node resolves them: a relative recorded name (rosbag record stores
+	// one as typed), or every name under a relative Prefix. "" is the
+	// root.
+	Namespace string
 	// Topics selects the recorded topics to play; nil plays all.
 	Topics func(topic string) bool
 	// Exclude drops recorded topics that it matches in full.

@@ -61,25 +61,37 @@ func (p *plan) sourceOf(ch *record.Channel) *source {
 // bytes through.
 type converter func([]byte) ([]byte, error)
 
-// OutputName is the topic a recorded topic is published on: remapped
-// (FROM:=TO, matched against the recorded name), then prefixed. A remap
-// whose FROM is the prefixed name instead replaces it, prefix and all, as
-// rosbag play applies remaps to the names it advertises (-p /r with
-// /r/a:=/x gives /x), so its command lines keep their meaning.
+// OutputName is the topic a recorded topic is published on by a player
+// in the root namespace: remapped (FROM:=TO, matched against the recorded
+// name), then prefixed. A remap whose FROM is the prefixed name instead
+// replaces it, prefix and all, as rosbag play applies remaps to the names
+// it advertises (-p /r with /r/a:=/x gives /x), so its command lines keep
+// their meaning.
 func OutputName(recorded, prefix string, remap map[string]string) string {
-	name := recorded
-	to, remapped := remap[recorded]
+	name, _ := outputName(recorded, prefix, remap)
+	return name
+}
+
+// outputName is OutputName, and whether rosbag play would advertise the
+// name relative, to be resolved in its node's namespace: a relative
+// recorded name (rosbag record stores a topic named relative as typed)
+// not remapped and without a prefix, or any name under a relative prefix.
+func outputName(recorded, prefix string, remap map[string]string) (string, bool) {
+	name := path.Clean("/" + recorded)
+	to, remapped := remap[name]
 	if remapped {
 		name = to
 	}
+	relative := !remapped && !strings.HasPrefix(recorded, "/")
 	if prefix != "" {
 		name = prefix + "/" + name
+		relative = !strings.HasPrefix(prefix, "/")
 	}
 	name = path.Clean("/" + name)
 	if to, ok := remap[name]; ok && !remapped && prefix != "" {
-		return to
+		return to, false
 	}
-	return name
+	return name, relative
 }
 
 func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, error) {
@@ -98,7 +110,10 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 			skipped[ch.Topic] = true
 			continue
 		}
-		name := OutputName(ch.Topic, o.Prefix, o.Remap)
+		name, relative := outputName(ch.Topic, o.Prefix, o.Remap)
+		if relative {
+			name = path.Join("/", o.Namespace, name)
+		}
 		if o.Clock && name == clockTopic {
 			// --clock publishes /clock itself; the recording's (a bag
 			// recorded with -a in a simulation has one) would interleave

@@ -102,6 +102,9 @@ func (n *Node) URI() string { return n.uri }
 // Master is the node's master client.
 func (n *Node) Master() *Master { return n.master }
 
+// Namespace is the node's namespace ("/" for the root).
+func (n *Node) Namespace() string { return n.opts.Namespace }
+
 // Resolve resolves a topic name against the node's namespace.
 func (n *Node) Resolve(name string) string { return Resolve(n.opts.Namespace, name) }
 
