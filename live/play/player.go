@@ -53,6 +53,7 @@ type Player struct {
 	// rosout is where log lines also go once Run advertised it; nil
 	// without a node.
 	rosout   RosoutLogger
+	adv      Advertiser // Run's
 	done     chan struct{}
 	doneOnce sync.Once
 
@@ -116,6 +117,9 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 	if o.Duration > 0 {
 		p.filter.End = p.viewStart + int64(o.Duration) + 1 // rosbag's view includes its end time
 	}
+	for _, out := range pl.outs {
+		out.idle = !p.inView(sum, out)
+	}
 	if !p.selectsSome(sum) {
 		p.log(rosnode.LevelWarn, fmt.Sprintf("no message of the selected topics between %v and %v into the recording", o.Start, time.Duration(p.viewEnd-sum.StartNs)))
 	}
@@ -136,7 +140,29 @@ func (p *Player) selectsSome(sum *record.Summary) bool {
 	return false
 }
 
-// Topics lists what Run advertises, sorted by name (/clock not included).
+// inView reports whether an output has a message in the selected part of
+// the recording, or with Start a latched one before it, by the summary's
+// topic times. rosbag play advertises only those connections, so that
+// --wait-for-subscribers does not wait for a topic with nothing to play
+// (one that ended before -s START).
+func (p *Player) inView(sum *record.Summary, out *output) bool {
+	for _, t := range sum.Topics {
+		if t.MessageCount == 0 || !slices.Contains(out.recorded, t.Topic) {
+			continue
+		}
+		if t.EndNs >= p.viewStart && t.StartNs <= p.viewEnd {
+			return true
+		}
+		if p.o.Start > 0 && t.StartNs < p.viewStart && p.plan.latches(t.Topic) {
+			return true
+		}
+	}
+	return false
+}
+
+// Topics lists the topics Run plays, sorted by name (/clock not
+// included); one with no message in the selected part of the recording
+// is advertised only if a message comes after all.
 func (p *Player) Topics() []Topic {
 	out := make([]Topic, len(p.plan.outs))
 	for i, o := range p.plan.outs {
@@ -171,12 +197,13 @@ func (p *Player) Run(ctx context.Context, adv Advertiser) (Stats, error) {
 }
 
 func (p *Player) run(ctx context.Context, adv Advertiser) error {
+	p.adv = adv
 	for _, out := range p.plan.outs {
-		pub, err := adv.Advertise(out.topic)
-		if err != nil {
-			return fmt.Errorf("advertise %s: %w", out.topic.Name, err)
+		if !out.idle {
+			if err := p.advertise(out); err != nil {
+				return err
+			}
 		}
-		out.pub = pub
 	}
 	if p.o.Clock {
 		pub, err := adv.Advertise(Topic{Name: clockTopic, Type: clockType, MD5: clockMD5, Definition: clockDef})
@@ -255,6 +282,16 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 	return p.flush(ctx)
 }
 
+// advertise advertises an output on Run's Advertiser.
+func (p *Player) advertise(out *output) error {
+	pub, err := p.adv.Advertise(out.topic)
+	if err != nil {
+		return fmt.Errorf("advertise %s: %w", out.topic.Name, err)
+	}
+	out.pub = pub
+	return nil
+}
+
 // flush waits (at most 5 s) until every publisher that can tell has sent
 // what it was given, so that the last messages are not cut off when the
 // node closes.
@@ -281,7 +318,7 @@ func (p *Player) waitForSubscribers(ctx context.Context) error {
 	for {
 		ready := true
 		for _, out := range p.plan.outs {
-			ready = ready && out.pub.NumSubscribers() > 0
+			ready = ready && (out.pub == nil || out.pub.NumSubscribers() > 0)
 		}
 		if ready {
 			return nil
@@ -477,6 +514,11 @@ func (p *Player) publish(it item) error {
 	}
 	if p.clockPub != nil && p.started && (now >= p.nextTick || p.o.Immediate) {
 		if err := p.publishClock(now, it.t); err != nil {
+			return err
+		}
+	}
+	if it.out.pub == nil {
+		if err := p.advertise(it.out); err != nil {
 			return err
 		}
 	}

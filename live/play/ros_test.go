@@ -850,3 +850,53 @@ func TestPlayLatchedPerPublisher(t *testing.T) {
 			"/mixed": {"latched from a", "b 3", "b 4", "b 5", "b 6", "b 7", "b 8", "b 9"}})
 	})
 }
+
+// makeEndsEarlyBagPy writes /early every 0.1 s up to 0.2 s and /late up
+// to 0.9 s.
+const makeEndsEarlyBagPy = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+t0 = rospy.Time(1700000000, 0)
+with rosbag.Bag(sys.argv[1], 'w') as b:
+    for i in range(10):
+        t = t0 + rospy.Duration.from_sec(i * 0.1)
+        if i < 3:
+            b.write('/early', String(data='e%d' % i), t)
+        b.write('/late', String(data='l%d' % i), t)
+`
+
+// With -s past the last message of a topic, --wait-for-subscribers waits
+// only for the topics that have something to play, as Debian's rosbag
+// play does (it advertises only the connections with messages from START
+// on, and latched ones before it): a subscriber of /late alone gets l5 to
+// l9 and playback ends, where baglab also advertised /early and waited
+// for a subscriber of it forever.
+func TestPlayWaitForSubscribersSkipsEndedTopics(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	bag := filepath.Join(t.TempDir(), "ends_early.bag")
+	if out, err := m.Output(t, time.Minute, rostest.Python, "-c", makeEndsEarlyBagPy, bag); err != nil {
+		t.Fatalf("python rosbag: %v\n%s", err, out)
+	}
+	sub := m.Start(t, "late", rostest.Python, "-c", pyStrings, "late", "/late")
+	waitRegistered(t, m, false, "late", "/late")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	o := play.DefaultOptions()
+	o.Start, o.WaitForSubscribers = 500*time.Millisecond, true
+	select {
+	case err := <-startPlay(t, ctx, m, o, bag):
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("playback still waiting for subscribers after 15 s")
+	}
+	if err := sub.Wait(60 * time.Second); err != nil {
+		t.Fatalf("rospy subscriber: %v\n%s", err, m.Log("late"))
+	}
+	want := map[string][]string{"/late": {"l5", "l6", "l7", "l8", "l9"}}
+	if got := byTopic(m.Log("late")); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("rospy received %v, want (as from rosbag play) %v", got, want)
+	}
+}

@@ -18,6 +18,9 @@ type output struct {
 	pub      Publisher
 	recorded []string
 	sent     uint64
+	// idle marks an output with nothing to play in the selected part of
+	// the recording: Run advertises it only if a message comes after all.
+	idle bool
 }
 
 // plan maps the recorded channels of a reader to output topics.
@@ -238,6 +241,18 @@ func (p *plan) converter(ch *record.Channel) (converter, *source, bool, error) {
 	p.conv[ch] = conv
 	p.src[ch] = p.sourceOf(ch)
 	return conv, p.src[ch], true, nil
+}
+
+// latches reports whether a recorded topic has a latched source.
+func (p *plan) latches(topic string) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.sources {
+		if s.topic == topic && s.latch {
+			return true
+		}
+	}
+	return false
 }
 
 // selected reports whether messages of a recorded topic are played.
