@@ -40,7 +40,11 @@ what is queued and closes the file (exit 0).
 
 --duration and --size stop recording, or with --split start a new file
 (NAME_0.bag, NAME_1.bag, ...); --max-splits keeps only the newest files.
---duration takes 30, 30s, 5m or 1h; --size is in MB.
+--duration takes 30, 30s, 5m or 1h; --size is in MB. As in rosbag, both
+are checked before each message is written: a message received more than
+--duration after a file's start goes into the next file (or, without
+--split, ends the recording unwritten), and split files follow one
+another every --duration from the start of recording.
 
 Messages wait in a buffer of --buffsize MB (0 = unbounded). When it is full
 the oldest message is dropped, as rosbag does, but never silently: drops

@@ -36,7 +36,9 @@ type Options struct {
 	// Node records the topics this node subscribes to (rosbag --node).
 	Node string
 	// Duration stops recording (or, with Split, starts a new file) after
-	// this long; 0 is unlimited.
+	// this long; 0 is unlimited. As rosbag checks it, a message received
+	// more than Duration after a file's start is not written to that file,
+	// and split files start every Duration from the start of recording.
 	Duration time.Duration
 	// Size stops recording (or, with Split, starts a new file) when the file
 	// reaches this many bytes; 0 is unlimited.

@@ -162,7 +162,7 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
-	out, err := r.open(0, beginWrite)
+	out, err := r.open(0, r.started, beginWrite)
 	if err != nil {
 		return nil, err
 	}
@@ -296,9 +296,9 @@ func (r *Recorder) waitForMaster(ctx context.Context) error {
 	}
 }
 
-// open starts file number idx.
-func (r *Recorder) open(idx int, beginWrite *rosnode.Publisher) (*output, error) {
-	out, err := r.o.openOutput(r.o.outputPath(idx), r.now())
+// open starts file number idx, whose --duration runs from start.
+func (r *Recorder) open(idx int, start time.Time, beginWrite *rosnode.Publisher) (*output, error) {
+	out, err := r.o.openOutput(r.o.outputPath(idx), start)
 	if err != nil {
 		return nil, err
 	}
@@ -484,56 +484,102 @@ func (r *Recorder) wanted(topic string) bool {
 // writeLoop writes queued messages until the queue is closed and empty,
 // splitting files and stopping at the limits. *out is the file being
 // written (nil after a failure); closed collects finished files.
+//
+// As rosbag's writer thread does, --size and --duration are checked
+// before each message is written: a file over --size, or a message
+// received more than --duration after the file's start, ends the file
+// (or the recording, without --split; that message and the rest are not
+// written). Files split by duration follow one another on a fixed grid
+// (the next starts where the last one's duration ends, never when the
+// split happened to run), and the grid is also checked while no message
+// arrives.
 func (r *Recorder) writeLoop(outp **output, closed *[]string, beginWrite *rosnode.Publisher) error {
 	o := &r.o
 	var batch []item
 	latched := map[string]item{} // topic + callerid -> last latched message
 	idx := 0
 	lastSpace := time.Time{}
+	ended := false // a limit ended the recording (without --split)
+	// split ends *outp and starts the next file, whose duration starts at
+	// start.
+	split := func(start time.Time) error {
+		out := *outp
+		r.rosout(rosnode.LevelInfo, fmt.Sprintf("Closing '%s'.", out.path))
+		if err := out.finish(r.stats(out), r.node.Name()); err != nil {
+			*outp = nil
+			return err
+		}
+		*closed = append(*closed, out.path)
+		r.pruneSplits(closed)
+		idx++
+		next, err := r.open(idx, start, beginWrite)
+		if err != nil {
+			*outp = nil
+			return err
+		}
+		*outp = next
+		now := r.now()
+		for _, k := range sortedKeys(latched) {
+			it := latched[k]
+			if err := next.write(&it, now); err != nil {
+				return fmt.Errorf("writing %s: %w", next.active, err)
+			}
+		}
+		return nil
+	}
+	// due checks the limits at time t and splits or ends as they say; it
+	// reports whether the recording ended.
+	due := func(t time.Time, checkSize bool) (bool, error) {
+		if ended {
+			return true, nil
+		}
+		out := *outp
+		if checkSize && o.Size > 0 && out.size() > o.Size {
+			if !o.Split {
+				ended = true
+				r.stop(fmt.Sprintf("file reached --size %d MB", o.Size>>20))
+				return true, nil
+			}
+			if err := split(out.start); err != nil {
+				return true, err
+			}
+		}
+		for o.Duration > 0 && t.Sub((*outp).start) > o.Duration {
+			if !o.Split {
+				ended = true
+				r.stop(fmt.Sprintf("recorded for --duration %s", o.Duration))
+				return true, nil
+			}
+			if err := split((*outp).start.Add(o.Duration)); err != nil {
+				return true, err
+			}
+		}
+		return false, nil
+	}
 	for {
 		var done bool
 		batch, done = r.q.take(batch[:0], 100*time.Millisecond)
-		out := *outp
 		for i := range batch {
 			it := &batch[i]
-			if err := out.write(it, it.t); err != nil {
-				return fmt.Errorf("writing %s: %w", out.active, err)
+			stop, err := due(it.t, true)
+			if err != nil {
+				return err
 			}
-			it.topic.written.Add(1)
-			if o.RepeatLatched && it.conn.Header.Value("latching") == "1" {
-				latched[it.topic.name+"\x00"+it.conn.Header.Value("callerid")] = *it
+			if !stop {
+				out := *outp
+				if err := out.write(it, it.t); err != nil {
+					return fmt.Errorf("writing %s: %w", out.active, err)
+				}
+				it.topic.written.Add(1)
+				if o.RepeatLatched && it.conn.Header.Value("latching") == "1" {
+					latched[it.topic.name+"\x00"+it.conn.Header.Value("callerid")] = *it
+				}
 			}
 			it.data = nil
 		}
-		now := r.now()
-		over := (o.Size > 0 && out.size() >= o.Size) || (o.Duration > 0 && now.Sub(out.start) >= o.Duration)
-		if over && !o.Split {
-			if o.Size > 0 && out.size() >= o.Size {
-				r.stop(fmt.Sprintf("file reached --size %d MB", o.Size>>20))
-			} else {
-				r.stop(fmt.Sprintf("recorded for --duration %s", o.Duration))
-			}
-		}
-		if over && o.Split {
-			r.rosout(rosnode.LevelInfo, fmt.Sprintf("Closing '%s'.", out.path))
-			if err := out.finish(r.stats(out), r.node.Name()); err != nil {
-				*outp = nil
+		if !done {
+			if _, err := due(r.now(), false); err != nil {
 				return err
-			}
-			*closed = append(*closed, out.path)
-			r.pruneSplits(closed)
-			idx++
-			next, err := r.open(idx, beginWrite)
-			if err != nil {
-				*outp = nil
-				return err
-			}
-			*outp = next
-			for _, k := range sortedKeys(latched) {
-				it := latched[k]
-				if err := next.write(&it, next.start); err != nil {
-					return fmt.Errorf("writing %s: %w", next.active, err)
-				}
 			}
 		}
 		if wall := time.Now(); o.MinSpace > 0 && wall.Sub(lastSpace) >= 20*time.Second {
