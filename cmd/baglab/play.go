@@ -56,7 +56,7 @@ with -p; as with rosbag play, FROM may also be the prefixed name
 __name:=, __ns:=, __master:=, __ip:= arguments; its default name is
 /baglab_play_PID; topics recorded under relative names (and names under a
 relative -p) are resolved in its namespace, as rosbag play resolves them.
-Ctrl-C stops playback (exit 0).
+Ctrl-C stops playback (exit 0), as does rosnode kill.
 
 Differences from rosbag play: --topics takes a comma-separated or repeated
 list (exact names, globs or re:REGEX) rather than "--topics A B --bags F";
@@ -118,6 +118,11 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	g := o.g
 	node := o.a.NodeOptions()
 	node.Logf = func(format string, a ...any) { g.note("baglab: "+format, a...) }
+	// A shutdown request (rosnode kill, another node taking the name)
+	// ends playback as it ends rosbag play's.
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	node.OnShutdown = func(string) { stop() }
 	// Positional arguments: recordings, ROS remapping arguments (__name:=)
 	// and topic remaps FROM:=TO.
 	o.files = append(o.files, o.a.Positional(node.ApplyRemaps(args))...)

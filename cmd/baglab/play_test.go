@@ -260,3 +260,39 @@ func subscribedBy(st *rosnode.SystemState, node string) []string {
 	}
 	return out
 }
+
+// rosnode kill stops playback, as it stops Debian's rosbag play (which
+// exits 0); baglab logged the shutdown request and played on (with -k,
+// for ever).
+func TestPlayStopsOnRosnodeKill(t *testing.T) {
+	rostest.Require(t, "rosbag", "ros-msgs")
+	m := rostest.StartMaster(t)
+	m.Setenv(t)
+	bag := writeStringBag(t, "/chatter", 5)
+	done := make(chan int, 1)
+	var errb bytes.Buffer
+	go func() {
+		var out bytes.Buffer
+		done <- Main([]string{"play", bag, "-k", "__name:=victim"}, nil, &out, &errb)
+	}()
+	mc := rosnode.NewMaster(m.URI, "/baglab_test_probe")
+	for deadline := time.Now().Add(45 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if uri, err := mc.LookupNode(context.Background(), "/victim"); err == nil && uri != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the player did not register /victim")
+		}
+	}
+	if out, err := m.Output(t, time.Minute, "rosnode", "kill", "/victim"); err != nil {
+		t.Fatalf("rosnode kill: %v\n%s", err, out)
+	}
+	select {
+	case code := <-done:
+		if code != exitOK {
+			t.Errorf("exit %d, want %d (as rosbag play)\n%s", code, exitOK, errb.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("still playing 15 s after rosnode kill")
+	}
+}
