@@ -66,8 +66,11 @@ __name:=, __ns:=, __master:=, __ip:= arguments; its default name is
 Differences from rosbag record: -o names the file itself (rosbag's -O;
 rosbag's prefix+date naming is --output-prefix); without -o or
 --output-prefix the file is YYYY-MM-DD-HH-MM-SS.bag as with rosbag. An
-existing file is not overwritten without --force. UDPROS (--udp) is not
-supported; TCP_NODELAY is always on (--tcpnodelay is accepted).`
+existing file is not overwritten without --force. Every publisher of a
+topic is recorded whatever its type, where rosbag keeps to the type of the
+first publisher it connected to (a node restarted with a new type is not
+recorded). UDPROS (--udp) is not supported; TCP_NODELAY is always on
+(--tcpnodelay is accepted).`
 
 const recordExample = `  baglab record -o run.bag /chatter /tf
   baglab record -a -x '/rosout.*' -o all.bag --lz4
