@@ -1,12 +1,16 @@
 package export
 
 import (
+	"bufio"
 	"encoding/base64"
-	"encoding/csv"
+	"errors"
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,7 +20,7 @@ import (
 // csvWriter writes records as CSV rows. The header comes from the schema
 // alone, so every file of a dataset and every row has the same columns.
 type csvWriter struct {
-	w      *csv.Writer
+	w      *csvRecords
 	schema *arrow.Schema
 	cfg    *config
 	row    []string
@@ -47,9 +51,10 @@ type csvLayout struct {
 }
 
 func newCSVWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*csvWriter, error) {
-	cw := &csvWriter{w: csv.NewWriter(w), schema: sc, cfg: cfg}
-	cw.w.Comma = cfg.csvComma
-	cw.w.UseCRLF = cfg.csvCRLF
+	if !validComma(cfg.csvComma) {
+		return nil, errInvalidComma
+	}
+	cw := &csvWriter{w: &csvRecords{w: bufio.NewWriter(w), comma: cfg.csvComma, crlf: cfg.csvCRLF}, schema: sc, cfg: cfg}
 	l := layout(cfg, sc, nil)
 	header := make([]string, len(l.cols))
 	for i, c := range l.cols {
@@ -206,9 +211,9 @@ func (l *csvLayout) valueFn(a arrow.Array) cellFn {
 	case *array.Uint64:
 		return func(dst []byte, i int) []byte { return strconv.AppendUint(dst, a.Value(i), 10) }
 	case *array.Float32:
-		return func(dst []byte, i int) []byte { return appendCSVFloat(dst, float64(a.Value(i)), 32) }
+		return func(dst []byte, i int) []byte { return AppendCSVFloat(dst, float64(a.Value(i)), 32) }
 	case *array.Float64:
-		return func(dst []byte, i int) []byte { return appendCSVFloat(dst, a.Value(i), 64) }
+		return func(dst []byte, i int) []byte { return AppendCSVFloat(dst, a.Value(i), 64) }
 	case *array.String:
 		return func(dst []byte, i int) []byte { return append(dst, a.Value(i)...) }
 	case *array.Binary:
@@ -228,13 +233,20 @@ func (l *csvLayout) appendTime(dst []byte, ns int64) []byte {
 	return time.Unix(0, ns).UTC().AppendFormat(dst, time.RFC3339Nano)
 }
 
-// appendCSVFloat writes the shortest text that reads back to the same value
-// at the bit size (as baglab cat writes numbers), and NaN, Inf, -Inf. A
-// whole number gets ".0" (2.0, -0.0), so that a float column reads as
-// floats in readers that infer a column's type from its first rows (polars
-// reads 100 and then fails on the first fraction of a column it took for
-// integers; DuckDB types an all-whole column BIGINT).
-func appendCSVFloat(dst []byte, v float64, bits int) []byte {
+// AppendCSVFloat appends the CSV text of a float of the given bit size
+// (32 or 64), as the CSV export writes it: the shortest text that reads
+// back to the same value (as baglab cat writes numbers), and NaN, Inf,
+// -Inf. A whole number gets ".0" (2.0, -0.0), so that a float column reads
+// as floats in readers that infer a column's type from its first rows
+// (polars reads 100 and then fails on the first fraction of a column it
+// took for integers; DuckDB types an all-whole column BIGINT, pandas
+// int64). Text that would hold more than 17 digits, leading zeros
+// included (0.30000000000000004, 0.00001589314829463513), is written in
+// exponent form instead (3.0000000000000004e-01): pandas' default parser
+// reads the first 17 digits only, leading zeros counted, and read such
+// values up to 10^-10 off, where it reads the exponent form within 3 units
+// in the last place.
+func AppendCSVFloat(dst []byte, v float64, bits int) []byte {
 	switch {
 	case math.IsNaN(v):
 		return append(dst, "NaN"...)
@@ -245,12 +257,24 @@ func appendCSVFloat(dst []byte, v float64, bits int) []byte {
 	}
 	n := len(dst)
 	dst = sink.AppendJSONFloat(dst, v, bits)
+	digits, point := 0, false
 	for _, c := range dst[n:] {
-		if c == '.' || c == 'e' {
+		switch {
+		case c == 'e':
 			return dst
+		case c == '.':
+			point = true
+		case c >= '0' && c <= '9':
+			digits++
 		}
 	}
-	return append(dst, ".0"...)
+	if digits > 17 && point {
+		return strconv.AppendFloat(dst[:n], v, 'e', -1, bits)
+	}
+	if !point {
+		dst = append(dst, ".0"...)
+	}
+	return dst
 }
 
 // appendJSON renders value i of a as JSON: structs as objects, arrays as
@@ -351,6 +375,71 @@ func (cw *csvWriter) write(rec arrow.RecordBatch) error {
 	cw.w.Flush()
 	return cw.w.Error()
 }
+
+// csvRecords writes CSV records with encoding/csv's quoting (RFC 4180: a
+// field holding the delimiter, a quote, CR or LF, or starting with a space,
+// is quoted, quotes doubled), but keeps every byte of a field. The
+// encoding/csv Writer with UseCRLF drops a lone CR in a field and writes
+// each LF as CRLF, so such a string read back other than cat prints it.
+type csvRecords struct {
+	w     *bufio.Writer
+	comma rune
+	crlf  bool
+	err   error
+}
+
+var errInvalidComma = errors.New("export: invalid CSV delimiter")
+
+// validComma: the delimiter is one character that is not a quote, CR, LF
+// or the replacement character (as encoding/csv requires).
+func validComma(r rune) bool {
+	return r != 0 && r != '"' && r != '\r' && r != '\n' && utf8.ValidRune(r) && r != utf8.RuneError
+}
+
+// Write writes one record.
+func (c *csvRecords) Write(fields []string) error {
+	if c.err != nil {
+		return c.err
+	}
+	for i, f := range fields {
+		if i > 0 {
+			c.w.WriteRune(c.comma)
+		}
+		if !c.needsQuotes(f) {
+			c.w.WriteString(f)
+			continue
+		}
+		c.w.WriteByte('"')
+		c.w.WriteString(strings.ReplaceAll(f, `"`, `""`))
+		c.w.WriteByte('"')
+	}
+	if c.crlf {
+		c.w.WriteByte('\r')
+	}
+	_, c.err = c.w.WriteString("\n")
+	return c.err
+}
+
+func (c *csvRecords) needsQuotes(f string) bool {
+	if f == "" {
+		return false
+	}
+	if f == `\.` || strings.ContainsRune(f, c.comma) || strings.ContainsAny(f, "\"\r\n") {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(f)
+	return unicode.IsSpace(r)
+}
+
+// Flush writes what is buffered.
+func (c *csvRecords) Flush() {
+	if err := c.w.Flush(); c.err == nil {
+		c.err = err
+	}
+}
+
+// Error is the first error of a Write or Flush.
+func (c *csvRecords) Error() error { return c.err }
 
 // close flushes the rows written.
 func (cw *csvWriter) close() error {
