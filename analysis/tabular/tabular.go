@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/export"
 	"github.com/baglab/baglab/internal/atomicfile"
 )
 
@@ -38,8 +39,11 @@ func (d ParquetDir) WriteTable(t *analysis.Table) error {
 	return atomicfile.Write(filepath.Join(string(d), t.Name+".parquet"), func(w io.Writer) error { return WriteParquet(w, t) })
 }
 
-// WriteCSV writes t with a header row; floats use the shortest
-// round-tripping form, NaN and infinities are written as NaN, +Inf, -Inf.
+// WriteCSV writes t with a header row; floats as the CSV export writes
+// them (export.AppendCSVFloat: the shortest round-tripping form, whole
+// numbers with ".0" so that a float column reads as floats, the exponent
+// form where the decimal one would hold more than 17 digits, NaN, Inf,
+// -Inf).
 func WriteCSV(w io.Writer, t *analysis.Table) error {
 	if err := t.Err(); err != nil {
 		return err
@@ -53,8 +57,14 @@ func WriteCSV(w io.Writer, t *analysis.Table) error {
 		return err
 	}
 	rec := make([]string, len(t.Columns))
+	var buf []byte
 	for _, r := range t.Rows {
 		for i, v := range r {
+			if f, ok := v.(float64); ok {
+				buf = export.AppendCSVFloat(buf[:0], f, 64)
+				rec[i] = string(buf)
+				continue
+			}
 			rec[i] = analysis.FormatCell(v)
 		}
 		if err := cw.Write(rec); err != nil {
