@@ -39,7 +39,8 @@ message up to the last chunk. Ctrl-C or SIGTERM stops recording, writes
 what is queued and closes the file (exit 0).
 
 --duration and --size stop recording, or with --split start a new file
-(NAME_0.bag, NAME_1.bag, ...); --max-splits keeps only the newest files.
+(NAME_0.bag, NAME_1.bag, ...); --max-splits N deletes the oldest closed
+file when there are more than N, so N+1 files stay, as with rosbag.
 --duration takes 30, 30s, 5m or 1h; --size is in MB. As in rosbag, both
 are checked before each message is written: a message received more than
 --duration after a file's start goes into the next file (or, without
@@ -102,7 +103,7 @@ func newRecordCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.a.Duration, "duration", "", "stop (or with --split, start a new file) after this long: 30, 30s, 5m, 1h")
 	f.StringVar(&o.a.Size, "size", "", "stop (or with --split, start a new file) at this size in MB")
 	f.BoolVar(&o.a.Split, "split", false, "split into several files at --size or --duration")
-	f.IntVar(&o.a.MaxSplits, "max-splits", 0, "with --split, keep at most this many files, deleting the oldest (0 = all)")
+	f.IntVar(&o.a.MaxSplits, "max-splits", 0, "with --split, keep this many closed files besides the one being written, deleting the oldest (0 = all)")
 	f.IntVarP(&o.a.Limit, "limit", "l", 0, "stop after this many messages on every topic (0 = unlimited)")
 	f.BoolVarP(&o.a.BZ2, "bz2", "j", false, "compress bag chunks with bz2")
 	f.BoolVar(&o.a.LZ4, "lz4", false, "compress chunks with lz4")

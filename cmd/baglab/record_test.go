@@ -107,7 +107,8 @@ func readTopics(t *testing.T, path string) map[string][]*record.Message {
 }
 
 // baglab record through the CLI against rostopic pub: -l stops by itself;
-// --split --duration with --max-splits keeps the newest files, each
+// --split --duration with --max-splits 2 keeps the newest three files (two
+// closed besides the one being written, as rosbag record leaves them), each
 // starting with the latched message under its own header
 // (--repeat-latched); Ctrl-C (the cancelled context) closes the last file.
 func TestRecordCLI(t *testing.T) {
@@ -146,8 +147,8 @@ func TestRecordCLI(t *testing.T) {
 			splits = append(splits, e.Name())
 		}
 	}
-	if len(splits) != 2 || !slices.IsSorted(splits) || splits[0] == "split_0.bag" || strings.HasSuffix(splits[1], ".active") {
-		t.Fatalf("files %v: want the newest two split_N.bag", splits)
+	if len(splits) != 3 || !slices.IsSorted(splits) || splits[0] == "split_0.bag" || strings.HasSuffix(splits[2], ".active") {
+		t.Fatalf("files %v: want the newest three split_N.bag", splits)
 	}
 	for _, name := range splits {
 		got := readTopics(t, filepath.Join(dir, name))
@@ -160,7 +161,7 @@ func TestRecordCLI(t *testing.T) {
 			t.Fatalf("%s: no /chatter", name)
 		}
 	}
-	for _, want := range []string{"RECEIVED", "/chatter", "wrote " + filepath.Join(dir, splits[1])} {
+	for _, want := range []string{"RECEIVED", "/chatter", "wrote " + filepath.Join(dir, splits[2])} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}

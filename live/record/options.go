@@ -45,8 +45,9 @@ type Options struct {
 	Size int64
 	// Split starts a new file at Size or Duration instead of stopping.
 	Split bool
-	// MaxSplits keeps at most this many files with Split, deleting the
-	// oldest; 0 keeps all.
+	// MaxSplits keeps at most this many closed files with Split, besides
+	// the one being written, deleting the oldest (as rosbag: N+1 files in
+	// all); 0 keeps all.
 	MaxSplits int
 	// Limit stops after this many messages on every topic; 0 is unlimited.
 	Limit int

@@ -592,13 +592,14 @@ func (r *Recorder) writeLoop(outp **output, closed *[]string, beginWrite *rosnod
 	}
 }
 
-// pruneSplits deletes the oldest closed files beyond MaxSplits (counting
-// the one about to be opened, as rosbag does).
+// pruneSplits deletes the oldest closed files beyond MaxSplits, not
+// counting the one about to be opened, as rosbag does (recorder.cpp
+// checkNumSplits): --max-splits N leaves N+1 files.
 func (r *Recorder) pruneSplits(closed *[]string) {
 	if r.o.MaxSplits <= 0 {
 		return
 	}
-	for len(*closed)+1 > r.o.MaxSplits && len(*closed) > 0 {
+	for len(*closed) > r.o.MaxSplits {
 		old := (*closed)[0]
 		if err := os.Remove(old); err != nil {
 			r.logf(rosnode.LevelWarn, "--max-splits: removing %s: %v", old, err)

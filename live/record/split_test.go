@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,7 +42,10 @@ func fileTimes(t *testing.T, path, topic string) ([]time.Time, Stats) {
 // max_duration), so with --split file k holds what was received in
 // (start + k·D, start + (k+1)·D], however long closing a file takes.
 // Without --split the recording ends there, and no later message is
-// written.
+// written. --max-splits N keeps N closed files besides the one being
+// written (recorder.cpp checkNumSplits deletes the oldest only when more
+// than N closed files are listed): Debian's rosbag record --split
+// --duration 1 --max-splits 2 left NAME_3, NAME_4 and NAME_5.
 func TestRecordDurationGrid(t *testing.T) {
 	t.Parallel()
 	m := rostest.StartMaster(t)
@@ -52,6 +56,9 @@ func TestRecordDurationGrid(t *testing.T) {
 	once := filepath.Join(dir, "once.bag")
 	_, stopOnce := startRecorder(t, m, Options{Output: once, Topics: []string{"/grid"}, Duration: 3 * time.Second,
 		NodeOptions: rosnode.Options{Name: "/record_once"}})
+	keep := filepath.Join(dir, "keep.bag")
+	_, stopKeep := startRecorder(t, m, Options{Output: keep, Topics: []string{"/grid"}, Split: true, Duration: d, MaxSplits: 2,
+		NodeOptions: rosnode.Options{Name: "/record_keep"}})
 	pub := m.Start(t, "pub", rostest.Python, "-c", pyPublisher, "grid", "/grid", "600", "200")
 	if err := pub.Wait(60 * time.Second); err != nil {
 		t.Fatalf("publisher: %v\n%s", err, m.Log("pub"))
@@ -86,5 +93,21 @@ func TestRecordDurationGrid(t *testing.T) {
 		if at.Sub(st.Started) > 3*time.Second {
 			t.Fatalf("without --split: message %d received %s after the start, want none after --duration 3s", i, at.Sub(st.Started))
 		}
+	}
+
+	// The last file written is keep_N.bag; N-2, N-1 and N stay.
+	resKeep := stopKeep()
+	var last int
+	if len(resKeep.Files) > 0 {
+		fmt.Sscanf(filepath.Base(resKeep.Files[len(resKeep.Files)-1]), "keep_%d.bag", &last)
+	}
+	var want []string
+	for k := last - 2; k <= last; k++ {
+		want = append(want, filepath.Join(dir, fmt.Sprintf("keep_%d.bag", k)))
+	}
+	onDisk, _ := filepath.Glob(filepath.Join(dir, "keep_*"))
+	slices.Sort(onDisk)
+	if last < 3 || !slices.Equal(resKeep.Files, want) || !slices.Equal(onDisk, slices.Sorted(slices.Values(want))) {
+		t.Fatalf("--max-splits 2: kept %v, on disk %v; want the last 3 files %v", resKeep.Files, onDisk, want)
 	}
 }
