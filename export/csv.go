@@ -1,16 +1,12 @@
 package export
 
 import (
-	"bufio"
 	"encoding/base64"
-	"errors"
+	"encoding/csv"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,7 +16,7 @@ import (
 // csvWriter writes records as CSV rows. The header comes from the schema
 // alone, so every file of a dataset and every row has the same columns.
 type csvWriter struct {
-	w      *csvRecords
+	w      *csv.Writer
 	schema *arrow.Schema
 	cfg    *config
 	row    []string
@@ -51,10 +47,8 @@ type csvLayout struct {
 }
 
 func newCSVWriter(w io.Writer, sc *arrow.Schema, cfg *config) (*csvWriter, error) {
-	if !validComma(cfg.csvComma) {
-		return nil, errInvalidComma
-	}
-	cw := &csvWriter{w: &csvRecords{w: bufio.NewWriter(w), comma: cfg.csvComma, crlf: cfg.csvCRLF}, schema: sc, cfg: cfg}
+	cw := &csvWriter{w: csv.NewWriter(w), schema: sc, cfg: cfg}
+	cw.w.Comma = cfg.csvComma
 	l := layout(cfg, sc, nil)
 	header := make([]string, len(l.cols))
 	for i, c := range l.cols {
@@ -375,71 +369,6 @@ func (cw *csvWriter) write(rec arrow.RecordBatch) error {
 	cw.w.Flush()
 	return cw.w.Error()
 }
-
-// csvRecords writes CSV records with encoding/csv's quoting (RFC 4180: a
-// field holding the delimiter, a quote, CR or LF, or starting with a space,
-// is quoted, quotes doubled), but keeps every byte of a field. The
-// encoding/csv Writer with UseCRLF drops a lone CR in a field and writes
-// each LF as CRLF, so such a string read back other than cat prints it.
-type csvRecords struct {
-	w     *bufio.Writer
-	comma rune
-	crlf  bool
-	err   error
-}
-
-var errInvalidComma = errors.New("export: invalid CSV delimiter")
-
-// validComma: the delimiter is one character that is not a quote, CR, LF
-// or the replacement character (as encoding/csv requires).
-func validComma(r rune) bool {
-	return r != 0 && r != '"' && r != '\r' && r != '\n' && utf8.ValidRune(r) && r != utf8.RuneError
-}
-
-// Write writes one record.
-func (c *csvRecords) Write(fields []string) error {
-	if c.err != nil {
-		return c.err
-	}
-	for i, f := range fields {
-		if i > 0 {
-			c.w.WriteRune(c.comma)
-		}
-		if !c.needsQuotes(f) {
-			c.w.WriteString(f)
-			continue
-		}
-		c.w.WriteByte('"')
-		c.w.WriteString(strings.ReplaceAll(f, `"`, `""`))
-		c.w.WriteByte('"')
-	}
-	if c.crlf {
-		c.w.WriteByte('\r')
-	}
-	_, c.err = c.w.WriteString("\n")
-	return c.err
-}
-
-func (c *csvRecords) needsQuotes(f string) bool {
-	if f == "" {
-		return false
-	}
-	if f == `\.` || strings.ContainsRune(f, c.comma) || strings.ContainsAny(f, "\"\r\n") {
-		return true
-	}
-	r, _ := utf8.DecodeRuneInString(f)
-	return unicode.IsSpace(r)
-}
-
-// Flush writes what is buffered.
-func (c *csvRecords) Flush() {
-	if err := c.w.Flush(); c.err == nil {
-		c.err = err
-	}
-}
-
-// Error is the first error of a Write or Flush.
-func (c *csvRecords) Error() error { return c.err }
 
 // close flushes the rows written.
 func (cw *csvWriter) close() error {

@@ -208,7 +208,6 @@ type config struct {
 	arrays        Arrays
 	timeFormat    TimeFormat
 	csvComma      rune
-	csvCRLF       bool
 	version       string
 	mem           memory.Allocator
 	progress      func(bytes int)
@@ -306,9 +305,6 @@ func WithTimeFormat(t TimeFormat) Option { return func(c *config) { c.timeFormat
 
 // WithCSVDelimiter sets the CSV field delimiter (default ',').
 func WithCSVDelimiter(r rune) Option { return func(c *config) { c.csvComma = r } }
-
-// WithCSVCRLF ends CSV lines with \r\n as RFC 4180 writes them (default \n).
-func WithCSVCRLF(on bool) Option { return func(c *config) { c.csvCRLF = on } }
 
 // WithVersion sets the baglab version recorded in the files' metadata and
 // Parquet created_by (default "dev").

@@ -644,7 +644,7 @@ func exportCases(t *testing.T, cases []*nativeCase, logTime func(int) int64, opt
 
 // TestPandasReadsCSV exports the edge messages (tEdges) and a few random
 // messages of every native type as CSV, in every layout (arrays as JSON,
-// first:N, explode; times RFC 3339 or ns; CRLF line ends), and reads each
+// first:N, explode; times RFC 3339 or ns), and reads each
 // file with pandas.read_csv twice. With the arguments README gives
 // (parse_dates, dtype=str for text, keep_default_na=False with na_values
 // for the other columns, an int converter for integer columns with absent
@@ -675,7 +675,6 @@ func TestPandasReadsCSV(t *testing.T) {
 		{"edges explode:is", []*nativeCase{edges}, Arrays{Mode: ArraysExplode, Path: "is"}, false, nil},
 		{"edges explode:us", []*nativeCase{edges}, Arrays{Mode: ArraysExplode, Path: "us"}, false, nil},
 		{"edges explode:ss", []*nativeCase{edges}, Arrays{Mode: ArraysExplode, Path: "ss"}, false, nil},
-		{"edges crlf", []*nativeCase{edges}, Arrays{}, false, []Option{WithCSVCRLF(true)}},
 		{"native json", natives, Arrays{}, false, nil},
 		{"native first:2", natives, Arrays{Mode: ArraysFirst, N: 2}, false, nil},
 	}
