@@ -81,26 +81,10 @@ type pandasResult struct {
 	Error   string
 }
 
-// requirePandas requires numpy (a peer testenv knows) and then pandas
-// itself, with testenv's rule: skip with one line naming the package, or
-// fail when CI is set.
-func requirePandas(t *testing.T) {
-	t.Helper()
-	testenv.RequirePeer(t, "numpy")
-	if out, err := exec.Command(testenv.Python, "-c", "import pandas").CombinedOutput(); err != nil {
-		why := fmt.Sprintf("peer pandas not usable: %s -c 'import pandas': %v: %s (install Debian python3-pandas, make deps-apt, or run `make test`)",
-			testenv.Python, err, bytes.TrimSpace(out))
-		if testenv.CI() {
-			t.Fatalf("%s; CI is set, so this is a failure", why)
-		}
-		t.Skip(why)
-	}
-}
-
 // pandas runs read_csv for each job.
 func pandas(t *testing.T, jobs ...pandasJob) []pandasResult {
 	t.Helper()
-	requirePandas(t)
+	testenv.RequirePeer(t, "pandas")
 	var in bytes.Buffer
 	enc := json.NewEncoder(&in)
 	for _, j := range jobs {
@@ -656,7 +640,7 @@ func TestPandasReadsCSV(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs pandas")
 	}
-	requirePandas(t)
+	testenv.RequirePeer(t, "pandas")
 	edges := edgeCase(t)
 	natives := nativeCases(t, 3)
 	logTime := func(i int) int64 { return 1700000000e9 + int64(i)*1e9 + 123456789 }

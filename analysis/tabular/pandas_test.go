@@ -1,9 +1,7 @@
 package tabular
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"math"
 	"os/exec"
 	"path/filepath"
@@ -32,14 +30,7 @@ type pandasTable struct {
 
 func pandas(t *testing.T, path string, kw map[string]any) pandasTable {
 	t.Helper()
-	testenv.RequirePeer(t, "numpy")
-	if out, err := exec.Command(testenv.Python, "-c", "import pandas").CombinedOutput(); err != nil {
-		why := fmt.Sprintf("peer pandas not usable: %v: %s (install Debian python3-pandas, make deps-apt, or run `make test`)", err, bytes.TrimSpace(out))
-		if testenv.CI() {
-			t.Fatalf("%s; CI is set, so this is a failure", why)
-		}
-		t.Skip(why)
-	}
+	testenv.RequirePeer(t, "pandas")
 	args, _ := json.Marshal(kw)
 	out, err := exec.Command(testenv.Python, "-c", pandasRead, path, string(args)).CombinedOutput()
 	if err != nil {

@@ -161,6 +161,7 @@ var peers = map[string]peer{
 	"rospy":     {what: "Debian python3-rospy (make deps-apt)", py: []string{"rospy"}},
 	"services":  {what: "Debian python3-rosservice and python3-std-srvs (make deps-apt)", py: []string{"rosservice", "std_srvs.srv"}, files: []string{"/usr/bin/rosservice"}},
 	"numpy":     {what: "Debian python3-numpy (make deps-apt)", py: []string{"numpy"}},
+	"pandas":    {what: "Debian python3-pandas (make deps-apt)", py: []string{"pandas"}},
 	"ros-msgs":  {what: "Debian python3-{std,geometry,sensor}-msgs (make deps-apt)", py: []string{"std_msgs.msg", "geometry_msgs.msg", "sensor_msgs.msg"}},
 	"dask":      {what: "Debian python3-distributed (make deps-apt)", py: []string{"distributed"}},
 	"sqlite3":   {what: "Debian python3 (make deps-apt)", py: []string{"sqlite3"}},
