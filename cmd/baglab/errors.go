@@ -46,6 +46,13 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
 }
 
+// completedError is the error of a verb that completed its work although
+// a signal asked it to stop (record closes its file on Ctrl-C and then
+// reports what it dropped): Main keeps it instead of the signal's.
+type completedError struct{ error }
+
+func (e *completedError) Unwrap() error { return e.error }
+
 // problemsFound reports exit code 1 without an error message of its own
 // (the command already printed what it found).
 var errProblemsFound = &exitError{code: exitProblem}

@@ -151,7 +151,8 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 		return checkedOutput(err, "-O", filepath.Dir(ro.Output))
 	}
 	if res.Dropped() > 0 {
-		return &exitError{code: exitProblem, err: fmt.Errorf("%d messages dropped from a full buffer (raise --buffsize)", res.Dropped())}
+		// The file is closed and kept, also when Ctrl-C ended recording.
+		return &completedError{&exitError{code: exitProblem, err: fmt.Errorf("%d messages dropped from a full buffer (raise --buffsize)", res.Dropped())}}
 	}
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -165,5 +166,55 @@ func TestRecordCLI(t *testing.T) {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 		}
+	}
+}
+
+// pyBig publishes 2 MB std_msgs/String messages on /big at 20 Hz.
+const pyBig = `
+import rospy
+from std_msgs.msg import String
+rospy.init_node("big", disable_signals=True)
+pub = rospy.Publisher("/big", String, queue_size=10)
+r = rospy.Rate(20)
+while not rospy.is_shutdown():
+    pub.publish(String(data="x" * (2 << 20)))
+    r.sleep()
+`
+
+// Ctrl-C ends a recording that dropped messages from a full buffer with
+// exit 1 and the count of the drops, as record --help says, and the file
+// closed: the signal does not turn it into exit 130 and "no partial
+// output was kept" (the file is kept).
+func TestRecordDropsThenInterrupt(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rospy", "ros-msgs")
+	m.Setenv(t)
+	m.Start(t, "big", rostest.Python, "-c", pyBig)
+	path := filepath.Join(t.TempDir(), "big.bag")
+	var errb strings.Builder
+	done := make(chan int, 1)
+	go func() {
+		done <- Main([]string{"record", "-o", path, "-b", "1", "/big"}, strings.NewReader(""), &strings.Builder{}, &errb)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(m.Log("big")+errb.String(), "connected to /big") && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second) // about 40 messages, each over the 1 MB buffer
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	select {
+	case code = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("record did not stop within 20 s of SIGINT")
+	}
+	stderr := errb.String()
+	if code != exitProblem || !strings.Contains(stderr, "messages dropped from a full buffer") || strings.Contains(stderr, "no partial output") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit %d naming the drops", code, stderr, exitProblem)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the recording was not kept: %v", err)
 	}
 }

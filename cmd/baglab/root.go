@@ -157,10 +157,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	if err != nil && ctx.Err() != nil {
+	var completed *completedError
+	if err != nil && ctx.Err() != nil && !errors.As(err, &completed) {
 		err = context.Cause(ctx)
 	}
-	if _, ok := context.Cause(ctx).(*signalError); ok {
+	if _, ok := context.Cause(ctx).(*signalError); ok && completed == nil {
 		// No partial output stays, whatever a verb left unfinished.
 		atomicfile.Cleanup()
 	}
