@@ -60,7 +60,8 @@ Ctrl-C stops playback (exit 0), as does rosnode kill.
 
 Differences from rosbag play: --topics takes a comma-separated or repeated
 list (exact names, globs or re:REGEX) rather than "--topics A B --bags F";
---skip-empty, --exclude and the ROS2/MCAP inputs are additions.`
+--skip-empty, --exclude and the ROS2/MCAP inputs are additions; -l -k loops
+until Ctrl-C (rosbag play -l -k plays once and then keeps its publishers).`
 
 const playExample = `  # after make demo, with a master running (roscore):
   baglab play demo/data/study.bag
