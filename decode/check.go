@@ -9,6 +9,7 @@ import (
 
 	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/db3"
+	"github.com/baglab/baglab/decode/internal/zfile"
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
@@ -71,13 +72,13 @@ func checkStructure(path string) ([]record.Problem, error) {
 		if !isDirPath(path) {
 			return mcapfile.Check(path)
 		}
-		files, err := mcapSplits(path)
+		files, compressed, err := mcapSplits(path)
 		if err != nil {
 			return nil, err
 		}
 		var probs []record.Problem
 		for _, f := range files {
-			ps, err := mcapfile.Check(f)
+			ps, err := checkMCAPSplit(f, compressed)
 			if err != nil {
 				return nil, err
 			}
@@ -89,6 +90,25 @@ func checkStructure(path string) ([]record.Problem, error) {
 		return probs, nil
 	}
 	return nil, fmt.Errorf("%s: unsupported format %q", path, format)
+}
+
+// checkMCAPSplit runs mcapfile's check on a split of a rosbag2 MCAP
+// folder, decompressed first when the folder's files are compressed (a
+// damaged zstd stream is then its problem).
+func checkMCAPSplit(path string, compressed bool) ([]record.Problem, error) {
+	if f, err := Sniff(path); !compressed || err == nil && f == FormatMCAP {
+		return mcapfile.Check(path)
+	}
+	z, err := zfile.Decompress(path)
+	var re *record.Error
+	if errors.As(err, &re) {
+		return []record.Problem{errorProblem(err)}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	return mcapfile.CheckReaderAt(z, z.Size(), path), nil
 }
 
 // checkMessages resolves every channel's definition, compares ROS1 MD5s

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/decode/db3"
+	"github.com/baglab/baglab/decode/internal/zfile"
 	"github.com/baglab/baglab/decode/mcapfile"
 	"github.com/baglab/baglab/decode/record"
 )
@@ -127,40 +128,58 @@ func OpenMany(paths []string, o OpenOptions) (record.Reader, error) {
 }
 
 // mcapSplits lists the paths of the split MCAP files of a rosbag2 folder,
-// in order: those metadata.yaml names, else NAME_0.mcap, NAME_1.mcap ...
-func mcapSplits(dir string) ([]string, error) {
-	var files []string
+// in order: those metadata.yaml names (resolved as db3.Bag2Metadata
+// SplitPaths does), else NAME_0.mcap, NAME_1.mcap ... It reports whether
+// the folder was recorded with compression_mode FILE: its splits are then
+// zstd streams (NAME_0.mcap.zstd ...).
+func mcapSplits(dir string) (paths []string, compressed bool, err error) {
 	meta, err := db3.ReadBag2Metadata(dir)
 	switch {
 	case err == nil:
-		files = meta.RelativeFilePaths
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	}
-	if len(files) == 0 {
-		files = bag2Splits(dir, ".mcap")
-	}
-	var paths []string
-	for _, f := range files {
-		p := filepath.Join(dir, f)
-		if _, err := os.Stat(p); err != nil {
-			return nil, err
+		mode, err := meta.Compression(dir)
+		if err != nil {
+			return nil, false, err
 		}
-		paths = append(paths, p)
+		compressed = mode == db3.CompressionFile
+		paths = meta.SplitPaths(dir)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, false, err
 	}
-	return paths, nil
+	if len(paths) == 0 {
+		for _, f := range bag2Splits(dir, ".mcap") {
+			paths = append(paths, filepath.Join(dir, f))
+		}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, false, err
+		}
+	}
+	return paths, compressed, nil
 }
 
 // openMCAPDir opens the split MCAP files of a rosbag2 folder, merged in log
-// time order, with the options o.
+// time order, with the options o. With o.OnSkip, a compressed split whose
+// zstd stream is damaged is reported and left out.
 func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
-	files, err := mcapSplits(dir)
+	files, compressed, err := mcapSplits(dir)
 	if err != nil {
 		return nil, err
 	}
 	m := &multiReader{path: dir}
 	for _, p := range files {
-		r, err := mcapfile.Open(p, mcapOptions(p, o)...)
+		var r record.Reader
+		var err error
+		if compressed {
+			r, err = openCompressedMCAP(p, o)
+		} else {
+			r, err = mcapfile.Open(p, mcapOptions(p, o)...)
+		}
+		var re *record.Error
+		if err != nil && compressed && o.OnSkip != nil && errors.As(err, &re) {
+			o.OnSkip(err)
+			continue
+		}
 		if err != nil {
 			m.Close()
 			return nil, err
@@ -172,6 +191,45 @@ func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 	}
 	return m, nil
 }
+
+// openCompressedMCAP opens a split of a compression_mode FILE folder: its
+// zstd stream decompressed into a private temporary file (zfile) that the
+// reader's Close removes. A split that is an MCAP file as it is (rosbag2
+// leaves the name of a split it could not compress unchanged) is read as
+// it is.
+func openCompressedMCAP(path string, o OpenOptions) (record.Reader, error) {
+	if f, err := Sniff(path); err == nil && f == FormatMCAP {
+		return mcapfile.Open(path, mcapOptions(path, o)...)
+	}
+	z, err := zfile.Decompress(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := mcapfile.NewReader(z, z.Size(), path, mcapOptions(path, o)...)
+	if err != nil {
+		z.Close()
+		return nil, err
+	}
+	return &decompressedMCAP{Reader: r, tmp: z}, nil
+}
+
+// decompressedMCAP is an MCAP reader of a decompressed split; Close
+// removes the temporary file.
+type decompressedMCAP struct {
+	*mcapfile.Reader
+	tmp io.Closer
+}
+
+func (d *decompressedMCAP) Close() error {
+	err := d.Reader.Close()
+	if terr := d.tmp.Close(); err == nil {
+		err = terr
+	}
+	return err
+}
+
+// Unwrap returns the MCAP reader.
+func (d *decompressedMCAP) Unwrap() record.Reader { return d.Reader }
 
 func (m *multiReader) Summary() (*record.Summary, error) {
 	var sums []*record.Summary

@@ -109,8 +109,10 @@ type OpenOptions struct {
 	// so (ROS1 bags: a chunk that does not decompress, a record that does
 	// not parse, a cut tail; MCAP files and rosbag2 MCAP folders: a chunk
 	// whose CRC fails or that does not decompress, a record whose length is
-	// damaged, a cut tail), reporting each skipped range to OnSkip as a
-	// *record.Error. Other readers still stop at the first error.
+	// damaged, a cut tail; rosbag2 folders: a split file that cannot be
+	// read, such as a compressed split whose zstd stream is damaged or
+	// cut), reporting each skipped range to OnSkip as a *record.Error.
+	// Other readers still stop at the first error.
 	OnSkip func(error)
 	// OnWarning receives, as a *record.Error, damage that is no error: the
 	// torn end of a ROS1 bag that was never closed (a .bag.active file,
@@ -127,7 +129,10 @@ type OpenOptions struct {
 }
 
 // Open opens a recording of any supported format. A rosbag2 folder with MCAP
-// storage opens as its split files merged in time order.
+// storage opens as its split files merged in time order. The split files
+// of a rosbag2 folder recorded with compression_mode FILE (NAME_0.db3.zstd,
+// NAME_0.mcap.zstd ...) are decompressed into private temporary files as
+// they are opened; nothing of them stays behind.
 func Open(path string) (record.Reader, error) {
 	return OpenWith(path, OpenOptions{})
 }
@@ -146,7 +151,11 @@ func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 	case FormatBag:
 		return bag.Open(path, bagOptions(path, o)...)
 	case FormatDB3:
-		return db3.Open(path)
+		var opts []db3.Option
+		if o.OnSkip != nil {
+			opts = append(opts, db3.WithSkipBad(o.OnSkip))
+		}
+		return db3.Open(path, opts...)
 	case FormatMCAP:
 		if st.IsDir() {
 			return openMCAPDir(path, o)

@@ -39,6 +39,9 @@ type dbFile struct {
 	topics      map[int64]*record.Channel // by topic id in this file
 	topicOrder  []int64
 	compression string // "zstd" when messages are compressed one by one
+	// release frees what the file is read from beyond db (the temporary
+	// file and SQLite VFS of a decompressed split); nil for a plain file.
+	release func() error
 }
 
 // Reader is an open rosbag2 sqlite3 recording: one .db3 file or a folder of
@@ -49,20 +52,30 @@ type Reader struct {
 	files    []*dbFile
 	channels []*record.Channel
 	closed   bool
+	// compression is the summary's: "none", or "zstd" for a folder whose
+	// messages or files are compressed.
+	compression string
 }
 
 // Open opens a .db3 file, or a rosbag2 folder whose metadata.yaml names
 // storage_identifier sqlite3 (its split files are read as one recording,
-// merged in time order). A folder whose files are compressed whole
-// (compression_mode FILE) is not supported; per-message zstd compression is.
-func Open(path string) (*Reader, error) {
+// merged in time order). The messages of a folder may be compressed one by
+// one (compression_mode MESSAGE) or its split files whole (compression_mode
+// FILE, the .db3.zstd files rosbag2's SequentialCompressionWriter leaves),
+// in both cases with zstd; a compressed split is decompressed into a
+// private temporary file (see openCompressed) when the reader opens it.
+func Open(path string, opts ...Option) (*Reader, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
 	}
-	r := &Reader{path: path}
+	r := &Reader{path: path, compression: "none"}
 	var paths []string
-	messageCompression := ""
+	messageCompression, fileCompression := "", false
 	if st.IsDir() {
 		meta, err := ReadBag2Metadata(path)
 		if err != nil {
@@ -72,32 +85,26 @@ func Open(path string) (*Reader, error) {
 			return nil, &record.Error{File: filepath.Join(path, "metadata.yaml"), Offset: -1, Field: "storage_identifier", Err: record.ErrUnsupported,
 				Detail: fmt.Sprintf("storage %q is not sqlite3", meta.StorageIdentifier)}
 		}
-		switch strings.ToUpper(meta.CompressionMode) {
-		case "", "NONE":
-		case "MESSAGE":
-			if meta.CompressionFormat != "zstd" {
-				return nil, &record.Error{File: filepath.Join(path, "metadata.yaml"), Offset: -1, Field: "compression_format", Err: record.ErrUnsupported, Detail: meta.CompressionFormat}
-			}
+		mode, err := meta.Compression(path)
+		if err != nil {
+			return nil, err
+		}
+		switch mode {
+		case CompressionMessage:
 			messageCompression = "zstd"
-		default:
-			return nil, &record.Error{File: filepath.Join(path, "metadata.yaml"), Offset: -1, Field: "compression_mode", Err: record.ErrUnsupported,
-				Detail: fmt.Sprintf("compression mode %q (decompress the files first)", meta.CompressionMode)}
+			r.compression = "zstd"
+		case CompressionFile:
+			fileCompression = true
+			r.compression = "zstd"
 		}
 		r.meta = meta
-		for _, p := range meta.RelativeFilePaths {
-			full := filepath.Join(path, p)
-			if _, err := os.Stat(full); err != nil {
-				// Old rosbag2 versions prefixed the folder name.
-				if alt := filepath.Join(path, filepath.Base(p)); alt != full {
-					if _, err2 := os.Stat(alt); err2 == nil {
-						full = alt
-					}
-				}
-			}
-			paths = append(paths, full)
-		}
+		paths = meta.SplitPaths(path)
 		if len(paths) == 0 {
-			paths, _ = filepath.Glob(filepath.Join(path, "*.db3"))
+			glob := "*.db3"
+			if fileCompression {
+				glob = "*.db3.zstd"
+			}
+			paths, _ = filepath.Glob(filepath.Join(path, glob))
 			sort.Strings(paths)
 		}
 		if len(paths) == 0 {
@@ -107,7 +114,17 @@ func Open(path string) (*Reader, error) {
 		paths = []string{path}
 	}
 	for _, p := range paths {
-		f, err := openFile(p)
+		open := openFile
+		if fileCompression {
+			open = openCompressed
+		}
+		f, err := open(p)
+		var re *record.Error
+		if err != nil && o.skipBad != nil && st.IsDir() && errors.As(err, &re) {
+			// A damaged split is left out; the others are read.
+			o.skipBad(err)
+			continue
+		}
 		if err != nil {
 			r.Close()
 			return nil, err
@@ -119,8 +136,8 @@ func Open(path string) (*Reader, error) {
 	return r, nil
 }
 
-// checkHeader verifies the SQLite header and that the file holds every page
-// the header counts.
+// checkHeader verifies the SQLite header of the file at path (see
+// checkHeaderAt).
 func checkHeader(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -131,8 +148,15 @@ func checkHeader(path string) error {
 	if err != nil {
 		return err
 	}
+	return checkHeaderAt(path, f, st.Size())
+}
+
+// checkHeaderAt verifies the SQLite header of the size bytes of ra and
+// that they hold every page the header counts; path names the file in
+// errors.
+func checkHeaderAt(path string, ra io.ReaderAt, size int64) error {
 	var h [100]byte
-	n, _ := io.ReadFull(f, h[:])
+	n, _ := io.ReadFull(io.NewSectionReader(ra, 0, size), h[:])
 	if n < len(sqliteMagic) || !bytes.Equal(h[:len(sqliteMagic)], sqliteMagic) {
 		if n < len(sqliteMagic) && bytes.HasPrefix(sqliteMagic, h[:n]) {
 			return &record.Error{File: path, Offset: 0, Field: "sqlite header", Err: record.ErrTruncated, Detail: fmt.Sprintf("file is %d bytes", n)}
@@ -152,9 +176,9 @@ func checkHeader(path string) error {
 	pages := int64(binary.BigEndian.Uint32(h[28:]))
 	// The in-header page count is valid when the change counter matches
 	// the version-valid-for number.
-	if pages > 0 && binary.BigEndian.Uint32(h[24:]) == binary.BigEndian.Uint32(h[92:]) && pages*pageSize > st.Size() {
-		return &record.Error{File: path, Offset: st.Size(), Field: "sqlite pages", Err: record.ErrTruncated,
-			Detail: fmt.Sprintf("header counts %d pages of %d bytes (%d bytes), the file has %d", pages, pageSize, pages*pageSize, st.Size())}
+	if pages > 0 && binary.BigEndian.Uint32(h[24:]) == binary.BigEndian.Uint32(h[92:]) && pages*pageSize > size {
+		return &record.Error{File: path, Offset: size, Field: "sqlite pages", Err: record.ErrTruncated,
+			Detail: fmt.Sprintf("header counts %d pages of %d bytes (%d bytes), the file has %d", pages, pageSize, pages*pageSize, size)}
 	}
 	return nil
 }
@@ -210,10 +234,21 @@ func openFile(path string) (*dbFile, error) {
 	}
 	f := &dbFile{path: path, db: db, topics: map[int64]*record.Channel{}}
 	if err := f.load(); err != nil {
-		db.Close()
+		f.close()
 		return nil, err
 	}
 	return f, nil
+}
+
+// close closes the database and releases what it is read from.
+func (f *dbFile) close() error {
+	err := f.db.Close()
+	if f.release != nil {
+		if rerr := f.release(); err == nil {
+			err = rerr
+		}
+	}
+	return err
 }
 
 // columns lists a table's columns (none when the table does not exist).
@@ -407,10 +442,7 @@ func (r *Reader) Summary() (*record.Summary, error) {
 	if r.closed {
 		return nil, errClosed
 	}
-	s := &record.Summary{Path: r.path, Format: "db3", Compression: "none", Channels: r.channels, Topics: []record.TopicSummary{}}
-	if r.files[0].compression != "" {
-		s.Compression = r.files[0].compression
-	}
+	s := &record.Summary{Path: r.path, Format: "db3", Compression: r.compression, Channels: r.channels, Topics: []record.TopicSummary{}}
 	stats := map[*record.Channel]*record.TopicSummary{}
 	for _, f := range r.files {
 		rows, err := f.db.Query("SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) FROM messages GROUP BY topic_id")
@@ -473,7 +505,7 @@ func (r *Reader) Close() error {
 	r.closed = true
 	var first error
 	for _, f := range r.files {
-		if err := f.db.Close(); err != nil && first == nil {
+		if err := f.close(); err != nil && first == nil {
 			first = err
 		}
 	}

@@ -165,6 +165,7 @@ var peers = map[string]peer{
 	"ros-msgs":  {what: "Debian python3-{std,geometry,sensor}-msgs (make deps-apt)", py: []string{"std_msgs.msg", "geometry_msgs.msg", "sensor_msgs.msg"}},
 	"dask":      {what: "Debian python3-distributed (make deps-apt)", py: []string{"distributed"}},
 	"sqlite3":   {what: "Debian python3 (make deps-apt)", py: []string{"sqlite3"}},
+	"zstd":      {what: "Debian zstd (make deps-apt)", progs: []string{"zstd"}},
 	"chromium":  {what: "Debian chromium (make deps-apt)", files: []string{"/usr/bin/chromium"}},
 	"java":      {what: "a JDK, Debian default-jdk-headless (make deps-apt)", progs: []string{"java", "javac"}},
 	"weka":      {what: "Debian weka and default-jdk-headless (make deps-apt)", files: []string{"/usr/share/java/weka.jar"}, progs: []string{"java"}},

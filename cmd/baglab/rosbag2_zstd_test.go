@@ -1,0 +1,86 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
+)
+
+// TestFileCompressedRosbag2: a rosbag2 sqlite3 folder whose splits Debian's
+// zstd compressed whole, with metadata.yaml as rosbag2's
+// SequentialCompressionWriter leaves it (compression_mode FILE,
+// NAME_N.db3.zstd), gives cat, info and export exactly what the
+// uncompressed folder gives; a cut split exits 3 naming it, and with
+// --skip-bad the other split is read. No temporary file stays in TMPDIR.
+func TestFileCompressedRosbag2(t *testing.T) {
+	testenv.RequirePeer(t, "sqlite3", "zstd")
+	dir := t.TempDir()
+	if out, err := exec.Command(testenv.Python, "../../decode/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mkdb3.py: %v\n%s", err, out)
+	}
+	plain, z := filepath.Join(dir, "split"), filepath.Join(dir, "z")
+	os.Mkdir(z, 0o755)
+	meta, _ := os.ReadFile(filepath.Join(plain, "metadata.yaml"))
+	text := strings.NewReplacer(`compression_format: ""`, "compression_format: zstd", `compression_mode: ""`, "compression_mode: FILE",
+		"    - split_0.db3\n", "    - split_0.db3.zstd\n", "    - split_1.db3\n", "    - split_1.db3.zstd\n").Replace(string(meta))
+	os.WriteFile(filepath.Join(z, "metadata.yaml"), []byte(text), 0o644)
+	for _, n := range []string{"split_0.db3", "split_1.db3"} {
+		if out, err := exec.Command("zstd", "-q", "-o", filepath.Join(z, n+".zstd"), filepath.Join(plain, n)).CombinedOutput(); err != nil {
+			t.Fatalf("zstd: %v\n%s", err, out)
+		}
+	}
+	tmp := filepath.Join(dir, "tmp")
+	os.Mkdir(tmp, 0o700)
+	t.Setenv("TMPDIR", tmp)
+	left := func(when string) {
+		if es, _ := os.ReadDir(tmp); len(es) != 0 {
+			t.Errorf("%s: %d files left in TMPDIR", when, len(es))
+		}
+	}
+
+	want, _, code := run(t, "cat", plain)
+	got, stderr, zcode := run(t, "cat", z)
+	if code != 0 || zcode != 0 || got != want || strings.Count(got, "\n") != 202 {
+		t.Errorf("cat: exit %d (uncompressed %d), outputs differ: %s", zcode, code, stderr)
+	}
+	wantInfo, _, _ := run(t, "info", plain)
+	gotInfo, _, _ := run(t, "info", z)
+	norm := strings.NewReplacer(plain, "FOLDER", z, "FOLDER", "compression: none", "compression: X", "compression: zstd", "compression: X")
+	if norm.Replace(gotInfo) != norm.Replace(wantInfo) || !strings.Contains(gotInfo, "zstd") {
+		t.Errorf("info:\n%s\nuncompressed:\n%s", gotInfo, wantInfo)
+	}
+	for _, in := range []string{plain, z} {
+		out := filepath.Join(dir, "csv-"+filepath.Base(in))
+		if _, stderr, code := run(t, "export", in, "--out", out, "--format", "csv"); code != 0 {
+			t.Fatalf("export %s: exit %d: %s", in, code, stderr)
+		}
+	}
+	for _, f := range []string{"chatter.csv", "count.csv"} {
+		a, err1 := os.ReadFile(filepath.Join(dir, "csv-split", f))
+		b, err2 := os.ReadFile(filepath.Join(dir, "csv-z", f))
+		// The source column names the file read: NAME.db3.zstd.
+		src := strings.NewReplacer(plain, "FOLDER", z, "FOLDER", ".db3.zstd,", ".db3,")
+		if err1 != nil || err2 != nil || src.Replace(string(a)) != src.Replace(string(b)) || len(a) == 0 {
+			t.Errorf("export %s differs (%v %v)", f, err1, err2)
+		}
+	}
+	left("after reading")
+
+	bad := filepath.Join(z, "split_1.db3.zstd")
+	b, _ := os.ReadFile(bad)
+	os.WriteFile(bad, b[:len(b)/2], 0o644)
+	for _, verb := range []string{"cat", "info"} {
+		if _, stderr, code := run(t, verb, z); code != exitBadInput || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "truncated") {
+			t.Errorf("%s of a cut split: exit %d: %s", verb, code, stderr)
+		}
+	}
+	out, stderr, code := run(t, "cat", "--skip-bad", z)
+	if n := strings.Count(out, "\n"); n != 101 || !strings.Contains(stderr, bad) {
+		t.Errorf("cat --skip-bad: exit %d, %d messages (want split_0's 101): %s", code, n, stderr)
+	}
+	left("after the damaged reads")
+}
