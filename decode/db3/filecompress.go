@@ -25,9 +25,11 @@ type options struct {
 
 // WithSkipBad makes Open of a folder leave out a split file that cannot be
 // read (a compressed split whose zstd stream is damaged or cut, a file
-// that is not an SQLite rosbag2 database), reporting its *record.Error to
-// report; the other splits are read. Without it the first such split
-// fails Open.
+// that is not an SQLite rosbag2 database); the other splits are read, and
+// each message iterator (Messages) reports the *record.Error of every
+// split left out to report, as the readers of other formats report the
+// damage a reading meets (a Reader opened for its summary only reports
+// nothing). Without it the first such split fails Open.
 func WithSkipBad(report func(error)) Option { return func(o *options) { o.skipBad = report } }
 
 // Compression modes of metadata.yaml's compression_mode (rosbag2_compression

@@ -52,6 +52,10 @@ type Reader struct {
 	files    []*dbFile
 	channels []*record.Channel
 	closed   bool
+	// leftOut are the errors of the splits WithSkipBad left out, reported
+	// to skipBad by each Messages
+	leftOut []error
+	skipBad func(error)
 	// compression is the summary's: "none", or "zstd" for a folder whose
 	// messages or files are compressed.
 	compression string
@@ -122,7 +126,7 @@ func Open(path string, opts ...Option) (*Reader, error) {
 		var re *record.Error
 		if err != nil && o.skipBad != nil && st.IsDir() && errors.As(err, &re) {
 			// A damaged split is left out; the others are read.
-			o.skipBad(err)
+			r.leftOut, r.skipBad = append(r.leftOut, err), o.skipBad
 			continue
 		}
 		if err != nil {
@@ -519,6 +523,9 @@ func (r *Reader) Close() error {
 func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 	if r.closed {
 		return nil, errClosed
+	}
+	for _, err := range r.leftOut {
+		r.skipBad(err)
 	}
 	it := &iter{}
 	for i, df := range r.files {
