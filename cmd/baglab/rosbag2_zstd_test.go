@@ -84,3 +84,49 @@ func TestFileCompressedRosbag2(t *testing.T) {
 	}
 	left("after the damaged reads")
 }
+
+// TestFileCompressedRosbag2MCAP: a rosbag2 folder of MCAP storage (the
+// public fixture rosbag2_tests/cdr_test, recorded by rosbag2) whose split
+// Debian's zstd compressed whole, with metadata.yaml as rosbag2's
+// SequentialCompressionWriter leaves it (compression_mode FILE,
+// NAME_0.mcap.zstd), gives cat and info --json what the folder as
+// recorded gives; a cut split exits 3 naming it, and doctor reports it.
+func TestFileCompressedRosbag2MCAP(t *testing.T) {
+	testenv.RequirePeer(t, "zstd")
+	fixture := testenv.Fixtures(t, "rosbag2", "rosbag2_tests", "cdr_test")
+	dir := t.TempDir()
+	z := filepath.Join(dir, "z")
+	os.Mkdir(z, 0o755)
+	meta, err := os.ReadFile(filepath.Join(fixture, "metadata.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer(`compression_format: ""`, "compression_format: zstd", `compression_mode: ""`, "compression_mode: FILE",
+		"- cdr_test_0.mcap\n", "- cdr_test_0.mcap.zstd\n", "path: cdr_test_0.mcap\n", "path: cdr_test_0.mcap.zstd\n").Replace(string(meta))
+	if strings.Count(text, "cdr_test_0.mcap.zstd") != 2 {
+		t.Fatalf("metadata.yaml of the fixture changed:\n%s", meta)
+	}
+	os.WriteFile(filepath.Join(z, "metadata.yaml"), []byte(text), 0o644)
+	split := filepath.Join(z, "cdr_test_0.mcap.zstd")
+	if out, err := exec.Command("zstd", "-q", "-o", split, filepath.Join(fixture, "cdr_test_0.mcap")).CombinedOutput(); err != nil {
+		t.Fatalf("zstd: %v\n%s", err, out)
+	}
+	want, _, code := run(t, "cat", fixture)
+	got, stderr, zcode := run(t, "cat", z)
+	if code != 0 || zcode != 0 || got != want || strings.Count(got, "\n") != 7 {
+		t.Errorf("cat: exit %d (as recorded %d), %d lines, outputs differ: %s", zcode, code, strings.Count(got, "\n"), stderr)
+	}
+	wantInfo, _, _ := run(t, "info", "--json", fixture)
+	gotInfo, _, _ := run(t, "info", "--json", z)
+	if norm := strings.NewReplacer(fixture, "FOLDER", z, "FOLDER"); norm.Replace(gotInfo) != norm.Replace(wantInfo) {
+		t.Errorf("info --json:\n%s\nas recorded:\n%s", gotInfo, wantInfo)
+	}
+	b, _ := os.ReadFile(split)
+	os.WriteFile(split, b[:len(b)/2], 0o644)
+	if _, stderr, code := run(t, "cat", z); code != exitBadInput || !strings.Contains(stderr, split) {
+		t.Errorf("cat of a cut split: exit %d: %s", code, stderr)
+	}
+	if out, _, code := run(t, "doctor", z); code == exitOK || !strings.Contains(out, "cdr_test_0.mcap.zstd: zstd stream: truncated") {
+		t.Errorf("doctor of a cut split: exit %d: %s", code, out)
+	}
+}
