@@ -72,10 +72,11 @@ func checkStructure(path string) ([]record.Problem, error) {
 		if !isDirPath(path) {
 			return mcapfile.Check(path)
 		}
-		files, compressed, err := mcapSplits(path)
+		files, mode, err := mcapSplits(path)
 		if err != nil {
 			return nil, err
 		}
+		compressed := mode == db3.CompressionFile
 		var probs []record.Problem
 		for _, f := range files {
 			ps, err := checkMCAPSplit(f, compressed)

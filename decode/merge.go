@@ -3,6 +3,7 @@ package decode
 import (
 	"container/heap"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -107,6 +108,10 @@ func (m *mergeIter) Close() error {
 type multiReader struct {
 	path    string
 	readers []record.Reader
+	// leftOut are the errors of the splits of a folder left out, which
+	// each Messages reports to onSkip
+	leftOut []error
+	onSkip  func(error)
 }
 
 // OpenMany opens several recordings as one reader whose messages are merged
@@ -129,21 +134,21 @@ func OpenMany(paths []string, o OpenOptions) (record.Reader, error) {
 
 // mcapSplits lists the paths of the split MCAP files of a rosbag2 folder,
 // in order: those metadata.yaml names (resolved as db3.Bag2Metadata
-// SplitPaths does), else NAME_0.mcap, NAME_1.mcap ... It reports whether
-// the folder was recorded with compression_mode FILE: its splits are then
-// zstd streams (NAME_0.mcap.zstd ...).
-func mcapSplits(dir string) (paths []string, compressed bool, err error) {
+// SplitPaths does), else NAME_0.mcap, NAME_1.mcap ... It returns the
+// folder's compression mode (db3.Bag2Metadata.Compression): with
+// db3.CompressionFile its splits are zstd streams (NAME_0.mcap.zstd ...),
+// with db3.CompressionMessage each message's data is a zstd frame.
+func mcapSplits(dir string) (paths []string, mode string, err error) {
+	mode = db3.CompressionNone
 	meta, err := db3.ReadBag2Metadata(dir)
 	switch {
 	case err == nil:
-		mode, err := meta.Compression(dir)
-		if err != nil {
-			return nil, false, err
+		if mode, err = meta.Compression(dir); err != nil {
+			return nil, "", err
 		}
-		compressed = mode == db3.CompressionFile
 		paths = meta.SplitPaths(dir)
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, false, err
+		return nil, "", err
 	}
 	if len(paths) == 0 {
 		for _, f := range bag2Splits(dir, ".mcap") {
@@ -152,41 +157,46 @@ func mcapSplits(dir string) (paths []string, compressed bool, err error) {
 	}
 	for _, p := range paths {
 		if _, err := os.Stat(p); err != nil {
-			return nil, false, err
+			return nil, "", err
 		}
 	}
-	return paths, compressed, nil
+	return paths, mode, nil
 }
 
 // openMCAPDir opens the split MCAP files of a rosbag2 folder, merged in log
 // time order, with the options o. With o.OnSkip, a compressed split whose
-// zstd stream is damaged is reported and left out.
+// zstd stream is damaged is left out, and each reading reports it (as the
+// readers report the damage a reading meets; the inputs open a recording
+// for its summary, then again to read it).
 func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
-	files, compressed, err := mcapSplits(dir)
+	files, mode, err := mcapSplits(dir)
 	if err != nil {
 		return nil, err
 	}
-	m := &multiReader{path: dir}
+	m := &multiReader{path: dir, onSkip: o.OnSkip}
 	for _, p := range files {
 		var r record.Reader
 		var err error
-		if compressed {
+		if mode == db3.CompressionFile {
 			r, err = openCompressedMCAP(p, o)
 		} else {
 			r, err = mcapfile.Open(p, mcapOptions(p, o)...)
 		}
 		var re *record.Error
-		if err != nil && compressed && o.OnSkip != nil && errors.As(err, &re) {
-			o.OnSkip(err)
+		if err != nil && mode == db3.CompressionFile && o.OnSkip != nil && errors.As(err, &re) {
+			m.leftOut = append(m.leftOut, err)
 			continue
 		}
 		if err != nil {
 			m.Close()
 			return nil, err
 		}
+		if mode == db3.CompressionMessage {
+			r = &messageCompressed{Reader: r.(*mcapfile.Reader)}
+		}
 		m.readers = append(m.readers, r)
 	}
-	if len(m.readers) == 1 {
+	if len(m.readers) == 1 && len(m.leftOut) == 0 {
 		return m.readers[0], nil
 	}
 	return m, nil
@@ -211,6 +221,51 @@ func openCompressedMCAP(path string, o OpenOptions) (record.Reader, error) {
 		return nil, err
 	}
 	return &decompressedMCAP{Reader: r, tmp: z}, nil
+}
+
+// messageCompressed is an MCAP split of a rosbag2 folder recorded with
+// compression_mode MESSAGE: each message's data is a zstd frame, which
+// its iterators decompress (as rosbag2's SequentialCompressionReader does).
+type messageCompressed struct {
+	*mcapfile.Reader
+}
+
+func (m *messageCompressed) Messages(f record.Filter) (record.Iterator, error) {
+	it, err := m.Reader.Messages(f)
+	if err != nil {
+		return nil, err
+	}
+	return &decompressing{it: it}, nil
+}
+
+// Unwrap returns the MCAP reader.
+func (m *messageCompressed) Unwrap() record.Reader { return m.Reader }
+
+// decompressing yields the messages of it with their data decompressed.
+type decompressing struct {
+	it  record.Iterator
+	dec zfile.MessageDecoder
+	msg record.Message
+}
+
+func (d *decompressing) Next() (*record.Message, error) {
+	m, err := d.it.Next()
+	if err != nil {
+		return nil, err
+	}
+	data, err := d.dec.Decode(m.Data)
+	if err != nil {
+		return nil, &record.Error{File: m.Source, Offset: m.Offset, Topic: m.Channel.Topic, Field: "data", Err: record.ErrFormat,
+			Detail: fmt.Sprintf("message compressed with zstd (compression_mode MESSAGE): %v", err)}
+	}
+	d.msg = *m
+	d.msg.Data = data
+	return &d.msg, nil
+}
+
+func (d *decompressing) Close() error {
+	d.dec.Close()
+	return d.it.Close()
 }
 
 // decompressedMCAP is an MCAP reader of a decompressed split; Close
@@ -258,6 +313,9 @@ func (m *multiReader) Channels() ([]*record.Channel, error) {
 }
 
 func (m *multiReader) Messages(f record.Filter) (record.Iterator, error) {
+	for _, err := range m.leftOut {
+		m.onSkip(err)
+	}
 	var its []record.Iterator
 	for _, r := range m.readers {
 		it, err := r.Messages(f)

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/decode/mcapfile"
+	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/testenv"
 )
 
@@ -128,5 +132,90 @@ func TestFileCompressedRosbag2MCAP(t *testing.T) {
 	}
 	if out, _, code := run(t, "doctor", z); code == exitOK || !strings.Contains(out, "cdr_test_0.mcap.zstd: zstd stream: truncated") {
 		t.Errorf("doctor of a cut split: exit %d: %s", code, out)
+	}
+	// --skip-bad leaves the split out, reported once (not once for the
+	// summary and again for the reading).
+	if out, stderr, code := run(t, "cat", "--skip-bad", z); code != exitOK || out != "" || strings.Count(stderr, "skipped: "+split) != 1 {
+		t.Errorf("cat --skip-bad of a cut split: exit %d, output %q: %s", code, out, stderr)
+	}
+}
+
+// TestMessageCompressedRosbag2MCAP: a rosbag2 folder of MCAP storage
+// recorded with compression_mode MESSAGE (each message's data a zstd
+// frame, as rosbag2's SequentialCompressionWriter stores it for any
+// storage) gives cat what the folder as recorded gives: the messages of
+// rosbag2's own fixture (cdr_test), each compressed by Debian's zstd. A
+// message whose frame is damaged exits 3 naming it. (The messages were
+// decoded compressed: exit 3, every message "does not decode".)
+func TestMessageCompressedRosbag2MCAP(t *testing.T) {
+	testenv.RequirePeer(t, "zstd")
+	fixture := testenv.Fixtures(t, "rosbag2", "rosbag2_tests", "cdr_test")
+	z := filepath.Join(t.TempDir(), "z")
+	os.Mkdir(z, 0o755)
+	meta, err := os.ReadFile(filepath.Join(fixture, "metadata.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.NewReplacer(`compression_format: ""`, "compression_format: zstd", `compression_mode: ""`, "compression_mode: MESSAGE").Replace(string(meta))
+	os.WriteFile(filepath.Join(z, "metadata.yaml"), []byte(text), 0o644)
+	compressMessages := func(damage bool) {
+		r, err := mcapfile.Open(filepath.Join(fixture, "cdr_test_0.mcap"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		var buf bytes.Buffer
+		w, err := mcapfile.NewWriter(&buf, mcapfile.WithProfile("ros2"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids := map[*record.Channel]uint32{}
+		chs, _ := r.Channels()
+		for _, c := range chs {
+			if ids[c], err = w.AddChannel(c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		it, err := r.Messages(record.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		for i := 0; ; i++ {
+			m, err := it.Next()
+			if err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("zstd", "-q", "-c")
+			cmd.Stdin = bytes.NewReader(m.Data)
+			data, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("zstd: %v", err)
+			}
+			if damage && i == 3 {
+				data = data[:len(data)-2]
+			}
+			c := *m
+			c.Data = data
+			if err := w.WriteMessage(ids[m.Channel], &c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(z, "cdr_test_0.mcap"), buf.Bytes(), 0o644)
+	}
+	compressMessages(false)
+	want, _, code := run(t, "cat", fixture)
+	got, stderr, zcode := run(t, "cat", z)
+	if code != 0 || zcode != 0 || got != want || strings.Count(got, "\n") != 7 {
+		t.Errorf("cat: exit %d (as recorded %d), %d lines, outputs differ: %s", zcode, code, strings.Count(got, "\n"), stderr)
+	}
+	compressMessages(true)
+	if _, stderr, code := run(t, "cat", z); code != exitBadInput || !strings.Contains(stderr, "cdr_test_0.mcap: offset") || !strings.Contains(stderr, "compression_mode MESSAGE") {
+		t.Errorf("cat of a damaged frame: exit %d: %s", code, stderr)
 	}
 }

@@ -14,9 +14,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/baglab/baglab/decode/internal/zfile"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/record"
-	"github.com/klauspost/compress/zstd"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -621,8 +621,7 @@ type iter struct {
 	started bool
 	last    *cursor // cursor of the message returned last; advanced on the next call
 	msg     record.Message
-	zstd    *zstd.Decoder
-	buf     []byte
+	zstd    zfile.MessageDecoder // compression_mode MESSAGE
 	err     error
 }
 
@@ -664,19 +663,10 @@ func (it *iter) Next() (*record.Message, error) {
 	}
 	data := c.data.b
 	if c.file.compression == "zstd" {
-		if it.zstd == nil {
-			d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<30))
-			if err != nil {
-				return nil, it.fail(err)
-			}
-			it.zstd = d
-		}
 		var err error
-		it.buf, err = it.zstd.DecodeAll(data, it.buf[:0])
-		if err != nil {
+		if data, err = it.zstd.Decode(data); err != nil {
 			return nil, it.fail(&record.Error{File: c.file.path, Offset: -1, Topic: ch.Topic, Field: "messages.data", Err: record.ErrFormat, Detail: fmt.Sprintf("messages row %d: zstd: %v", c.id, err)})
 		}
-		data = it.buf
 	}
 	it.msg = record.Message{Channel: ch, LogTime: c.ts, PublishTime: c.ts, Sequence: c.seq, Source: c.file.path, Offset: -1, Data: data}
 	c.seq++
@@ -693,10 +683,7 @@ func (it *iter) closeCursors() {
 	for _, c := range it.cursors {
 		c.rows.Close()
 	}
-	if it.zstd != nil {
-		it.zstd.Close()
-		it.zstd = nil
-	}
+	it.zstd.Close()
 }
 
 // Close ends the queries; it is idempotent.

@@ -146,3 +146,39 @@ func streamError(err error) error {
 	}
 	return &record.Error{Field: "zstd stream", Err: sentinel, Detail: "zstd: " + err.Error()}
 }
+
+// MaxMessage is the most one message may decompress to: 1 GiB, as the
+// decoder's memory bound.
+const MaxMessage = 1 << 30
+
+// MessageDecoder decompresses messages compressed one by one with zstd
+// (rosbag2's compression_mode MESSAGE), reusing one buffer: what Decode
+// returns is valid until the next call. Its zero value is ready to use.
+type MessageDecoder struct {
+	d   *zstd.Decoder
+	buf []byte
+}
+
+// Decode decompresses data, one message's zstd frame(s). A damaged frame,
+// or one that would decompress to more than MaxMessage, is an error
+// without file or offset (the caller knows them).
+func (m *MessageDecoder) Decode(data []byte) ([]byte, error) {
+	if m.d == nil {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(MaxMessage))
+		if err != nil {
+			return nil, err
+		}
+		m.d = d
+	}
+	var err error
+	m.buf, err = m.d.DecodeAll(data, m.buf[:0])
+	return m.buf, err
+}
+
+// Close releases the decoder; the zero value again.
+func (m *MessageDecoder) Close() {
+	if m.d != nil {
+		m.d.Close()
+		m.d = nil
+	}
+}
