@@ -4,6 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/baglab/baglab/decode/record"
 )
@@ -32,6 +36,11 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		skip    bool
 	}
 	chans := map[*record.Channel]*outChannel{}
+	// Channels of the inputs that become the same output channel (the
+	// same topic, definition and connection header, as in the split bags
+	// of one recording) share one id: rosbag's writer keeps one
+	// connection per distinct connection header.
+	ids := map[string]uint32{}
 	var n int64
 	for {
 		m, err := it.Next()
@@ -47,7 +56,13 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 			chans[m.Channel] = oc
 			out, convert, err := in.outChannel(format, m.Channel)
 			if err == nil {
-				oc.id, err = w.AddChannel(out)
+				key := channelKey(out)
+				var ok bool
+				if oc.id, ok = ids[key]; !ok {
+					if oc.id, err = w.AddChannel(out); err == nil {
+						ids[key] = oc.id
+					}
+				}
 			}
 			if err != nil {
 				oc.skip = true
@@ -81,6 +96,30 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		}
 	}
 	return n, nil
+}
+
+// channelKey is the content of channel c: its topic, message encoding,
+// schema and metadata, not its id.
+func channelKey(c *record.Channel) string {
+	var b strings.Builder
+	field := func(s string) {
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	field(c.Topic)
+	field(c.MessageEncoding)
+	if s := c.Schema; s != nil {
+		field(s.Name)
+		field(s.Encoding)
+		field(s.MD5)
+		field(string(s.Data))
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
+		field(k)
+		field(c.Metadata[k])
+	}
+	return b.String()
 }
 
 // storesNoDefinitions reports whether some channel of the inputs stores no

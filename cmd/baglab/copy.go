@@ -72,7 +72,9 @@ func newMergeCmd(g *globalOptions) *cobra.Command {
 		Short: "Merge recordings into one, in log time order",
 		Long: `Merge the messages of several recordings (any formats) into OUT, in log
 time order (equal times keep the order of the inputs), keeping definitions,
-latching and MCAP metadata and attachments. OUT comes first, as with cp's
+latching and MCAP metadata and attachments; a connection (channel) that
+several inputs hold alike, as the split bags of one recording do, is written
+once. OUT comes first, as with cp's
 target-directory form, so that a shell glob can follow; its extension (.bag
 or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
 		Example: "  baglab merge all.mcap demo/data/study.bag demo/data/queries.mcap\n  baglab merge placements.bag demo/data/study*.bag --topics '/interactive_world/placement*'",

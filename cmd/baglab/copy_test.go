@@ -1,9 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/baglab/baglab/internal/testenv"
 )
 
 // TestCopyFailureLeavesNoFolder: a convert or merge that fails (exit 3, an
@@ -37,5 +43,105 @@ func failureLeavesNoFolder(t *testing.T, verb string, args func(out string) []st
 	}
 	if ents, err := os.ReadDir(before); err != nil || len(ents) != 0 {
 		t.Errorf("%s after the failed %s: %d entries (%v), want it there and empty", before, verb, len(ents), err)
+	}
+}
+
+// rosbagPeer runs decode/bag/testdata/rosbag_peer.py (Debian rosbag) with
+// args and decodes what it prints into v.
+func rosbagPeer(t *testing.T, v any, args ...string) {
+	t.Helper()
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	script := filepath.Join(testenv.Root(t), "decode", "bag", "testdata", "rosbag_peer.py")
+	cmd := exec.Command(testenv.Python, append([]string{script}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("rosbag_peer.py %v: %v\n%s", args, err, stderr.String())
+	}
+	if err := json.Unmarshal(out, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// peerBag is what rosbag_peer.py's read prints of a bag.
+type peerBag struct {
+	Connections []struct {
+		Topic  string            `json:"topic"`
+		Header map[string]string `json:"header"`
+	} `json:"connections"`
+	Messages []struct {
+		Topic  string `json:"topic"`
+		TimeNs int64  `json:"time_ns"`
+		Raw    string `json:"raw"`
+	} `json:"messages"`
+}
+
+// TestMergeSharesConnections: merging two bags of one recording (the
+// split bags of rosbag record, here the same bag written twice by Debian
+// rosbag: two publishers of /x, a /y recorded from a publisher of
+// /orig_y, a /z with a field rosbag does not know) gives one connection
+// per distinct connection header, as rosbag's writer keeps them, and
+// every message of both. The MCAP output, read by npm @mcap/core, has one
+// channel per distinct channel. Before, each input's connections were
+// written again (/x "(4 connections)" in rosbag info).
+func TestMergeSharesConnections(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.bag"), filepath.Join(dir, "b.bag")
+	var want peerBag
+	rosbagPeer(t, &want, "headers", a)
+	rosbagPeer(t, &struct{}{}, "headers", b)
+
+	out := filepath.Join(dir, "merged.bag")
+	if _, stderr, code := run(t, "merge", out, a, b); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	var got peerBag
+	rosbagPeer(t, &got, "read", out)
+	if len(got.Connections) != len(want.Connections) {
+		t.Fatalf("rosbag reads %d connections, want %d (those of each input): %v", len(got.Connections), len(want.Connections), got.Connections)
+	}
+	for i, c := range got.Connections {
+		if w := want.Connections[i]; c.Topic != w.Topic || !maps.Equal(c.Header, w.Header) {
+			t.Errorf("connection %d: %s %v, want %s %v", i, c.Topic, c.Header, w.Topic, w.Header)
+		}
+	}
+	if len(got.Messages) != 2*len(want.Messages) {
+		t.Fatalf("rosbag reads %d messages, want %d", len(got.Messages), 2*len(want.Messages))
+	}
+	for i, m := range got.Messages {
+		if w := want.Messages[i/2]; m != w {
+			t.Errorf("message %d: %v, want %v", i, m, w)
+		}
+	}
+
+	testenv.RequirePeer(t, "mcap")
+	outMCAP := filepath.Join(dir, "merged.mcap")
+	if _, stderr, code := run(t, "merge", outMCAP, a, b); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "decode", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), outMCAP)
+	dump, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("@mcap/core: %v", err)
+	}
+	var m struct {
+		Channels []struct {
+			Topic    string            `json:"topic"`
+			Metadata map[string]string `json:"metadata"`
+		} `json:"channels"`
+		Messages []struct{} `json:"messages"`
+	}
+	if err := json.Unmarshal(dump, &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Channels) != len(want.Connections) || len(m.Messages) != 2*len(want.Messages) {
+		t.Fatalf("@mcap/core reads %d channels and %d messages, want %d and %d: %v", len(m.Channels), len(m.Messages),
+			len(want.Connections), 2*len(want.Messages), m.Channels)
+	}
+	for i, c := range m.Channels {
+		if w := want.Connections[i]; c.Topic != w.Topic || c.Metadata["callerid"] != w.Header["callerid"] {
+			t.Errorf("channel %d: %s %v, want %s callerid %q", i, c.Topic, c.Metadata, w.Topic, w.Header["callerid"])
+		}
 	}
 }
