@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,7 +85,11 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 				continue
 			}
 		}
-		out := record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: uint64(n), Data: data}
+		seq := uint64(n)
+		if in.storesSequence(m.Source) {
+			seq = m.Sequence
+		}
+		out := record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: seq, Data: data}
 		if err := w.WriteMessage(oc.id, &out); err != nil {
 			return n, err
 		}
@@ -96,6 +101,20 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		}
 	}
 	return n, nil
+}
+
+// storesSequence reports whether the messages of source, a file of the
+// inputs, carry their writer's own sequence numbers (MCAP), which a copy
+// keeps as mcap filter and mcap merge do; the messages of other formats
+// are numbered in the order the copy writes them.
+func (in *Inputs) storesSequence(source string) bool {
+	for _, f := range in.files {
+		if f.path == source {
+			return f.sum.Format == string(FormatMCAP)
+		}
+	}
+	// A file of a folder (the splits of a rosbag2 recording).
+	return strings.EqualFold(filepath.Ext(source), ".mcap")
 }
 
 // channelKey is the content of channel c: its topic, message encoding,

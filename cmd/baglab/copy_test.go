@@ -145,3 +145,110 @@ func TestMergeSharesConnections(t *testing.T) {
 		}
 	}
 }
+
+// mcapWithSequences is a node script that writes, with npm @mcap/core's
+// McapWriter, an MCAP file (argv[2]) of 20 ros1 messages on two channels
+// of /a, with sequence 1000+i and publish times apart from their log times.
+const mcapWithSequences = `
+const path = require("path");
+const fs = require("fs");
+const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
+const { McapWriter } = req("@mcap/core");
+const chunks = [];
+let pos = 0n;
+const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer.from(b)); pos += BigInt(b.byteLength); } };
+(async () => {
+  const w = new McapWriter({ writable, chunkSize: 200 });
+  await w.start({ profile: "ros1", library: "test" });
+  const s = await w.registerSchema({ name: "std_msgs/String", encoding: "ros1msg", data: Buffer.from("string data\n") });
+  const md5 = ["md5sum", "992ce8a1687cec8c8bd883ec73ca41d1"];
+  const c1 = await w.registerChannel({ topic: "/a", messageEncoding: "ros1", schemaId: s, metadata: new Map([["callerid", "/n1"], md5]) });
+  const c2 = await w.registerChannel({ topic: "/a", messageEncoding: "ros1", schemaId: s, metadata: new Map([["callerid", "/n2"], md5]) });
+  for (let i = 0; i < 20; i++) {
+    const txt = Buffer.from("m" + i);
+    const data = Buffer.concat([Buffer.from([txt.length, 0, 0, 0]), txt]);
+    await w.addMessage({ channelId: i % 2 ? c2 : c1, sequence: 1000 + i, logTime: BigInt(5e9 + Math.floor(i / 4) * 1e9), publishTime: BigInt(4e9 + i), data });
+  }
+  await w.end();
+  fs.writeFileSync(process.argv[2], Buffer.concat(chunks));
+})();
+`
+
+// mcapMessage is a message as testdata/mcapdump.cjs prints it.
+type mcapMessage struct {
+	ChannelID   int    `json:"channelId"`
+	Sequence    uint32 `json:"sequence"`
+	LogTime     string `json:"logTime"`
+	PublishTime string `json:"publishTime"`
+	Data        string `json:"data"`
+}
+
+// readMCAPMessages reads the messages of an MCAP file with npm @mcap/core.
+func readMCAPMessages(t *testing.T, path string) []mcapMessage {
+	t.Helper()
+	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "decode", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("@mcap/core %s: %v\n%s", path, err, stderr.String())
+	}
+	var d struct {
+		Messages []mcapMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(out, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Messages
+}
+
+// TestFilterKeepsMCAPSequence: filter and merge of MCAP files written by
+// npm @mcap/core keep each message's sequence (the writer's own counter,
+// as mcap filter and mcap merge keep it), its publish time and its data,
+// as @mcap/core reads them from the input. Before, the copy numbered the
+// messages it wrote from 0.
+func TestFilterKeepsMCAPSequence(t *testing.T) {
+	testenv.RequirePeer(t, "mcap")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.mcap")
+	if out, err := exec.Command("node", "-e", mcapWithSequences, testenv.NodeDir(t), src).CombinedOutput(); err != nil {
+		t.Fatalf("@mcap/core writer: %v\n%s", err, out)
+	}
+	in := readMCAPMessages(t, src)
+	if len(in) != 20 {
+		t.Fatalf("@mcap/core wrote %d messages, want 20", len(in))
+	}
+	filtered := filepath.Join(dir, "filtered.mcap")
+	if _, stderr, code := run(t, "filter", src, filtered, "--start", "6"); code != 0 {
+		t.Fatalf("filter: exit %d: %s", code, stderr)
+	}
+	merged := filepath.Join(dir, "merged.mcap")
+	if _, stderr, code := run(t, "merge", merged, src, filtered); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	// The window from 6 s keeps the messages from the fifth on (four per
+	// second from 5 s); the merge has those of src, each followed by its
+	// copy in filtered (equal times keep the order of the inputs).
+	var wantMerged []mcapMessage
+	for i, m := range in {
+		wantMerged = append(wantMerged, m)
+		if i >= 4 && i%4 == 3 {
+			wantMerged = append(wantMerged, in[i-3:i+1]...)
+		}
+	}
+	for _, c := range []struct {
+		path string
+		want []mcapMessage
+	}{{filtered, in[4:]}, {merged, wantMerged}} {
+		got := readMCAPMessages(t, c.path)
+		if len(got) != len(c.want) {
+			t.Fatalf("%s: %d messages, want %d", filepath.Base(c.path), len(got), len(c.want))
+		}
+		for i, m := range got {
+			w := c.want[i]
+			if m.Sequence != w.Sequence || m.LogTime != w.LogTime || m.PublishTime != w.PublishTime || m.Data != w.Data {
+				t.Errorf("%s: message %d = %+v, want %+v", filepath.Base(c.path), i, m, w)
+			}
+		}
+	}
+}
