@@ -66,7 +66,9 @@ type Options struct {
 	// RateControl, when set, returns the last stamp (ns since the epoch)
 	// seen on the rate-control topic and whether one was seen: playback
 	// waits while it is more than RateControlMaxDelay ahead of that stamp
-	// (--rate-control-topic, --rate-control-max-delay).
+	// (--rate-control-topic, --rate-control-max-delay). Until one is seen,
+	// the first message played (of each loop) counts as the stamp, as in
+	// rosbag play.
 	RateControl         func() (stamp int64, ok bool)
 	RateControlMaxDelay time.Duration
 	// Status, when set, receives a status line (\r-terminated) at most

@@ -66,6 +66,7 @@ type Player struct {
 	started        bool // the schedule is anchored (a loop's first message is out)
 	paused         bool
 	delayed        bool // by the rate-control topic
+	rateSeed       int64 // the rate-control stamp until one comes: the loop's first message
 	step           bool
 	anchorWall     time.Duration // the wall time at which anchorBag is due
 	anchorBag      int64
@@ -400,6 +401,7 @@ func (p *Player) playOnce(ctx context.Context, ra *readAhead) (n int, first, las
 			p.started = true
 			p.pausedBag = it.t
 			p.prevBag = -1
+			p.rateSeed = it.t
 		}
 		err = p.waitFor(ctx, it)
 		if err == nil {
@@ -591,15 +593,22 @@ func (p *Player) setStopped(now time.Duration, limit int64, change func()) {
 const rateControlPoll = 10 * time.Millisecond
 
 // rateControl delays playback while the bag time is more than
-// RateControlMaxDelay ahead of the last stamp on the rate-control topic
-// (and until a first stamp arrives), as rosbag play
-// --rate-control-topic does.
+// RateControlMaxDelay ahead of the last stamp on the rate-control topic,
+// as rosbag play --rate-control-topic does. Until a stamp comes (or while
+// the stamps are older), each loop's first message counts as the last
+// stamp, as rosbag play sets it ("so the program doesn't start
+// delayed"): the first RateControlMaxDelay of the recording plays
+// without one, so that a node that stamps its output only once it got
+// input does not wait for playback that waits for it.
 func (p *Player) rateControl(now time.Duration, limit int64) {
 	if p.o.RateControl == nil {
 		return
 	}
 	stamp, ok := p.o.RateControl()
-	behind := !ok || p.bagNow(now, limit)-stamp > int64(p.o.RateControlMaxDelay)
+	if !ok || stamp < p.rateSeed {
+		stamp = p.rateSeed
+	}
+	behind := p.bagNow(now, limit)-stamp > int64(p.o.RateControlMaxDelay)
 	if behind != p.delayed {
 		p.setStopped(now, limit, func() { p.delayed = behind })
 	}

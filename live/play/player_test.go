@@ -689,6 +689,34 @@ func TestRateControlDelays(t *testing.T) {
 	}
 }
 
+// TestRateControlStartsWithoutStamp: until a stamp arrives on the
+// rate-control topic, rosbag play counts the first message as the last
+// stamp, so the first --rate-control-max-delay of the recording plays.
+// Measured against Debian's rosbag play (t.bag /a every 100 ms,
+// --rate-control-max-delay 0.5, nobody publishing the topic): it played
+// 0..550 ms and stopped; baglab played nothing, waiting for a stamp, so a
+// node that stamps its output only once it got input never got any.
+func TestRateControlStartsWithoutStamp(t *testing.T) {
+	bag := writeRecording(t, ".bag", threeTopics)
+	o := DefaultOptions()
+	o.RateControlMaxDelay = 500 * time.Millisecond
+	o.RateControl = func() (int64, bool) { return 0, false }
+	clk := &fakeClock{}
+	p := newPlayer(t, o, clk, bag)
+	net := &fakeNet{clk: clk}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(time.Second, cancel).Stop() // a second of real time, minutes of fake time
+	if _, err := p.Run(ctx, net); err != nil {
+		t.Fatal(err)
+	}
+	at, names := offsets(net.messages(""))
+	// a0..a2 (up to 200 ms) on schedule; b1 (1200 ms) is more than 500 ms
+	// after the first message and waits for a stamp.
+	if !equalFloats(at, []float64{0, 10, 100, 150, 200}) {
+		t.Errorf("played %v at %v ms, want a0 b0 a1 c0 a2 on schedule, then a wait", names, at)
+	}
+}
+
 // droppingPub is a publisher that says it dropped two messages.
 type droppingPub struct{ fakePub }
 
