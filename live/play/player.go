@@ -65,7 +65,7 @@ type Player struct {
 	clockPub       Publisher
 	started        bool // the schedule is anchored (a loop's first message is out)
 	paused         bool
-	delayed        bool // by the rate-control topic
+	delayed        bool  // by the rate-control topic
 	rateSeed       int64 // the rate-control stamp until one comes: the loop's first message
 	step           bool
 	anchorWall     time.Duration // the wall time at which anchorBag is due
