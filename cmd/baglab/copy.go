@@ -47,7 +47,12 @@ func newFilterCmd(g *globalOptions) *cobra.Command {
 		Short: "Copy the selected topics and time range of a recording",
 		Long: `Copy the messages of IN selected by --topics, --start and --end to OUT,
 keeping definitions, latching and metadata. OUT's extension (.bag or .mcap)
-chooses its format.`,
+chooses its format.
+
+--start is inclusive and --end exclusive: --start S --end E keeps what
+rosbag filter IN OUT "t.to_sec() >= S and t.to_sec() < E" keeps; a message
+stamped exactly E is left out (rosbag's read_messages(end_time=E) and a
+"t.to_sec() <= E" expression keep it).`,
 		Example: "  baglab filter demo/data/study.bag grasps.bag --topics '/rail_pick_and_place/**'\n  baglab filter demo/data/study.mcap first-minute.mcap --end +60s",
 		Args:    argsUsage(cobra.ExactArgs(2)),
 	}, inThenOut)

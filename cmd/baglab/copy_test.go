@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/internal/testenv"
@@ -250,5 +252,36 @@ func TestFilterKeepsMCAPSequence(t *testing.T) {
 				t.Errorf("%s: message %d = %+v, want %+v", filepath.Base(c.path), i, m, w)
 			}
 		}
+	}
+}
+
+// TestFilterWindowAsRosbagFilter: filter --help gives the rosbag filter
+// expression that --start and --end match (--end exclusive); with the
+// window's edges on message stamps, Debian rosbag filter with that
+// expression keeps the messages baglab filter keeps, in order.
+func TestFilterWindowAsRosbagFilter(t *testing.T) {
+	const start, end = "1700000003", "1700000007"
+	expr := "t.to_sec() >= S and t.to_sec() < E"
+	help, _, code := run(t, "filter", "--help")
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(help), " "), `rosbag filter IN OUT "`+expr+`"`) {
+		t.Fatalf("filter --help (exit %d) does not give the rosbag filter expression %q:\n%s", code, expr, help)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.bag")
+	var in peerBag
+	rosbagPeer(t, &in, "headers", src)
+	theirs, ours := filepath.Join(dir, "rosbag.bag"), filepath.Join(dir, "baglab.bag")
+	rosbagExpr := strings.NewReplacer("S", start, "E", end).Replace(expr)
+	if out, err := exec.Command(testenv.Python, "/usr/bin/rosbag", "filter", src, theirs, rosbagExpr).CombinedOutput(); err != nil {
+		t.Fatalf("rosbag filter: %v\n%s", err, out)
+	}
+	if _, stderr, code := run(t, "filter", src, ours, "--start", start, "--end", end); code != 0 {
+		t.Fatalf("filter: exit %d: %s", code, stderr)
+	}
+	var want, got peerBag
+	rosbagPeer(t, &want, "read", theirs)
+	rosbagPeer(t, &got, "read", ours)
+	if len(want.Messages) != 4 || !slices.Equal(got.Messages, want.Messages) {
+		t.Errorf("baglab filter kept %v, rosbag filter %v (want the 4 messages from 3 s to 6 s)", got.Messages, want.Messages)
 	}
 }
