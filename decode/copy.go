@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -57,7 +58,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 			chans[m.Channel] = oc
 			out, convert, err := in.outChannel(format, m.Channel)
 			if err == nil {
-				key := channelKey(out)
+				key := channelKey(format, out)
 				var ok bool
 				if oc.id, ok = ids[key]; !ok {
 					if oc.id, err = w.AddChannel(out); err == nil {
@@ -117,9 +118,13 @@ func (in *Inputs) storesSequence(source string) bool {
 	return strings.EqualFold(filepath.Ext(source), ".mcap")
 }
 
-// channelKey is the content of channel c: its topic, message encoding,
-// schema and metadata, not its id.
-func channelKey(c *record.Channel) string {
+// channelKey is the content of channel c, an output channel of format:
+// its topic, message encoding, schema and metadata, not its id. The MD5
+// sum counts once, whether the schema or the metadata (a channel read
+// from MCAP) carries it, and in a bag latching "true" counts as "1" (as
+// bag.Writer writes it), so that a connection read from a bag and the
+// same connection read from its conversion to MCAP are one.
+func channelKey(format Format, c *record.Channel) string {
 	var b strings.Builder
 	field := func(s string) {
 		b.WriteString(strconv.Itoa(len(s)))
@@ -131,12 +136,21 @@ func channelKey(c *record.Channel) string {
 	if s := c.Schema; s != nil {
 		field(s.Name)
 		field(s.Encoding)
-		field(s.MD5)
+		field(cmp.Or(s.MD5, c.Metadata["md5sum"]))
 		field(string(s.Data))
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
+		v := c.Metadata[k]
+		switch {
+		case k == "md5sum" && c.Schema != nil:
+			continue
+		case k == "latching" && format == FormatBag && v == "true":
+			v = "1"
+		case k == "latching" && format == FormatBag && v == "false":
+			v = "0"
+		}
 		field(k)
-		field(c.Metadata[k])
+		field(v)
 	}
 	return b.String()
 }

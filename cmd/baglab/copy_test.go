@@ -85,8 +85,9 @@ type peerBag struct {
 // /orig_y, a /z with a field rosbag does not know) gives one connection
 // per distinct connection header, as rosbag's writer keeps them, and
 // every message of both. The MCAP output, read by npm @mcap/core, has one
-// channel per distinct channel. Before, each input's connections were
-// written again (/x "(4 connections)" in rosbag info).
+// channel per distinct channel. So it is when the second bag is converted
+// to MCAP first. Before, each input's connections were written again (/x
+// "(4 connections)" in rosbag info).
 func TestMergeSharesConnections(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.bag"), filepath.Join(dir, "b.bag")
@@ -94,32 +95,40 @@ func TestMergeSharesConnections(t *testing.T) {
 	rosbagPeer(t, &want, "headers", a)
 	rosbagPeer(t, &struct{}{}, "headers", b)
 
-	out := filepath.Join(dir, "merged.bag")
-	if _, stderr, code := run(t, "merge", out, a, b); code != 0 {
-		t.Fatalf("merge: exit %d: %s", code, stderr)
+	// b's conversion to MCAP holds the same connections, the MD5 sum in
+	// the channel metadata.
+	bMCAP := filepath.Join(dir, "b.mcap")
+	if _, stderr, code := run(t, "convert", b, bMCAP); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
 	}
-	var got peerBag
-	rosbagPeer(t, &got, "read", out)
-	if len(got.Connections) != len(want.Connections) {
-		t.Fatalf("rosbag reads %d connections, want %d (those of each input): %v", len(got.Connections), len(want.Connections), got.Connections)
-	}
-	for i, c := range got.Connections {
-		if w := want.Connections[i]; c.Topic != w.Topic || !maps.Equal(c.Header, w.Header) {
-			t.Errorf("connection %d: %s %v, want %s %v", i, c.Topic, c.Header, w.Topic, w.Header)
+	for _, second := range []string{b, bMCAP} {
+		out := filepath.Join(dir, "merged-"+filepath.Ext(second)[1:]+".bag")
+		if _, stderr, code := run(t, "merge", out, a, second); code != 0 {
+			t.Fatalf("merge: exit %d: %s", code, stderr)
 		}
-	}
-	if len(got.Messages) != 2*len(want.Messages) {
-		t.Fatalf("rosbag reads %d messages, want %d", len(got.Messages), 2*len(want.Messages))
-	}
-	for i, m := range got.Messages {
-		if w := want.Messages[i/2]; m != w {
-			t.Errorf("message %d: %v, want %v", i, m, w)
+		var got peerBag
+		rosbagPeer(t, &got, "read", out)
+		if len(got.Connections) != len(want.Connections) {
+			t.Fatalf("merge of %s: rosbag reads %d connections, want %d (those of each input): %v", second, len(got.Connections), len(want.Connections), got.Connections)
+		}
+		for i, c := range got.Connections {
+			if w := want.Connections[i]; c.Topic != w.Topic || !maps.Equal(c.Header, w.Header) {
+				t.Errorf("merge of %s: connection %d: %s %v, want %s %v", second, i, c.Topic, c.Header, w.Topic, w.Header)
+			}
+		}
+		if len(got.Messages) != 2*len(want.Messages) {
+			t.Fatalf("merge of %s: rosbag reads %d messages, want %d", second, len(got.Messages), 2*len(want.Messages))
+		}
+		for i, m := range got.Messages {
+			if w := want.Messages[i/2]; m != w {
+				t.Errorf("merge of %s: message %d: %v, want %v", second, i, m, w)
+			}
 		}
 	}
 
 	testenv.RequirePeer(t, "mcap")
 	outMCAP := filepath.Join(dir, "merged.mcap")
-	if _, stderr, code := run(t, "merge", outMCAP, a, b); code != 0 {
+	if _, stderr, code := run(t, "merge", outMCAP, a, bMCAP); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
 	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "decode", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), outMCAP)
