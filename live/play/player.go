@@ -74,7 +74,8 @@ type Player struct {
 	prevBag        int64 // the last message published, or -1
 	nextTick       time.Duration
 	lastClock      int64
-	loopOffset     int64 // added to /clock, so that loops never move it back
+	loopOffset     int64         // added to /clock, so that loops never move it back
+	loopEnd        time.Duration // when the last loop's last message was due, or -1
 	nextStatus     time.Duration
 	status         string
 	firstPublished time.Duration
@@ -105,7 +106,7 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 		return nil, fmt.Errorf("%w: no topic to play", ErrOptions)
 	}
 	p := &Player{r: r, o: o, plan: pl, clk: newMonotonic(), keys: o.Keys,
-		pauseReqs: make(chan pauseRequest), done: make(chan struct{}), pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1}
+		pauseReqs: make(chan pauseRequest), done: make(chan struct{}), pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1, loopEnd: -1}
 	for _, t := range o.PauseTopics {
 		p.pauseTopics[t] = true
 	}
@@ -271,6 +272,10 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 			break
 		}
 		p.loopOffset += last - first
+		p.loopEnd = -1
+		if !p.stopped() {
+			p.loopEnd = p.due(last)
+		}
 	}
 	if p.o.KeepAlive {
 		for {
@@ -397,7 +402,7 @@ func (p *Player) playOnce(ctx context.Context, ra *readAhead) (n int, first, las
 		}
 		if n == 0 {
 			first = it.t
-			p.anchor(p.clk.now(), it.t)
+			p.anchor(p.loopStart(), it.t)
 			p.started = true
 			p.pausedBag = it.t
 			p.prevBag = -1
@@ -422,6 +427,25 @@ func (p *Player) playOnce(ctx context.Context, ra *readAhead) (n int, first, las
 		n++
 		last = it.t
 	}
+}
+
+// loopSlack is how far behind the schedule a loop may start and still
+// continue the previous loop's schedule.
+const loopSlack = 100 * time.Millisecond
+
+// loopStart is the wall time at which a pass's first message is due: now,
+// or, for the next loop, when the previous loop's last message was due, as
+// long as that is at most loopSlack ago, so that the time a pass takes to
+// start (reopening, seeking) is not added to every loop. rosbag play
+// carries its clock over from one loop to the next the same way; after a
+// loop that fell further behind (or ended paused), the next one starts
+// now, so that it does not catch up in a burst.
+func (p *Player) loopStart() time.Duration {
+	now := p.clk.now()
+	if p.loopEnd >= 0 && now >= p.loopEnd && now-p.loopEnd <= loopSlack {
+		return p.loopEnd
+	}
+	return now
 }
 
 // next takes the next message from the read-ahead queue, serving keys,
