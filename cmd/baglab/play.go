@@ -61,7 +61,9 @@ Ctrl-C stops playback (exit 0), as does rosnode kill.
 Differences from rosbag play: --topics takes a comma-separated or repeated
 list (exact names, globs or re:REGEX) rather than "--topics A B --bags F";
 --skip-empty, --exclude and the ROS2/MCAP inputs are additions; -l -k loops
-until Ctrl-C (rosbag play -l -k plays once and then keeps its publishers).`
+until Ctrl-C (rosbag play -l -k plays once and then keeps its publishers);
+-s past the end or --topics that match nothing is a usage error (exit 2),
+where rosbag play plays nothing and exits 0.`
 
 const playExample = `  # after make demo, with a master running (roscore):
   baglab play demo/data/study.bag
