@@ -92,28 +92,55 @@ func nativeCases(t *testing.T, n int) []*nativeCase {
 		h := fnv.New64a()
 		h.Write([]byte(name))
 		rng := rand.New(rand.NewSource(int64(h.Sum64())))
-		jw := sink.NewJSONWriter()
 		for i := 0; i < n; i++ {
 			b, err := encode(randValue(rng, typ))
 			if err != nil {
 				t.Fatalf("%s: encode: %v", name, err)
 			}
-			c.data = append(c.data, b)
-			jw.Reset()
-			if err := c.dec.Decode(b, jw); err != nil {
-				t.Fatalf("%s: decode: %v", name, err)
-			}
-			var m map[string]any
-			d := json.NewDecoder(bytes.NewReader(jw.JSON()))
-			d.UseNumber()
-			if err := d.Decode(&m); err != nil {
-				t.Fatalf("%s: cat JSON: %v", name, err)
-			}
-			c.cat = append(c.cat, m)
+			c.add(t, b)
 		}
 		cases = append(cases, c)
 	}
 	return cases
+}
+
+// add appends the encoded message b to c, with what cat prints of it (the
+// JSON c.dec writes).
+func (c *nativeCase) add(t *testing.T, b []byte) {
+	t.Helper()
+	c.data = append(c.data, b)
+	jw := sink.NewJSONWriter()
+	if err := c.dec.Decode(b, jw); err != nil {
+		t.Fatalf("%s: decode: %v", c.name, err)
+	}
+	var m map[string]any
+	d := json.NewDecoder(bytes.NewReader(jw.JSON()))
+	d.UseNumber()
+	if err := d.Decode(&m); err != nil {
+		t.Fatalf("%s: cat JSON: %v", c.name, err)
+	}
+	c.cat = append(c.cat, m)
+}
+
+// ros1Case is the case of the ROS1 type typ, whose definition is text, on
+// topic, holding msgs.
+func ros1Case(t *testing.T, topic string, typ *msgdef.Type, text string, msgs []*value.Struct) *nativeCase {
+	t.Helper()
+	dec, err := ros1.Compile(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &nativeCase{name: typ.Name, topic: topic, t: typ, dec: dec,
+		ch: &record.Channel{Topic: topic, MessageEncoding: "ros1",
+			Schema: &record.Schema{Name: typ.Name, Encoding: "ros1msg", Data: []byte(text), MD5: msgdef.MD5(typ)}}}
+	for _, m := range msgs {
+		b, err := ros1.Encode(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.add(t, b)
+	}
+	return c
 }
 
 // message returns message i of c, logged at logTime in file src.

@@ -16,9 +16,6 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/decode/ros1"
-	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/internal/testenv"
 )
@@ -572,33 +569,7 @@ func edgeCase(t *testing.T) *nativeCase {
 		msgs = append(msgs, &value.Struct{Type: typ, Fields: []any{i, u, int64(int32(i)), f, g, k%3 == 0, s, codes[k%len(codes)],
 			blobs[k%len(blobs)], tm, d, is, us, fs, ss, ts, bs}})
 	}
-	dec, err := ros1.Compile(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &nativeCase{name: "v/Edges", topic: "/edges", t: typ, dec: dec,
-		ch: &record.Channel{Topic: "/edges", MessageEncoding: "ros1",
-			Schema: &record.Schema{Name: "v/Edges", Encoding: "ros1msg", Data: []byte(tEdgesText), MD5: msgdef.MD5(typ)}}}
-	jw := sink.NewJSONWriter()
-	for _, m := range msgs {
-		b, err := ros1.Encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.data = append(c.data, b)
-		jw.Reset()
-		if err := dec.Decode(b, jw); err != nil {
-			t.Fatal(err)
-		}
-		var row map[string]any
-		d := json.NewDecoder(bytes.NewReader(jw.JSON()))
-		d.UseNumber()
-		if err := d.Decode(&row); err != nil {
-			t.Fatal(err)
-		}
-		c.cat = append(c.cat, row)
-	}
-	return c
+	return ros1Case(t, "/edges", typ, tEdgesText, msgs)
 }
 
 // exportCases writes the messages of cases as CSV into a new folder.

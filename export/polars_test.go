@@ -1,7 +1,6 @@
 package export
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -10,9 +9,6 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/decode/ros1"
-	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/internal/testenv"
 )
@@ -244,32 +240,7 @@ func TestPolarsFixedArrayOfMessagesWithEmptyArrays(t *testing.T) {
 		{Type: typ, Fields: []any{[]any{item(4, 5), item()}, w(item(), item(6)), []any{}, []any{4.0, 5.0, 6.0}}},
 		{Type: typ, Fields: []any{[]any{item(), item()}, w(item(), item()), []any{w(item(7), item()), w(item(), item(8, 9))}, []any{7.0, 8.0, 9.0}}},
 	}
-	dec, err := ros1.Compile(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &nativeCase{name: "v/Top", topic: "/fixed_of_lists", t: typ, dec: dec,
-		ch: &record.Channel{Topic: "/fixed_of_lists", MessageEncoding: "ros1",
-			Schema: &record.Schema{Name: "v/Top", Encoding: "ros1msg", Data: []byte(full), MD5: msgdef.MD5(typ)}}}
-	jw := sink.NewJSONWriter()
-	for _, m := range msgs {
-		b, err := ros1.Encode(m)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.data = append(c.data, b)
-		jw.Reset()
-		if err := dec.Decode(b, jw); err != nil {
-			t.Fatal(err)
-		}
-		var row map[string]any
-		d := json.NewDecoder(bytes.NewReader(jw.JSON()))
-		d.UseNumber()
-		if err := d.Decode(&row); err != nil {
-			t.Fatal(err)
-		}
-		c.cat = append(c.cat, row)
-	}
+	c := ros1Case(t, "/fixed_of_lists", typ, full, msgs)
 	dir := t.TempDir()
 	e, err := New(dir, WithVersion("test"))
 	if err != nil {
