@@ -143,6 +143,33 @@ func ros1Case(t *testing.T, topic string, typ *msgdef.Type, text string, msgs []
 	return c
 }
 
+// exportCases exports the messages of cases, message i of each at
+// logTime(i), from one source "in.bag" into a new folder, with opts (and
+// WithVersion("test")).
+func exportCases(t *testing.T, cases []*nativeCase, logTime func(int) int64, opts ...Option) string {
+	t.Helper()
+	dir := t.TempDir()
+	e, err := New(dir, append([]Option{WithVersion("test")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := e.Source("in.bag")
+	for _, c := range cases {
+		for i := range c.data {
+			if err := s.Write(c.message(i, logTime(i), "in.bag"), c.t, c.dec); err != nil {
+				t.Fatalf("%s: %v", c.name, err)
+			}
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // message returns message i of c, logged at logTime in file src.
 func (c *nativeCase) message(i int, logTime int64, src string) *record.Message {
 	return &record.Message{Channel: c.ch, LogTime: logTime, PublishTime: logTime + 1, Sequence: uint64(i), Source: src, Offset: -1, Data: c.data[i]}
@@ -392,25 +419,7 @@ func TestDuckDBNativeTypes(t *testing.T) {
 		t.Skip("runs DuckDB")
 	}
 	cases := nativeCases(t, 4)
-	dir := t.TempDir()
-	e, err := New(dir, WithVersion("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := e.Source("in.bag")
-	for _, c := range cases {
-		for i := range c.data {
-			if err := s.Write(c.message(i, 1700000000e9+int64(i)*1e9, "in.bag"), c.t, c.dec); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := exportCases(t, cases, func(i int) int64 { return 1700000000e9 + int64(i)*1e9 })
 	var stmts []string
 	for _, c := range cases {
 		p, err := topicPath(c.topic)

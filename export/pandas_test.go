@@ -572,31 +572,6 @@ func edgeCase(t *testing.T) *nativeCase {
 	return ros1Case(t, "/edges", typ, tEdgesText, msgs)
 }
 
-// exportCases writes the messages of cases as CSV into a new folder.
-func exportCases(t *testing.T, cases []*nativeCase, logTime func(int) int64, opts ...Option) string {
-	t.Helper()
-	dir := t.TempDir()
-	e, err := New(dir, append([]Option{WithFormat(CSV), WithVersion("test")}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := e.Source("in.bag")
-	for _, c := range cases {
-		for i := range c.data {
-			if err := s.Write(c.message(i, logTime(i), "in.bag"), c.t, c.dec); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 // TestPandasReadsCSV exports the edge messages (tEdges) and a few random
 // messages of every native type as CSV, in every layout (arrays as JSON,
 // first:N, explode; times RFC 3339 or ns), and reads each
@@ -636,7 +611,7 @@ func TestPandasReadsCSV(t *testing.T) {
 	var checks []*pandasCheck
 	var jobs []pandasJob
 	for _, l := range layouts {
-		opts := append([]Option{WithArrays(l.a)}, l.opts...)
+		opts := append([]Option{WithFormat(CSV), WithArrays(l.a)}, l.opts...)
 		dir := exportCases(t, l.cases, logTime, opts...)
 		for _, c := range l.cases {
 			pc := newPandasCheck(t, c, dir, l.a, l.ns, logTime)

@@ -110,26 +110,8 @@ func TestPolarsNativeTypes(t *testing.T) {
 		t.Skip("runs polars and DuckDB")
 	}
 	cases := nativeCases(t, 3)
-	dir := t.TempDir()
-	e, err := New(dir, WithVersion("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := e.Source("in.bag")
 	logTime := func(i int) int64 { return 1700000000e9 + int64(i)*1e9 + 123456789 }
-	for _, c := range cases {
-		for i := range c.data {
-			if err := s.Write(c.message(i, logTime(i), "in.bag"), c.t, c.dec); err != nil {
-				t.Fatalf("%s: %v", c.name, err)
-			}
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := exportCases(t, cases, logTime)
 	var paths, stmts []string
 	for _, c := range cases {
 		p, err := topicPath(c.topic)
@@ -241,24 +223,8 @@ func TestPolarsFixedArrayOfMessagesWithEmptyArrays(t *testing.T) {
 		{Type: typ, Fields: []any{[]any{item(), item()}, w(item(), item()), []any{w(item(7), item()), w(item(), item(8, 9))}, []any{7.0, 8.0, 9.0}}},
 	}
 	c := ros1Case(t, "/fixed_of_lists", typ, full, msgs)
-	dir := t.TempDir()
-	e, err := New(dir, WithVersion("test"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := e.Source("in.bag")
 	logTime := func(i int) int64 { return 1700000000e9 + int64(i)*1e9 }
-	for i := range c.data {
-		if err := s.Write(c.message(i, logTime(i), "in.bag"), c.t, c.dec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
+	dir := exportCases(t, []*nativeCase{c}, logTime)
 	path := filepath.Join(dir, "fixed_of_lists.parquet")
 	pres, dres := polars(t, path), duckdb(t, "SELECT * FROM read_parquet("+sqlString(path)+") ORDER BY 3")
 	checkPolars(t, c, pres[0], dres[0], logTime, map[string]bool{})
