@@ -31,10 +31,9 @@ type plan struct {
 	byTopic map[string]*output // recorded topic → output
 
 	mu      sync.Mutex
-	conv    map[*record.Channel]converter
-	src     map[*record.Channel]*source
-	sources map[string]*source       // by source.key
-	skipped map[*record.Channel]bool // channels Skip let go
+	chans   map[*record.Channel]played // the channels played
+	sources map[string]*source         // by source.key
+	skipped map[*record.Channel]bool   // channels Skip let go
 }
 
 // source is one recorded publisher of a topic: rosbag play advertises one
@@ -63,6 +62,13 @@ func (p *plan) sourceOf(ch *record.Channel) *source {
 // converter turns a recorded message into ROS1 wire bytes; nil passes the
 // bytes through.
 type converter func([]byte) ([]byte, error)
+
+// played is how the messages of a channel are played: converted by conv,
+// published as src.
+type played struct {
+	conv converter
+	src  *source
+}
 
 // OutputName is the topic a recorded topic is published on by a player
 // in the root namespace: remapped (FROM:=TO, matched against the recorded
@@ -98,8 +104,8 @@ func outputName(recorded, prefix string, remap map[string]string) (string, bool)
 }
 
 func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, error) {
-	p := &plan{res: res, skip: o.Skip, byTopic: map[string]*output{}, conv: map[*record.Channel]converter{},
-		src: map[*record.Channel]*source{}, sources: map[string]*source{}, skipped: map[*record.Channel]bool{}}
+	p := &plan{res: res, skip: o.Skip, byTopic: map[string]*output{}, chans: map[*record.Channel]played{},
+		sources: map[string]*source{}, skipped: map[*record.Channel]bool{}}
 	byName := map[string]*output{}
 	skipped := map[string]bool{}
 	for _, ch := range chans {
@@ -139,8 +145,7 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 			continue
 		}
 		t.Name = name
-		p.conv[ch] = conv
-		p.src[ch] = p.sourceOf(ch)
+		p.chans[ch] = played{conv, p.sourceOf(ch)}
 		out := byName[t.Name]
 		if out == nil {
 			out = &output{topic: t}
@@ -216,8 +221,8 @@ func latched(ch *record.Channel) bool {
 func (p *plan) converter(ch *record.Channel) (converter, *source, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if conv, ok := p.conv[ch]; ok {
-		return conv, p.src[ch], true, nil
+	if c, ok := p.chans[ch]; ok {
+		return c.conv, c.src, true, nil
 	}
 	out := p.byTopic[ch.Topic]
 	if out == nil || p.skipped[ch] {
@@ -238,9 +243,9 @@ func (p *plan) converter(ch *record.Channel) (converter, *source, bool, error) {
 		return nil, nil, false, fmt.Errorf("%w: topic %s: a connection of type %s (md5 %s) appears after %s (md5 %s) was advertised",
 			record.ErrUnsupported, ch.Topic, t.Type, t.MD5, out.topic.Type, out.topic.MD5)
 	}
-	p.conv[ch] = conv
-	p.src[ch] = p.sourceOf(ch)
-	return conv, p.src[ch], true, nil
+	c := played{conv, p.sourceOf(ch)}
+	p.chans[ch] = c
+	return c.conv, c.src, true, nil
 }
 
 // latches reports whether a recorded topic has a latched source.
