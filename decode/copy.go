@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/record"
 )
 
@@ -36,6 +37,8 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		id      uint32
 		convert func([]byte) ([]byte, error)
 		skip    bool
+		// keepSeq keeps the messages' own sequence numbers (storesSequence)
+		keepSeq bool
 	}
 	chans := map[*record.Channel]*outChannel{}
 	// Channels of the inputs that become the same output channel (the
@@ -54,7 +57,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		}
 		oc := chans[m.Channel]
 		if oc == nil {
-			oc = &outChannel{}
+			oc = &outChannel{keepSeq: in.storesSequence(m.Source)}
 			chans[m.Channel] = oc
 			out, convert, err := in.outChannel(format, m.Channel)
 			if err == nil {
@@ -87,7 +90,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 			}
 		}
 		seq := uint64(n)
-		if in.storesSequence(m.Source) {
+		if oc.keepSeq {
 			seq = m.Sequence
 		}
 		out := record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: seq, Data: data}
@@ -121,8 +124,8 @@ func (in *Inputs) storesSequence(source string) bool {
 // channelKey is the content of channel c, an output channel of format:
 // its topic, message encoding, schema and metadata, not its id. The MD5
 // sum counts once, whether the schema or the metadata (a channel read
-// from MCAP) carries it, and in a bag latching "true" counts as "1" (as
-// bag.Writer writes it), so that a connection read from a bag and the
+// from MCAP) carries it, and in a bag latching is as bag.Writer writes it
+// (bag.Latching), so that a connection read from a bag and the
 // same connection read from its conversion to MCAP are one.
 func channelKey(format Format, c *record.Channel) string {
 	var b strings.Builder
@@ -144,10 +147,8 @@ func channelKey(format Format, c *record.Channel) string {
 		switch {
 		case k == "md5sum" && c.Schema != nil:
 			continue
-		case k == "latching" && format == FormatBag && v == "true":
-			v = "1"
-		case k == "latching" && format == FormatBag && v == "false":
-			v = "0"
+		case k == "latching" && format == FormatBag:
+			v = bag.Latching(v)
 		}
 		field(k)
 		field(v)

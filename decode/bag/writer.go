@@ -167,7 +167,7 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 		switch k {
 		case "topic", "type", "md5sum", "message_definition":
 		case "latching":
-			fields = append(fields, Field{k, rosbagLatching(c.Metadata[k])})
+			fields = append(fields, Field{k, Latching(c.Metadata[k])})
 		default:
 			fields = append(fields, Field{k, c.Metadata[k]})
 		}
@@ -180,9 +180,10 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	return id, nil
 }
 
-// rosbagLatching is a latching value as rosbag and roscpp read it, "1" or
-// "0": MCAP's ros1 profile spells it "true" or "false". Other values stay.
-func rosbagLatching(v string) string {
+// Latching is a latching value as rosbag and roscpp read it, "1" or "0",
+// as the Writer writes it: MCAP's ros1 profile spells it "true" or
+// "false". Other values stay.
+func Latching(v string) string {
 	switch v {
 	case "true":
 		return "1"
