@@ -7,8 +7,8 @@ import (
 	"sort"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
 )
 
 // Message is one decoded message handed to an analysis.

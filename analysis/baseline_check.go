@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/internal/fserr"
+	"github.com/baglab/baglab/recording"
 )
 
 // BaselineError is a baseline file that cannot be parsed, compared with a
@@ -28,7 +28,7 @@ func (e *BaselineError) Error() string { return fmt.Sprintf("baseline %s: %v", e
 func (e *BaselineError) Unwrap() error { return e.Err }
 
 // ReadBaseline reads and parses the baseline file path. A file that cannot
-// be read is a *decode.InputError, one that does not parse a
+// be read is a *recording.InputError, one that does not parse a
 // *BaselineError.
 func ReadBaseline(path string) (*Baseline, error) {
 	data, err := os.ReadFile(path)
@@ -37,7 +37,7 @@ func ReadBaseline(path string) (*Baseline, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			err = fmt.Errorf("%w (make the first baseline with analyze --json or info --json)", err)
 		}
-		return nil, &decode.InputError{Path: path, Err: err}
+		return nil, &recording.InputError{Path: path, Err: err}
 	}
 	b, err := ParseBaseline(data)
 	if err != nil {
@@ -47,17 +47,17 @@ func ReadBaseline(path string) (*Baseline, error) {
 }
 
 // DatasetDocument is the result document of a dataset baseline for the
-// recordings paths: what `info --json` prints for them (decode.DescribeEach:
+// recordings paths: what `info --json` prints for them (recording.DescribeEach:
 // a plain folder stands for the recordings in it), always as an array. The
 // first recording that cannot be described fails it.
 func DatasetDocument(paths []string) ([]byte, error) {
 	var failed error
-	ds, _, err := decode.DescribeEach(context.Background(), paths, func(_ string, err error) { failed = cmp.Or(failed, err) })
+	ds, _, err := recording.DescribeEach(context.Background(), paths, func(_ string, err error) { failed = cmp.Or(failed, err) })
 	if err = cmp.Or(err, failed); err != nil {
 		return nil, err
 	}
 	if ds == nil {
-		ds = []*decode.Description{}
+		ds = []*recording.Description{}
 	}
 	return json.Marshal(ds)
 }

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/internal/recordtest"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/studygen/studytest"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
+	"github.com/baglab/baglab/recording"
 )
 
 func TestBaselineCheck(t *testing.T) {
@@ -84,7 +84,7 @@ func TestBaselineCheck(t *testing.T) {
 
 func TestReadBaselineErrors(t *testing.T) {
 	dir := t.TempDir()
-	var ie *decode.InputError
+	var ie *recording.InputError
 	_, err := ReadBaseline(filepath.Join(dir, "none.json"))
 	if !errors.As(err, &ie) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "make the first baseline") {
 		t.Errorf("missing file: %v", err)
@@ -122,7 +122,7 @@ func TestDatasetDocument(t *testing.T) {
 	}
 	var want []json.RawMessage
 	for _, p := range paths {
-		d, err := decode.Describe(p)
+		d, err := recording.Describe(p)
 		if err != nil {
 			t.Fatal(err)
 		}

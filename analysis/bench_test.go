@@ -7,7 +7,7 @@ import (
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
-	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen"
 )
 
 var benchStudy struct {

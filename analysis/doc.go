@@ -13,7 +13,7 @@
 //
 // The kinds are registered in one table with their summaries (registry.go:
 // Kinds, New, KindsHelp for help text; Register adds more). Run reads
-// decode.Inputs into them: each input into its own accumulators, up to jobs
+// recording.Inputs into them: each input into its own accumulators, up to jobs
 // at once, merged in input order, so the result does not depend on jobs.
 // A Result gives its tables, a one-line Summary, whether it found data
 // (HasData) and its Warnings; one that can write learned models as a

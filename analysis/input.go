@@ -1,9 +1,9 @@
 package analysis
 
 import (
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/digest"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // Input is one input of a run as its provenance records it, in a partial
@@ -43,7 +43,7 @@ type InputFile struct {
 // Paths lists them): its digest, and its format, time range and message
 // count from the summary read when in was opened. No recording is opened
 // again; only the digest reads the files.
-func DescribeInputs(in *decode.Inputs) ([]Input, error) {
+func DescribeInputs(in *recording.Inputs) ([]Input, error) {
 	out := make([]Input, in.Len())
 	for i, p := range in.Paths() {
 		d, err := describeInput(p, in.FileSummary(i))
@@ -56,10 +56,10 @@ func DescribeInputs(in *decode.Inputs) ([]Input, error) {
 }
 
 // DescribePaths is DescribeInputs by the paths in was opened with
-// (Inputs.Given): a plain folder (see decode.Expand) is one input, its
+// (Inputs.Given): a plain folder (see recording.Expand) is one input, its
 // digest that of the folder and its summary that of its recordings
-// combined (decode.CombineSummaries), as they were read.
-func DescribePaths(in *decode.Inputs) ([]Input, error) {
+// combined (recording.CombineSummaries), as they were read.
+func DescribePaths(in *recording.Inputs) ([]Input, error) {
 	given := in.Given()
 	out := make([]Input, 0, len(given))
 	k := 0
@@ -68,7 +68,7 @@ func DescribePaths(in *decode.Inputs) ([]Input, error) {
 		for j := range sums {
 			sums[j] = in.FileSummary(k + j)
 		}
-		d, err := describeInput(g.Path, decode.CombineSummaries(sums))
+		d, err := describeInput(g.Path, recording.CombineSummaries(sums))
 		if err != nil {
 			return nil, err
 		}

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/digest"
-	"github.com/baglab/baglab/internal/recordtest"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/studygen/studytest"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
+	"github.com/baglab/baglab/recording"
 )
 
 // TestDescribePaths: a plain folder given is one input, with the digest of
@@ -28,7 +28,7 @@ func TestDescribePaths(t *testing.T) {
 	}
 	bag := filepath.Join(study, "study.bag")
 	paths := []string{runs, bag}
-	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	in, err := recording.OpenInputs(paths, recording.InputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestDescribePaths(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(runs, "study.bag"), []byte("not a bag any more"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if want := []decode.Given{{Path: runs, Recordings: 2}, {Path: bag, Recordings: 1}}; !reflect.DeepEqual(in.Given(), want) {
+	if want := []recording.Given{{Path: runs, Recordings: 2}, {Path: bag, Recordings: 1}}; !reflect.DeepEqual(in.Given(), want) {
 		t.Fatalf("given %+v, want %+v", in.Given(), want)
 	}
 	got, err := analysis.DescribePaths(in)

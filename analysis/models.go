@@ -2,8 +2,8 @@ package analysis
 
 import (
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/record"
 )
 
 // WriteModels implements ModelWriter: the learned models as one latched

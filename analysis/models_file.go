@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // ErrNoModels is returned by WriteModels when no result learns models.

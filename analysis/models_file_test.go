@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/record"
 )
 
 // memWriter keeps what is written.

@@ -13,9 +13,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/studygen/studytest"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
+	"github.com/baglab/baglab/recording"
 )
 
 // TestPartialFiles: each recording described (size and SHA-256 as
@@ -27,7 +27,7 @@ func TestPartialFiles(t *testing.T) {
 	paths := []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
 	var files []string
 	for i, path := range paths {
-		in, err := decode.OpenInputs([]string{path}, decode.InputOptions{})
+		in, err := recording.OpenInputs([]string{path}, recording.InputOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestPartialFiles(t *testing.T) {
 		}
 		data, _ := os.ReadFile(path)
 		sum := sha256.Sum256(data)
-		d, err := decode.Describe(path)
+		d, err := recording.Describe(path)
 		if err != nil {
 			t.Fatal(err)
 		}

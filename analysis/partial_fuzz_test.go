@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/studygen/studytest"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
 )
 
 // FuzzMergePartial feeds damaged and hostile partial files (--from-partial

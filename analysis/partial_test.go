@@ -10,17 +10,17 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/studygen/studytest"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
+	"github.com/baglab/baglab/recording"
 )
 
 // partialJSON accumulates paths and returns their partial file as
 // written.
 func partialJSON(tb testing.TB, paths []string) []byte {
 	tb.Helper()
-	in, err := decode.OpenInputs(paths, decode.InputOptions{})
+	in, err := recording.OpenInputs(paths, recording.InputOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestPartialsMergeExactly(t *testing.T) {
 		t.Fatal("no placements result")
 		return nil
 	}
-	in, _ := decode.OpenInputs(all, decode.InputOptions{})
+	in, _ := recording.OpenInputs(all, recording.InputOptions{})
 	direct, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 1)
 	in.Close()
 	if err != nil {

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/recording"
 )
 
 // sampleSets are the recordings of testdata/sample: the intact ones, and
@@ -44,7 +44,7 @@ func sampleSets(t *testing.T) []struct {
 // paths.
 func repeatRun(t *testing.T, paths []string, skipBad bool, jobs int) []byte {
 	t.Helper()
-	out := runAll(t, paths, decode.InputOptions{SkipBad: skipBad, OnSkip: func(error) {}}, jobs)
+	out := runAll(t, paths, recording.InputOptions{SkipBad: skipBad, OnSkip: func(error) {}}, jobs)
 	doc, err := analysis.Document("all", out.Results)
 	if err != nil {
 		t.Fatal(err)

@@ -5,7 +5,8 @@ import (
 	"sync"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // Outcome is what Run computed.
@@ -24,7 +25,7 @@ type Outcome struct {
 // the accumulators are merged in input order: the results do not depend
 // on jobs or on the order in which the inputs finish. A message that does
 // not decode goes to in.Skip.
-func Run(ctx context.Context, in *decode.Inputs, kinds []string, o Options, jobs int) (*Outcome, error) {
+func Run(ctx context.Context, in *recording.Inputs, kinds []string, o Options, jobs int) (*Outcome, error) {
 	acc, err := Accumulate(ctx, in, kinds, o, jobs)
 	if err != nil {
 		return nil, err
@@ -59,7 +60,7 @@ func (a *Accumulated) Outcome() (*Outcome, error) {
 // Accumulate reads the selected messages of in into accumulators of kinds
 // as Run does, and returns them merged in input order, before any result
 // is computed.
-func Accumulate(ctx context.Context, in *decode.Inputs, kinds []string, o Options, jobs int) (*Accumulated, error) {
+func Accumulate(ctx context.Context, in *recording.Inputs, kinds []string, o Options, jobs int) (*Accumulated, error) {
 	merged, err := newSet(kinds, o)
 	if err != nil {
 		return nil, err
@@ -89,9 +90,9 @@ func Accumulate(ctx context.Context, in *decode.Inputs, kinds []string, o Option
 		}
 		v, err := dec.DecodeValue(m.Data)
 		if err != nil {
-			return in.Skip(decode.MessageError(m, err))
+			return in.Skip(recording.MessageError(m, err))
 		}
-		msg := &Message{Topic: m.Channel.Topic, Type: decode.TypeName(m.Channel), LogTime: m.LogTime, Source: paths[file], Value: v}
+		msg := &Message{Topic: m.Channel.Topic, Type: recording.TypeName(m.Channel), LogTime: m.LogTime, Source: paths[file], Value: v}
 		took := false
 		for _, a := range f.set {
 			if a.Wants(msg.Type) {
@@ -124,7 +125,7 @@ func Accumulate(ctx context.Context, in *decode.Inputs, kinds []string, o Option
 		}
 		return nil
 	}
-	if err := in.Each(ctx, decode.EachOptions{Jobs: jobs, Want: Wants(merged), Visit: visit, Done: done}); err != nil {
+	if err := in.Each(ctx, recording.EachOptions{Jobs: jobs, Want: Wants(merged), Visit: visit, Done: done}); err != nil {
 		return nil, err
 	}
 	return out, nil

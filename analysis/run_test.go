@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/studygen/studytest"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
+	"github.com/baglab/baglab/recording"
 )
 
 // splitRecording writes the messages of path in three time slices, each a
@@ -20,17 +20,17 @@ import (
 func splitRecording(t *testing.T, path string) []string {
 	t.Helper()
 	var parts []string
-	for i, sel := range []decode.Selection{{End: "+15s"}, {Start: "+15s", End: "+120s"}, {Start: "+120s"}} {
-		in, err := decode.OpenInputs([]string{path}, decode.InputOptions{Selection: sel})
+	for i, sel := range []recording.Selection{{End: "+15s"}, {Start: "+15s", End: "+120s"}, {Start: "+120s"}} {
+		in, err := recording.OpenInputs([]string{path}, recording.InputOptions{Selection: sel})
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(t.TempDir(), fmt.Sprintf("part%d.bag", i))
-		w, err := decode.Create(out, decode.CreateOptions{})
+		w, err := recording.Create(out, recording.CreateOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := in.CopyTo(context.Background(), w, decode.FormatBag); err != nil {
+		if _, err := in.CopyTo(context.Background(), w, recording.FormatBag); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Close(); err != nil {
@@ -44,14 +44,14 @@ func splitRecording(t *testing.T, path string) []string {
 
 func runJSON(t *testing.T, paths []string, jobs int) ([]byte, *analysis.Outcome) {
 	t.Helper()
-	out := runAll(t, paths, decode.InputOptions{}, jobs)
+	out := runAll(t, paths, recording.InputOptions{}, jobs)
 	return resultsJSON(t, out.Results), out
 }
 
 // runAll runs every kind over paths opened with opts.
-func runAll(t *testing.T, paths []string, opts decode.InputOptions, jobs int) *analysis.Outcome {
+func runAll(t *testing.T, paths []string, opts recording.InputOptions, jobs int) *analysis.Outcome {
 	t.Helper()
-	in, err := decode.OpenInputs(paths, opts)
+	in, err := recording.OpenInputs(paths, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestRunSkipBad(t *testing.T) {
 	for _, name := range []string{"study-truncated.bag", "study-truncated.mcap", "study-crc.mcap"} {
 		path := filepath.Join("..", "testdata", "sample", "broken", name)
 		skipped := 0
-		in, err := decode.OpenInputs([]string{path}, decode.InputOptions{SkipBad: true, OnSkip: func(error) { skipped++ }})
+		in, err := recording.OpenInputs([]string{path}, recording.InputOptions{SkipBad: true, OnSkip: func(error) { skipped++ }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestRunSkipBad(t *testing.T) {
 		if err != nil || out.Messages == 0 || skipped == 0 {
 			t.Errorf("%s with SkipBad: %v (%d skipped)", name, err, skipped)
 		}
-		in, err = decode.OpenInputs([]string{path}, decode.InputOptions{})
+		in, err = recording.OpenInputs([]string{path}, recording.InputOptions{})
 		if err == nil {
 			_, err = analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
 			in.Close()

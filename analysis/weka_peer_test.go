@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // wekaPeer runs the real Weka EM (Debian's weka.jar) through

@@ -10,10 +10,10 @@ import (
 
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
 )
 
 // Decoder is a codec compiled for one schema.
@@ -54,7 +54,7 @@ type schemaKey struct {
 type resolved struct {
 	dec Decoder
 	err error
-	// invalidSaid is dec.InvalidUTF8() when invalidUTF8 last said it
+	// invalidSaid is dec.InvalidUTF8() when InvalidUTF8 last said it
 	invalidSaid int64
 }
 
@@ -77,7 +77,7 @@ func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
 		s = &record.Schema{}
 	}
 	key := schemaKey{name: s.Name, schemaEncoding: s.Encoding, msgEncoding: ch.MessageEncoding, sum: sha256.Sum256(s.Data)}
-	if storesNoDefinition(s) {
+	if StoresNoDefinition(s) {
 		key.md5 = s.MD5
 	}
 	r.mu.Lock()
@@ -94,9 +94,9 @@ func (r *Resolver) For(ch *record.Channel) (Decoder, error) {
 }
 
 // typeOf is the type of schema s: its stored definition, or the
-// registry's when it stores none (msgdef.FromSchema, storesNoDefinition).
+// registry's when it stores none (msgdef.FromSchema, StoresNoDefinition).
 func (r *Resolver) typeOf(s *record.Schema) (*msgdef.Type, error) {
-	if s.Encoding != "ros1msg" || !storesNoDefinition(s) {
+	if s.Encoding != "ros1msg" || !StoresNoDefinition(s) {
 		return msgdef.FromSchema(s.Name, s.Encoding, s.Data, r.reg)
 	}
 	t, err := r.reg.Lookup(s.Name)
@@ -114,13 +114,13 @@ func (r *Resolver) typeOf(s *record.Schema) (*msgdef.Type, error) {
 // whose definition is rightly empty.
 const emptyMD5 = "d41d8cd98f00b204e9800998ecf8427e"
 
-// storesNoDefinition reports whether schema s lacks the definition of its
+// StoresNoDefinition reports whether schema s lacks the definition of its
 // type: rosbag2's encoding "unknown" with an empty text, for a type it
 // could not find when recording, or a ROS1 definition with no text (a
 // recorder that left message_definition empty) for a type whose MD5 is not
 // that of an empty message. Such a type is decoded with the registry's
 // definition, the one of --msg-path included.
-func storesNoDefinition(s *record.Schema) bool {
+func StoresNoDefinition(s *record.Schema) bool {
 	switch s.Encoding {
 	case msgdef.EncodingUnknown:
 		return len(s.Data) == 0
@@ -130,10 +130,10 @@ func storesNoDefinition(s *record.Schema) bool {
 	return false
 }
 
-// invalidUTF8 says, once per type, how many messages of it were decoded
+// InvalidUTF8 says, once per type, how many messages of it were decoded
 // with strings that are not valid UTF-8 since the last call, in type name
 // order.
-func (r *Resolver) invalidUTF8() []string {
+func (r *Resolver) InvalidUTF8() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	type count struct {
@@ -160,12 +160,12 @@ func (r *Resolver) invalidUTF8() []string {
 }
 
 // decodes reports whether baglab decodes messages of the message encoding.
-func decodes(messageEncoding string) bool {
+func Decodes(messageEncoding string) bool {
 	return messageEncoding == "ros1" || messageEncoding == "cdr"
 }
 
 func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error) {
-	if !decodes(ch.MessageEncoding) {
+	if !Decodes(ch.MessageEncoding) {
 		return nil, fmt.Errorf("%w: message encoding %q", record.ErrUnsupported, ch.MessageEncoding)
 	}
 	t, err := r.typeOf(s)

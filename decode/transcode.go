@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
 )
 
 // bundleSeparator is the line that separates definitions in a bundle.

@@ -17,11 +17,11 @@ import (
 
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/record"
 )
 
 // duckResult is one statement's result from testdata/duckdb/query.mjs.

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/record"
 )
 
 // A Source per input file; Close renames the finished files into place.

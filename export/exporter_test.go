@@ -18,9 +18,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
 )
 
 // typed pairs a ros1 decoder with its type (as decode.Decoder does).

@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
-	"github.com/baglab/baglab/internal/deffuzz"
+	"github.com/baglab/baglab/internal/testkit/deffuzz"
 )
 
 // FuzzRowBuilder decodes arbitrary bytes as ROS1 messages of a type with

@@ -5,14 +5,14 @@ import (
 	"errors"
 	"sync"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // DatasetInputs returns one DatasetInput per recording of in, in order:
 // named by its path, carrying its own summary, and opened (its selected
 // messages) only when the export reaches it.
-func DatasetInputs(ctx context.Context, in *decode.Inputs) []DatasetInput {
+func DatasetInputs(ctx context.Context, in *recording.Inputs) []DatasetInput {
 	ds := make([]DatasetInput, in.Len())
 	for i, p := range in.Paths() {
 		open := func() (record.Iterator, error) { return in.FileMessages(ctx, i) }
@@ -26,7 +26,7 @@ func DatasetInputs(ctx context.Context, in *decode.Inputs) []DatasetInput {
 // encoding is unsupported or in skips bad input; skipped is then called
 // once per topic with the error, which names the channel's file and topic.
 // Any other failure is returned, with the same file and topic.
-func InputsResolver(in *decode.Inputs, skipped func(topic string, err error)) Resolver {
+func InputsResolver(in *recording.Inputs, skipped func(topic string, err error)) Resolver {
 	res := in.Resolver()
 	var noted sync.Map
 	return func(ch *record.Channel) (TypedDecoder, error) {

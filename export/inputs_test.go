@@ -7,10 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/export"
-	"github.com/baglab/baglab/internal/recordtest"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // TestDatasetInputs: one input per recording, in order, with its own
@@ -19,7 +19,7 @@ import (
 // /interactive_world/placement_sets (rosbag info's counts).
 func TestDatasetInputs(t *testing.T) {
 	paths := []string{filepath.Join("..", "testdata", "sample", "study.bag"), filepath.Join("..", "testdata", "sample", "study.mcap")}
-	in, err := decode.OpenInputs(paths, decode.InputOptions{Selection: decode.Selection{Topics: []string{"/interactive_world/placement_sets"}}})
+	in, err := recording.OpenInputs(paths, recording.InputOptions{Selection: recording.Selection{Topics: []string{"/interactive_world/placement_sets"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestDatasetInputs(t *testing.T) {
 func TestInputsResolver(t *testing.T) {
 	path := filepath.Join("..", "testdata", "sample", "study.bag")
 	for _, skipBad := range []bool{false, true} {
-		in, err := decode.OpenInputs([]string{path}, decode.InputOptions{SkipBad: skipBad})
+		in, err := recording.OpenInputs([]string{path}, recording.InputOptions{SkipBad: skipBad})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden manifest rows in testdata/manifest")
@@ -35,9 +35,9 @@ var sampleInputs = []string{
 
 // exportSamples opens paths with io and exports them into a new
 // date-partitioned dataset, which it returns.
-func exportSamples(t *testing.T, paths []string, io decode.InputOptions, opts ...Option) string {
+func exportSamples(t *testing.T, paths []string, io recording.InputOptions, opts ...Option) string {
 	t.Helper()
-	in, err := decode.OpenInputs(paths, io)
+	in, err := recording.OpenInputs(paths, io)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func exportSamples(t *testing.T, paths []string, io decode.InputOptions, opts ..
 // baglab at 661ff73 with -update), when the recording's summary was the
 // only source of the counts and times.
 func TestManifestWholeGolden(t *testing.T) {
-	dir := exportSamples(t, sampleInputs, decode.InputOptions{})
+	dir := exportSamples(t, sampleInputs, recording.InputOptions{})
 	golden := filepath.Join("testdata", "manifest", "whole")
 	got, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(ManifestDir), "*.parquet"))
 	if err != nil || len(got) != len(sampleInputs) {
@@ -165,8 +165,8 @@ func manifestVsDataset(t *testing.T, dir string) (perTopic, footers []string) {
 // which the footers keep under "recording".
 func TestManifestSelectionCounts(t *testing.T) {
 	paths := []string{"../testdata/sample/study.bag", "../testdata/sample/study.mcap", "../testdata/sample/queries.db3"}
-	sel := decode.Selection{Topics: []string{"/agent_monitor/factList", "/interactive_world/placement_sets", "/remap/query/_service_event"}, Start: "+10s"}
-	in, err := decode.OpenInputs(paths, decode.InputOptions{Selection: sel})
+	sel := recording.Selection{Topics: []string{"/agent_monitor/factList", "/interactive_world/placement_sets", "/remap/query/_service_event"}, Start: "+10s"}
+	in, err := recording.OpenInputs(paths, recording.InputOptions{Selection: sel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestManifestSelectionCounts(t *testing.T) {
 func TestManifestSkipBadCounts(t *testing.T) {
 	var skipped int
 	dir := exportSamples(t, []string{"../testdata/sample/broken/study-crc.mcap"},
-		decode.InputOptions{SkipBad: true, OnSkip: func(error) { skipped++ }}, WithSkipBad(func(error) { skipped++ }))
+		recording.InputOptions{SkipBad: true, OnSkip: func(error) { skipped++ }}, WithSkipBad(func(error) { skipped++ }))
 	perTopic, footers := manifestVsDataset(t, dir)
 	rows, err := ReadManifest(dir)
 	if err != nil || len(rows) != 1 {

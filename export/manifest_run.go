@@ -11,10 +11,10 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/internal/digest"
 	"github.com/baglab/baglab/internal/parallel"
+	"github.com/baglab/baglab/record"
 )
 
 // DatasetInput is one recording of ExportDataset.

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // datasetInputs gives the corpus inputs files of their own (distinct

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // nodeLines runs testdata/SCRIPT with node (script is a path under

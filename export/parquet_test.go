@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // TestLayoutCache: the Parquet files of one schema share one layout

@@ -10,7 +10,7 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // polarsResult is one file as testdata/polars/read.cjs reads it.

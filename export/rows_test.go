@@ -8,9 +8,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
 )
 
 func TestSchemaMapping(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/parallel"
+	"github.com/baglab/baglab/record"
 )
 
 // TypedDecoder is a Decoder that knows its message type (decode.Decoder is

@@ -16,10 +16,10 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/studygen/studytest"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/recording"
 )
 
 // demoInputs writes the study `make demo` reports on (go run ./testdata/gen:
@@ -34,14 +34,14 @@ func demoInputs(t *testing.T) []string {
 // and describes the paths from what it read (analysis.DescribePaths).
 func analyse(t *testing.T, paths []string) ([]analysis.Result, []analysis.Input) {
 	t.Helper()
-	return analyseWith(t, paths, decode.InputOptions{}, 2)
+	return analyseWith(t, paths, recording.InputOptions{}, 2)
 }
 
 // analyseWith is analyse with the inputs opened with opts and read jobs
 // at once.
-func analyseWith(t *testing.T, paths []string, opts decode.InputOptions, jobs int) ([]analysis.Result, []analysis.Input) {
+func analyseWith(t *testing.T, paths []string, opts recording.InputOptions, jobs int) ([]analysis.Result, []analysis.Input) {
 	t.Helper()
-	in, err := decode.OpenInputs(paths, opts)
+	in, err := recording.OpenInputs(paths, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +332,7 @@ func TestReportRepeatable(t *testing.T) {
 	madeAt := regexp.MustCompile(`<dt>Made at</dt><dd class="time">[^<]*</dd>`)
 	var want []byte
 	for run := range 10 {
-		results, inputs := analyseWith(t, paths, decode.InputOptions{SkipBad: true, OnSkip: func(error) {}}, 1+run%3)
+		results, inputs := analyseWith(t, paths, recording.InputOptions{SkipBad: true, OnSkip: func(error) {}}, 1+run%3)
 		prov := NewProvenance("1.0", append([]string{"baglab", "report", "--skip-bad"}, paths...), nil, inputs)
 		var b bytes.Buffer
 		if err := Render(&b, Page{Provenance: prov, Results: results}); err != nil {

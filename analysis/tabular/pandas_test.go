@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // pandasRead reads path with pandas.read_csv(path, **kw) (Debian

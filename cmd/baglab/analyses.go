@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -92,7 +92,7 @@ type runWith struct {
 	stateOnly bool
 	// describe, when set, describes the inputs read (analysis.DescribeInputs
 	// or DescribePaths) from what the run read of them.
-	describe func(*decode.Inputs) ([]analysis.Input, error)
+	describe func(*recording.Inputs) ([]analysis.Input, error)
 }
 
 // runAnalyses reads files into the analyses of kinds (analysis.Accumulate
@@ -114,7 +114,7 @@ func runAnalyses(ctx context.Context, g *globalOptions, files []string, kinds []
 // accumulate reads files into the accumulators of kinds
 // (analysis.Accumulate) and describes them with describe, if set, or
 // merges the --from-partial files.
-func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options, describe func(*decode.Inputs) ([]analysis.Input, error)) (*analysisRun, error) {
+func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options, describe func(*recording.Inputs) ([]analysis.Input, error)) (*analysisRun, error) {
 	if len(f.fromPartial) > 0 {
 		return mergePartials(f, kinds, opts)
 	}

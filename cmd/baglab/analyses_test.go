@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/digest"
-	"github.com/baglab/baglab/internal/recordtest"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
+	"github.com/baglab/baglab/recording"
 )
 
 // stderrHook is a stderr that hands each write (a note is one) to f
@@ -108,7 +108,7 @@ func TestReportDescribesWhatItRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := decode.Describe(bag)
+	d, err := recording.Describe(bag)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/plot"
 	"github.com/baglab/baglab/analysis/tabular"
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -157,7 +157,7 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 		if o.flags.a.NoLearn {
 			return usageErrorf("--models-out needs learning (drop --no-learn)")
 		}
-		if _, err := decode.OutputFormat(o.modelsOut); err != nil {
+		if _, err := recording.OutputFormat(o.modelsOut); err != nil {
 			return usageErrorf("--models-out: %v", err)
 		}
 		if err := checkOutFile(o.modelsOut, "--models-out", o.force, o.files); err != nil {
@@ -242,7 +242,7 @@ func writeModelsOut(ctx context.Context, o *analyzeOptions, run *analysisRun) er
 		return err
 	}
 	var n int
-	err = writeRecording(ctx, o.modelsOut, decode.CreateOptions{Profile: "ros1"}, func(w decode.Writer) (err error) {
+	err = writeRecording(ctx, o.modelsOut, recording.CreateOptions{Profile: "ros1"}, func(w recording.Writer) (err error) {
 		n, err = analysis.WriteModels(w, run.results, reg, o.modelsTopic, run.lastNs)
 		return err
 	})

@@ -14,13 +14,13 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // Topics of the study's analysed streams (the /all_types/ topics carry one
@@ -898,7 +898,7 @@ func TestAnalyzeSkipBad(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "bad.bag")
-	w, err := decode.Create(path, decode.CreateOptions{})
+	w, err := recording.Create(path, recording.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

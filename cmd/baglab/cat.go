@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -63,7 +63,7 @@ in an unlinked temporary file while it arrives and then read like a file
 			if o.limit < 0 {
 				return usageErrorf("--limit must be >= 0")
 			}
-			if err := decode.CheckNDJSON(o.lineOptions()); err != nil {
+			if err := recording.CheckNDJSON(o.lineOptions()); err != nil {
 				return usageErrorf("%v", err)
 			}
 			return runCat(cmd.Context(), o)
@@ -71,10 +71,10 @@ in an unlinked temporary file while it arrives and then read like a file
 	}
 	o.read.addFlags(cmd)
 	cmd.Flags().Int64VarP(&o.limit, "limit", "n", 0, "stop after N messages (0 = all)")
-	cmd.Flags().StringSliceVar(&o.fields, "fields", nil, "add these to each line: "+strings.Join(decode.NDJSONFields, ", "))
+	cmd.Flags().StringSliceVar(&o.fields, "fields", nil, "add these to each line: "+strings.Join(recording.NDJSONFields, ", "))
 	cmd.Flags().StringVar(&o.shape, "shape", "baglab", "line layout: baglab, or mcap (the lines of mcap cat --json)")
-	_ = cmd.RegisterFlagCompletionFunc("fields", cobra.FixedCompletions(decode.NDJSONFields, cobra.ShellCompDirectiveNoFileComp))
-	_ = cmd.RegisterFlagCompletionFunc("shape", cobra.FixedCompletions(decode.NDJSONShapes, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("fields", cobra.FixedCompletions(recording.NDJSONFields, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("shape", cobra.FixedCompletions(recording.NDJSONShapes, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -91,6 +91,6 @@ func runCat(ctx context.Context, o *catOptions) error {
 	return err
 }
 
-func (o *catOptions) lineOptions() decode.NDJSONOptions {
-	return decode.NDJSONOptions{Limit: o.limit, Fields: o.fields, Shape: o.shape}
+func (o *catOptions) lineOptions() recording.NDJSONOptions {
+	return recording.NDJSONOptions{Limit: o.limit, Fields: o.fields, Shape: o.shape}
 }

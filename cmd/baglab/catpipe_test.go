@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // runStdin is run with stdin.

@@ -11,9 +11,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
-	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/recording/bag"
 )
 
 // writeStudyBag generates a study and writes its ROS1 messages, those

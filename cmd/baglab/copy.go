@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -88,11 +88,11 @@ or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
 }
 
 func runCopy(ctx context.Context, o *copyOptions) error {
-	format, err := decode.OutputFormat(o.output)
+	format, err := recording.OutputFormat(o.output)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	if err := decode.CheckCompression(format, o.compression); err != nil {
+	if err := recording.CheckCompression(format, o.compression); err != nil {
 		return usageErrorf("--compression: %v", err)
 	}
 	if err := checkOutFile(o.output, "output", o.force, o.inputs); err != nil {
@@ -107,7 +107,7 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 		return usageErrorf("--topics, --start and --end select no message of %s: nothing to write", strings.Join(o.inputs, ", "))
 	}
 	var n int64
-	if err := writeRecording(ctx, o.output, decode.CreateOptions{Compression: o.compression}, func(w decode.Writer) (err error) {
+	if err := writeRecording(ctx, o.output, recording.CreateOptions{Compression: o.compression}, func(w recording.Writer) (err error) {
 		n, err = in.CopyTo(ctx, w, format)
 		return err
 	}); err != nil {

@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // TestCopyFailureLeavesNoFolder: a convert or merge that fails (exit 3, an
-// MCAP file whose chunk CRC fails) takes away the folders decode.Create
+// MCAP file whose chunk CRC fails) takes away the folders recording.Create
 // made for its output, and keeps the empty folder that was there before.
 func TestCopyFailureLeavesNoFolder(t *testing.T) {
 	crc := studyFile("broken/study-crc.mcap")

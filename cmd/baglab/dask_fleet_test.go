@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // fleetStudies writes n generated studies and returns a recording list

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode/bag"
-	"github.com/baglab/baglab/decode/mcapfile"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
+	"github.com/baglab/baglab/recording/mcapfile"
 )
 
 // damagedDefinition is a stored definition that does not parse.

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +50,7 @@ array of {"file","offset","severity","message"} for all the files.`,
 }
 
 func runDoctor(ctx context.Context, o *doctorOptions) error {
-	all := []decode.FileProblem{}
+	all := []recording.FileProblem{}
 	failed, unreadable := false, false
 	reg, err := o.g.registry()
 	if err != nil {
@@ -64,11 +64,11 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		}
 	}
 	defer endBar()
-	co := decode.CheckOptions{Registry: reg, NoDecode: o.noDecode, Progress: func(total int64) func(int) {
+	co := recording.CheckOptions{Registry: reg, NoDecode: o.noDecode, Progress: func(total int64) func(int) {
 		bar = newProgress(o.g, total, "decode")
 		return bar.add
 	}}
-	err = decode.CheckEach(ctx, o.files, co, func(file string, probs []decode.FileProblem, err error) error {
+	err = recording.CheckEach(ctx, o.files, co, func(file string, probs []recording.FileProblem, err error) error {
 		endBar()
 		if err != nil {
 			// The file cannot be read at all: report it like a problem so
@@ -76,7 +76,7 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 			if len(o.files) == 1 && !o.json {
 				return err
 			}
-			probs = []decode.FileProblem{decode.UnreadableProblem(file, err)}
+			probs = []recording.FileProblem{recording.UnreadableProblem(file, err)}
 			unreadable = true
 		}
 		for _, p := range probs {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode/bag"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
 )
 
 // TestDoctorMD5Once: a bag whose stored md5sum is wrong gets one error

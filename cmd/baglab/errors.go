@@ -9,9 +9,9 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/internal/fserr"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // Exit codes, documented in `baglab --help` and README.
@@ -91,7 +91,7 @@ func outputError(path string, err error) error {
 // a repair can undo the damage it names.
 func printError(w io.Writer, err error) {
 	fmt.Fprintf(w, "baglab: %v\n", err)
-	if hint := decode.RepairHint(err); hint != "" {
+	if hint := recording.RepairHint(err); hint != "" {
 		fmt.Fprintf(w, "baglab: %s\n", hint)
 	}
 }
@@ -102,10 +102,10 @@ func exitCode(err error) int {
 		ee  *exitError
 		se  *signalError
 		re  *record.Error
-		ie  *decode.InputError
+		ie  *recording.InputError
 		oe  *outputFailure
 		pe  *fs.PathError
-		sel = decode.ErrSelection
+		sel = recording.ErrSelection
 	)
 	switch {
 	case err == nil:

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/rostest"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/rostest"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 	"github.com/spf13/cobra"
 )
 

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/internal/recordtest"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 type infoDoc struct {
@@ -226,9 +226,9 @@ func TestExitCodeByType(t *testing.T) {
 		{fmt.Errorf("write stdout: %w", syscall.EPIPE), exitBrokenPipe},
 		{&fs.PathError{Op: "write", Path: "x", Err: syscall.ENOSPC}, exitOutput},
 		{outputError("x", errors.New("denied")), exitOutput},
-		{&decode.InputError{Path: "x", Err: fs.ErrNotExist}, exitNoInput},
+		{&recording.InputError{Path: "x", Err: fs.ErrNotExist}, exitNoInput},
 		{&record.Error{File: "x", Offset: 3, Err: record.ErrTruncated}, exitBadInput},
-		{fmt.Errorf("%w: x", decode.ErrSelection), exitUsage},
+		{fmt.Errorf("%w: x", recording.ErrSelection), exitUsage},
 		{errors.New("unknown command \"x\""), exitProblem},
 	}
 	for _, c := range cases {
@@ -242,7 +242,7 @@ func TestExitCodeByType(t *testing.T) {
 // given definition text of type name.
 func writeBag(t *testing.T, path, name, def string, topics ...string) {
 	t.Helper()
-	w, err := decode.Create(path, decode.CreateOptions{})
+	w, err := recording.Create(path, recording.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestSignalsStop(t *testing.T) {
 // types shows both in info.
 func TestInfoTwoTypesOnOneTopic(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "two.bag")
-	w, err := decode.Create(path, decode.CreateOptions{})
+	w, err := recording.Create(path, recording.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -50,7 +50,7 @@ failure.`,
 
 func runInfo(ctx context.Context, o *infoOptions) error {
 	var failed error
-	sums, paths, err := decode.DescribeEach(ctx, o.files, func(path string, err error) {
+	sums, paths, err := recording.DescribeEach(ctx, o.files, func(path string, err error) {
 		// Go on with the other files; the first failure decides the exit
 		// code.
 		printError(o.g.stderr, err)
@@ -71,7 +71,7 @@ func runInfo(ctx context.Context, o *infoOptions) error {
 
 // printInfos prints the summaries; with --json one object when one
 // recording was named, else an array.
-func printInfos(o *infoOptions, sums []*decode.Description, one bool) error {
+func printInfos(o *infoOptions, sums []*recording.Description, one bool) error {
 	if o.json {
 		enc := json.NewEncoder(o.g.stdout)
 		enc.SetIndent("", "  ")
@@ -79,7 +79,7 @@ func printInfos(o *infoOptions, sums []*decode.Description, one bool) error {
 			return enc.Encode(sums[0])
 		}
 		if sums == nil {
-			sums = []*decode.Description{}
+			sums = []*recording.Description{}
 		}
 		return enc.Encode(sums)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -52,25 +52,25 @@ const skipBadHelp = "go on past damage — unreadable chunks and records of bags
 
 // reading is the inputs of one command with its progress bar.
 type reading struct {
-	*decode.Inputs
+	*recording.Inputs
 	g   *globalOptions
 	bar *progress
 }
 
 // inputOptions are the options of the inputs files of a command, read
 // with the selection and skip-bad of f: skips and warnings on stderr.
-func (g *globalOptions) inputOptions(files []string, f *readFlags) (decode.InputOptions, error) {
+func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.InputOptions, error) {
 	if f.keepUnverified && !f.skipBad {
-		return decode.InputOptions{}, usageErrorf("--keep-unverified applies with --skip-bad")
+		return recording.InputOptions{}, usageErrorf("--keep-unverified applies with --skip-bad")
 	}
 	reg, err := g.registry()
 	if err != nil {
-		return decode.InputOptions{}, err
+		return recording.InputOptions{}, err
 	}
 	stdin, err := g.stdinFor(files)
-	return decode.InputOptions{
+	return recording.InputOptions{
 		Registry:       reg,
-		Selection:      decode.Selection{Topics: f.topics, Start: f.start, End: f.end},
+		Selection:      recording.Selection{Topics: f.topics, Start: f.start, End: f.end},
 		SkipBad:        f.skipBad,
 		KeepUnverified: f.keepUnverified,
 		OnSkip:         func(err error) { g.warn("baglab: skipped: %v", err) },
@@ -89,7 +89,7 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 	}
 	bar := &progress{}
 	o.Progress = bar.add
-	in, err := decode.OpenInputs(files, o)
+	in, err := recording.OpenInputs(files, o)
 	if err != nil {
 		return nil, err
 	}

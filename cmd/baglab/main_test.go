@@ -14,10 +14,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/studygen"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/recording"
 )
 
 // studyDir holds the generated sample study shared by the CLI tests.
@@ -455,7 +455,7 @@ func TestDoctor(t *testing.T) {
 		})
 	}
 	out, _, code := run(t, "doctor", "--json", studyFile("study.mcap"), studyFile("broken/study-crc.mcap"))
-	var probs []decode.FileProblem
+	var probs []recording.FileProblem
 	if err := json.Unmarshal([]byte(out), &probs); err != nil || code != exitProblem {
 		t.Fatalf("exit %d, %v: %s", code, err, out)
 	}

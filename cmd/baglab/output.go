@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/recording"
 )
 
 // checkOutDir fails unless dir is a writable directory or can be made one
@@ -51,8 +51,8 @@ func checkedOutput(err error, flag, dir string) error {
 
 // writeRecording creates the recording path, fills it and closes it; on
 // an error, or when a signal ends the run, it is aborted and leaves nothing.
-func writeRecording(ctx context.Context, path string, co decode.CreateOptions, fill func(decode.Writer) error) error {
-	w, err := decode.Create(path, co)
+func writeRecording(ctx context.Context, path string, co recording.CreateOptions, fill func(recording.Writer) error) error {
+	w, err := recording.Create(path, co)
 	if err != nil {
 		return outputError(path, err)
 	}

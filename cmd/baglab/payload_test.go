@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // rosbagInvalidUTF8 writes, with Debian's rosbag, a bag of std_msgs/String

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // peerStudy writes a bag with Debian's rosbag and genpy (classes generated

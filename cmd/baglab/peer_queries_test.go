@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // peerQueries writes an MCAP file as rosbag2 records ROS2 service

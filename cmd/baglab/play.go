@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/live/play"
 	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -140,7 +140,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	in, err := decode.OpenInputs(o.files, io)
+	in, err := recording.OpenInputs(o.files, io)
 	if err != nil {
 		return err
 	}

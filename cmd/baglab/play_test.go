@@ -14,11 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/internal/rostest"
+	"github.com/baglab/baglab/internal/testkit/rostest"
 	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // The player against Debian's ROS1 (rostopic echo, the C++ rosbag record,
@@ -99,7 +99,7 @@ func writeStringBag(t *testing.T, topic string, n int) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "strings.bag")
-	w, err := decode.Create(path, decode.CreateOptions{Compression: "lz4"})
+	w, err := recording.Create(path, recording.CreateOptions{Compression: "lz4"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // TestReadmeFleet runs the export lines of the README's "Many recordings,

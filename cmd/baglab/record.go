@@ -7,15 +7,15 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/baglab/baglab/live/record"
+	"github.com/baglab/baglab/live/recorder"
 	"github.com/spf13/cobra"
 )
 
 // recordOptions are `baglab record`'s flags: rosbag record's, same
-// defaults (record.Args).
+// defaults (recorder.Args).
 type recordOptions struct {
 	g          *globalOptions
-	a          record.Args
+	a          recorder.Args
 	tcpNoDelay bool
 }
 
@@ -81,7 +81,7 @@ const recordExample = `  baglab record -o run.bag /chatter /tf
   baglab record -o nav.bag --node /move_base`
 
 func newRecordCmd(g *globalOptions) *cobra.Command {
-	o := &recordOptions{g: g, a: record.DefaultArgs()}
+	o := &recordOptions{g: g, a: recorder.DefaultArgs()}
 	cmd := &cobra.Command{
 		Use:     "record [TOPIC... | -a | -e REGEX...] [-o FILE.bag|FILE.mcap]",
 		Short:   "Record live ROS1 topics into a bag or MCAP file (rosbag record)",
@@ -134,9 +134,9 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	if f, ok := barFile(g); ok { // a terminal, and no --quiet
 		ro.Status = f
 	}
-	r, err := record.New(ro)
+	r, err := recorder.New(ro)
 	switch {
-	case errors.Is(err, record.ErrUsage):
+	case errors.Is(err, recorder.ErrUsage):
 		return usageErrorf("%v", err)
 	case err != nil:
 		return checkedOutput(err, "-O", filepath.Dir(ro.Output))
@@ -157,7 +157,7 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	return nil
 }
 
-func printRecordSummary(g *globalOptions, res *record.Result) {
+func printRecordSummary(g *globalOptions, res *recorder.Result) {
 	if !g.quiet || res.Dropped() > 0 {
 		_ = res.WriteSummary(g.stderr)
 	}

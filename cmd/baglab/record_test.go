@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/internal/recordtest"
-	"github.com/baglab/baglab/internal/rostest"
-	liverecord "github.com/baglab/baglab/live/record"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
+	"github.com/baglab/baglab/internal/testkit/rostest"
+	"github.com/baglab/baglab/live/recorder"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 func TestRecordUsageErrors(t *testing.T) {
@@ -80,7 +80,7 @@ func TestRecordSplitExists(t *testing.T) {
 	defer cancel()
 	var stdout, stderr bytes.Buffer
 	g := &globalOptions{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
-	a := liverecord.DefaultArgs()
+	a := recorder.DefaultArgs()
 	a.Output, a.Split, a.Duration = filepath.Join(dir, "split.bag"), true, "1"
 	err := runRecord(ctx, &recordOptions{g: g, a: a}, []string{"/chatter"})
 	var msg bytes.Buffer
@@ -99,7 +99,7 @@ func TestRecordSplitExists(t *testing.T) {
 
 func readTopics(t *testing.T, path string) map[string][]*record.Message {
 	t.Helper()
-	r, err := decode.Open(path)
+	r, err := recording.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestRecordCLI(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stdout, stderr bytes.Buffer
 	g := &globalOptions{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
-	a := liverecord.DefaultArgs()
+	a := recorder.DefaultArgs()
 	a.Output, a.Split, a.Duration, a.MaxSplits, a.RepeatLatched, a.Compression = filepath.Join(dir, "split.bag"), true, "1", 2, true, "lz4"
 	o := &recordOptions{g: g, a: a}
 	done := make(chan error, 1)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
@@ -70,11 +70,11 @@ damaged stretches (the output holds every intact record).`,
 	return cmd
 }
 
-// prepare checks the output (by default decode.RepairOutput) of a repair
-// into format f; decode.Repair makes its folder.
-func (o *repairOptions) prepare(f decode.Format) error {
+// prepare checks the output (by default recording.RepairOutput) of a repair
+// into format f; recording.Repair makes its folder.
+func (o *repairOptions) prepare(f recording.Format) error {
 	if o.output == "" {
-		o.output = decode.RepairOutput(o.input, f)
+		o.output = recording.RepairOutput(o.input, f)
 	}
 	return checkOutFile(o.output, "-o", o.force, []string{o.input})
 }
@@ -85,47 +85,47 @@ var errDamaged = &exitError{code: exitProblem, err: errors.New("the input is dam
 
 // checkOutFormat refuses an -o whose extension names another format than
 // want, the one the verb writes (exit 2, before any input is read).
-func (o *repairOptions) checkOutFormat(verb string, want decode.Format) error {
+func (o *repairOptions) checkOutFormat(verb string, want recording.Format) error {
 	if o.output == "" {
 		return nil
 	}
-	if f, err := decode.OutputFormat(o.output); err == nil && f != want {
+	if f, err := recording.OutputFormat(o.output); err == nil && f != want {
 		return usageErrorf("-o %s: %s writes a %s file, not %s", o.output, verb, want, f)
 	}
 	return nil
 }
 
 func runReindex(ctx context.Context, o *repairOptions) error {
-	if err := o.checkOutFormat("reindex", decode.FormatBag); err != nil {
+	if err := o.checkOutFormat("reindex", recording.FormatBag); err != nil {
 		return err
 	}
-	if f, err := decode.Sniff(o.input); err != nil {
+	if f, err := recording.Sniff(o.input); err != nil {
 		return err
-	} else if f != decode.FormatBag {
+	} else if f != recording.FormatBag {
 		return usageErrorf("%s is a %s file; reindex is for ROS1 bags (use recover for MCAP)", o.input, f)
 	}
-	return o.repair(ctx, decode.FormatBag)
+	return o.repair(ctx, recording.FormatBag)
 }
 
 func runRecover(ctx context.Context, o *repairOptions) error {
-	if err := o.checkOutFormat("recover", decode.FormatMCAP); err != nil {
+	if err := o.checkOutFormat("recover", recording.FormatMCAP); err != nil {
 		return err
 	}
-	if f, err := decode.Sniff(o.input); err != nil {
+	if f, err := recording.Sniff(o.input); err != nil {
 		return err
-	} else if f != decode.FormatMCAP || isDir(o.input) {
+	} else if f != recording.FormatMCAP || isDir(o.input) {
 		return usageErrorf("%s is not an MCAP file; recover is for MCAP (use reindex for ROS1 bags)", o.input)
 	}
-	return o.repair(ctx, decode.FormatMCAP)
+	return o.repair(ctx, recording.FormatMCAP)
 }
 
 // repair checks the output (prepare), rebuilds the input, a file of
 // format f, into it and prints the report.
-func (o *repairOptions) repair(ctx context.Context, f decode.Format) error {
+func (o *repairOptions) repair(ctx context.Context, f recording.Format) error {
 	if err := o.prepare(f); err != nil {
 		return err
 	}
-	rep, err := decode.Repair(ctx, f, o.input, o.output, decode.RepairOptions{DropUnverified: o.dropUnverified})
+	rep, err := recording.Repair(ctx, f, o.input, o.output, recording.RepairOptions{DropUnverified: o.dropUnverified})
 	if err != nil {
 		return err
 	}

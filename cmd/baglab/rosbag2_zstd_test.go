@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode/mcapfile"
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/mcapfile"
 )
 
 // TestFileCompressedRosbag2: a rosbag2 sqlite3 folder whose splits Debian's

@@ -12,8 +12,8 @@ import (
 
 	"github.com/baglab/baglab/decode/internal/utf8fix"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/record"
 )
 
 // headerSize is the size of the encapsulation header.

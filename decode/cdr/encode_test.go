@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
 )
 
 // TestWString checks the wstring layout against bytes laid out by hand from

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
-	"github.com/baglab/baglab/internal/deffuzz"
+	"github.com/baglab/baglab/internal/testkit/deffuzz"
+	"github.com/baglab/baglab/record"
 )
 
 // FuzzDecode decodes arbitrary bytes with the decoders of every golden type.

@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/record"
 )
 
 // TestGolden decodes every fixture written by @foxglove/rosmsg2-serialization

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 	"github.com/foxglove/mcap/go/mcap"
 )
 

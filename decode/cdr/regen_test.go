@@ -2,7 +2,7 @@ package cdr
 
 import (
 	"bytes"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 	"os"
 	"os/exec"
 	"path/filepath"

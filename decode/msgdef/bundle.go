@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // section is one part of a definition bundle.

@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // genmsgRef is the reference for the embedded ROS1 definitions, computed at

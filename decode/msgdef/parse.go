@@ -6,7 +6,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // Limits that keep hostile definitions from costing more than their size.

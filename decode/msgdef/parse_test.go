@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // fieldSig renders a field compactly for comparison.

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // python is the Debian interpreter that has the ROS1 peers (genmsg, rosbag).

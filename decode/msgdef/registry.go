@@ -12,7 +12,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // Registry is a set of known message and service definitions in both

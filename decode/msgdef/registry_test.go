@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 func TestDefaultNames(t *testing.T) {

@@ -3,7 +3,7 @@ package msgdef
 import (
 	"strings"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // FromSchema resolves the schema of a channel as a container stores it:

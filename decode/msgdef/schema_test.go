@@ -16,8 +16,8 @@ import (
 
 	"github.com/foxglove/mcap/go/mcap"
 
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/record"
 )
 
 // cdrWalker decodes little-endian XCDR1 bytes with a Type into JSON-like

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // serviceEventInfo is the ROS2 type at the head of every service event.

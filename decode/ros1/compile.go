@@ -6,7 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // opcode is one step of a plan.

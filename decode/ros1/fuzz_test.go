@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
-	"github.com/baglab/baglab/internal/deffuzz"
+	"github.com/baglab/baglab/internal/testkit/deffuzz"
+	"github.com/baglab/baglab/record"
 )
 
 // fuzzTypes are the types FuzzDecode picks from: the hand-built cases of

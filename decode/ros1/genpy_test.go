@@ -11,7 +11,7 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/sink"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // TestGenpy is a small independent check against Debian's genpy:

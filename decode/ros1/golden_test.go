@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/record"
 )
 
 // goldenDir holds the corpus made by Debian's genpy (see its PROVENANCE.md;

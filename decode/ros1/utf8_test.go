@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/record"
 )
 
 // texts is a message of strings that a recorder may fill with bytes that

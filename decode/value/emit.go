@@ -7,8 +7,8 @@ import (
 	"unsafe"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/record"
 )
 
 // Emit replays s into sk as the events a codec would produce for it

@@ -6,7 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 )
 
 // New returns the zero message of type t: zero numbers, false, "" strings,

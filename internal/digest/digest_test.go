@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/internal/testenv"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // TestOfMatchesSha256sum checks a file's digest and a folder's listing

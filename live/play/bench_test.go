@@ -6,7 +6,8 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // discardNet advertises publishers that drop everything.
@@ -23,7 +24,7 @@ func (discardPub) NumSubscribers() int                { return 1 }
 // that discard: 10 000 small messages and 10 clouds of 1 MiB per pass.
 func BenchmarkPlayImmediate(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "bench.bag")
-	w, err := decode.Create(path, decode.CreateOptions{Compression: "lz4"})
+	w, err := recording.Create(path, recording.CreateOptions{Compression: "lz4"})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func BenchmarkPlayImmediate(b *testing.B) {
 	if err := w.Close(); err != nil {
 		b.Fatal(err)
 	}
-	r, err := decode.Open(path)
+	r, err := recording.Open(path)
 	if err != nil {
 		b.Fatal(err)
 	}

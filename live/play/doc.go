@@ -4,7 +4,7 @@
 // recorded with, from any input the decode front door reads (ROS1 bags,
 // indexed or not, MCAP, rosbag2; CDR messages re-encoded as ROS1).
 //
-// New prepares a Player from a Source (FromInputs wraps decode.Inputs) and
+// New prepares a Player from a Source (FromInputs wraps recording.Inputs) and
 // Options (DefaultOptions has rosbag play's defaults); Run advertises and
 // plays through an Advertiser — NodeAdvertiser for a live rosnode.Node, or
 // a fake in tests, so that the scheduler runs without a ROS master. A

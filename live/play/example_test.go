@@ -6,9 +6,9 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/live/play"
 	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/recording"
 )
 
 // Play a recording at twice its speed into the master of ROS_MASTER_URI,
@@ -16,7 +16,7 @@ import (
 func Example() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	in, err := decode.OpenInputs([]string{"run.bag"}, decode.InputOptions{})
+	in, err := recording.OpenInputs([]string{"run.bag"}, recording.InputOptions{})
 	if err != nil {
 		fmt.Println(err)
 		return

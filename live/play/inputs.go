@@ -3,7 +3,7 @@ package play
 import (
 	"strings"
 
-	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/recording"
 )
 
 // Positional sorts rosbag play's positional arguments, once the node's own
@@ -25,7 +25,7 @@ func (a *Args) Positional(args []string) (files []string) {
 // the topics their selection keeps, the definitions their resolver finds,
 // and damage handled as they handle it (Options.Skip is in.Skip). The
 // caller checks the definitions first (in.RequireDefinitions).
-func NewFromInputs(in *decode.Inputs, o Options) (*Player, error) {
+func NewFromInputs(in *recording.Inputs, o Options) (*Player, error) {
 	o.Skip = in.Skip
 	o.Topics = in.Filter().Topic
 	return New(FromInputs(in), in.Resolver(), o)

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/live/play"
+	"github.com/baglab/baglab/recording"
 )
 
 // TestPositional: topic remaps join the Args' remaps in order, the rest
@@ -30,8 +30,8 @@ func TestPositional(t *testing.T) {
 // the type and ROS1 MD5 the bag stores (rosbag info's) and a definition.
 func TestNewFromInputs(t *testing.T) {
 	path := filepath.Join("..", "..", "testdata", "sample", "study.bag")
-	in, err := decode.OpenInputs([]string{path}, decode.InputOptions{SkipBad: true,
-		Selection: decode.Selection{Topics: []string{"/interactive_world/placement*"}}})
+	in, err := recording.OpenInputs([]string{path}, recording.InputOptions{SkipBad: true,
+		Selection: recording.Selection{Topics: []string{"/interactive_world/placement*"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

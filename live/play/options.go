@@ -80,7 +80,7 @@ type Options struct {
 	Keys <-chan byte
 	// Skip, when set, is asked about each message that cannot be played (a
 	// CDR message that does not decode): nil skips it, an error stops
-	// playback (decode.Inputs.Skip gives --skip-bad's meaning). Unset, the
+	// playback (recording.Inputs.Skip gives --skip-bad's meaning). Unset, the
 	// first such message stops playback.
 	Skip func(err error) error
 	// Warn reports recoverable problems (topics that cannot be played).

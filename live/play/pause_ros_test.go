@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/internal/rostest"
+	"github.com/baglab/baglab/internal/testkit/rostest"
 	"github.com/baglab/baglab/live/play"
 	"github.com/baglab/baglab/live/rosnode"
 	"github.com/baglab/baglab/live/tcpros"

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/record"
 )
 
 // forever is a wake-up time that never comes.

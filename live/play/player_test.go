@@ -16,7 +16,8 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // fakeClock is a test clock: time moves only when the player wakes from a
@@ -141,7 +142,7 @@ const t0 = int64(1_700_000_000) * 1e9
 func writeRecording(t *testing.T, ext string, msgs []msg, latched ...string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "in"+ext)
-	w, err := decode.Create(path, decode.CreateOptions{})
+	w, err := recording.Create(path, recording.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func writeRecording(t *testing.T, ext string, msgs []msg, latched ...string) str
 // newPlayer prepares a player of paths with o on the clock clk.
 func newPlayer(t *testing.T, o Options, clk *fakeClock, paths ...string) *Player {
 	t.Helper()
-	r, err := decode.OpenMany(paths, decode.OpenOptions{})
+	r, err := recording.OpenMany(paths, recording.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +491,7 @@ func TestWaitForSubscribers(t *testing.T) {
 func TestConflictingTypesOnOneTopic(t *testing.T) {
 	a := writeRecording(t, ".bag", []msg{{"/a", 0, "a0"}})
 	path := filepath.Join(t.TempDir(), "other.bag")
-	w, err := decode.Create(path, decode.CreateOptions{})
+	w, err := recording.Create(path, recording.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -500,7 +501,7 @@ func TestConflictingTypesOnOneTopic(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := decode.OpenMany([]string{a, path}, decode.OpenOptions{})
+	r, err := recording.OpenMany([]string{a, path}, recording.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +518,7 @@ func TestConflictingTypesOnOneTopic(t *testing.T) {
 
 func TestCDRPlayedAsROS1(t *testing.T) {
 	const db3 = "../../testdata/sample/all_types_ros2.db3"
-	r, err := decode.Open(db3)
+	r, err := recording.Open(db3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -853,7 +854,7 @@ func TestLatenessHistogram(t *testing.T) {
 func writeCDR(t *testing.T) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "cdr.mcap")
-	w, err := decode.Create(path, decode.CreateOptions{Profile: "ros2"})
+	w, err := recording.Create(path, recording.CreateOptions{Profile: "ros2"})
 	if err != nil {
 		t.Fatal(err)
 	}

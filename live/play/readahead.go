@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
 	"golang.org/x/sync/semaphore"
 )
 

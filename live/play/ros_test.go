@@ -16,12 +16,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
-	"github.com/baglab/baglab/internal/recordtest"
-	"github.com/baglab/baglab/internal/rostest"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
+	"github.com/baglab/baglab/internal/testkit/rostest"
 	"github.com/baglab/baglab/live/play"
 	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // These tests play recordings written by Debian's python rosbag into a
@@ -103,7 +103,7 @@ func dumpBag(t *testing.T, m *rostest.Master, path string) bagDump {
 // gives Run's result.
 func startPlay(t *testing.T, ctx context.Context, m *rostest.Master, o play.Options, files ...string) <-chan error {
 	t.Helper()
-	in, err := decode.OpenInputs(files, decode.InputOptions{})
+	in, err := recording.OpenInputs(files, recording.InputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,12 +215,12 @@ func TestPlayToRostopicEcho(t *testing.T) {
 // convert does).
 func copyTo(t *testing.T, in, out string) {
 	t.Helper()
-	r, err := decode.Open(in)
+	r, err := recording.Open(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	w, err := decode.Create(out, decode.CreateOptions{})
+	w, err := recording.Create(out, recording.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +381,7 @@ func TestPlayROS2RecordedByRosbagRecord(t *testing.T) {
 		t.Fatalf("python3-rosbag is installed but %s is not: %v", recorder, err)
 	}
 	inputs := []string{"../../testdata/sample/all_types_ros2.db3", "../../testdata/sample/queries.db3"}
-	in, err := decode.OpenInputs(inputs, decode.InputOptions{})
+	in, err := recording.OpenInputs(inputs, recording.InputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

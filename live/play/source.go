@@ -1,8 +1,8 @@
 package play
 
 import (
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/record"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // Source is what a player reads: a recording, or several seen as one
@@ -16,9 +16,9 @@ type Source interface {
 // FromInputs plays the recordings of the front door's Inputs as one, their
 // messages merged in log time order. The player applies its own time
 // window (Start, Duration); take the topic selection from in.Filter().
-func FromInputs(in *decode.Inputs) Source { return inputsSource{in} }
+func FromInputs(in *recording.Inputs) Source { return inputsSource{in} }
 
-type inputsSource struct{ in *decode.Inputs }
+type inputsSource struct{ in *recording.Inputs }
 
 func (s inputsSource) Summary() (*record.Summary, error) { return s.in.Summary(), nil }
 
@@ -46,5 +46,5 @@ func (s inputsSource) Messages(f record.Filter) (record.Iterator, error) {
 		}
 		its = append(its, it)
 	}
-	return decode.Merge(its), nil
+	return recording.Merge(its), nil
 }

@@ -13,7 +13,7 @@ import (
 	"os"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen"
 )
 
 func main() {

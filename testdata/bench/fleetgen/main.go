@@ -16,9 +16,9 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/internal/studygen"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/recording/bag"
 )
 
 func main() {

@@ -31,10 +31,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 func main() {
@@ -73,7 +73,7 @@ func gen(args []string) error {
 	if *out == "" {
 		return fmt.Errorf("gen: -o required")
 	}
-	w, err := decode.Create(*out, decode.CreateOptions{Compression: "lz4"})
+	w, err := recording.Create(*out, recording.CreateOptions{Compression: "lz4"})
 	if err != nil {
 		return err
 	}
@@ -213,7 +213,7 @@ type scheduled struct {
 }
 
 func schedule(path string) (map[string][]scheduled, error) {
-	r, err := decode.Open(path)
+	r, err := recording.Open(path)
 	if err != nil {
 		return nil, err
 	}

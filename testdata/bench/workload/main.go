@@ -20,11 +20,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/baglab/baglab/decode/bag"
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/record"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
 )
 
 func main() {

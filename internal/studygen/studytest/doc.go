@@ -1,2 +1,0 @@
-// Package studytest writes generated studies (internal/studygen) for tests.
-package studytest

@@ -1,0 +1,2 @@
+// Package studytest writes generated studies (internal/testkit/studygen) for tests.
+package studytest

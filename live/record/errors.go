@@ -1,6 +1,0 @@
-package record
-
-import "errors"
-
-// ErrUsage is wrapped by errors for invalid Options.
-var ErrUsage = errors.New("invalid record options")

@@ -1,0 +1,6 @@
+package recorder
+
+import "errors"
+
+// ErrUsage is wrapped by errors for invalid Options.
+var ErrUsage = errors.New("invalid record options")

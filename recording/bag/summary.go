@@ -1,0 +1,164 @@
+package bag
+
+import (
+	"cmp"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/internal/chunked"
+)
+
+// Summary describes the bag. With an index it is computed from the chunk
+// infos, chunk headers and a few index data records, without decompressing
+// anything: message counts per connection, compressions, and each topic's
+// exact first and last log times, read from the index data records of the
+// chunks whose time range can hold them (see spanReader). Without an index
+// the whole file is scanned once (the result is cached); a damaged tail
+// makes it fail unless WithSkipBad was given.
+//
+// TopicSummary.FrequencyHz is record.Frequency over the topic's own span.
+func (r *Reader) Summary() (*record.Summary, error) {
+	if !r.indexed {
+		s, err := r.scan()
+		if err != nil {
+			return nil, err
+		}
+		c := *s
+		return &c, nil
+	}
+	acc := newSummaryAcc(r)
+	for _, c := range r.chunks {
+		acc.compression(c.compression)
+	}
+	sr := newSpanReader(r)
+	for _, conn := range r.connOrder {
+		if l := sr.lists[conn]; l != nil {
+			sp, err := sr.conn(conn)
+			if err != nil {
+				return nil, err
+			}
+			acc.count(conn, l.count).span = sp
+		}
+	}
+	return acc.summary(), nil
+}
+
+// summaryAcc accumulates counts and time spans per connection.
+type summaryAcc struct {
+	r     *Reader
+	stats map[uint32]*connStats
+	comps []string
+}
+
+type connStats struct {
+	count uint64
+	span  chunked.Span
+}
+
+func newSummaryAcc(r *Reader) *summaryAcc {
+	return &summaryAcc{r: r, stats: map[uint32]*connStats{}}
+}
+
+func (a *summaryAcc) compression(c Compression) {
+	if c == "" {
+		c = CompressionNone
+	}
+	if !slices.Contains(a.comps, string(c)) {
+		a.comps = append(a.comps, string(c))
+	}
+}
+
+// count adds n messages of conn.
+func (a *summaryAcc) count(conn uint32, n uint64) *connStats {
+	s := a.stats[conn]
+	if s == nil {
+		s = &connStats{}
+		a.stats[conn] = s
+	}
+	s.count += n
+	return s
+}
+
+// message adds one message of conn at t.
+func (a *summaryAcc) message(conn uint32, t int64) {
+	s := a.count(conn, 1)
+	s.span = s.span.With(t, s.count == 1)
+}
+
+func (a *summaryAcc) summary() *record.Summary {
+	s := &record.Summary{Path: a.r.path, Format: "bag", Channels: a.r.channelList()}
+	slices.Sort(a.comps)
+	s.Compression = strings.Join(a.comps, ",")
+	if s.Compression == "" {
+		s.Compression = string(CompressionNone)
+	}
+	topics := map[string]*record.TopicSummary{}
+	var all chunked.Span
+	for _, ch := range s.Channels {
+		st := a.stats[ch.ID]
+		if st == nil || st.count == 0 {
+			continue
+		}
+		sp := st.span
+		if s.MessageCount > 0 {
+			all = all.Union(sp)
+		} else {
+			all = sp
+		}
+		s.MessageCount += st.count
+		t := topics[ch.Topic]
+		if t == nil {
+			t = &record.TopicSummary{Topic: ch.Topic, Type: ch.Schema.Name, Encoding: ch.MessageEncoding, MD5: ch.Schema.MD5}
+			topics[ch.Topic] = t
+		} else {
+			sp = sp.Union(chunked.Span{First: t.StartNs, Last: t.EndNs})
+		}
+		t.MessageCount += st.count
+		t.StartNs, t.EndNs = sp.First, sp.Last
+	}
+	s.StartNs, s.EndNs = all.First, all.Last
+	s.DurationNs = s.EndNs - s.StartNs
+	for _, t := range topics {
+		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
+		s.Topics = append(s.Topics, *t)
+	}
+	slices.SortFunc(s.Topics, func(x, y record.TopicSummary) int { return cmp.Compare(x.Topic, y.Topic) })
+	return s
+}
+
+// scan reads an unindexed bag once, registering its connections and
+// summarising it.
+func (r *Reader) scan() (*record.Summary, error) {
+	r.scanOnce.Do(func() {
+		it := r.newLinearIter(record.Filter{})
+		it.quiet = true
+		defer it.Close()
+		acc := newSummaryAcc(r)
+		it.onChunk = acc.compression
+		var m record.Message
+		for {
+			err := it.NextInto(&m)
+			if err != nil {
+				if err != io.EOF {
+					r.scanErr = err
+				}
+				break
+			}
+			acc.message(m.Channel.ID, m.LogTime)
+		}
+		if r.scanErr == nil {
+			r.scanned = acc.summary()
+			switch {
+			case r.crashed():
+				r.scanned.Unindexed = "never closed: index_pos is 0"
+			case r.indexErr != nil:
+				r.scanned.Unindexed = record.Brief(r.indexErr)
+			case r.opts.linear:
+				r.scanned.Unindexed = "index ignored on request"
+			}
+		}
+	})
+	return r.scanned, r.scanErr
+}

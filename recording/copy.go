@@ -1,0 +1,194 @@
+package recording
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
+)
+
+// CopyTo writes the selected messages of in, in log time order, into w, a
+// recording of the given format, with their definitions, latching and
+// (MCAP) metadata and attachments, which CopyExtras takes from the
+// recordings as the copy has them open. Messages bound for a ROS1 bag are
+// re-encoded in the ROS1 wire format when they are not already (CDR:
+// see decode.Resolver.ToROS1). It returns the number of messages written; the
+// caller closes or aborts w.
+func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, error) {
+	if format == FormatBag || in.storesNoDefinitions() {
+		if err := in.RequireDefinitions(); err != nil {
+			return 0, err
+		}
+	}
+	it, open, err := in.messages(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer it.Close()
+	type outChannel struct {
+		id      uint32
+		convert func([]byte) ([]byte, error)
+		skip    bool
+		// keepSeq keeps the messages' own sequence numbers (storesSequence)
+		keepSeq bool
+	}
+	chans := map[*record.Channel]*outChannel{}
+	// Channels of the inputs that become the same output channel (the
+	// same topic, definition and connection header, as in the split bags
+	// of one recording) share one id: rosbag's writer keeps one
+	// connection per distinct connection header.
+	ids := map[string]uint32{}
+	var n int64
+	for {
+		m, err := it.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		oc := chans[m.Channel]
+		if oc == nil {
+			oc = &outChannel{keepSeq: in.storesSequence(m.Source)}
+			chans[m.Channel] = oc
+			out, convert, err := in.outChannel(format, m.Channel)
+			if err == nil {
+				key := channelKey(format, out)
+				var ok bool
+				if oc.id, ok = ids[key]; !ok {
+					if oc.id, err = w.AddChannel(out); err == nil {
+						ids[key] = oc.id
+					}
+				}
+			}
+			if err != nil {
+				oc.skip = true
+				if err := in.Skip(record.WithFile(err, m.Source, -1, m.Channel.Topic)); err != nil {
+					return n, err
+				}
+			}
+			oc.convert = convert
+		}
+		if oc.skip {
+			continue
+		}
+		data := m.Data
+		if oc.convert != nil {
+			if data, err = oc.convert(m.Data); err != nil {
+				if err := in.Skip(MessageError(m, err)); err != nil {
+					return n, err
+				}
+				continue
+			}
+		}
+		seq := uint64(n)
+		if oc.keepSeq {
+			seq = m.Sequence
+		}
+		out := record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: seq, Data: data}
+		if err := w.WriteMessage(oc.id, &out); err != nil {
+			return n, err
+		}
+		n++
+	}
+	for _, r := range open {
+		if err := CopyExtras(w, r); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// storesSequence reports whether the messages of source, a file of the
+// inputs, carry their writer's own sequence numbers (MCAP), which a copy
+// keeps as mcap filter and mcap merge do; the messages of other formats
+// are numbered in the order the copy writes them.
+func (in *Inputs) storesSequence(source string) bool {
+	for _, f := range in.files {
+		if f.path == source {
+			return f.sum.Format == string(FormatMCAP)
+		}
+	}
+	// A file of a folder (the splits of a rosbag2 recording).
+	return strings.EqualFold(filepath.Ext(source), ".mcap")
+}
+
+// channelKey is the content of channel c, an output channel of format:
+// its topic, message encoding, schema and metadata, not its id. The MD5
+// sum counts once, whether the schema or the metadata (a channel read
+// from MCAP) carries it, and in a bag latching is as bag.Writer writes it
+// (bag.Latching), so that a connection read from a bag and the
+// same connection read from its conversion to MCAP are one.
+func channelKey(format Format, c *record.Channel) string {
+	var b strings.Builder
+	field := func(s string) {
+		b.WriteString(strconv.Itoa(len(s)))
+		b.WriteByte(':')
+		b.WriteString(s)
+	}
+	field(c.Topic)
+	field(c.MessageEncoding)
+	if s := c.Schema; s != nil {
+		field(s.Name)
+		field(s.Encoding)
+		field(cmp.Or(s.MD5, c.Metadata["md5sum"]))
+		field(string(s.Data))
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
+		v := c.Metadata[k]
+		switch {
+		case k == "md5sum" && c.Schema != nil:
+			continue
+		case k == "latching" && format == FormatBag:
+			v = bag.Latching(v)
+		}
+		field(k)
+		field(v)
+	}
+	return b.String()
+}
+
+// storesNoDefinitions reports whether some channel of the inputs stores no
+// definition, which a copy must then take from the registry.
+func (in *Inputs) storesNoDefinitions() bool {
+	for i := range in.files {
+		chans, err := in.Channels(i)
+		if err != nil {
+			return false
+		}
+		for _, ch := range chans {
+			if ch.MessageEncoding != "json" && (ch.Schema == nil || len(ch.Schema.Data) == 0) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outChannel is the channel ch becomes in a recording of format, and the
+// conversion of its messages (nil: copied as they are).
+func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, func([]byte) ([]byte, error), error) {
+	if format != FormatBag {
+		c, err := in.res.WithDefinition(ch)
+		return c, nil, err
+	}
+	if ch.MessageEncoding == "json" {
+		return nil, nil, fmt.Errorf("%w: topic %s has JSON messages, which a ROS1 bag cannot hold", record.ErrUnsupported, ch.Topic)
+	}
+	conv, c, err := in.res.ToROS1(ch)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ch.MessageEncoding == "ros1" {
+		conv = nil
+	}
+	return c, conv, nil
+}

@@ -1,0 +1,180 @@
+package recording
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
+	"github.com/baglab/baglab/recording/mcapfile"
+)
+
+// OutputFormat returns the format a path's extension asks for.
+func OutputFormat(path string) (Format, error) {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".bag":
+		return FormatBag, nil
+	case ".mcap":
+		return FormatMCAP, nil
+	}
+	return "", fmt.Errorf("output %s: unknown extension (want .bag or .mcap)", path)
+}
+
+// CreateOptions configure a new recording.
+type CreateOptions struct {
+	// Compression is "none", "lz4", "bz2" (bag) or "zstd" (MCAP); "" picks
+	// the format's default: none for bags (as rosbag), zstd for MCAP.
+	Compression string
+	// Profile is the MCAP profile ("ros1", "ros2"); "" leaves it empty.
+	Profile string
+}
+
+// Writer is a recording being written: Close finishes it and renames it into
+// place, Abort removes it. When Close fails, or on Abort, the folders Create
+// made for it go again if they are empty.
+type Writer interface {
+	record.Writer
+	Abort()
+}
+
+// CheckCompression reports whether c names a compression of format ("" is
+// the format's default).
+func CheckCompression(format Format, c string) error {
+	switch format {
+	case FormatBag:
+		switch c {
+		case "", "none", "lz4", "bz2":
+			return nil
+		}
+		return fmt.Errorf("bag compression %q: want none, lz4 or bz2", c)
+	default:
+		switch c {
+		case "", "none", "lz4", "zstd":
+			return nil
+		}
+		return fmt.Errorf("MCAP compression %q: want zstd, lz4 or none", c)
+	}
+}
+
+// Create starts a recording at path in the format its extension names,
+// creating missing parent directories (atomicfile.DirSet: 0777 less the
+// umask). The file is written under a temporary name and appears only on
+// Close. When Create fails, when Close fails and on Abort, it removes the
+// folders it made that are empty again, never a folder that was there
+// before.
+func Create(path string, o CreateOptions) (Writer, error) {
+	format, err := OutputFormat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckCompression(format, o.Compression); err != nil {
+		return nil, err
+	}
+	return inNewFolders(path, func(made *atomicfile.DirSet) (Writer, error) {
+		return create(format, path, o, made)
+	})
+}
+
+// inNewFolders creates the missing folders of path, recording them in a
+// DirSet, and calls write with it. When write fails, it removes those of
+// the folders that are empty again (never one that was there before) and
+// returns write's error. Create and Repair write their outputs through it.
+func inNewFolders[T any](path string, write func(made *atomicfile.DirSet) (T, error)) (T, error) {
+	var zero T
+	made := &atomicfile.DirSet{}
+	if err := made.MkdirAll(filepath.Dir(path)); err != nil {
+		return zero, err
+	}
+	v, err := write(made)
+	if err != nil {
+		made.RemoveEmpty()
+		return zero, err
+	}
+	return v, nil
+}
+
+// create is Create of a recording of format in a folder that exists; made
+// holds the folders Create made for it.
+func create(format Format, path string, o CreateOptions, made *atomicfile.DirSet) (Writer, error) {
+	switch format {
+	case FormatBag:
+		c := bag.CompressionNone
+		switch o.Compression {
+		case "", "none":
+		case "lz4":
+			c = bag.CompressionLZ4
+		case "bz2":
+			c = bag.CompressionBZ2
+		}
+		w, err := bag.Create(path, bag.WithCompression(c))
+		if err != nil {
+			return nil, err
+		}
+		return &bagWriter{w, madeDirs{made}}, nil
+	default:
+		c := o.Compression
+		if c == "" {
+			c = "zstd"
+		}
+		opts := []mcapfile.WriterOption{mcapfile.WithCompression(c)}
+		if o.Profile != "" {
+			opts = append(opts, mcapfile.WithProfile(o.Profile))
+		}
+		w, err := mcapfile.Create(path, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return &mcapWriter{w, madeDirs{made}}, nil
+	}
+}
+
+// madeDirs are the folders Create made for a recording.
+type madeDirs struct{ made *atomicfile.DirSet }
+
+// closed removes the folders, when empty, if Close failed (err), and
+// forgets them once the recording is in place; it returns err.
+func (d *madeDirs) closed(err error) error {
+	if err != nil {
+		d.aborted()
+	}
+	d.made = nil
+	return err
+}
+
+// aborted removes the folders that are empty, unless the recording was
+// closed.
+func (d *madeDirs) aborted() {
+	if d.made != nil {
+		d.made.RemoveEmpty()
+		d.made = nil
+	}
+}
+
+// bagWriter is a ROS1 bag made by Create.
+type bagWriter struct {
+	*bag.Writer
+	dirs madeDirs
+}
+
+func (w *bagWriter) Close() error { return w.dirs.closed(w.Writer.Close()) }
+
+func (w *bagWriter) Abort() {
+	_ = w.Writer.Abort()
+	w.dirs.aborted()
+}
+
+// mcapWriter is an MCAP file made by Create; it takes metadata and
+// attachments (mcapfile.Writer's AddMetadata and AddAttachment).
+type mcapWriter struct {
+	*mcapfile.Writer
+	dirs madeDirs
+}
+
+func (w *mcapWriter) Close() error { return w.dirs.closed(w.Writer.Close()) }
+
+func (w *mcapWriter) Abort() {
+	w.Writer.Abort()
+	w.dirs.aborted()
+}

@@ -1,0 +1,407 @@
+package db3
+
+import (
+	"bytes"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/record"
+	"gopkg.in/yaml.v3"
+)
+
+// SchemaVersion is the rosbag2 sqlite3 schema version the Writer writes
+// (tables schema, metadata, topics with type_description_hash,
+// message_definitions, messages).
+const SchemaVersion = 4
+
+// metadataVersion is the metadata.yaml version the Writer writes.
+const metadataVersion = 8
+
+// schemaSQL creates the rosbag2 tables of SchemaVersion.
+var schemaSQL = []string{
+	"CREATE TABLE schema(schema_version INTEGER PRIMARY KEY,ros_distro TEXT NOT NULL);",
+	"CREATE TABLE metadata(id INTEGER PRIMARY KEY,metadata_version INTEGER NOT NULL,metadata TEXT NOT NULL);",
+	"CREATE TABLE topics(id INTEGER PRIMARY KEY,name TEXT NOT NULL,type TEXT NOT NULL,serialization_format TEXT NOT NULL,offered_qos_profiles TEXT NOT NULL,type_description_hash TEXT NOT NULL);",
+	"CREATE TABLE message_definitions(id INTEGER PRIMARY KEY,topic_type TEXT NOT NULL,encoding TEXT NOT NULL,encoded_message_definition TEXT NOT NULL,type_description_hash TEXT NOT NULL);",
+	"CREATE TABLE messages(id INTEGER PRIMARY KEY,topic_id INTEGER NOT NULL,timestamp INTEGER NOT NULL, data BLOB NOT NULL);",
+	"CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
+}
+
+// WriterOption configures a Writer.
+type WriterOption func(*writerOptions)
+
+type writerOptions struct {
+	rosDistro string
+}
+
+// WithROSDistro sets the ros_distro recorded in the schema table and
+// metadata (default "").
+func WithROSDistro(d string) WriterOption {
+	return func(o *writerOptions) { o.rosDistro = d }
+}
+
+type writtenTopic struct {
+	id    int64
+	c     record.Channel
+	count uint64
+}
+
+// Writer writes a rosbag2 sqlite3 recording. It implements record.Writer.
+type Writer struct {
+	opts    writerOptions
+	final   string // the path asked for
+	out     output // where it is built (renamed to final by Close)
+	tmp     string // its temporary name
+	folder  bool
+	dbName  string // file name of the .db3 inside the folder
+	db      *sql.DB
+	tx      *sql.Tx
+	insert  *sql.Stmt
+	topics  map[string]*writtenTopic
+	byID    map[uint32]*writtenTopic
+	order   []*writtenTopic
+	defs    map[string]bool
+	count   uint64
+	start   int64
+	end     int64
+	pending int
+	closed  bool
+	err     error
+}
+
+// output is the temporary file or folder a Writer builds.
+type output interface {
+	Commit() error
+	Abort()
+}
+
+// Create writes a recording at path: a bare .db3 file when path ends in
+// ".db3", otherwise a rosbag2 folder holding <name>_0.db3 and metadata.yaml.
+// It is built under a temporary name in the same directory and renamed into
+// place by Close.
+func Create(path string, opts ...WriterOption) (*Writer, error) {
+	w := &Writer{final: path, topics: map[string]*writtenTopic{}, byID: map[uint32]*writtenTopic{}, defs: map[string]bool{}}
+	for _, o := range opts {
+		o(&w.opts)
+	}
+	base := filepath.Base(path)
+	var dbPath string
+	if strings.HasSuffix(path, ".db3") {
+		// SQLite takes the empty file as a new database.
+		f, err := atomicfile.Create(path)
+		if err != nil {
+			return nil, err
+		}
+		w.out, w.tmp, dbPath = f, f.Name(), f.Name()
+		if err := f.Close(); err != nil {
+			w.discard()
+			return nil, err
+		}
+	} else {
+		d, err := atomicfile.CreateDir(path)
+		if err != nil {
+			return nil, err
+		}
+		w.out, w.tmp, w.folder, w.dbName = d, d.Name(), true, base+"_0.db3"
+		dbPath = filepath.Join(w.tmp, w.dbName)
+	}
+	abs, err := filepath.Abs(dbPath)
+	if err != nil {
+		w.discard()
+		return nil, err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		w.discard()
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	w.db = db
+	for _, stmt := range schemaSQL {
+		if _, err := db.Exec(stmt); err != nil {
+			w.discard()
+			return nil, err
+		}
+	}
+	if _, err := db.Exec("INSERT INTO schema (schema_version, ros_distro) VALUES (?, ?)", SchemaVersion, w.opts.rosDistro); err != nil {
+		w.discard()
+		return nil, err
+	}
+	if err := w.begin(); err != nil {
+		w.discard()
+		return nil, err
+	}
+	return w, nil
+}
+
+// begin opens a transaction and its insert statement.
+func (w *Writer) begin() error {
+	tx, err := w.db.Begin()
+	if err != nil {
+		return err
+	}
+	w.tx = tx
+	w.insert, err = tx.Prepare("INSERT INTO messages (timestamp, topic_id, data) VALUES (?, ?, ?)")
+	return err
+}
+
+func (w *Writer) commit() error {
+	w.insert.Close()
+	err := w.tx.Commit()
+	w.tx, w.insert = nil, nil
+	return err
+}
+
+func (w *Writer) fail(err error) error {
+	if w.err == nil {
+		w.err = err
+	}
+	return err
+}
+
+func (w *Writer) usable() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return errors.New("db3: writer is closed")
+	}
+	return nil
+}
+
+// AddChannel creates the topic (once per topic name) and its message
+// definition (once per type): type = Schema.Name, serialization_format =
+// MessageEncoding, offered_qos_profiles and type_description_hash from the
+// channel metadata; the definition's encoding is Schema.Encoding, or
+// "unknown" with an empty text when the channel has no definition, as
+// rosbag2 writes it. It returns the topic id.
+func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
+	if err := w.usable(); err != nil {
+		return 0, err
+	}
+	typ := ""
+	if c.Schema != nil {
+		typ = c.Schema.Name
+	}
+	if t, ok := w.topics[c.Topic]; ok {
+		if t.c.Schema.Name != typ || t.c.MessageEncoding != c.MessageEncoding {
+			return 0, fmt.Errorf("db3: topic %s added as %s/%s and as %s/%s", c.Topic, t.c.Schema.Name, t.c.MessageEncoding, typ, c.MessageEncoding)
+		}
+		return uint32(t.id), nil
+	}
+	qos, hash := c.Metadata["offered_qos_profiles"], c.Metadata["type_description_hash"]
+	res, err := w.tx.Exec("INSERT INTO topics (name, type, serialization_format, offered_qos_profiles, type_description_hash) VALUES (?, ?, ?, ?, ?)",
+		c.Topic, typ, c.MessageEncoding, qos, hash)
+	if err != nil {
+		return 0, w.fail(err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, w.fail(err)
+	}
+	if typ != "" && !w.defs[typ] {
+		enc, text := "unknown", ""
+		if c.Schema.Encoding != "" && len(c.Schema.Data) > 0 {
+			enc, text = c.Schema.Encoding, string(c.Schema.Data)
+		}
+		if _, err := w.tx.Exec("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",
+			typ, enc, text, hash); err != nil {
+			return 0, w.fail(err)
+		}
+		w.defs[typ] = true
+	}
+	t := &writtenTopic{id: id, c: *c}
+	if t.c.Schema == nil {
+		t.c.Schema = &record.Schema{}
+	}
+	w.topics[c.Topic], w.byID[uint32(id)] = t, t
+	w.order = append(w.order, t)
+	return uint32(id), nil
+}
+
+// WriteMessage inserts m (its LogTime is the row timestamp) on the topic
+// AddChannel returned.
+func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
+	if err := w.usable(); err != nil {
+		return err
+	}
+	t := w.byID[channelID]
+	if t == nil {
+		return fmt.Errorf("db3: unknown topic id %d", channelID)
+	}
+	data := m.Data
+	if data == nil {
+		data = []byte{}
+	}
+	if _, err := w.insert.Exec(m.LogTime, t.id, data); err != nil {
+		return w.fail(err)
+	}
+	if w.count == 0 || m.LogTime < w.start {
+		w.start = m.LogTime
+	}
+	if w.count == 0 || m.LogTime > w.end {
+		w.end = m.LogTime
+	}
+	w.count++
+	t.count++
+	if w.pending++; w.pending == 10000 {
+		w.pending = 0
+		if err := w.commit(); err != nil {
+			return w.fail(err)
+		}
+		if err := w.begin(); err != nil {
+			return w.fail(err)
+		}
+	}
+	return nil
+}
+
+// outMetadata is the metadata.yaml layout the Writer writes.
+type outMetadata struct {
+	Info outInfo `yaml:"rosbag2_bagfile_information"`
+}
+
+type outNs struct {
+	Nanoseconds int64 `yaml:"nanoseconds"`
+}
+
+type outStart struct {
+	Nanoseconds int64 `yaml:"nanoseconds_since_epoch"`
+}
+
+type outInfo struct {
+	Version           int        `yaml:"version"`
+	StorageIdentifier string     `yaml:"storage_identifier"`
+	Duration          outNs      `yaml:"duration"`
+	StartingTime      outStart   `yaml:"starting_time"`
+	MessageCount      uint64     `yaml:"message_count"`
+	Topics            []outTopic `yaml:"topics_with_message_count"`
+	CompressionFormat string     `yaml:"compression_format"`
+	CompressionMode   string     `yaml:"compression_mode"`
+	RelativeFilePaths []string   `yaml:"relative_file_paths"`
+	Files             []outFile  `yaml:"files"`
+	CustomData        *struct{}  `yaml:"custom_data"`
+	ROSDistro         string     `yaml:"ros_distro"`
+}
+
+type outTopic struct {
+	Topic struct {
+		Name                string `yaml:"name"`
+		Type                string `yaml:"type"`
+		SerializationFormat string `yaml:"serialization_format"`
+		OfferedQoSProfiles  string `yaml:"offered_qos_profiles"`
+		TypeDescriptionHash string `yaml:"type_description_hash"`
+	} `yaml:"topic_metadata"`
+	MessageCount uint64 `yaml:"message_count"`
+}
+
+type outFile struct {
+	Path         string   `yaml:"path"`
+	StartingTime outStart `yaml:"starting_time"`
+	Duration     outNs    `yaml:"duration"`
+	MessageCount uint64   `yaml:"message_count"`
+}
+
+// metadataYAML renders the recording's metadata.
+func (w *Writer) metadataYAML() ([]byte, error) {
+	file := w.dbName
+	if file == "" {
+		file = filepath.Base(w.final)
+	}
+	in := outInfo{
+		Version:           metadataVersion,
+		StorageIdentifier: "sqlite3",
+		Duration:          outNs{w.end - w.start},
+		StartingTime:      outStart{w.start},
+		MessageCount:      w.count,
+		Topics:            []outTopic{},
+		RelativeFilePaths: []string{file},
+		Files:             []outFile{{Path: file, StartingTime: outStart{w.start}, Duration: outNs{w.end - w.start}, MessageCount: w.count}},
+		ROSDistro:         w.opts.rosDistro,
+	}
+	for _, t := range w.order {
+		var ot outTopic
+		ot.Topic.Name, ot.Topic.Type, ot.Topic.SerializationFormat = t.c.Topic, t.c.Schema.Name, t.c.MessageEncoding
+		ot.Topic.OfferedQoSProfiles = t.c.Metadata["offered_qos_profiles"]
+		ot.Topic.TypeDescriptionHash = t.c.Metadata["type_description_hash"]
+		ot.MessageCount = t.count
+		in.Topics = append(in.Topics, ot)
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(outMetadata{Info: in}); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), enc.Close()
+}
+
+// Close commits, writes the metadata (table and, for a folder,
+// metadata.yaml) and renames the recording into place. It is idempotent.
+func (w *Writer) Close() error {
+	if w.closed {
+		return w.err
+	}
+	w.closed = true
+	if w.err == nil {
+		if err := w.finish(); err != nil {
+			w.fail(err)
+		}
+	}
+	if w.tx != nil {
+		w.tx.Rollback()
+	}
+	if err := w.db.Close(); err != nil {
+		w.fail(err)
+	}
+	if w.err == nil {
+		if err := w.out.Commit(); err != nil {
+			w.fail(err)
+		}
+	}
+	if w.err != nil {
+		w.out.Abort()
+	}
+	return w.err
+}
+
+func (w *Writer) finish() error {
+	meta, err := w.metadataYAML()
+	if err != nil {
+		return err
+	}
+	if _, err := w.tx.Exec("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", metadataVersion, string(meta)); err != nil {
+		return err
+	}
+	if err := w.commit(); err != nil {
+		return err
+	}
+	if w.folder {
+		return os.WriteFile(filepath.Join(w.tmp, "metadata.yaml"), meta, 0o644)
+	}
+	return nil
+}
+
+// Abort discards the recording. Close afterwards returns the abort error.
+func (w *Writer) Abort() {
+	if w.closed {
+		return
+	}
+	w.fail(errors.New("db3: writer aborted"))
+	w.Close()
+}
+
+// discard cleans up after a failed Create.
+func (w *Writer) discard() {
+	if w.db != nil {
+		w.db.Close()
+	}
+	w.out.Abort()
+}

@@ -1,0 +1,81 @@
+package recording
+
+import (
+	"slices"
+
+	"github.com/baglab/baglab/record"
+)
+
+// Description is one recording as `baglab info` shows it: its summary
+// plus what only some formats carry. It marshals to the `info --json`
+// object.
+type Description struct {
+	*record.Summary
+	Topics      []TopicDescription `json:"topics"`
+	Metadata    []MetadataInfo     `json:"metadata,omitempty"`
+	Attachments []AttachmentInfo   `json:"attachments,omitempty"`
+}
+
+// TopicDescription is one topic; Types lists every type when its
+// connections carry several (Type is then the first).
+type TopicDescription struct {
+	record.TopicSummary
+	Types []string `json:"types,omitempty"`
+}
+
+// MetadataInfo is one metadata record (MCAP).
+type MetadataInfo struct {
+	Name     string            `json:"name"`
+	Metadata map[string]string `json:"metadata"`
+}
+
+// AttachmentInfo describes one attachment (MCAP).
+type AttachmentInfo struct {
+	Name      string `json:"name"`
+	MediaType string `json:"media_type"`
+	Size      uint64 `json:"size"`
+	LogTimeNs uint64 `json:"log_time_ns"`
+}
+
+// Describe summarises the one recording at path (a file or a rosbag2
+// folder; a plain folder is an *InputError, see Expand).
+func Describe(path string) (*Description, error) {
+	if _, err := Expand([]string{path}); err != nil {
+		return nil, err
+	}
+	r, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	sum, err := r.Summary()
+	if err != nil {
+		return nil, err
+	}
+	sum.Path = path
+	d := &Description{Summary: sum, Topics: []TopicDescription{}}
+	types := map[string][]string{}
+	for _, ch := range sum.Channels {
+		if t := TypeName(ch); t != "" && !slices.Contains(types[ch.Topic], t) {
+			types[ch.Topic] = append(types[ch.Topic], t)
+		}
+	}
+	for _, t := range sum.Topics {
+		td := TopicDescription{TopicSummary: t}
+		if len(types[t.Topic]) > 1 {
+			td.Types = types[t.Topic]
+		}
+		d.Topics = append(d.Topics, td)
+	}
+	mds, atts, err := Extras(r)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mds {
+		d.Metadata = append(d.Metadata, MetadataInfo{Name: m.Name, Metadata: m.Metadata})
+	}
+	for _, a := range atts {
+		d.Attachments = append(d.Attachments, AttachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
+	}
+	return d, nil
+}

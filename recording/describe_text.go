@@ -1,0 +1,82 @@
+package recording
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteText writes the description as `baglab info` prints it: the
+// summary lines, one line per topic (messages, mean rate, type, encoding,
+// MD5) or "none", then MCAP metadata and attachments, with topics or
+// without. The text is written at once, so that a failing writer's error
+// is returned whichever line it hits.
+func (d *Description) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	d.text(&b)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// text appends the text of WriteText to w.
+func (d *Description) text(w *bytes.Buffer) {
+	s := d.Summary
+	tw := tabwriter.NewWriter(w, 0, 2, 1, ' ', 0)
+	fmt.Fprintf(tw, "path:\t%s\n", s.Path)
+	fmt.Fprintf(tw, "format:\t%s\n", s.Format)
+	fmt.Fprintf(tw, "duration:\t%s\n", time.Duration(s.DurationNs).Round(time.Microsecond))
+	fmt.Fprintf(tw, "start:\t%s\n", formatNs(s.StartNs))
+	fmt.Fprintf(tw, "end:\t%s\n", formatNs(s.EndNs))
+	fmt.Fprintf(tw, "messages:\t%d\n", s.MessageCount)
+	fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
+	if s.Unindexed != "" {
+		// Only bag and MCAP readers summarise by scanning.
+		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, repairOf(Format(s.Format)), s.Path)
+	}
+	tw.Flush() // into w, a buffer: it cannot fail
+	if len(d.Topics) == 0 {
+		w.WriteString("topics:      none\n")
+	} else {
+		w.WriteString("topics:\n")
+		tw = tabwriter.NewWriter(w, 0, 2, 2, ' ', 0)
+		for _, t := range d.Topics {
+			typ := t.Type
+			if len(t.Types) > 1 {
+				typ = strings.Join(t.Types, " | ")
+			}
+			freq := ""
+			if t.FrequencyHz > 0 {
+				freq = fmt.Sprintf("%.4g Hz", t.FrequencyHz)
+			}
+			fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, typ, t.Encoding, t.MD5)
+		}
+		tw.Flush()
+	}
+	for _, m := range d.Metadata {
+		keys := make([]string, 0, len(m.Metadata))
+		for k := range m.Metadata {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		fmt.Fprintf(w, "metadata %s:\n", m.Name)
+		for _, k := range keys {
+			fmt.Fprintf(w, "  %s: %s\n", k, m.Metadata[k])
+		}
+	}
+	for _, a := range d.Attachments {
+		fmt.Fprintf(w, "attachment %s: %s, %d bytes\n", a.Name, a.MediaType, a.Size)
+	}
+}
+
+// formatNs is a time as RFC 3339 in UTC with its epoch seconds, "-" for 0.
+func formatNs(ns int64) string {
+	if ns == 0 {
+		return "-"
+	}
+	t := time.Unix(0, ns).UTC()
+	return fmt.Sprintf("%s (%d.%09d)", t.Format(time.RFC3339Nano), ns/1e9, ns%1e9)
+}

@@ -1,0 +1,128 @@
+package recording_test
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
+	"github.com/baglab/baglab/recording/bag"
+	"github.com/baglab/baglab/recording/mcapfile"
+)
+
+// TestDescriptionText: the info text of a bag of three std_msgs/String
+// messages 1 ms apart from 2001-09-09T01:46:40Z, and of an MCAP file with
+// metadata and an attachment but no topics.
+func TestDescriptionText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "three.bag")
+	bw, err := bag.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeStrings(t, bw, stringMD5, "string data\n", 3)
+	d, err := recording.Describe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "path:        " + path + `
+format:      bag
+duration:    2ms
+start:       2001-09-09T01:46:40Z (1000000000.000000000)
+end:         2001-09-09T01:46:40.002Z (1000000000.002000000)
+messages:    3
+compression: none
+topics:
+  /x  3 msgs  1000 Hz  std_msgs/String  ros1  ` + stringMD5 + "\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	// The index line names the repair that indexes the file.
+	for format, verb := range map[string]string{"bag": "reindex", "mcap": "recover"} {
+		b.Reset()
+		d.Format, d.Unindexed = format, "index ignored on request"
+		if err := d.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		want := "\nindex:       unindexed (index ignored on request), read by scanning; `baglab " + verb + " " + path + "` makes it indexed\ntopics:\n"
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%s, unindexed: got\n%s\nwant a line %q", format, b.String(), want)
+		}
+	}
+	// An MCAP file with metadata and an attachment but no channel lists
+	// them after "topics: none".
+	path = filepath.Join(t.TempDir(), "extras.mcap")
+	mw, err := mcapfile.Create(path, mcapfile.WithCompression("none"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.AddMetadata("study", map[string]string{"b": "2", "a": "1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.AddAttachment("cal.yaml", "text/yaml", 0, 0, []byte("fx: 525.0\nfy: 525\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := mw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err = recording.Describe(path); err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want = "path:        " + path + `
+format:      mcap
+duration:    0s
+start:       -
+end:         -
+messages:    0
+compression: none
+topics:      none
+metadata study:
+  a: 1
+  b: 2
+attachment cal.yaml: text/yaml, 18 bytes
+`
+	if b.String() != want {
+		t.Errorf("no topics: got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+// shortWriter takes up to n bytes in all and fails past them, as a full
+// disk does.
+type shortWriter struct{ n int }
+
+func (w *shortWriter) Write(p []byte) (int, error) {
+	if len(p) <= w.n {
+		w.n -= len(p)
+		return len(p), nil
+	}
+	n := w.n
+	w.n = 0
+	return n, errors.New("no space left on device")
+}
+
+// TestDescriptionTextWriteError: a writer that fails on the last line (an
+// attachment's) makes WriteText fail, as one failing on the first does.
+func TestDescriptionTextWriteError(t *testing.T) {
+	d := &recording.Description{Summary: &record.Summary{Path: "x.mcap", Format: "mcap"},
+		Topics:      []recording.TopicDescription{{TopicSummary: record.TopicSummary{Topic: "/x", Type: "std_msgs/String"}}},
+		Attachments: []recording.AttachmentInfo{{Name: "cal.yaml", MediaType: "text/yaml", Size: 12}}}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, b.Len() - 5} {
+		if err := d.WriteText(&shortWriter{n}); err == nil {
+			t.Errorf("writer failing after %d of %d bytes: no error", n, b.Len())
+		}
+	}
+}

@@ -1,0 +1,180 @@
+package recording
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/baglab/baglab/internal/fserr"
+	"github.com/baglab/baglab/record"
+)
+
+// InputError is an input that cannot be opened at all: it does not exist,
+// may not be read, or is a folder where a file is expected. Damage inside a
+// readable input is a *record.Error instead.
+type InputError struct {
+	Path string
+	Err  error
+}
+
+func (e *InputError) Error() string { return fmt.Sprintf("input %s: %v", e.Path, e.Err) }
+
+// Unwrap returns the cause (often an fs error).
+func (e *InputError) Unwrap() error { return e.Err }
+
+// recordingExts are the file name endings of recordings a plain folder
+// expands into.
+var recordingExts = []string{".bag", ".bag.active", ".mcap", ".db3"}
+
+// splitName matches the numbered split files rosbag2 writes: NAME_N.mcap or
+// NAME_N.db3.
+var splitName = regexp.MustCompile(`^(.*)_([0-9]+)\.(mcap|db3)$`)
+
+// Expand turns the paths a user names into recordings. A file is one
+// recording. A rosbag2 folder — one with a metadata.yaml, or one holding
+// only the numbered splits of one recording (NAME_0.mcap, NAME_1.mcap ...,
+// or .db3) — is one recording. Any other folder stands for the recordings
+// in it: its .bag, .bag.active, .mcap and .db3 files and its rosbag2
+// sub-folders, each a separate recording, in name order. A folder with
+// none of these is an error, as is a path that does not exist (an
+// *InputError).
+func Expand(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, &InputError{Path: p, Err: fserr.Cause(err)}
+		}
+		if !st.IsDir() || IsBag2Folder(p) {
+			out = append(out, p)
+			continue
+		}
+		found, err := folderRecordings(p)
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, &record.Error{File: p, Offset: -1, Err: record.ErrFormat,
+				Detail: "a folder with no recordings in it (.bag, .mcap or .db3 files, or rosbag2 folders)"}
+		}
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+// expandInputs is Expand leaving the path "-" to standard input when
+// stdin is given.
+func expandInputs(paths []string, stdin bool) ([]string, error) {
+	if !stdin {
+		return Expand(paths)
+	}
+	var out []string
+	for _, p := range paths {
+		if p == Stdin {
+			out = append(out, p)
+			continue
+		}
+		e, err := Expand([]string{p})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e...)
+	}
+	return out, nil
+}
+
+// folderRecordings lists the recordings directly in a plain folder.
+func folderRecordings(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, &InputError{Path: dir, Err: fserr.Cause(err)}
+	}
+	var out []string
+	for _, e := range entries { // ReadDir sorts by name
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 && isDirPath(p) {
+			if IsBag2Folder(p) {
+				out = append(out, p)
+			}
+			continue
+		}
+		for _, ext := range recordingExts {
+			if strings.HasSuffix(e.Name(), ext) {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+func isDirPath(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
+}
+
+// IsBag2Folder reports whether dir is one rosbag2 recording: it has a
+// metadata.yaml, or every recording file in it is a numbered split
+// (NAME_N.mcap or NAME_N.db3) of one NAME and one storage format.
+func IsBag2Folder(dir string) bool {
+	if _, err := os.Stat(filepath.Join(dir, "metadata.yaml")); err == nil {
+		return true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	name, ext, n := "", "", 0
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		isRecording := false
+		for _, x := range recordingExts {
+			isRecording = isRecording || strings.HasSuffix(e.Name(), x)
+		}
+		if !isRecording {
+			continue
+		}
+		m := splitName.FindStringSubmatch(e.Name())
+		if m == nil || (n > 0 && (m[1] != name || m[3] != ext)) {
+			return false
+		}
+		name, ext = m[1], m[3]
+		n++
+	}
+	return n > 0
+}
+
+// bag2Splits lists the split files of a rosbag2 folder without
+// metadata.yaml in split order (NAME_0, NAME_1, ... NAME_10).
+func bag2Splits(dir, ext string) []string {
+	matches, _ := filepath.Glob(filepath.Join(dir, "*"+ext))
+	type split struct {
+		name string
+		n    int
+	}
+	var splits []split
+	for _, m := range matches {
+		base := filepath.Base(m)
+		n := -1
+		if s := splitName.FindStringSubmatch(base); s != nil {
+			fmt.Sscan(s[2], &n)
+		}
+		splits = append(splits, split{base, n})
+	}
+	sort.SliceStable(splits, func(i, j int) bool {
+		if splits[i].n != splits[j].n {
+			return splits[i].n < splits[j].n
+		}
+		return splits[i].name < splits[j].name
+	})
+	out := make([]string, len(splits))
+	for i, s := range splits {
+		out[i] = s.name
+	}
+	return out
+}

@@ -1,0 +1,401 @@
+package recording
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/db3"
+	"github.com/baglab/baglab/recording/internal/zfile"
+	"github.com/baglab/baglab/recording/mcapfile"
+)
+
+// Merge iterates several iterators as one, in log time order. Messages with
+// equal log times keep the order of the inputs. Each message stays valid until
+// the next call to Next, as for a single iterator.
+func Merge(its []record.Iterator) record.Iterator {
+	if len(its) == 1 {
+		return its[0]
+	}
+	return &mergeIter{its: its, advance: -1, started: false}
+}
+
+type mergeItem struct {
+	msg *record.Message
+	src int
+}
+
+type mergeHeap []mergeItem
+
+func (h mergeHeap) Len() int { return len(h) }
+func (h mergeHeap) Less(i, j int) bool {
+	if h[i].msg.LogTime != h[j].msg.LogTime {
+		return h[i].msg.LogTime < h[j].msg.LogTime
+	}
+	return h[i].src < h[j].src
+}
+func (h mergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *mergeHeap) Push(x any)        { *h = append(*h, x.(mergeItem)) }
+func (h *mergeHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
+func (h *mergeHeap) popTop() mergeItem { return heap.Pop(h).(mergeItem) }
+
+type mergeIter struct {
+	its     []record.Iterator
+	h       mergeHeap
+	advance int // iterator whose message was returned last, to advance next time
+	started bool
+	err     error
+}
+
+func (m *mergeIter) pull(i int) error {
+	msg, err := m.its[i].Next()
+	if err == io.EOF {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	heap.Push(&m.h, mergeItem{msg: msg, src: i})
+	return nil
+}
+
+func (m *mergeIter) Next() (*record.Message, error) {
+	if m.err != nil {
+		return nil, m.err
+	}
+	if !m.started {
+		m.started = true
+		for i := range m.its {
+			if err := m.pull(i); err != nil {
+				m.err = err
+				return nil, err
+			}
+		}
+	} else if m.advance >= 0 {
+		if err := m.pull(m.advance); err != nil {
+			m.err = err
+			return nil, err
+		}
+		m.advance = -1
+	}
+	if m.h.Len() == 0 {
+		m.err = io.EOF
+		return nil, io.EOF
+	}
+	top := m.h.popTop()
+	m.advance = top.src
+	return top.msg, nil
+}
+
+func (m *mergeIter) Close() error {
+	var errs []error
+	for _, it := range m.its {
+		errs = append(errs, it.Close())
+	}
+	m.its = nil
+	return errors.Join(errs...)
+}
+
+// multiReader presents several readers (the split files of a rosbag2 MCAP
+// folder, or the files given on a command line) as one.
+type multiReader struct {
+	path    string
+	readers []record.Reader
+	// leftOut are the errors of the splits of a folder left out, which
+	// each Messages reports to onSkip
+	leftOut []error
+	onSkip  func(error)
+}
+
+// OpenMany opens several recordings as one reader whose messages are merged
+// in log time order.
+func OpenMany(paths []string, o OpenOptions) (record.Reader, error) {
+	if len(paths) == 1 {
+		return OpenWith(paths[0], o)
+	}
+	m := &multiReader{path: strings.Join(paths, ",")}
+	for _, p := range paths {
+		r, err := OpenWith(p, o)
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		m.readers = append(m.readers, r)
+	}
+	return m, nil
+}
+
+// mcapSplits lists the paths of the split MCAP files of a rosbag2 folder,
+// in order: those metadata.yaml names (resolved as db3.Bag2Metadata
+// SplitPaths does), else NAME_0.mcap, NAME_1.mcap ... It returns the
+// folder's compression mode (db3.Bag2Metadata.Compression): with
+// db3.CompressionFile its splits are zstd streams (NAME_0.mcap.zstd ...),
+// with db3.CompressionMessage each message's data is a zstd frame.
+func mcapSplits(dir string) (paths []string, mode string, err error) {
+	mode = db3.CompressionNone
+	meta, err := db3.ReadBag2Metadata(dir)
+	switch {
+	case err == nil:
+		if mode, err = meta.Compression(dir); err != nil {
+			return nil, "", err
+		}
+		paths = meta.SplitPaths(dir)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, "", err
+	}
+	if len(paths) == 0 {
+		for _, f := range bag2Splits(dir, ".mcap") {
+			paths = append(paths, filepath.Join(dir, f))
+		}
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			return nil, "", err
+		}
+	}
+	return paths, mode, nil
+}
+
+// openMCAPDir opens the split MCAP files of a rosbag2 folder, merged in log
+// time order, with the options o. With o.OnSkip, a compressed split whose
+// zstd stream is damaged is left out, and each reading reports it (as the
+// readers report the damage a reading meets; the inputs open a recording
+// for its summary, then again to read it).
+func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
+	files, mode, err := mcapSplits(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := &multiReader{path: dir, onSkip: o.OnSkip}
+	for _, p := range files {
+		var r record.Reader
+		var err error
+		if mode == db3.CompressionFile {
+			r, err = openCompressedMCAP(p, o)
+		} else {
+			r, err = mcapfile.Open(p, mcapOptions(p, o)...)
+		}
+		var re *record.Error
+		if err != nil && mode == db3.CompressionFile && o.OnSkip != nil && errors.As(err, &re) {
+			m.leftOut = append(m.leftOut, err)
+			continue
+		}
+		if err != nil {
+			m.Close()
+			return nil, err
+		}
+		if mode == db3.CompressionMessage {
+			r = &messageCompressed{Reader: r.(*mcapfile.Reader)}
+		}
+		m.readers = append(m.readers, r)
+	}
+	if len(m.readers) == 1 && len(m.leftOut) == 0 {
+		return m.readers[0], nil
+	}
+	return m, nil
+}
+
+// openCompressedMCAP opens a split of a compression_mode FILE folder: its
+// zstd stream decompressed into a private temporary file (zfile) that the
+// reader's Close removes. A split that is an MCAP file as it is (rosbag2
+// leaves the name of a split it could not compress unchanged) is read as
+// it is.
+func openCompressedMCAP(path string, o OpenOptions) (record.Reader, error) {
+	if f, err := Sniff(path); err == nil && f == FormatMCAP {
+		return mcapfile.Open(path, mcapOptions(path, o)...)
+	}
+	z, err := zfile.Decompress(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := mcapfile.NewReader(z, z.Size(), path, mcapOptions(path, o)...)
+	if err != nil {
+		z.Close()
+		return nil, err
+	}
+	return &decompressedMCAP{Reader: r, tmp: z}, nil
+}
+
+// messageCompressed is an MCAP split of a rosbag2 folder recorded with
+// compression_mode MESSAGE: each message's data is a zstd frame, which
+// its iterators decompress (as rosbag2's SequentialCompressionReader does).
+type messageCompressed struct {
+	*mcapfile.Reader
+}
+
+func (m *messageCompressed) Messages(f record.Filter) (record.Iterator, error) {
+	it, err := m.Reader.Messages(f)
+	if err != nil {
+		return nil, err
+	}
+	return &decompressing{it: it}, nil
+}
+
+// Unwrap returns the MCAP reader.
+func (m *messageCompressed) Unwrap() record.Reader { return m.Reader }
+
+// decompressing yields the messages of it with their data decompressed.
+type decompressing struct {
+	it  record.Iterator
+	dec zfile.MessageDecoder
+	msg record.Message
+}
+
+func (d *decompressing) Next() (*record.Message, error) {
+	m, err := d.it.Next()
+	if err != nil {
+		return nil, err
+	}
+	data, err := d.dec.Decode(m.Data)
+	if err != nil {
+		return nil, &record.Error{File: m.Source, Offset: m.Offset, Topic: m.Channel.Topic, Field: "data", Err: record.ErrFormat,
+			Detail: fmt.Sprintf("message compressed with zstd (compression_mode MESSAGE): %v", err)}
+	}
+	d.msg = *m
+	d.msg.Data = data
+	return &d.msg, nil
+}
+
+func (d *decompressing) Close() error {
+	d.dec.Close()
+	return d.it.Close()
+}
+
+// decompressedMCAP is an MCAP reader of a decompressed split; Close
+// removes the temporary file.
+type decompressedMCAP struct {
+	*mcapfile.Reader
+	tmp io.Closer
+}
+
+func (d *decompressedMCAP) Close() error {
+	err := d.Reader.Close()
+	if terr := d.tmp.Close(); err == nil {
+		err = terr
+	}
+	return err
+}
+
+// Unwrap returns the MCAP reader.
+func (d *decompressedMCAP) Unwrap() record.Reader { return d.Reader }
+
+func (m *multiReader) Summary() (*record.Summary, error) {
+	var sums []*record.Summary
+	for _, r := range m.readers {
+		s, err := r.Summary()
+		if err != nil {
+			return nil, err
+		}
+		sums = append(sums, s)
+	}
+	out := CombineSummaries(sums)
+	out.Path = m.path
+	return out, nil
+}
+
+func (m *multiReader) Channels() ([]*record.Channel, error) {
+	var all []*record.Channel
+	for _, r := range m.readers {
+		chs, err := r.Channels()
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, chs...)
+	}
+	return all, nil
+}
+
+func (m *multiReader) Messages(f record.Filter) (record.Iterator, error) {
+	for _, err := range m.leftOut {
+		m.onSkip(err)
+	}
+	var its []record.Iterator
+	for _, r := range m.readers {
+		it, err := r.Messages(f)
+		if err != nil {
+			for _, it := range its {
+				it.Close()
+			}
+			return nil, err
+		}
+		its = append(its, it)
+	}
+	return Merge(its), nil
+}
+
+func (m *multiReader) Close() error {
+	var errs []error
+	for _, r := range m.readers {
+		errs = append(errs, r.Close())
+	}
+	m.readers = nil
+	return errors.Join(errs...)
+}
+
+// CombineSummaries adds up the summaries of several files: times span all of
+// them, counts add per topic, frequencies are recomputed over the span.
+func CombineSummaries(sums []*record.Summary) *record.Summary {
+	out := &record.Summary{}
+	type agg struct {
+		ts record.TopicSummary
+	}
+	byTopic := map[string]*agg{}
+	var order []string
+	comps := map[string]bool{}
+	var compOrder []string
+	for i, s := range sums {
+		if i == 0 {
+			out.Format = s.Format
+		} else if out.Format != s.Format {
+			out.Format = "mixed"
+		}
+		if s.MessageCount > 0 {
+			if out.MessageCount == 0 || s.StartNs < out.StartNs {
+				out.StartNs = s.StartNs
+			}
+			if s.EndNs > out.EndNs {
+				out.EndNs = s.EndNs
+			}
+		}
+		out.MessageCount += s.MessageCount
+		for _, c := range strings.Split(s.Compression, ",") {
+			if c != "" && !comps[c] {
+				comps[c] = true
+				compOrder = append(compOrder, c)
+			}
+		}
+		for _, t := range s.Topics {
+			a := byTopic[t.Topic]
+			if a == nil {
+				a = &agg{ts: t}
+				a.ts.MessageCount = 0
+				byTopic[t.Topic] = a
+				order = append(order, t.Topic)
+			}
+			if t.MessageCount > 0 {
+				if a.ts.MessageCount == 0 || t.StartNs < a.ts.StartNs {
+					a.ts.StartNs = t.StartNs
+				}
+				a.ts.EndNs = max(a.ts.EndNs, t.EndNs)
+			}
+			a.ts.MessageCount += t.MessageCount
+		}
+		out.Channels = append(out.Channels, s.Channels...)
+	}
+	out.DurationNs = out.EndNs - out.StartNs
+	out.Compression = strings.Join(compOrder, ",")
+	sort.Strings(order)
+	for _, name := range order {
+		t := byTopic[name].ts
+		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
+		out.Topics = append(out.Topics, t)
+	}
+	return out
+}

@@ -1,0 +1,215 @@
+package recording
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
+	"github.com/baglab/baglab/recording/db3"
+	"github.com/baglab/baglab/recording/mcapfile"
+)
+
+// Format names a recording format.
+type Format string
+
+// The recording formats baglab reads.
+const (
+	FormatBag  Format = "bag"
+	FormatMCAP Format = "mcap"
+	FormatDB3  Format = "db3"
+)
+
+var (
+	bagMagic    = []byte("#ROSBAG V2.0\n")
+	mcapMagic   = []byte("\x89MCAP0\r\n")
+	sqliteMagic = []byte("SQLite format 3\x00")
+)
+
+// Sniff reports the format of the file at path from its first bytes. A
+// directory is a rosbag2 folder (db3 or MCAP storage, see metadata.yaml).
+func Sniff(path string) (Format, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		return sniffDir(path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, 16)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return "", err
+	}
+	return sniffBytes(path, head[:n])
+}
+
+func sniffBytes(path string, head []byte) (Format, error) {
+	switch {
+	case bytes.HasPrefix(head, bagMagic):
+		return FormatBag, nil
+	case bytes.HasPrefix(head, mcapMagic):
+		return FormatMCAP, nil
+	case bytes.HasPrefix(head, sqliteMagic):
+		return FormatDB3, nil
+	case len(head) == 0:
+		return "", &record.Error{File: path, Offset: 0, Err: record.ErrTruncated, Detail: "empty file"}
+	case bytes.HasPrefix(head, []byte("#ROSBAG V")):
+		return "", &record.Error{File: path, Offset: 0, Err: record.ErrUnsupported,
+			Detail: fmt.Sprintf("bag version %q (only 2.0 is supported)", bytes.TrimSpace(head[:min(len(head), 14)]))}
+	}
+	return "", &record.Error{File: path, Offset: 0, Err: record.ErrFormat,
+		Detail: "not a recording: expected a ROS1 bag (#ROSBAG V2.0), an MCAP file or a rosbag2 sqlite3 database"}
+}
+
+// sniffDir recognises a rosbag2 folder by its metadata.yaml storage
+// identifier, or without one by its split files (see IsBag2Folder). Any
+// other folder is not one recording (Expand lists the recordings in it).
+func sniffDir(dir string) (Format, error) {
+	if _, err := os.Stat(filepath.Join(dir, "metadata.yaml")); errors.Is(err, fs.ErrNotExist) {
+		if !IsBag2Folder(dir) {
+			return "", &InputError{Path: dir, Err: errors.New("a folder, not one recording (a rosbag2 folder has a metadata.yaml or the numbered splits of one recording); name the recordings in it")}
+		}
+		for _, f := range []struct {
+			glob   string
+			format Format
+		}{{"*.mcap", FormatMCAP}, {"*.db3", FormatDB3}} {
+			if m, _ := filepath.Glob(filepath.Join(dir, f.glob)); len(m) > 0 {
+				return f.format, nil
+			}
+		}
+	}
+	meta, err := db3.ReadBag2Metadata(dir)
+	if err != nil {
+		return "", err
+	}
+	switch meta.StorageIdentifier {
+	case "sqlite3":
+		return FormatDB3, nil
+	case "mcap":
+		return FormatMCAP, nil
+	}
+	return "", &record.Error{File: filepath.Join(dir, "metadata.yaml"), Offset: -1, Err: record.ErrUnsupported,
+		Detail: fmt.Sprintf("storage_identifier %q", meta.StorageIdentifier)}
+}
+
+// OpenOptions change how recordings are read.
+type OpenOptions struct {
+	// OnSkip, when set, makes readers that can go on past damaged data do
+	// so (ROS1 bags: a chunk that does not decompress, a record that does
+	// not parse, a cut tail; MCAP files and rosbag2 MCAP folders: a chunk
+	// whose CRC fails or that does not decompress, a record whose length is
+	// damaged, a cut tail; rosbag2 folders: a split file that cannot be
+	// read, such as a compressed split whose zstd stream is damaged or
+	// cut), reporting each skipped range to OnSkip as a *record.Error.
+	// Other readers still stop at the first error.
+	OnSkip func(error)
+	// OnWarning receives, as a *record.Error, damage that is no error: the
+	// torn end of a ROS1 bag that was never closed (a .bag.active file,
+	// rosbag record killed), after whose last complete message the
+	// iterators end; a data end or footer record out of place in an MCAP
+	// file, which reading goes past. Without it these go to OnSkip, if
+	// set.
+	OnWarning func(error)
+	// KeepUnverified keeps, with OnSkip, the messages that no CRC vouches
+	// for (an MCAP chunk whose CRC fails or whose compressed data is
+	// damaged), marked record.Message.Unverified; by default they are left
+	// out and reported.
+	KeepUnverified bool
+}
+
+// Open opens a recording of any supported format. A rosbag2 folder with MCAP
+// storage opens as its split files merged in time order. The split files
+// of a rosbag2 folder recorded with compression_mode FILE (NAME_0.db3.zstd,
+// NAME_0.mcap.zstd ...) are decompressed into private temporary files as
+// they are opened; nothing of them stays behind.
+func Open(path string) (record.Reader, error) {
+	return OpenWith(path, OpenOptions{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(path string, o OpenOptions) (record.Reader, error) {
+	format, err := Sniff(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case FormatBag:
+		return bag.Open(path, bagOptions(path, o)...)
+	case FormatDB3:
+		var opts []db3.Option
+		if o.OnSkip != nil {
+			opts = append(opts, db3.WithSkipBad(o.OnSkip))
+		}
+		return db3.Open(path, opts...)
+	case FormatMCAP:
+		if st.IsDir() {
+			return openMCAPDir(path, o)
+		}
+		return mcapfile.Open(path, mcapOptions(path, o)...)
+	}
+	return nil, fmt.Errorf("%s: unsupported format %q", path, format)
+}
+
+// bagOptions are the reader options of the bag at path: with o.OnSkip,
+// WithSkipBad reporting each damaged stretch as a *record.Error.
+func bagOptions(path string, o OpenOptions) []bag.Option {
+	var opts []bag.Option
+	if o.OnSkip != nil {
+		opts = append(opts, bag.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
+	}
+	if o.OnWarning != nil {
+		opts = append(opts, bag.WithTornTail(func(s record.Skipped) { o.OnWarning(s.AsError(path)) }))
+	}
+	return opts
+}
+
+// mcapOptions are the reader options of the MCAP file at path: with
+// o.OnSkip, WithSkipBad reporting each damaged stretch as a *record.Error
+// naming the file, the stretch and what was salvaged from it; with
+// o.OnWarning, WithWarning reporting a stray data end or footer record.
+func mcapOptions(path string, o OpenOptions) []mcapfile.Option {
+	var opts []mcapfile.Option
+	if o.OnWarning != nil {
+		opts = append(opts, mcapfile.WithWarning(func(s record.Skipped) { o.OnWarning(s.AsError(path)) }))
+	}
+	if o.OnSkip == nil {
+		return opts
+	}
+	opts = append(opts, mcapfile.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
+	if o.KeepUnverified {
+		opts = append(opts, mcapfile.WithKeepUnverified())
+	}
+	return opts
+}
+
+// FormatOf returns the format of an open reader.
+func FormatOf(r record.Reader) Format {
+	switch x := r.(type) {
+	case *bag.Reader:
+		return FormatBag
+	case *mcapfile.Reader:
+		return FormatMCAP
+	case *db3.Reader:
+		return FormatDB3
+	case *multiReader:
+		return FormatMCAP
+	case interface{ Unwrap() record.Reader }:
+		return FormatOf(x.Unwrap())
+	}
+	return ""
+}

@@ -1,0 +1,102 @@
+package recording
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
+	"github.com/baglab/baglab/recording/mcapfile"
+)
+
+// RepairOptions configure Repair.
+type RepairOptions struct {
+	// DropUnverified leaves out the records no CRC vouches for (MCAP)
+	// instead of keeping them.
+	DropUnverified bool
+}
+
+// RepairReport is what Repair did.
+type RepairReport struct {
+	// Summary sums the repair up in one line (a bag's skipped ranges
+	// included).
+	Summary string
+	// Stretches lists, for MCAP, the damaged stretches one by one, those
+	// whose records were kept marked Unverified; a bag's are in Summary.
+	Stretches []record.Skipped
+	// Damaged reports whether something of the input may be missing from
+	// the output or is unverified in it (a torn end of a bag that was
+	// never closed does not count).
+	Damaged bool
+}
+
+// Repair rebuilds the recording in, a file of format f, into out, keeping
+// every intact message: a ROS1 bag is reindexed (bag.ReindexContext), an
+// MCAP file recovered (mcapfile.RecoverContext). Other formats are
+// record.ErrUnsupported. Repair creates the missing folders of out; when
+// it fails, it removes those of them that are empty again, never a folder
+// that was there before (inNewFolders, as Create).
+func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
+	if repairOf(f) == record.RepairNone {
+		return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
+	}
+	return inNewFolders(out, func(*atomicfile.DirSet) (*RepairReport, error) {
+		return repair(ctx, f, in, out, o)
+	})
+}
+
+// repair is Repair of a bag or an MCAP file (f) into a folder that exists.
+func repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
+	if f == FormatBag {
+		rep, err := bag.ReindexContext(ctx, in, out)
+		if err != nil {
+			return nil, err
+		}
+		return &RepairReport{Summary: rep.String(), Damaged: rep.Lost()}, nil
+	}
+	var opts []mcapfile.RecoverOption
+	if o.DropUnverified {
+		opts = append(opts, mcapfile.WithDropUnverified())
+	}
+	rep, err := mcapfile.RecoverContext(ctx, in, out, opts...)
+	if err != nil {
+		return nil, err
+	}
+	return &RepairReport{Summary: rep.String(), Stretches: rep.Skipped, Damaged: len(rep.Skipped) > 0}, nil
+}
+
+// repairOf is the repair that salvages what is intact of a recording of
+// format f: reindex for a bag, recover for MCAP, record.RepairNone for the
+// formats Repair does not handle. Its value is the baglab verb.
+func repairOf(f Format) record.Repair {
+	switch f {
+	case FormatBag:
+		return record.RepairReindex
+	case FormatMCAP:
+		return record.RepairRecover
+	}
+	return record.RepairNone
+}
+
+// RepairOutput is the path Repair writes to when the caller names none (as
+// baglab reindex and recover do): in with its extension replaced by
+// ".reindexed.bag" for a bag or ".recovered.mcap" for MCAP, once a
+// recorder's ".active" suffix is dropped (run.bag.active becomes
+// run.reindexed.bag), so that in itself is never overwritten. It is ""
+// for formats Repair does not handle.
+func RepairOutput(in string, f Format) string {
+	var suffix string
+	switch f {
+	case FormatBag:
+		suffix = ".reindexed.bag"
+	case FormatMCAP:
+		suffix = ".recovered.mcap"
+	default:
+		return ""
+	}
+	base := strings.TrimSuffix(in, ".active")
+	return strings.TrimSuffix(base, filepath.Ext(base)) + suffix
+}
