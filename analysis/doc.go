@@ -12,7 +12,8 @@
 // so any split of the input and any merge order give bit-identical numbers.
 //
 // The kinds are registered in one table with their summaries (registry.go:
-// Kinds, New, KindsHelp for help text; Register adds more). Run reads
+// Kinds, New, KindsHelp for help text; each Kind declares its
+// tables' keys for baseline comparisons, TableKeys). Run reads
 // recording.Inputs into them: each input into its own accumulators, up to jobs
 // at once, merged in input order, so the result does not depend on jobs.
 // A Result gives its tables, a one-line Summary, whether it found data
@@ -24,11 +25,8 @@
 // type (rail_manipulation_msgs/Grasp with and without grasp_id) need no
 // special cases.
 //
-// Results marshal to the JSON of `baglab analyze --json`, which a
-// Baseline (ReadBaseline) compares with a saved one: Baseline.Check does
-// what `baglab check` does (the text report, JUnit and Markdown report
-// files, --update-baseline), DatasetDocument gives the document of a
-// dataset baseline. Accumulated state saves to partial files and merges
+// Results marshal to the JSON of `baglab analyze --json`, which the
+// package baseline compares with a saved one. Accumulated state saves to partial files and merges
 // back (Accumulated.Partial, MergePartialFiles); an Input is what a
 // partial file and a report record of each input, described from the
 // run that read it (DescribeInputs, DescribePaths). Tables

@@ -5,8 +5,21 @@ import (
 	"math"
 	"slices"
 
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/value"
 )
+
+// factsKind is the registry row of the facts analysis.
+var factsKind = Kind{
+	Name: "facts",
+	New:  func(Options) Analyzer { return NewFacts() },
+	Summary: "toaster_msgs fact lists: the intervals each fact holds, their " +
+		"durations and confidence-weighted durations.",
+	Keys: baseline.Keys{
+		{Path: "facts.facts", Table: "facts", Noun: "fact", Key: []string{"topic", "subject_id", "property", "target_id"}},
+		{Path: "facts.intervals", Table: "fact_intervals", Noun: "fact interval", PerObservation: true},
+	},
+}
 
 const typeFactList = "toaster_msgs/FactList"
 

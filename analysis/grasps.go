@@ -6,7 +6,27 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/baglab/baglab/baseline"
 )
+
+// graspsKind is the registry row of the grasps analysis.
+var graspsKind = Kind{
+	Name: "grasps",
+	New:  func(o Options) Analyzer { return NewGrasps(o.WindowNs) },
+	Summary: "rail_pick_and_place grasp models: successes/attempts, success " +
+		"rates with Wilson 95% intervals per grasp, model and object " +
+		"(untried grasps counted apart); GraspAndStore and " +
+		"GetYesNoFeedback attempts and a learning curve over time.",
+	Keys: baseline.Keys{
+		{Path: "grasps.grasps", Table: "grasps", Noun: "grasp", Key: []string{"model_id", "grasp_id"}},
+		{Path: "grasps.models", Table: "grasp_models", Noun: "grasp model", Key: []string{"model_id"}},
+		{Path: "grasps.objects", Table: "grasp_objects", Noun: "grasped object", Key: []string{"object_name"}},
+		{Path: "grasps.attempts", Table: "attempts", Noun: "grasp attempt", PerObservation: true},
+		{Path: "grasps.attempt_rates", Table: "attempt_rates", Noun: "attempt rate", Key: []string{"object_name", "source"}},
+		{Path: "grasps.learning_curve", Table: "learning_curve", Noun: "learning-curve window", Key: []string{"object_name", "source", "window"}},
+	},
+}
 
 // Type names read by the grasps analysis.
 const (

@@ -5,8 +5,24 @@ import (
 	"math"
 	"slices"
 
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/value"
 )
+
+// mapKind is the registry row of the map analysis.
+var mapKind = Kind{
+	Name: "map",
+	New:  func(Options) Analyzer { return NewMap() },
+	Summary: "lama_msgs topological maps: vertices, edges, dangling edges, " +
+		"components, degrees; crossings; place profile areas.",
+	Keys: baseline.Keys{
+		{Path: "map.degree_histogram", Table: "degree_histogram", Noun: "degree", Key: []string{"degree"}},
+		{Path: "map.vertex_list", Table: "map_nodes", Noun: "map vertex", Nouns: "map vertices", PerObservation: true},
+		{Path: "map.edge_list", Table: "map_edges", Noun: "map edge", PerObservation: true},
+		{Path: "map.crossings", Table: "crossings", Noun: "crossing", Key: []string{"topic", "log_time_ns"}},
+		{Path: "map.place_profiles", Table: "place_profiles", Noun: "place profile", Key: []string{"topic", "log_time_ns"}},
+	},
+}
 
 const (
 	typeLamaObject   = "lama_msgs/LamaObject"

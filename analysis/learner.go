@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/baglab/baglab/analysis/internal/weka"
 )
 
 // ThetaMode selects how the learner treats the rotation.
@@ -153,7 +155,7 @@ func learnGroups(models []LearnedModel, pts [][]point, todo []int, o LearnOption
 		prog.GroupsDone += groups
 		o.Progress(prog)
 	}
-	pool := newFitPool(workers, func() { report(1, 0) })
+	pool := weka.NewPool(workers, func() { report(1, 0) })
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range min(workers, len(todo)) {
@@ -176,7 +178,7 @@ func learnGroups(models []LearnedModel, pts [][]point, todo []int, o LearnOption
 // learnGroup runs the jinteractiveworld EMModel on one group's points
 // (already in canonical order) and fills m. The cross-validation folds run
 // on pool (nil: in this goroutine).
-func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *fitPool) {
+func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *weka.Pool) {
 	m.DecisionValue = Num(math.Inf(1))
 	rows := make([][]float64, len(pts))
 	offset := 0.0
@@ -194,17 +196,17 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *fitPool) {
 		}
 		rows[i] = []float64{p.X, p.Y, th}
 	}
-	e, err := fitEM(rows, o.seed(), pool)
+	e, err := weka.FitEM(rows, o.seed(), pool)
 	if err != nil {
 		m.Error = err.Error()
 		return
 	}
-	m.Clusters = e.k
-	m.LogLikelihood = Num(e.loglik)
-	members := make([][]int, e.k)
+	m.Clusters = e.K
+	m.LogLikelihood = Num(e.LogLik)
+	members := make([][]int, e.K)
 	m.Assignments = make([]int, len(rows))
 	for i, r := range rows {
-		c, err := e.assign(r)
+		c, err := e.Assign(r)
 		if err != nil {
 			m.Error = fmt.Sprintf("assigning placement %d: %v", i, err)
 			m.Assignments = nil
@@ -216,16 +218,16 @@ func learnGroup(m *LearnedModel, pts []point, o LearnOptions, pool *fitPool) {
 	n := float64(len(rows))
 	best := -1
 	ranks := clusterRanks(rows, members, n, pool, rankExactMax)
-	for c := 0; c < e.k; c++ {
+	for c := 0; c < e.K; c++ {
 		rank := ranks[c]
-		theta := e.mean[c][2]
+		theta := e.Mean[c][2]
 		if o.Theta == ThetaCircular {
 			theta = wrapAngle(theta + offset)
 		}
 		m.ClusterStats = append(m.ClusterStats, ClusterStat{
-			Index: c, N: len(members[c]), Prior: Num(e.priors[c]), Rank: Num(rank),
-			MeanX: Num(e.mean[c][0]), MeanY: Num(e.mean[c][1]), MeanTheta: Num(theta),
-			SigmaX: Num(e.sd[c][0]), SigmaY: Num(e.sd[c][1]), SigmaTheta: Num(e.sd[c][2]),
+			Index: c, N: len(members[c]), Prior: Num(e.Priors[c]), Rank: Num(rank),
+			MeanX: Num(e.Mean[c][0]), MeanY: Num(e.Mean[c][1]), MeanTheta: Num(theta),
+			SigmaX: Num(e.SD[c][0]), SigmaY: Num(e.SD[c][1]), SigmaTheta: Num(e.SD[c][2]),
 		})
 		if rank < float64(m.DecisionValue) {
 			m.DecisionValue = Num(rank)
@@ -250,7 +252,7 @@ const rankExactMax = 46340
 // clusterRanks returns clusterRank of each cluster (members[c] are the
 // rows of cluster c): clusters of at most exact members in Java's order and
 // several at once on pool; larger ones with clusterRankLarge.
-func clusterRanks(rows [][]float64, members [][]int, n float64, pool *fitPool, exact int) []float64 {
+func clusterRanks(rows [][]float64, members [][]int, n float64, pool *weka.Pool, exact int) []float64 {
 	ranks := make([]float64, len(members))
 	var small []int
 	for c, idx := range members {
@@ -260,7 +262,7 @@ func clusterRanks(rows [][]float64, members [][]int, n float64, pool *fitPool, e
 			small = append(small, c)
 		}
 	}
-	pool.each(len(small), func(i int) { ranks[small[i]] = clusterRank(rows, members[small[i]], n) })
+	pool.Each(len(small), func(i int) { ranks[small[i]] = clusterRank(rows, members[small[i]], n) })
 	return ranks
 }
 
@@ -301,7 +303,7 @@ func clusterRank(rows [][]float64, idx []int, n float64) float64 {
 // fixed blocks of rows run in parallel on pool and added in block order, so
 // the value depends neither on the number of workers nor on timing, and
 // the count is a 64-bit product.
-func clusterRankLarge(rows [][]float64, idx []int, n float64, pool *fitPool) float64 {
+func clusterRankLarge(rows [][]float64, idx []int, n float64, pool *weka.Pool) float64 {
 	const block = 512
 	nm := len(idx)
 	if nm < 2 {
@@ -309,7 +311,7 @@ func clusterRankLarge(rows [][]float64, idx []int, n float64, pool *fitPool) flo
 	}
 	xs, ys, ts := memberCoords(rows, idx)
 	part := make([]float64, (nm+block-1)/block)
-	pool.each(len(part), func(b int) {
+	pool.Each(len(part), func(b int) {
 		s := 0.0
 		for i := b * block; i < min((b+1)*block, nm); i++ {
 			x, y, t := xs[i], ys[i], ts[i]

@@ -3,6 +3,8 @@ package analysis
 import (
 	"math"
 	"testing"
+
+	"github.com/baglab/baglab/analysis/internal/weka"
 )
 
 // TestClusterRankLarge checks the path for clusters beyond Java's formula
@@ -21,7 +23,7 @@ func TestClusterRankLarge(t *testing.T) {
 	n := float64(len(rows))
 	exact := clusterRanks(rows, members, n, nil, rankExactMax)
 	large := clusterRanks(rows, members, n, nil, 0)
-	par := clusterRanks(rows, members, n, newFitPool(3, nil), 0)
+	par := clusterRanks(rows, members, n, weka.NewPool(3, nil), 0)
 	for c := range members {
 		if math.Float64bits(large[c]) != math.Float64bits(par[c]) {
 			t.Errorf("cluster %d: %v with one worker, %v with three", c, large[c], par[c])

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
@@ -79,7 +80,7 @@ func TestPartialsMergeExactly(t *testing.T) {
 	}
 	got := resultsJSON(t, merged.Results)
 	if !bytes.Equal(got, one) {
-		diffs, _ := analysis.CompareBaseline(bytes.ReplaceAll(one, []byte("\n"), nil), bytes.ReplaceAll(got, []byte("\n"), nil), 0)
+		diffs, _ := baseline.CompareDocs(bytes.ReplaceAll(one, []byte("\n"), nil), bytes.ReplaceAll(got, []byte("\n"), nil), 0, analysis.TableKeys())
 		t.Fatalf("merged partials differ from one run: %v", diffs)
 	}
 	if merged.Messages != o1.Messages || merged.LastNs != o1.LastNs {

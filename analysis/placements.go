@@ -7,8 +7,32 @@ import (
 	"math"
 	"slices"
 
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/value"
 )
+
+// placementKey identifies a placement group.
+var placementKey = []string{"item", "room", "surface", "reference_frame_id"}
+
+// placementsKind is the registry row of the placements analysis.
+var placementsKind = Kind{
+	Name: "placements",
+	New:  func(o Options) Analyzer { return NewPlacements(o.Learn) },
+	Summary: "interactive_world_msgs placements: per (item, room, surface, " +
+		"reference frame) counts, means, spreads and circular rotation " +
+		"statistics; a ranking of reference frames per item; the " +
+		"placement models of the jinteractiveworld EM learner (5% rule, " +
+		"rank_m decision value, sigmas); recorded Model/TaskModels " +
+		"compared with the learned ones.",
+	Keys: baseline.Keys{
+		{Path: "placements.groups", Table: "placement_groups", Noun: "placement group", Key: placementKey},
+		{Path: "placements.frame_ranking", Table: "frame_ranking", Noun: "frame ranking", Key: placementKey},
+		{Path: "placements.models", Table: "models", Noun: "placement model", Key: placementKey},
+		{Path: "placements.models[*].cluster_stats", Table: "model_clusters", Noun: "model cluster", Key: []string{"index"}},
+		{Path: "placements.recorded_models", Table: "recorded_models", Noun: "recorded model",
+			Key: append([]string{"topic", "log_time_ns"}, placementKey...)},
+	},
+}
 
 // Type names read by the placements analysis.
 const (

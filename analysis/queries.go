@@ -7,8 +7,23 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/value"
 )
+
+// queriesKind is the registry row of the queries analysis.
+var queriesKind = Kind{
+	Name: "queries",
+	New:  func(Options) Analyzer { return NewQueries() },
+	Summary: "remap_msgs Query service events (ROS2 service introspection): " +
+		"calls, success rates, latencies per query id and pattern.",
+	Keys: baseline.Keys{
+		{Path: "queries.by_id", Table: "queries_by_id", Noun: "query id", Key: []string{"id"}},
+		{Path: "queries.by_pattern", Table: "queries_by_pattern", Noun: "query pattern", Key: []string{"pattern"}},
+		{Path: "queries.errors", Table: "query_errors", Noun: "query error", Key: []string{"error_msg"}},
+		{Path: "queries.calls", Table: "queries", Noun: "query call", PerObservation: true},
+	},
+}
 
 const typeQueryEvent = "remap_msgs/Query_Event"
 

@@ -3,8 +3,9 @@ package analysis
 import (
 	"fmt"
 	"strings"
-	"sync"
 	"unicode/utf8"
+
+	"github.com/baglab/baglab/baseline"
 )
 
 // Factory makes an empty accumulator of one kind with the options.
@@ -20,78 +21,43 @@ type Kind struct {
 	Summary string
 	// New makes an empty accumulator.
 	New Factory
+	// Keys documents the identity of the rows of each table of the
+	// kind's result, as `check --baseline` matches them; a new table is
+	// one entry here (TestEveryTableHasAKey fails until it has one).
+	Keys baseline.Keys
 }
 
-var (
-	analysesMu sync.RWMutex
-	// analyses holds the kinds in the order the CLI shows them: the
-	// built-in analyses, then those added with Register. A new built-in
-	// analysis is one file plus one entry here.
-	analyses = []Kind{
-		{Name: "placements", New: func(o Options) Analyzer { return NewPlacements(o.Learn) },
-			Summary: "interactive_world_msgs placements: per (item, room, surface, " +
-				"reference frame) counts, means, spreads and circular rotation " +
-				"statistics; a ranking of reference frames per item; the " +
-				"placement models of the jinteractiveworld EM learner (5% rule, " +
-				"rank_m decision value, sigmas); recorded Model/TaskModels " +
-				"compared with the learned ones."},
-		{Name: "grasps", New: func(o Options) Analyzer { return NewGrasps(o.WindowNs) },
-			Summary: "rail_pick_and_place grasp models: successes/attempts, success " +
-				"rates with Wilson 95% intervals per grasp, model and object " +
-				"(untried grasps counted apart); GraspAndStore and " +
-				"GetYesNoFeedback attempts and a learning curve over time."},
-		{Name: "facts", New: func(Options) Analyzer { return NewFacts() },
-			Summary: "toaster_msgs fact lists: the intervals each fact holds, their " +
-				"durations and confidence-weighted durations."},
-		{Name: "map", New: func(Options) Analyzer { return NewMap() },
-			Summary: "lama_msgs topological maps: vertices, edges, dangling edges, " +
-				"components, degrees; crossings; place profile areas."},
-		{Name: "queries", New: func(Options) Analyzer { return NewQueries() },
-			Summary: "remap_msgs Query service events (ROS2 service introspection): " +
-				"calls, success rates, latencies per query id and pattern."},
-	}
-)
-
-// Register adds an analysis kind after the built-in ones. The name must be
-// new and not "all", and New must be set.
-func Register(k Kind) error {
-	analysesMu.Lock()
-	defer analysesMu.Unlock()
-	if k.Name == "" || k.Name == "all" || strings.ContainsAny(k.Name, " \t\n") || k.New == nil {
-		return fmt.Errorf("%w: cannot register %q", ErrKind, k.Name)
-	}
-	for _, r := range analyses {
-		if r.Name == k.Name {
-			return fmt.Errorf("%w: %q is registered already", ErrKind, k.Name)
-		}
-	}
-	analyses = append(analyses, k)
-	return nil
-}
+// analyses holds the kinds in the order the CLI shows them. A new
+// analysis declares its Kind, with its tables' keys, in its own file and
+// adds one row here.
+var analyses = []Kind{placementsKind, graspsKind, factsKind, mapKind, queriesKind}
 
 // Kinds lists the analysis kinds in the order the CLI shows them.
 func Kinds() []string {
-	analysesMu.RLock()
-	defer analysesMu.RUnlock()
-	return kindsLocked()
+	out := make([]string, len(analyses))
+	for i, r := range analyses {
+		out[i] = r.Name
+	}
+	return out
 }
 
 // New returns an empty accumulator of the given kind.
 func New(kind string, o Options) (Analyzer, error) {
-	analysesMu.RLock()
-	defer analysesMu.RUnlock()
 	for _, r := range analyses {
 		if r.Name == kind {
 			return r.New(o), nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %q (want one of %v)", ErrKind, kind, kindsLocked())
+	return nil, fmt.Errorf("%w: %q (want one of %v)", ErrKind, kind, Kinds())
 }
 
-func kindsLocked() []string {
-	out := make([]string, len(analyses))
-	for i, r := range analyses {
-		out[i] = r.Name
+// TableKeys returns the documented keys of the tables of every kind's
+// result, in the order of the kinds: what a baseline comparison matches
+// rows by (see baseline.Keys).
+func TableKeys() baseline.Keys {
+	var out baseline.Keys
+	for _, k := range analyses {
+		out = append(out, k.Keys...)
 	}
 	return out
 }
@@ -105,9 +71,7 @@ const helpWidth = 76
 // for the longest name and wrapped at 76 columns; every line ends in a
 // newline.
 func KindsHelp(more ...Kind) string {
-	analysesMu.RLock()
 	kinds := append(append([]Kind(nil), analyses...), more...)
-	analysesMu.RUnlock()
 	col := 0
 	for _, k := range kinds {
 		col = max(col, utf8.RuneCountInString(k.Name))

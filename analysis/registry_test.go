@@ -1,52 +1,18 @@
 package analysis
 
 import (
-	"errors"
-	"slices"
 	"strings"
 	"testing"
 )
 
-// dwell stands for an analysis a Go user adds; the test never feeds it.
-type dwell struct{ Analyzer }
-
-// registerForTest registers k and removes it again when the test ends.
-func registerForTest(t *testing.T, k Kind) {
-	t.Helper()
-	analysesMu.RLock()
-	saved := slices.Clone(analyses)
-	analysesMu.RUnlock()
-	t.Cleanup(func() {
-		analysesMu.Lock()
-		analyses = saved
-		analysesMu.Unlock()
-	})
-	if err := Register(k); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestRegister(t *testing.T) {
-	registerForTest(t, Kind{
+// TestKindsHelpWraps: the column widens to the longest name; the wrap
+// counts characters, not bytes (line 2 starts with an em dash and is 76
+// wide). Wanted text from Python's textwrap.fill(width=76).
+func TestKindsHelpWraps(t *testing.T) {
+	help := KindsHelp(Kind{
 		Name:    "dwell_times",
 		Summary: "lama_msgs place visits: how long the robot stays in each room — entries, exits, dwell times per visit and per room, and the share of the recording spent there.",
-		New:     func(Options) Analyzer { return dwell{} },
 	})
-	if got, err := KindsOf("all"); err != nil || !slices.Equal(got, []string{"placements", "grasps", "facts", "map", "queries", "dwell_times"}) {
-		t.Errorf("KindsOf(all) = %v, %v", got, err)
-	}
-	if got, err := KindsOf("dwell_times"); err != nil || !slices.Equal(got, []string{"dwell_times"}) {
-		t.Errorf("KindsOf(dwell_times) = %v, %v", got, err)
-	}
-	if a, err := New("dwell_times", Options{}); err != nil {
-		t.Error(err)
-	} else if _, ok := a.(dwell); !ok {
-		t.Errorf("New(dwell_times) = %T", a)
-	}
-	// The column widens to the longest name; the wrap counts characters,
-	// not bytes (line 2 starts with an em dash and is 76 wide). Wanted
-	// text from Python's textwrap.fill(width=76).
-	help := KindsHelp()
 	for _, want := range []string{
 		"  dwell_times  lama_msgs place visits: how long the robot stays in each room\n" +
 			"               — entries, exits, dwell times per visit and per room, and the\n" +
@@ -86,23 +52,5 @@ func TestKindsHelp(t *testing.T) {
 `
 	if got := KindsHelp(Kind{Name: "all", Summary: "every kind"}); got != want {
 		t.Errorf("KindsHelp:\n%s\nwant:\n%s", got, want)
-	}
-}
-
-func TestRegisterRejects(t *testing.T) {
-	f := func(Options) Analyzer { return dwell{} }
-	for _, k := range []Kind{
-		{Name: "", New: f},
-		{Name: "all", New: f},
-		{Name: "dwell times", New: f},
-		{Name: "facts", New: f},
-		{Name: "dwell"},
-	} {
-		if err := Register(k); !errors.Is(err, ErrKind) {
-			t.Errorf("Register(%q, New set: %v) = %v, want ErrKind", k.Name, k.New != nil, err)
-		}
-	}
-	if got := Kinds(); !slices.Equal(got, []string{"placements", "grasps", "facts", "map", "queries"}) {
-		t.Errorf("Kinds after rejected registrations = %v", got)
 	}
 }

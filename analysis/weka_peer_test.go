@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/analysis/internal/weka"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
@@ -136,12 +137,12 @@ func TestEMMatchesWeka(t *testing.T) {
 	for i, name := range names {
 		rows, peer := sets[name], peers[i]
 		t.Run(name, func(t *testing.T) {
-			e, err := fitEM(rows, 100, nil)
+			e, err := weka.FitEM(rows, 100, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if e.k != peer.k {
-				t.Fatalf("clusters: got %d, weka %d", e.k, peer.k)
+			if e.K != peer.k {
+				t.Fatalf("clusters: got %d, weka %d", e.K, peer.k)
 			}
 			near := func(what string, got, want float64) {
 				t.Helper()
@@ -149,11 +150,11 @@ func TestEMMatchesWeka(t *testing.T) {
 					t.Errorf("%s: got %.17g, weka %.17g", what, got, want)
 				}
 			}
-			for c := 0; c < e.k; c++ {
-				near(fmt.Sprintf("prior[%d]", c), e.priors[c], peer.priors[c])
+			for c := 0; c < e.K; c++ {
+				near(fmt.Sprintf("prior[%d]", c), e.Priors[c], peer.priors[c])
 				for j := 0; j < 3; j++ {
-					near(fmt.Sprintf("mean[%d][%d]", c, j), e.mean[c][j], peer.mean[c][j])
-					near(fmt.Sprintf("sd[%d][%d]", c, j), e.sd[c][j], peer.sd[c][j])
+					near(fmt.Sprintf("mean[%d][%d]", c, j), e.Mean[c][j], peer.mean[c][j])
+					near(fmt.Sprintf("sd[%d][%d]", c, j), e.SD[c][j], peer.sd[c][j])
 				}
 			}
 			var m LearnedModel

@@ -7,6 +7,7 @@
 // beside the data, axes carry units, and a result without data gets no
 // figure. Each figure renders as SVG or as PNG at a chosen resolution.
 //
-// Each analysis registers its figures with Register from its own file, so
-// adding an analysis adds one file here and no switch.
+// Each analysis draws its figures in its own file; the static table
+// builders (plot.go) names them, so adding an analysis adds one file here
+// and one row.
 package plot

@@ -11,9 +11,8 @@ import (
 	"github.com/baglab/baglab/analysis"
 )
 
-func init() {
-	Register("facts", func(r *analysis.FactsResult, o Options) []*Figure { return []*Figure{FactTimeline(r, o)} })
-}
+// Facts returns the fact timeline.
+func Facts(r *analysis.FactsResult, o Options) []*Figure { return []*Figure{FactTimeline(r, o)} }
 
 // FactTimeline draws one row per fact (subject, property, target) and a
 // bar per interval it held, coloured by property, against the time since

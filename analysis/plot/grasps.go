@@ -13,8 +13,6 @@ import (
 	"github.com/baglab/baglab/analysis"
 )
 
-func init() { Register("grasps", Grasps) }
-
 // Grasps returns the grasp success rates and, when the result has one, a
 // learning curve per attempt source.
 func Grasps(r *analysis.GraspsResult, o Options) []*Figure {

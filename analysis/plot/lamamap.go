@@ -10,9 +10,8 @@ import (
 	"github.com/baglab/baglab/analysis"
 )
 
-func init() {
-	Register("map", func(r *analysis.MapResult, _ Options) []*Figure { return []*Figure{MapDegrees(r)} })
-}
+// Map returns the degree histogram of the map.
+func Map(r *analysis.MapResult, _ Options) []*Figure { return []*Figure{MapDegrees(r)} }
 
 // MapDegrees draws the degree histogram of a map's vertices; nil when the
 // map has none.

@@ -14,8 +14,6 @@ import (
 	"github.com/baglab/baglab/analysis"
 )
 
-func init() { Register("placements", Placements) }
-
 // Line styles shared by the figure and its legend.
 var (
 	dash2Sigma   = []vg.Length{vg.Points(5), vg.Points(3)}

@@ -58,15 +58,20 @@ type Options struct {
 // the result has nothing to show.
 type Builder func(analysis.Result, Options) []*Figure
 
-var builders = map[string]Builder{}
+// builders draws the figures of each kind: a new analysis with figures
+// is its own file here and one row.
+var builders = map[string]Builder{
+	"placements": builder(Placements),
+	"grasps":     builder(Grasps),
+	"facts":      builder(Facts),
+	"map":        builder(Map),
+	"queries":    builder(Queries),
+}
 
-// Register makes Figures draw results of kind with build. It is meant to
-// be called from init; a second registration of a kind panics.
-func Register[R analysis.Result](kind string, build func(R, Options) []*Figure) {
-	if _, dup := builders[kind]; dup {
-		panic("plot: figures of " + kind + " registered twice")
-	}
-	builders[kind] = func(r analysis.Result, o Options) []*Figure {
+// builder draws the results of one type with build (none for a result of
+// another type).
+func builder[R analysis.Result](build func(R, Options) []*Figure) Builder {
+	return func(r analysis.Result, o Options) []*Figure {
 		x, ok := r.(R)
 		if !ok {
 			return nil

@@ -389,13 +389,3 @@ func TestNoFigureWithoutData(t *testing.T) {
 		t.Error("an unknown format renders")
 	}
 }
-
-// TestRegisterTwice: a kind has one builder.
-func TestRegisterTwice(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("a second registration of placements did not panic")
-		}
-	}()
-	Register("placements", Placements)
-}

@@ -12,9 +12,8 @@ import (
 	"github.com/baglab/baglab/analysis"
 )
 
-func init() {
-	Register("queries", func(r *analysis.QueriesResult, _ Options) []*Figure { return []*Figure{QueryLatencies(r)} })
-}
+// Queries returns the histogram of the query latencies.
+func Queries(r *analysis.QueriesResult, _ Options) []*Figure { return []*Figure{QueryLatencies(r)} }
 
 // QueryLatencies draws the histogram of the query calls' latencies in
 // seconds; nil when no call has one.

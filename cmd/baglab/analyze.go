@@ -9,6 +9,7 @@ import (
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/plot"
 	"github.com/baglab/baglab/analysis/tabular"
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
@@ -31,7 +32,7 @@ type analyzeOptions struct {
 	// set by validate
 	kinds    []string
 	opts     analysis.Options
-	baseline *analysis.Baseline
+	baseline *baseline.Baseline
 }
 
 // analyzeLong is the help text of analyze; the kinds and their summaries

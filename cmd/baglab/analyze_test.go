@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
@@ -424,7 +425,7 @@ func TestAnalyzeJobs(t *testing.T) {
 		t.Error("files in reverse order give another result")
 	}
 	whole, _, _ := run(t, "analyze", "all", studyFile("study.bag"), studyFile("queries.mcap"), "--json")
-	diffs, err := analysis.CompareBaseline([]byte(whole), []byte(one), 1e-12)
+	diffs, err := baseline.CompareDocs([]byte(whole), []byte(one), 1e-12, baselineKeys())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -836,7 +837,7 @@ func TestAnalyzeStudyFormatsAgree(t *testing.T) {
 			want = got
 			continue
 		}
-		d, err := analysis.CompareBaseline(want, got, 0)
+		d, err := baseline.CompareDocs(want, got, 0, baselineKeys())
 		if err != nil || len(d) > 0 {
 			t.Errorf("%s differs from study.bag: %v %v", f, err, d)
 		}

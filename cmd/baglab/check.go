@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,8 +20,8 @@ import (
 type baselineFlags struct {
 	path        string
 	tolerance   float64
-	reports     []string                  // --report as given
-	parsed      []analysis.BaselineReport // reports, parsed by validate
+	reports     []string          // --report as given
+	parsed      []baseline.Report // reports, parsed by validate
 	maxLines    int
 	update      bool
 	contentHash bool
@@ -65,7 +66,7 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 	}
 	f.parsed = nil
 	for _, r := range f.reports {
-		rep, err := analysis.ParseBaselineReport(r)
+		rep, err := baseline.ParseReport(r)
 		if err != nil {
 			return usageErrorf("--report %v", err)
 		}
@@ -80,16 +81,20 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 	return nil
 }
 
+// baselineKeys are the keys of the tables a baseline compares: every
+// analysis's and the dataset document's.
+func baselineKeys() baseline.Keys { return append(analysis.TableKeys(), baseline.DatasetKeys...) }
+
 // load reads and parses the baseline file.
-func (f *baselineFlags) load() (*analysis.Baseline, error) {
-	b, err := analysis.ReadBaseline(f.path)
+func (f *baselineFlags) load() (*baseline.Baseline, error) {
+	b, err := baseline.Read(f.path, baselineKeys())
 	return b, baselineError(err)
 }
 
 // baselineError gives a baseline that cannot be parsed, compared or
 // updated exit code 3.
 func baselineError(err error) error {
-	var be *analysis.BaselineError
+	var be *baseline.Error
 	if errors.As(err, &be) {
 		return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", be.Path, be.Err)}
 	}
@@ -99,9 +104,9 @@ func baselineError(err error) error {
 // compare compares current with the baseline, writes the text report to
 // w and the --report files, rewrites the baseline with --update-baseline,
 // and returns errProblemsFound on drift (nil after an update).
-func (f *baselineFlags) compare(g *globalOptions, b *analysis.Baseline, current []byte, w io.Writer) error {
-	o := analysis.CheckOptions{Path: f.path, MaxLines: f.maxLines, Reports: f.parsed, Update: f.update, Stdout: g.stdout,
-		CompareOptions: analysis.CompareOptions{Tolerance: f.tolerance, ContentHash: f.contentHash}}
+func (f *baselineFlags) compare(g *globalOptions, b *baseline.Baseline, current []byte, w io.Writer) error {
+	o := baseline.CheckOptions{Path: f.path, MaxLines: f.maxLines, Reports: f.parsed, Update: f.update, Stdout: g.stdout,
+		CompareOptions: baseline.CompareOptions{Tolerance: f.tolerance, ContentHash: f.contentHash}}
 	res, err := b.Check(current, o, w)
 	switch {
 	case err != nil:
@@ -185,7 +190,7 @@ func newCheckCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "check --baseline FILE RECORDING...",
 		Short:   "Compare recordings with a baseline (analysis result or dataset); exit 1 on drift",
-		Long:    checkLong + analysis.TableKeysText(),
+		Long:    checkLong + baselineKeys().Text(),
 		Example: checkExample,
 		Args:    argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -223,7 +228,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 		if len(set) > 0 {
 			return usageErrorf("%s: analysis flags, but %s is a dataset baseline (info --json)", strings.Join(set, ", "), o.base.path)
 		}
-		if doc, err = analysis.DatasetDocument(o.files); err != nil {
+		if doc, err = baseline.DatasetDocument(o.files); err != nil {
 			return err
 		}
 	} else {

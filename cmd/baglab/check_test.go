@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/recording/bag"
@@ -122,12 +122,12 @@ func TestCheckRegressionDataset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	baseline, err := analysis.ParseBaseline(bl)
+	base0, err := baseline.Parse(bl, baselineKeys())
 	if err != nil {
 		t.Fatal(err)
 	}
 	now, _, _ := run(t, append([]string{"analyze", "all", a, b2, c, "--json"}, analysisFlags...)...)
-	cmp, err := baseline.Compare([]byte(now), analysis.CompareOptions{Tolerance: 1e-9})
+	cmp, err := base0.Compare([]byte(now), baseline.CompareOptions{Tolerance: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -351,7 +351,7 @@ func TestCheckUsage(t *testing.T) {
 }
 
 // TestEveryTableHasAKey: every array of objects in a result of every
-// analysis has a documented key (analysis.TableKeys).
+// analysis has a documented key (analysis.TableKeys, baseline.DatasetKeys).
 func TestEveryTableHasAKey(t *testing.T) {
 	doc, _, code := run(t, "analyze", "all", studyFile("study.bag"), studyFile("queries.mcap"), "--json")
 	if code != 0 {
@@ -367,7 +367,7 @@ func TestEveryTableHasAKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	known := map[string]bool{}
-	for _, k := range analysis.TableKeys() {
+	for _, k := range baselineKeys() {
 		known[k.Path] = true
 	}
 	var walk func(path string, v any)

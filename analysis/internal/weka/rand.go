@@ -1,4 +1,4 @@
-package analysis
+package weka
 
 // javaRandom is java.util.Random: the 48-bit linear congruential generator
 // Weka draws its seeds, shuffles and k-means starts from. Reproducing it

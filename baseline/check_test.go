@@ -1,4 +1,4 @@
-package analysis
+package baseline_test
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/internal/testkit/recordtest"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
@@ -25,14 +26,14 @@ func TestBaselineCheck(t *testing.T) {
 	if err := os.WriteFile(path, []byte(file), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	b, err := ReadBaseline(path)
+	b, err := baseline.Read(path, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	junit, md := filepath.Join(dir, "reports", "r.xml"), filepath.Join(dir, "r.md") // reports/ is made
 	var text, stdout bytes.Buffer
-	o := CheckOptions{Path: path, MaxLines: 2, Stdout: &stdout, CompareOptions: CompareOptions{Tolerance: 1e-9},
-		Reports: []BaselineReport{{"junit", junit}, {"markdown", md}, {"markdown", "-"}},
+	o := baseline.CheckOptions{Path: path, MaxLines: 2, Stdout: &stdout, CompareOptions: baseline.CompareOptions{Tolerance: 1e-9},
+		Reports: []baseline.Report{{"junit", junit}, {"markdown", md}, {"markdown", "-"}},
 		Now:     time.Unix(1714564800, 0).UTC(), Host: "ci"}
 	res, err := b.Check([]byte(reportNew), o, &text)
 	if err != nil {
@@ -66,7 +67,7 @@ func TestBaselineCheck(t *testing.T) {
 	if !strings.HasPrefix(string(got), "// kept\n{\n  \"baseline\": {\"tolerances\": {\"grasps.grasps[*].success_rate\": {\"abs\": 0.1}}},") {
 		t.Errorf("updated baseline:\n%s", got)
 	}
-	b2, err := ReadBaseline(path)
+	b2, err := baseline.Read(path, keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +77,7 @@ func TestBaselineCheck(t *testing.T) {
 	}
 
 	// A run of another kind is an error of the baseline.
-	var be *BaselineError
+	var be *baseline.Error
 	if _, err := b2.Check([]byte(`{"kind":"grasps"}`), o, &text); !errors.As(err, &be) || be.Path != path {
 		t.Errorf("other kind: %v", err)
 	}
@@ -85,26 +86,26 @@ func TestBaselineCheck(t *testing.T) {
 func TestReadBaselineErrors(t *testing.T) {
 	dir := t.TempDir()
 	var ie *recording.InputError
-	_, err := ReadBaseline(filepath.Join(dir, "none.json"))
+	_, err := baseline.Read(filepath.Join(dir, "none.json"), keys)
 	if !errors.As(err, &ie) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), "make the first baseline") {
 		t.Errorf("missing file: %v", err)
 	}
 	bad := filepath.Join(dir, "bad.json")
 	_ = os.WriteFile(bad, []byte(`{"kind":`), 0o644)
-	var be *BaselineError
-	if _, err := ReadBaseline(bad); !errors.As(err, &be) || be.Path != bad {
+	var be *baseline.Error
+	if _, err := baseline.Read(bad, keys); !errors.As(err, &be) || be.Path != bad {
 		t.Errorf("bad file: %v", err)
 	}
 }
 
 func TestParseBaselineReport(t *testing.T) {
-	for in, want := range map[string]BaselineReport{"junit:a.xml": {"junit", "a.xml"}, "markdown:-": {"markdown", "-"}, "markdown:x:y": {"markdown", "x:y"}} {
-		if got, err := ParseBaselineReport(in); err != nil || got != want {
+	for in, want := range map[string]baseline.Report{"junit:a.xml": {"junit", "a.xml"}, "markdown:-": {"markdown", "-"}, "markdown:x:y": {"markdown", "x:y"}} {
+		if got, err := baseline.ParseReport(in); err != nil || got != want {
 			t.Errorf("%s: %+v, %v", in, got, err)
 		}
 	}
 	for _, in := range []string{"junit", "junit:", "html:a", ":a"} {
-		if _, err := ParseBaselineReport(in); err == nil {
+		if _, err := baseline.ParseReport(in); err == nil {
 			t.Errorf("%s: no error", in)
 		}
 	}
@@ -116,7 +117,7 @@ func TestParseBaselineReport(t *testing.T) {
 func TestDatasetDocument(t *testing.T) {
 	dir := studytest.Dir(t, studygen.Options{Seed: 5, Sessions: 1})
 	paths := []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}
-	doc, err := DatasetDocument(paths)
+	doc, err := baseline.DatasetDocument(paths)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,14 +133,14 @@ func TestDatasetDocument(t *testing.T) {
 	if w, _ := json.Marshal(want); !bytes.Equal(doc, w) {
 		t.Errorf("got\n%s\nwant\n%s", doc, w)
 	}
-	b, err := ParseBaseline(doc)
+	b, err := baseline.Parse(doc, keys)
 	if err != nil || b.Kind != "dataset" {
 		t.Fatalf("%v, kind %q", err, b.Kind)
 	}
-	if c, err := b.Compare(doc, CompareOptions{}); err != nil || c.Drift() {
+	if c, err := b.Compare(doc, baseline.CompareOptions{}); err != nil || c.Drift() {
 		t.Errorf("itself: %v", err)
 	}
-	if _, err := DatasetDocument([]string{paths[0], filepath.Join(dir, "none.bag")}); err == nil {
+	if _, err := baseline.DatasetDocument([]string{paths[0], filepath.Join(dir, "none.bag")}); err == nil {
 		t.Error("a missing file described")
 	}
 	// A plain folder stands for its recordings, as in `info --json DIR`.
@@ -150,20 +151,20 @@ func TestDatasetDocument(t *testing.T) {
 		recordtest.CopyFile(t, p, inRuns[len(inRuns)-1])
 	}
 	slices.Sort(inRuns) // name order: queries.mcap, study.bag
-	folder, err := DatasetDocument([]string{runs})
+	folder, err := baseline.DatasetDocument([]string{runs})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files, err := DatasetDocument(inRuns); err != nil || !bytes.Equal(folder, files) || !bytes.Contains(folder, []byte(`"path":"`+inRuns[1]+`"`)) {
+	if files, err := baseline.DatasetDocument(inRuns); err != nil || !bytes.Equal(folder, files) || !bytes.Contains(folder, []byte(`"path":"`+inRuns[1]+`"`)) {
 		t.Errorf("folder %s:\n%s\nits files (%v):\n%s", runs, folder, err, files)
 	}
 }
 
-func TestTableKeysText(t *testing.T) {
-	text := TableKeysText()
+func TestKeysText(t *testing.T) {
+	text := keys.Text()
 	lines := strings.Split(text, "\n")
-	if len(lines) != len(TableKeys()) || strings.HasSuffix(text, "\n") {
-		t.Fatalf("%d lines for %d tables", len(lines), len(TableKeys()))
+	if len(lines) != len(keys) || strings.HasSuffix(text, "\n") {
+		t.Fatalf("%d lines for %d tables", len(lines), len(keys))
 	}
 	for _, want := range []string{
 		"  placements.groups                    item, room, surface, reference_frame_id",

@@ -1,10 +1,11 @@
-package analysis_test
+package baseline_test
 
 import (
 	"fmt"
 	"os"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/baseline"
 )
 
 // Comparing a new result with a saved one: rows are matched by their
@@ -20,11 +21,11 @@ func ExampleBaseline_Compare() {
 	    {"model_id": "1", "grasp_id": "3", "success_rate": 0.2, "wilson_low": 0.14},
 	    {"model_id": "1", "grasp_id": "4", "success_rate": 1, "wilson_low": 0.3},
 	    {"model_id": "1", "grasp_id": "2", "success_rate": 0.501, "wilson_low": 0.2}]}`)
-	b, err := analysis.ParseBaseline(saved)
+	b, err := baseline.Parse(saved, analysis.TableKeys())
 	if err != nil {
 		panic(err)
 	}
-	c, err := b.Compare(now, analysis.CompareOptions{Tolerance: 0.01})
+	c, err := b.Compare(now, baseline.CompareOptions{Tolerance: 0.01})
 	if err != nil {
 		panic(err)
 	}

@@ -1,4 +1,4 @@
-package analysis
+package baseline_test
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/baglab/baglab/baseline"
 )
 
 const reportOld = `{"kind":"all",
@@ -21,7 +23,7 @@ const reportNew = `{"kind":"all",
 	"grasps":{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"1","success_rate":0.5}],"attempts":[{"log_time_ns":1}]}}`
 
 func TestComparisonText(t *testing.T) {
-	c := compareDocs(t, reportOld, reportNew, CompareOptions{Tolerance: 1e-9})
+	c := compareDocs(t, reportOld, reportNew, baseline.CompareOptions{Tolerance: 1e-9})
 	var b bytes.Buffer
 	if err := c.WriteText(&b, "base.json", 2); err != nil {
 		t.Fatal(err)
@@ -38,7 +40,7 @@ func TestComparisonText(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
-	c = compareDocs(t, reportOld, reportOld, CompareOptions{Tolerance: 1e-9})
+	c = compareDocs(t, reportOld, reportOld, baseline.CompareOptions{Tolerance: 1e-9})
 	_ = c.WriteText(&b, "base.json", 2)
 	if want := "baseline base.json: within tolerance (4 statistic groups, 5 statistics; default tolerance rel 1e-09)\n"; b.String() != want {
 		t.Errorf("got %q, want %q", b.String(), want)
@@ -46,7 +48,7 @@ func TestComparisonText(t *testing.T) {
 }
 
 func TestComparisonMarkdown(t *testing.T) {
-	c := compareDocs(t, reportOld, reportNew, CompareOptions{Tolerance: 1e-9})
+	c := compareDocs(t, reportOld, reportNew, baseline.CompareOptions{Tolerance: 1e-9})
 	var b bytes.Buffer
 	if err := c.WriteMarkdown(&b, "base.json", 500); err != nil {
 		t.Fatal(err)
@@ -122,7 +124,7 @@ func attrs(t *testing.T, what string, as []xml.Attr, required ...string) map[str
 }
 
 func TestComparisonJUnit(t *testing.T) {
-	c := compareDocs(t, reportOld, reportNew, CompareOptions{Tolerance: 1e-9})
+	c := compareDocs(t, reportOld, reportNew, baseline.CompareOptions{Tolerance: 1e-9})
 	var b bytes.Buffer
 	at := time.Date(2026, 12, 1, 9, 30, 0, 0, time.UTC)
 	if err := c.WriteJUnit(&b, "base.json", at, "ci-runner"); err != nil {
@@ -186,7 +188,7 @@ func TestUpdateKeepsTolerancesAndComments(t *testing.T) {
     "comment": "owned by the lab",
     "tolerances": {"placements.groups[*].mean_x": {"rel": 0.5}, "placements.*": {"abs": 1}}
   },` + strings.TrimPrefix(reportOld, "{")
-	b, err := ParseBaseline([]byte(old))
+	b, err := baseline.Parse([]byte(old), keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,25 +209,25 @@ func TestUpdateKeepsTolerancesAndComments(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, text)
 		}
 	}
-	nb, err := ParseBaseline(data)
+	nb, err := baseline.Parse(data, keys)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
 	if len(nb.Tolerances) != 2 || nb.Comment != b.Comment {
 		t.Errorf("tolerances or comment lost: %+v", nb)
 	}
-	c, err := nb.Compare([]byte(reportNew), CompareOptions{})
+	c, err := nb.Compare([]byte(reportNew), baseline.CompareOptions{})
 	if err != nil || c.Drift() {
 		t.Errorf("updated baseline differs from the result it was made from: %v %v", err, c.Diffs())
 	}
 	// A baseline without a baseline member becomes the result itself.
-	plain, _ := ParseBaseline([]byte(reportOld))
+	plain, _ := baseline.Parse([]byte(reportOld), keys)
 	data, _ = plain.Update([]byte(reportNew))
-	if nb, err := ParseBaseline(data); err != nil || len(nb.Tolerances) != 0 || strings.Contains(string(data), `"baseline"`) {
+	if nb, err := baseline.Parse(data, keys); err != nil || len(nb.Tolerances) != 0 || strings.Contains(string(data), `"baseline"`) {
 		t.Errorf("plain update: %v\n%s", err, data)
 	}
 	// A dataset baseline with tolerances keeps the wrapped form.
-	ds, err := ParseBaseline([]byte(`{"baseline":{"tolerances":{"files[*].topics[*].frequency_hz":{"ignore":true}}},"kind":"dataset","files":[{"path":"a.bag","format":"bag","topics":[]}]}`))
+	ds, err := baseline.Parse([]byte(`{"baseline":{"tolerances":{"files[*].topics[*].frequency_hz":{"ignore":true}}},"kind":"dataset","files":[{"path":"a.bag","format":"bag","topics":[]}]}`), keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,25 +235,10 @@ func TestUpdateKeepsTolerancesAndComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if nb, err := ParseBaseline(data); err != nil || nb.Kind != "dataset" || len(nb.Tolerances) != 1 || !strings.Contains(string(data), `"topic": "/x"`) {
+	if nb, err := baseline.Parse(data, keys); err != nil || nb.Kind != "dataset" || len(nb.Tolerances) != 1 || !strings.Contains(string(data), `"topic": "/x"`) {
 		t.Errorf("dataset update: %v\n%s", err, data)
 	}
 	if _, err := b.Update([]byte(`{"kind":"map"}`)); err == nil {
 		t.Error("update with another kind accepted")
-	}
-}
-
-func TestDropMember(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{`{"baseline":{"a":1},"kind":"x"}`, `{"kind":"x"}`},
-		{`{"kind":"x", "baseline" : {"a":[1,2]} }`, `{"kind":"x" }`},
-		{`{"kind":"x","baseline":1,"y":2}`, `{"kind":"x","y":2}`},
-		{`{"baseline":1}`, `{}`},
-		{`{"kind":"x"}`, `{"kind":"x"}`},
-		{`[1]`, `[1]`},
-	} {
-		if got := string(dropMember([]byte(c.in), "baseline")); got != c.want {
-			t.Errorf("%s: %s, want %s", c.in, got, c.want)
-		}
 	}
 }

@@ -1,13 +1,14 @@
-package analysis
+package baseline_test
 
 import (
 	"bytes"
-	"math"
 	"strings"
 	"testing"
+
+	"github.com/baglab/baglab/baseline"
 )
 
-func diffLines(t *testing.T, c *Comparison) []string {
+func diffLines(t *testing.T, c *baseline.Comparison) []string {
 	t.Helper()
 	var got []string
 	for _, d := range c.Diffs() {
@@ -16,9 +17,9 @@ func diffLines(t *testing.T, c *Comparison) []string {
 	return got
 }
 
-func compareDocs(t *testing.T, old, new string, o CompareOptions) *Comparison {
+func compareDocs(t *testing.T, old, new string, o baseline.CompareOptions) *baseline.Comparison {
 	t.Helper()
-	b, err := ParseBaseline([]byte(old))
+	b, err := baseline.Parse([]byte(old), keys)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,27 +37,27 @@ func TestCompareBaseline(t *testing.T) {
 		"attempts":[{"log_time_ns":1,"success":true},{"log_time_ns":2,"success":false}]}`
 	cases := []struct {
 		name, new string
-		o         CompareOptions
+		o         baseline.CompareOptions
 		want      []string
 	}{
-		{"same", old, CompareOptions{}, nil},
-		{"within", strings.Replace(old, "0.25", "0.2501", 1), CompareOptions{Tolerance: 1e-3}, nil},
-		{"beyond", strings.Replace(old, "0.25", "0.26", 1), CompareOptions{Tolerance: 1e-3},
+		{"same", old, baseline.CompareOptions{}, nil},
+		{"within", strings.Replace(old, "0.25", "0.2501", 1), baseline.CompareOptions{Tolerance: 1e-3}, nil},
+		{"beyond", strings.Replace(old, "0.25", "0.26", 1), baseline.CompareOptions{Tolerance: 1e-3},
 			[]string{"grasps.grasps[model_id=1,grasp_id=3].success_rate: 0.25 -> 0.26 (+4%, tolerance rel 0.001)"}},
-		{"count exact", strings.Replace(old, `"window_ns":100`, `"window_ns":101`, 1), CompareOptions{Tolerance: 0.5},
+		{"count exact", strings.Replace(old, `"window_ns":100`, `"window_ns":101`, 1), baseline.CompareOptions{Tolerance: 0.5},
 			[]string{"grasps.window_ns: 100 -> 101 (+1%, tolerance exact)"}},
 		{"reordered rows", `{"kind":"grasps","window_ns":100,"grasps":[{"model_id":"1","grasp_id":"3","success_rate":0.25,"wilson_low":0.1,"attempts":4},
 			{"model_id":"1","grasp_id":"2","success_rate":0.5,"wilson_low":"NaN","attempts":4}],
 			"attempt_rates":[{"object_name":"bowl","source":"grasp_and_store","best_grasp":"","worst_grasp":"","grasps":3,"success_rate":0.5}],
-			"attempts":[{"log_time_ns":2,"success":false},{"log_time_ns":1,"success":true}]}`, CompareOptions{ContentHash: true}, nil},
-		{"removed row", strings.Replace(old, `{"model_id":"1","grasp_id":"2","success_rate":0.5,"wilson_low":"NaN","attempts":4},`, "", 1), CompareOptions{},
+			"attempts":[{"log_time_ns":2,"success":false},{"log_time_ns":1,"success":true}]}`, baseline.CompareOptions{ContentHash: true}, nil},
+		{"removed row", strings.Replace(old, `{"model_id":"1","grasp_id":"2","success_rate":0.5,"wilson_low":"NaN","attempts":4},`, "", 1), baseline.CompareOptions{},
 			[]string{"grasps.grasps[model_id=1,grasp_id=2]: removed row"}},
-		{"observation added", strings.Replace(old, `{"log_time_ns":2,"success":false}`, `{"log_time_ns":2,"success":false},{"log_time_ns":0,"success":true}`, 1), CompareOptions{},
+		{"observation added", strings.Replace(old, `{"log_time_ns":2,"success":false}`, `{"log_time_ns":2,"success":false},{"log_time_ns":0,"success":true}`, 1), baseline.CompareOptions{},
 			[]string{"grasps.attempts.rows: 2 -> 3 (+50%, tolerance exact)"}},
-		{"observation changed, no hash", strings.Replace(old, `"success":false`, `"success":true`, 1), CompareOptions{}, nil},
-		{"key of its own fields only", strings.Replace(old, `"grasps":3`, `"grasps":4`, 1), CompareOptions{},
+		{"observation changed, no hash", strings.Replace(old, `"success":false`, `"success":true`, 1), baseline.CompareOptions{}, nil},
+		{"key of its own fields only", strings.Replace(old, `"grasps":3`, `"grasps":4`, 1), baseline.CompareOptions{},
 			[]string{"grasps.attempt_rates[object_name=bowl,source=grasp_and_store].grasps: 3 -> 4 (+33.3%, tolerance exact)"}},
-		{"NaN to number", strings.Replace(old, `"NaN"`, "0.5", 1), CompareOptions{Tolerance: 1},
+		{"NaN to number", strings.Replace(old, `"NaN"`, "0.5", 1), baseline.CompareOptions{Tolerance: 1},
 			[]string{`grasps.grasps[model_id=1,grasp_id=2].wilson_low: "NaN" -> 0.5`}},
 	}
 	for _, c := range cases {
@@ -69,18 +70,18 @@ func TestCompareBaseline(t *testing.T) {
 	}
 	// With ContentHash a changed observation shows as a changed hash.
 	changed := strings.Replace(old, `"success":false`, `"success":true`, 1)
-	got := diffLines(t, compareDocs(t, old, changed, CompareOptions{ContentHash: true}))
+	got := diffLines(t, compareDocs(t, old, changed, baseline.CompareOptions{ContentHash: true}))
 	if len(got) != 1 || !strings.HasPrefix(got[0], "grasps.attempts.sha256: ") {
 		t.Errorf("hash: %q", got)
 	}
-	if _, err := ParseBaseline([]byte("{")); err == nil {
+	if _, err := baseline.Parse([]byte("{"), keys); err == nil {
 		t.Error("bad JSON accepted")
 	}
-	if _, err := ParseBaseline([]byte(`{"a":1}`)); err == nil {
+	if _, err := baseline.Parse([]byte(`{"a":1}`), keys); err == nil {
 		t.Error("a document without kind accepted")
 	}
-	b, _ := ParseBaseline([]byte(old))
-	if _, err := b.Compare([]byte(`{"kind":"map"}`), CompareOptions{}); err == nil || !strings.Contains(err.Error(), `baseline is a "grasps" result, this run is "map"`) {
+	b, _ := baseline.Parse([]byte(old), keys)
+	if _, err := b.Compare([]byte(`{"kind":"map"}`), baseline.CompareOptions{}); err == nil || !strings.Contains(err.Error(), `baseline is a "grasps" result, this run is "map"`) {
 		t.Errorf("kind mismatch: %v", err)
 	}
 }
@@ -105,7 +106,7 @@ func TestCompareRowsByIdentity(t *testing.T) {
 		"grasps":{"kind":"grasps","attempts":[{"log_time_ns":0},{"log_time_ns":1},{"log_time_ns":2}]}}`
 	tolerances := `{"baseline":{"comment":"test",
 		"tolerances":{"placements.models[*].decision_value":{"rel":1e-2},"placements.models.*":{"rel":0},"grasps.attempts.rows":{"abs":1}}},`
-	c := compareDocs(t, tolerances+strings.TrimPrefix(old, "{"), new, CompareOptions{Tolerance: 1e-9})
+	c := compareDocs(t, tolerances+strings.TrimPrefix(old, "{"), new, baseline.CompareOptions{Tolerance: 1e-9})
 	want := []string{
 		"placements.placements: 3 -> 5 (+66.7%, tolerance exact)",
 		"placements.groups[item=bowl,room=kitchen,surface=table,reference_frame_id=table]: new row",
@@ -131,7 +132,7 @@ func TestCompareRowsByIdentity(t *testing.T) {
 	}
 	// Without the baseline's tolerances the decision value and the
 	// attempt count differ.
-	c = compareDocs(t, old, new, CompareOptions{Tolerance: 1e-9})
+	c = compareDocs(t, old, new, baseline.CompareOptions{Tolerance: 1e-9})
 	got := strings.Join(diffLines(t, c), "\n")
 	for _, w := range []string{
 		"placements.models[item=cup,room=kitchen,surface=table,reference_frame_id=table].decision_value: 0.1 -> 0.1001 (+0.1%, tolerance rel 1e-09)",
@@ -149,7 +150,7 @@ func TestDatasetBaseline(t *testing.T) {
 	two := `[` + one + `,{"path":"b.bag","format":"bag","message_count":0,"topics":[]}]`
 	lost := `[{"path":"a.bag","format":"bag","message_count":2,"topics":[{"topic":"/x","type":"std_msgs/String","md5":"992ce8a1687cec8c8bd883ec73ca41d1","message_count":2,"frequency_hz":1.5000001}]},
 		{"path":"b.bag","format":"bag","message_count":0,"topics":[]}]`
-	c := compareDocs(t, two, lost, CompareOptions{Tolerance: 1e-6})
+	c := compareDocs(t, two, lost, baseline.CompareOptions{Tolerance: 1e-6})
 	want := []string{
 		"files[path=a.bag].message_count: 3 -> 2 (-33.3%, tolerance exact)",
 		"files[path=a.bag].topics[topic=/y]: removed row",
@@ -159,90 +160,22 @@ func TestDatasetBaseline(t *testing.T) {
 	}
 	// One file's object, the array of one and the wrapped form are the
 	// same dataset.
-	if c := compareDocs(t, one, "["+one+"]", CompareOptions{}); c.Drift() {
+	if c := compareDocs(t, one, "["+one+"]", baseline.CompareOptions{}); c.Drift() {
 		t.Errorf("object vs array: %v", c.Diffs())
 	}
 	wrapped := `{"baseline":{"tolerances":{"files[*].topics[*].frequency_hz":{"ignore":true}}},"kind":"dataset","files":` + two + `}`
-	if c := compareDocs(t, wrapped, strings.Replace(two, "1.5", "9", 1), CompareOptions{}); c.Drift() {
+	if c := compareDocs(t, wrapped, strings.Replace(two, "1.5", "9", 1), baseline.CompareOptions{}); c.Drift() {
 		t.Errorf("ignored statistic reported: %v", c.Diffs())
 	}
 	// Other paths for the same files: the report says how files match.
 	var b bytes.Buffer
 	moved := strings.ReplaceAll(two, `"path":"`, `"path":"elsewhere/`)
-	_ = compareDocs(t, two, moved, CompareOptions{}).WriteText(&b, "ds.json", 10)
+	_ = compareDocs(t, two, moved, baseline.CompareOptions{}).WriteText(&b, "ds.json", 10)
 	if !strings.Contains(b.String(), "files are matched by their path as given") || !strings.Contains(b.String(), "2 new files: path=elsewhere/a.bag; path=elsewhere/b.bag") {
 		t.Errorf("moved files:\n%s", b.String())
 	}
-	if _, err := (&Baseline{Kind: "dataset"}).Compare([]byte(`{"kind":"grasps"}`), CompareOptions{}); err == nil {
+	if _, err := (&baseline.Baseline{Kind: "dataset"}).Compare([]byte(`{"kind":"grasps"}`), baseline.CompareOptions{}); err == nil {
 		t.Error("a dataset compared with an analysis")
-	}
-}
-
-func TestTolerancePatterns(t *testing.T) {
-	p := func(s string) statPath {
-		t.Helper()
-		pat, err := parsePattern(s)
-		if err != nil {
-			t.Fatal(s, err)
-		}
-		return statPath(pat)
-	}
-	path := p(`placements.models[item="mug, blue",room=kitchen].cluster_stats[index=0].sigma_x`)
-	cases := []struct {
-		pattern string
-		match   bool
-	}{
-		{"placements.models[*].cluster_stats[*].sigma_x", true},
-		{"placements.models.cluster_stats.sigma_x", true},
-		{"placements.models.cluster_stats.sigma_*", true},
-		{`placements.models[*blue*].cluster_stats.sigma_x`, true},
-		{`placements.models[item=cup*].cluster_stats.sigma_x`, false},
-		{"**.sigma_x", true},
-		{"placements.**", true},
-		{"placements.models.sigma_x", false},
-		{"placements.models[*].cluster_stats", false},
-		{"*.models.*.sigma_?", true},
-	}
-	for _, c := range cases {
-		pat, err := parsePattern(c.pattern)
-		if err != nil {
-			t.Fatalf("%s: %v", c.pattern, err)
-		}
-		if got := pat.match(path); got != c.match {
-			t.Errorf("%s matches %s: %v, want %v", c.pattern, path, got, c.match)
-		}
-	}
-	for _, bad := range []string{"", "a..b", "a[", "a.", "a[x]b"} {
-		if _, err := parsePattern(bad); err == nil {
-			t.Errorf("pattern %q accepted", bad)
-		}
-	}
-	if _, err := ParseBaseline([]byte(`{"baseline":{"tolerances":{"a":{"rel":-1}}},"kind":"grasps"}`)); err == nil {
-		t.Error("negative tolerance accepted")
-	}
-	if _, err := ParseBaseline([]byte(`{"baseline":{"tolerances":{"a":{"relative":1}}},"kind":"grasps"}`)); err == nil {
-		t.Error("unknown tolerance field accepted")
-	}
-}
-
-func TestToleranceAllows(t *testing.T) {
-	cases := []struct {
-		tol  Tolerance
-		a, b float64
-		ok   bool
-	}{
-		{Tolerance{}, 1, 1, true},
-		{Tolerance{}, 1, 1.0000001, false},
-		{Tolerance{Rel: 1e-3}, 1000, 1000.9, true},
-		{Tolerance{Rel: 1e-3}, 1000, 1001.1, false},
-		{Tolerance{Abs: 0.5}, 0, 0.5, true},
-		{Tolerance{Abs: 0.5, Rel: 0.1}, 10, 11, true},
-		{Tolerance{Rel: 1}, math.Inf(1), 0, false},
-	}
-	for _, c := range cases {
-		if got := c.tol.allows(c.a, c.b); got != c.ok {
-			t.Errorf("%v allows %g -> %g: %v", c.tol, c.a, c.b, got)
-		}
 	}
 }
 
@@ -253,8 +186,8 @@ func TestBaselineMetaErrorOrder(t *testing.T) {
 	doc := []byte(`{"kind": "facts", "baseline": {"zz": 1, "tolerances": 3, "comment": 5}, "facts": []}`)
 	const want = "baseline member: comment: want a string"
 	for range 20 {
-		if _, err := ParseBaseline(doc); err == nil || err.Error() != want {
-			t.Fatalf("ParseBaseline: %v, want %s", err, want)
+		if _, err := baseline.Parse(doc, keys); err == nil || err.Error() != want {
+			t.Fatalf("Parse: %v, want %s", err, want)
 		}
 	}
 }

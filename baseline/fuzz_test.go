@@ -1,17 +1,19 @@
-package analysis
+package baseline_test
 
 import (
 	"io"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/baglab/baglab/baseline"
 )
 
-// FuzzCompareBaseline compares arbitrary documents: no panic, a document
+// FuzzCompare compares arbitrary documents: no panic, a document
 // never differs from itself, the comparison is symmetric in the number of
 // differences (when neither carries tolerances), every report renders and
 // an updated baseline parses again.
-func FuzzCompareBaseline(f *testing.F) {
+func FuzzCompare(f *testing.F) {
 	docs := []string{
 		`{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"2","success_rate":0.5,"wilson_low":"NaN"}],"models":[{"decision_value":"+Inf","n":3}]}`,
 		`{"kind":"grasps","grasps":[{"model_id":"1","grasp_id":"2","success_rate":0.55,"wilson_low":0.1},{"model_id":"1","grasp_id":"3"}]}`,
@@ -31,16 +33,16 @@ func FuzzCompareBaseline(f *testing.F) {
 		if math.IsNaN(tol) || tol < 0 {
 			tol = 0
 		}
-		self, err := CompareBaseline(a, a, tol)
+		self, err := baseline.CompareDocs(a, a, tol, keys)
 		if err == nil && len(self) > 0 {
 			t.Fatalf("document differs from itself: %v", self)
 		}
-		ab, errA := CompareBaseline(a, b, tol)
-		ba, errB := CompareBaseline(b, a, tol)
+		ab, errA := baseline.CompareDocs(a, b, tol, keys)
+		ba, errB := baseline.CompareDocs(b, a, tol, keys)
 		// Two documents that both parse as baselines compare both ways or
 		// neither; without tolerances of their own, symmetrically.
-		pa, _ := ParseBaseline(a)
-		pb, _ := ParseBaseline(b)
+		pa, _ := baseline.Parse(a, keys)
+		pb, _ := baseline.Parse(b, keys)
 		if pa != nil && pb != nil && (errA == nil) != (errB == nil) {
 			t.Fatalf("errors %v / %v", errA, errB)
 		}
@@ -53,14 +55,14 @@ func FuzzCompareBaseline(f *testing.F) {
 		}
 		// A parsed baseline renders every report and updates to a file
 		// that parses again.
-		if base, err := ParseBaseline(a); err == nil {
-			if c, err := base.Compare(b, CompareOptions{Tolerance: tol, ContentHash: true}); err == nil {
+		if base, err := baseline.Parse(a, keys); err == nil {
+			if c, err := base.Compare(b, baseline.CompareOptions{Tolerance: tol, ContentHash: true}); err == nil {
 				_ = c.WriteText(io.Discard, "a", 5)
 				_ = c.WriteMarkdown(io.Discard, "a", 5)
 				_ = c.WriteJUnit(io.Discard, "a", time.Time{}, "h")
 				if up, err := base.Update(b); err != nil {
 					t.Fatalf("update with a comparable result: %v", err)
-				} else if _, err := ParseBaseline(up); err != nil {
+				} else if _, err := baseline.Parse(up, keys); err != nil {
 					t.Fatalf("updated baseline does not parse: %v\n%s", err, up)
 				}
 			}

@@ -1,9 +1,6 @@
-package analysis
+package baseline
 
 import (
-	"cmp"
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,20 +14,20 @@ import (
 	"github.com/baglab/baglab/recording"
 )
 
-// BaselineError is a baseline file that cannot be parsed, compared with a
+// Error is a baseline file that cannot be parsed, compared with a
 // run or updated from one. Path is the baseline file.
-type BaselineError struct {
+type Error struct {
 	Path string
 	Err  error
 }
 
-func (e *BaselineError) Error() string { return fmt.Sprintf("baseline %s: %v", e.Path, e.Err) }
-func (e *BaselineError) Unwrap() error { return e.Err }
+func (e *Error) Error() string { return fmt.Sprintf("baseline %s: %v", e.Path, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
 
-// ReadBaseline reads and parses the baseline file path. A file that cannot
+// Read reads and parses the baseline file path. A file that cannot
 // be read is a *recording.InputError, one that does not parse a
-// *BaselineError.
-func ReadBaseline(path string) (*Baseline, error) {
+// *Error.
+func Read(path string, keys Keys) (*Baseline, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		err = fserr.Cause(err)
@@ -39,47 +36,31 @@ func ReadBaseline(path string) (*Baseline, error) {
 		}
 		return nil, &recording.InputError{Path: path, Err: err}
 	}
-	b, err := ParseBaseline(data)
+	b, err := Parse(data, keys)
 	if err != nil {
-		return nil, &BaselineError{Path: path, Err: err}
+		return nil, &Error{Path: path, Err: err}
 	}
 	return b, nil
 }
 
-// DatasetDocument is the result document of a dataset baseline for the
-// recordings paths: what `info --json` prints for them (recording.DescribeEach:
-// a plain folder stands for the recordings in it), always as an array. The
-// first recording that cannot be described fails it.
-func DatasetDocument(paths []string) ([]byte, error) {
-	var failed error
-	ds, _, err := recording.DescribeEach(context.Background(), paths, func(_ string, err error) { failed = cmp.Or(failed, err) })
-	if err = cmp.Or(err, failed); err != nil {
-		return nil, err
-	}
-	if ds == nil {
-		ds = []*recording.Description{}
-	}
-	return json.Marshal(ds)
-}
-
-// ReportFormats are the formats of a BaselineReport.
+// ReportFormats are the formats of a Report.
 var ReportFormats = []string{"junit", "markdown"}
 
-// BaselineReport is one report file of a check: Format one of
+// Report is one report file of a check: Format one of
 // ReportFormats, Path a file, or "-" for CheckOptions.Stdout.
-type BaselineReport struct {
+type Report struct {
 	Format, Path string
 }
 
-// ParseBaselineReport parses "junit:FILE" or "markdown:FILE".
-func ParseBaselineReport(s string) (BaselineReport, error) {
+// ParseReport parses "junit:FILE" or "markdown:FILE".
+func ParseReport(s string) (Report, error) {
 	format, file, ok := strings.Cut(s, ":")
 	for _, f := range ReportFormats {
 		if ok && file != "" && format == f {
-			return BaselineReport{Format: format, Path: file}, nil
+			return Report{Format: format, Path: file}, nil
 		}
 	}
-	return BaselineReport{}, fmt.Errorf("%q: want junit:FILE or markdown:FILE", s)
+	return Report{}, fmt.Errorf("%q: want junit:FILE or markdown:FILE", s)
 }
 
 // CheckOptions configure Check.
@@ -91,7 +72,7 @@ type CheckOptions struct {
 	// MaxLines is the number of detail lines of the text report at most.
 	MaxLines int
 	// Reports are also written (each atomically).
-	Reports []BaselineReport
+	Reports []Report
 	// Update rewrites the baseline file from the run (Baseline.Update)
 	// instead of failing on drift.
 	Update bool
@@ -115,12 +96,12 @@ type CheckResult struct {
 // Check compares current with the baseline as `baglab check` does: it
 // writes the text report to w and the report files of o, and with
 // o.Update rewrites the baseline file o.Path from current. Errors of the
-// baseline's content are *BaselineError; errors writing a file are
+// baseline's content are *Error; errors writing a file are
 // returned as they are.
 func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckResult, error) {
 	c, err := b.Compare(current, o.CompareOptions)
 	if err != nil {
-		return nil, &BaselineError{Path: o.Path, Err: err}
+		return nil, &Error{Path: o.Path, Err: err}
 	}
 	if err := c.WriteText(w, o.Path, o.MaxLines); err != nil {
 		return nil, err
@@ -145,7 +126,7 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 	if o.Update {
 		data, err := b.Update(current)
 		if err != nil {
-			return nil, &BaselineError{Path: o.Path, Err: err}
+			return nil, &Error{Path: o.Path, Err: err}
 		}
 		if err := writeReport(o.Stdout, o.Path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return nil, err
