@@ -329,7 +329,7 @@ func (w removingMCAPWriter) AddAttachment(name, mediaType string, logTime, creat
 // cut in its closing magic, so that it has no usable summary) with a footer
 // record in its data section is read past it, with a warning naming the
 // file and offset, and with --skip-bad nothing counts as skipped: no
-// message is lost (decode/mcapfile's TestStraySeeds writes the file).
+// message is lost (recording/mcapfile's TestStraySeeds writes the file).
 func TestInputsStrayFooterWarns(t *testing.T) {
 	data, err := os.ReadFile("testdata/stray-footer.mcap")
 	if err != nil {

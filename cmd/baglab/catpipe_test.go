@@ -85,7 +85,7 @@ func mustRun(t *testing.T, args ...string) string {
 func TestCatShapeMCAP(t *testing.T) {
 	testenv.RequirePeer(t, "mcap")
 	path := studyFile("study.mcap")
-	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "decode", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), path)
+	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "recording", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

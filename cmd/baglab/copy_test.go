@@ -48,12 +48,12 @@ func failureLeavesNoFolder(t *testing.T, verb string, args func(out string) []st
 	}
 }
 
-// rosbagPeer runs decode/bag/testdata/rosbag_peer.py (Debian rosbag) with
+// rosbagPeer runs recording/bag/testdata/rosbag_peer.py (Debian rosbag) with
 // args and decodes what it prints into v.
 func rosbagPeer(t *testing.T, v any, args ...string) {
 	t.Helper()
 	testenv.RequirePeer(t, "rosbag", "ros-msgs")
-	script := filepath.Join(testenv.Root(t), "decode", "bag", "testdata", "rosbag_peer.py")
+	script := filepath.Join(testenv.Root(t), "recording", "bag", "testdata", "rosbag_peer.py")
 	cmd := exec.Command(testenv.Python, append([]string{script}, args...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -131,7 +131,7 @@ func TestMergeSharesConnections(t *testing.T) {
 	if _, stderr, code := run(t, "merge", outMCAP, a, bMCAP); code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
 	}
-	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "decode", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), outMCAP)
+	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "recording", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), outMCAP)
 	dump, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("@mcap/core: %v", err)
@@ -197,7 +197,7 @@ type mcapMessage struct {
 // readMCAPMessages reads the messages of an MCAP file with npm @mcap/core.
 func readMCAPMessages(t *testing.T, path string) []mcapMessage {
 	t.Helper()
-	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "decode", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), path)
+	cmd := exec.Command("node", filepath.Join(testenv.Root(t), "recording", "mcapfile", "testdata", "mcapdump.cjs"), testenv.NodeDir(t), path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -401,7 +401,7 @@ func TestMsgPath(t *testing.T) {
 func TestMissingDefinitions(t *testing.T) {
 	dir := t.TempDir()
 	testenv.RequirePeer(t, "sqlite3")
-	if out, err := exec.Command(testenv.Python, "../../decode/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testenv.Python, "../../recording/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
 		t.Fatalf("mkdb3.py: %v\n%s", err, out)
 	}
 	old := filepath.Join(dir, "old.db3")

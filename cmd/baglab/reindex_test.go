@@ -14,7 +14,7 @@ import (
 // lost; the torn end of a recording that was never closed does not count
 // (issue 10 point 3).
 func TestRepairExitCodes(t *testing.T) {
-	killed := filepath.Join("..", "..", "decode", "bag", "testdata", "rosbag-record-killed.bag.active")
+	killed := filepath.Join("..", "..", "recording", "bag", "testdata", "rosbag-record-killed.bag.active")
 	for _, c := range []struct {
 		args []string
 		code int

@@ -23,7 +23,7 @@ import (
 func TestFileCompressedRosbag2(t *testing.T) {
 	testenv.RequirePeer(t, "sqlite3", "zstd")
 	dir := t.TempDir()
-	if out, err := exec.Command(testenv.Python, "../../decode/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testenv.Python, "../../recording/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
 		t.Fatalf("mkdb3.py: %v\n%s", err, out)
 	}
 	plain, z := filepath.Join(dir, "split"), filepath.Join(dir, "z")
