@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/record"
-	"github.com/baglab/baglab/recording/bag"
-	"github.com/baglab/baglab/recording/db3"
 	"github.com/baglab/baglab/recording/internal/zfile"
 	"github.com/baglab/baglab/recording/mcapfile"
 )
@@ -58,40 +55,17 @@ func Check(ctx context.Context, path string, o CheckOptions) ([]record.Problem, 
 	return collapse(append(probs, more...)), nil
 }
 
-// checkStructure dispatches to the container's check.
+// checkStructure runs the container's check.
 func checkStructure(path string) ([]record.Problem, error) {
 	format, err := Sniff(path)
 	if err != nil {
 		return nil, err
 	}
-	switch format {
-	case FormatBag:
-		return bag.Check(path)
-	case FormatDB3:
-		return db3.Check(path)
-	case FormatMCAP:
-		if !isDirPath(path) {
-			return mcapfile.Check(path)
-		}
-		files, mode, err := mcapSplits(path)
-		if err != nil {
-			return nil, err
-		}
-		compressed := mode == db3.CompressionFile
-		var probs []record.Problem
-		for _, f := range files {
-			ps, err := checkMCAPSplit(f, compressed)
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range ps {
-				p.Message = fmt.Sprintf("%s: %s", filepath.Base(f), p.Message)
-				probs = append(probs, p)
-			}
-		}
-		return probs, nil
+	c, _ := formatRow(format)
+	if c.check == nil {
+		return nil, fmt.Errorf("%s: unsupported format %q", path, format)
 	}
-	return nil, fmt.Errorf("%s: unsupported format %q", path, format)
+	return c.check(path)
 }
 
 // checkMCAPSplit runs mcapfile's check on a split of a rosbag2 MCAP

@@ -3,6 +3,7 @@ package recording
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/baglab/baglab/internal/atomicfile"
@@ -13,13 +14,17 @@ import (
 
 // OutputFormat returns the format a path's extension asks for.
 func OutputFormat(path string) (Format, error) {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".bag":
-		return FormatBag, nil
-	case ".mcap":
-		return FormatMCAP, nil
+	ext := strings.ToLower(filepath.Ext(path))
+	var want []string
+	for _, c := range formats() {
+		for _, x := range c.createExts {
+			if ext == x {
+				return c.format, nil
+			}
+			want = append(want, x)
+		}
 	}
-	return "", fmt.Errorf("output %s: unknown extension (want .bag or .mcap)", path)
+	return "", fmt.Errorf("output %s: unknown extension (want %s)", path, orList(want))
 }
 
 // CreateOptions configure a new recording.
@@ -42,20 +47,14 @@ type Writer interface {
 // CheckCompression reports whether c names a compression of format ("" is
 // the format's default).
 func CheckCompression(format Format, c string) error {
-	switch format {
-	case FormatBag:
-		switch c {
-		case "", "none", "lz4", "bz2":
-			return nil
-		}
-		return fmt.Errorf("bag compression %q: want none, lz4 or bz2", c)
-	default:
-		switch c {
-		case "", "none", "lz4", "zstd":
-			return nil
-		}
-		return fmt.Errorf("MCAP compression %q: want zstd, lz4 or none", c)
+	row, ok := formatRow(format)
+	if !ok || row.create == nil {
+		return fmt.Errorf("%s: baglab does not write this format", format)
 	}
+	if c == "" || slices.Contains(row.compressions, c) {
+		return nil
+	}
+	return fmt.Errorf("%s compression %q: want %s", row.label, c, orList(row.compressions))
 }
 
 // Create starts a recording at path in the format its extension names,
@@ -72,8 +71,12 @@ func Create(path string, o CreateOptions) (Writer, error) {
 	if err := CheckCompression(format, o.Compression); err != nil {
 		return nil, err
 	}
+	row, _ := formatRow(format)
+	if o.Compression == "" {
+		o.Compression = row.compressions[0]
+	}
 	return inNewFolders(path, func(made *atomicfile.DirSet) (Writer, error) {
-		return create(format, path, o, made)
+		return row.create(path, o, made)
 	})
 }
 
@@ -93,41 +96,6 @@ func inNewFolders[T any](path string, write func(made *atomicfile.DirSet) (T, er
 		return zero, err
 	}
 	return v, nil
-}
-
-// create is Create of a recording of format in a folder that exists; made
-// holds the folders Create made for it.
-func create(format Format, path string, o CreateOptions, made *atomicfile.DirSet) (Writer, error) {
-	switch format {
-	case FormatBag:
-		c := bag.CompressionNone
-		switch o.Compression {
-		case "", "none":
-		case "lz4":
-			c = bag.CompressionLZ4
-		case "bz2":
-			c = bag.CompressionBZ2
-		}
-		w, err := bag.Create(path, bag.WithCompression(c))
-		if err != nil {
-			return nil, err
-		}
-		return &bagWriter{w, madeDirs{made}}, nil
-	default:
-		c := o.Compression
-		if c == "" {
-			c = "zstd"
-		}
-		opts := []mcapfile.WriterOption{mcapfile.WithCompression(c)}
-		if o.Profile != "" {
-			opts = append(opts, mcapfile.WithProfile(o.Profile))
-		}
-		w, err := mcapfile.Create(path, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return &mcapWriter{w, madeDirs{made}}, nil
-	}
 }
 
 // madeDirs are the folders Create made for a recording.

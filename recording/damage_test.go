@@ -198,7 +198,7 @@ func TestSalvageChunks(t *testing.T) {
 	dir := t.TempDir()
 	for _, comp := range []bag.Compression{bag.CompressionNone, bag.CompressionLZ4} {
 		full := filepath.Join(dir, "full-"+string(comp)+".bag")
-		bw, err := bag.Create(full, bag.WithChunkSize(2048), bag.WithCompression(comp))
+		bw, err := bag.Create(full, bag.WithChunkSize(2048), bag.WithCompression(string(comp)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strings"
 
 	"github.com/baglab/baglab/internal/fserr"
 	"github.com/baglab/baglab/record"
@@ -25,13 +24,9 @@ func (e *InputError) Error() string { return fmt.Sprintf("input %s: %v", e.Path,
 // Unwrap returns the cause (often an fs error).
 func (e *InputError) Unwrap() error { return e.Err }
 
-// recordingExts are the file name endings of recordings a plain folder
-// expands into.
-var recordingExts = []string{".bag", ".bag.active", ".mcap", ".db3"}
-
 // splitName matches the numbered split files rosbag2 writes: NAME_N.mcap or
-// NAME_N.db3.
-var splitName = regexp.MustCompile(`^(.*)_([0-9]+)\.(mcap|db3)$`)
+// NAME_N.db3 (an ending isSplitExt accepts).
+var splitName = regexp.MustCompile(`^(.*)_([0-9]+)\.([a-z0-9]+)$`)
 
 // Expand turns the paths a user names into recordings. A file is one
 // recording. A rosbag2 folder — one with a metadata.yaml, or one holding
@@ -101,11 +96,8 @@ func folderRecordings(dir string) ([]string, error) {
 			}
 			continue
 		}
-		for _, ext := range recordingExts {
-			if strings.HasSuffix(e.Name(), ext) {
-				out = append(out, p)
-				break
-			}
+		if recordingExt(e.Name()) {
+			out = append(out, p)
 		}
 	}
 	return out, nil
@@ -132,15 +124,11 @@ func IsBag2Folder(dir string) bool {
 		if e.IsDir() {
 			continue
 		}
-		isRecording := false
-		for _, x := range recordingExts {
-			isRecording = isRecording || strings.HasSuffix(e.Name(), x)
-		}
-		if !isRecording {
+		if !recordingExt(e.Name()) {
 			continue
 		}
 		m := splitName.FindStringSubmatch(e.Name())
-		if m == nil || (n > 0 && (m[1] != name || m[3] != ext)) {
+		if m == nil || !isSplitExt(m[3]) || (n > 0 && (m[1] != name || m[3] != ext)) {
 			return false
 		}
 		name, ext = m[1], m[3]

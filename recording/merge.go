@@ -163,6 +163,15 @@ func mcapSplits(dir string) (paths []string, mode string, err error) {
 	return paths, mode, nil
 }
 
+// openMCAP opens an MCAP file, or the split MCAP files of a rosbag2
+// folder (openMCAPDir).
+func openMCAP(path string, o OpenOptions) (record.Reader, error) {
+	if isDirPath(path) {
+		return openMCAPDir(path, o)
+	}
+	return mcapfile.Open(path, o.read(path))
+}
+
 // openMCAPDir opens the split MCAP files of a rosbag2 folder, merged in log
 // time order, with the options o. With o.OnSkip, a compressed split whose
 // zstd stream is damaged is left out, and each reading reports it (as the
@@ -180,7 +189,7 @@ func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 		if mode == db3.CompressionFile {
 			r, err = openCompressedMCAP(p, o)
 		} else {
-			r, err = mcapfile.Open(p, mcapOptions(p, o)...)
+			r, err = mcapfile.Open(p, o.read(p))
 		}
 		var re *record.Error
 		if err != nil && mode == db3.CompressionFile && o.OnSkip != nil && errors.As(err, &re) {
@@ -209,13 +218,13 @@ func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 // it is.
 func openCompressedMCAP(path string, o OpenOptions) (record.Reader, error) {
 	if f, err := Sniff(path); err == nil && f == FormatMCAP {
-		return mcapfile.Open(path, mcapOptions(path, o)...)
+		return mcapfile.Open(path, o.read(path))
 	}
 	z, err := zfile.Decompress(path)
 	if err != nil {
 		return nil, err
 	}
-	r, err := mcapfile.NewReader(z, z.Size(), path, mcapOptions(path, o)...)
+	r, err := mcapfile.NewReader(z, z.Size(), path, o.read(path))
 	if err != nil {
 		z.Close()
 		return nil, err
@@ -237,9 +246,6 @@ func (m *messageCompressed) Messages(f record.Filter) (record.Iterator, error) {
 	}
 	return &decompressing{it: it}, nil
 }
-
-// Unwrap returns the MCAP reader.
-func (m *messageCompressed) Unwrap() record.Reader { return m.Reader }
 
 // decompressing yields the messages of it with their data decompressed.
 type decompressing struct {
@@ -282,9 +288,6 @@ func (d *decompressedMCAP) Close() error {
 	}
 	return err
 }
-
-// Unwrap returns the MCAP reader.
-func (d *decompressedMCAP) Unwrap() record.Reader { return d.Reader }
 
 func (m *multiReader) Summary() (*record.Summary, error) {
 	var sums []*record.Summary

@@ -10,25 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/baglab/baglab/record"
-	"github.com/baglab/baglab/recording/bag"
 	"github.com/baglab/baglab/recording/db3"
-	"github.com/baglab/baglab/recording/mcapfile"
-)
-
-// Format names a recording format.
-type Format string
-
-// The recording formats baglab reads.
-const (
-	FormatBag  Format = "bag"
-	FormatMCAP Format = "mcap"
-	FormatDB3  Format = "db3"
-)
-
-var (
-	bagMagic    = []byte("#ROSBAG V2.0\n")
-	mcapMagic   = []byte("\x89MCAP0\r\n")
-	sqliteMagic = []byte("SQLite format 3\x00")
 )
 
 // Sniff reports the format of the file at path from its first bytes. A
@@ -55,13 +37,14 @@ func Sniff(path string) (Format, error) {
 }
 
 func sniffBytes(path string, head []byte) (Format, error) {
+	var what []string
+	for _, c := range formats() {
+		if c.magic != nil && bytes.HasPrefix(head, c.magic) {
+			return c.format, nil
+		}
+		what = append(what, c.what)
+	}
 	switch {
-	case bytes.HasPrefix(head, bagMagic):
-		return FormatBag, nil
-	case bytes.HasPrefix(head, mcapMagic):
-		return FormatMCAP, nil
-	case bytes.HasPrefix(head, sqliteMagic):
-		return FormatDB3, nil
 	case len(head) == 0:
 		return "", &record.Error{File: path, Offset: 0, Err: record.ErrTruncated, Detail: "empty file"}
 	case bytes.HasPrefix(head, []byte("#ROSBAG V")):
@@ -69,7 +52,7 @@ func sniffBytes(path string, head []byte) (Format, error) {
 			Detail: fmt.Sprintf("bag version %q (only 2.0 is supported)", bytes.TrimSpace(head[:min(len(head), 14)]))}
 	}
 	return "", &record.Error{File: path, Offset: 0, Err: record.ErrFormat,
-		Detail: "not a recording: expected a ROS1 bag (#ROSBAG V2.0), an MCAP file or a rosbag2 sqlite3 database"}
+		Detail: "not a recording: expected " + orList(what)}
 }
 
 // sniffDir recognises a rosbag2 folder by its metadata.yaml storage
@@ -80,12 +63,12 @@ func sniffDir(dir string) (Format, error) {
 		if !IsBag2Folder(dir) {
 			return "", &InputError{Path: dir, Err: errors.New("a folder, not one recording (a rosbag2 folder has a metadata.yaml or the numbered splits of one recording); name the recordings in it")}
 		}
-		for _, f := range []struct {
-			glob   string
-			format Format
-		}{{"*.mcap", FormatMCAP}, {"*.db3", FormatDB3}} {
-			if m, _ := filepath.Glob(filepath.Join(dir, f.glob)); len(m) > 0 {
-				return f.format, nil
+		for _, c := range formats() {
+			if c.splitExt == "" {
+				continue
+			}
+			if m, _ := filepath.Glob(filepath.Join(dir, "*"+c.splitExt)); len(m) > 0 {
+				return c.format, nil
 			}
 		}
 	}
@@ -93,11 +76,10 @@ func sniffDir(dir string) (Format, error) {
 	if err != nil {
 		return "", err
 	}
-	switch meta.StorageIdentifier {
-	case "sqlite3":
-		return FormatDB3, nil
-	case "mcap":
-		return FormatMCAP, nil
+	for _, c := range formats() {
+		if c.storage != "" && c.storage == meta.StorageIdentifier {
+			return c.format, nil
+		}
 	}
 	return "", &record.Error{File: filepath.Join(dir, "metadata.yaml"), Offset: -1, Err: record.ErrUnsupported,
 		Detail: fmt.Sprintf("storage_identifier %q", meta.StorageIdentifier)}
@@ -143,73 +125,9 @@ func OpenWith(path string, o OpenOptions) (record.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, err
+	c, ok := formatRow(format)
+	if !ok || c.open == nil {
+		return nil, fmt.Errorf("%s: unsupported format %q", path, format)
 	}
-	switch format {
-	case FormatBag:
-		return bag.Open(path, bagOptions(path, o)...)
-	case FormatDB3:
-		var opts []db3.Option
-		if o.OnSkip != nil {
-			opts = append(opts, db3.WithSkipBad(o.OnSkip))
-		}
-		return db3.Open(path, opts...)
-	case FormatMCAP:
-		if st.IsDir() {
-			return openMCAPDir(path, o)
-		}
-		return mcapfile.Open(path, mcapOptions(path, o)...)
-	}
-	return nil, fmt.Errorf("%s: unsupported format %q", path, format)
-}
-
-// bagOptions are the reader options of the bag at path: with o.OnSkip,
-// WithSkipBad reporting each damaged stretch as a *record.Error.
-func bagOptions(path string, o OpenOptions) []bag.Option {
-	var opts []bag.Option
-	if o.OnSkip != nil {
-		opts = append(opts, bag.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
-	}
-	if o.OnWarning != nil {
-		opts = append(opts, bag.WithTornTail(func(s record.Skipped) { o.OnWarning(s.AsError(path)) }))
-	}
-	return opts
-}
-
-// mcapOptions are the reader options of the MCAP file at path: with
-// o.OnSkip, WithSkipBad reporting each damaged stretch as a *record.Error
-// naming the file, the stretch and what was salvaged from it; with
-// o.OnWarning, WithWarning reporting a stray data end or footer record.
-func mcapOptions(path string, o OpenOptions) []mcapfile.Option {
-	var opts []mcapfile.Option
-	if o.OnWarning != nil {
-		opts = append(opts, mcapfile.WithWarning(func(s record.Skipped) { o.OnWarning(s.AsError(path)) }))
-	}
-	if o.OnSkip == nil {
-		return opts
-	}
-	opts = append(opts, mcapfile.WithSkipBad(func(s record.Skipped) { o.OnSkip(s.AsError(path)) }))
-	if o.KeepUnverified {
-		opts = append(opts, mcapfile.WithKeepUnverified())
-	}
-	return opts
-}
-
-// FormatOf returns the format of an open reader.
-func FormatOf(r record.Reader) Format {
-	switch x := r.(type) {
-	case *bag.Reader:
-		return FormatBag
-	case *mcapfile.Reader:
-		return FormatMCAP
-	case *db3.Reader:
-		return FormatDB3
-	case *multiReader:
-		return FormatMCAP
-	case interface{ Unwrap() record.Reader }:
-		return FormatOf(x.Unwrap())
-	}
-	return ""
+	return c.open(path, o)
 }

@@ -8,8 +8,6 @@ import (
 
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/record"
-	"github.com/baglab/baglab/recording/bag"
-	"github.com/baglab/baglab/recording/mcapfile"
 )
 
 // RepairOptions configure Repair.
@@ -40,45 +38,21 @@ type RepairReport struct {
 // it fails, it removes those of them that are empty again, never a folder
 // that was there before (inNewFolders, as Create).
 func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
-	if repairOf(f) == record.RepairNone {
+	c, _ := formatRow(f)
+	if c.repair == nil {
 		return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
 	}
 	return inNewFolders(out, func(*atomicfile.DirSet) (*RepairReport, error) {
-		return repair(ctx, f, in, out, o)
+		return c.repair(ctx, in, out, o)
 	})
-}
-
-// repair is Repair of a bag or an MCAP file (f) into a folder that exists.
-func repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
-	if f == FormatBag {
-		rep, err := bag.ReindexContext(ctx, in, out)
-		if err != nil {
-			return nil, err
-		}
-		return &RepairReport{Summary: rep.String(), Damaged: rep.Lost()}, nil
-	}
-	var opts []mcapfile.RecoverOption
-	if o.DropUnverified {
-		opts = append(opts, mcapfile.WithDropUnverified())
-	}
-	rep, err := mcapfile.RecoverContext(ctx, in, out, opts...)
-	if err != nil {
-		return nil, err
-	}
-	return &RepairReport{Summary: rep.String(), Stretches: rep.Skipped, Damaged: len(rep.Skipped) > 0}, nil
 }
 
 // repairOf is the repair that salvages what is intact of a recording of
 // format f: reindex for a bag, recover for MCAP, record.RepairNone for the
 // formats Repair does not handle. Its value is the baglab verb.
 func repairOf(f Format) record.Repair {
-	switch f {
-	case FormatBag:
-		return record.RepairReindex
-	case FormatMCAP:
-		return record.RepairRecover
-	}
-	return record.RepairNone
+	c, _ := formatRow(f)
+	return c.repairVerb
 }
 
 // RepairOutput is the path Repair writes to when the caller names none (as
@@ -88,15 +62,10 @@ func repairOf(f Format) record.Repair {
 // run.reindexed.bag), so that in itself is never overwritten. It is ""
 // for formats Repair does not handle.
 func RepairOutput(in string, f Format) string {
-	var suffix string
-	switch f {
-	case FormatBag:
-		suffix = ".reindexed.bag"
-	case FormatMCAP:
-		suffix = ".recovered.mcap"
-	default:
+	c, _ := formatRow(f)
+	if c.repairSuffix == "" {
 		return ""
 	}
 	base := strings.TrimSuffix(in, ".active")
-	return strings.TrimSuffix(base, filepath.Ext(base)) + suffix
+	return strings.TrimSuffix(base, filepath.Ext(base)) + c.repairSuffix
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 
 	"github.com/baglab/baglab/record"
-	"github.com/baglab/baglab/recording/bag"
-	"github.com/baglab/baglab/recording/mcapfile"
 )
 
 // Stdin is the path that stands for standard input in OpenInputs ("-", as
@@ -35,28 +33,37 @@ func OpenStream(r io.Reader, name string, o OpenOptions) (record.Reader, error) 
 		f.Close()
 		return nil, &InputError{Path: name, Err: err}
 	}
-	head := make([]byte, min(size, 16))
-	if _, err := f.ReadAt(head, 0); err != nil {
-		f.Close()
-		return nil, err
-	}
-	format, err := sniffBytes(name, head)
-	var rr record.Reader
-	switch {
-	case err != nil:
-	case format == FormatBag:
-		rr, err = bag.NewReader(f, size, name, bagOptions(name, o)...)
-	case format == FormatMCAP:
-		rr, err = mcapfile.NewReader(f, size, name, mcapOptions(name, o)...)
-	default:
-		err = &record.Error{File: name, Offset: 0, Err: record.ErrUnsupported,
-			Detail: fmt.Sprintf("a %s recording cannot be read from a stream (sqlite reads a named file): give its path", format)}
-	}
+	rr, err := OpenReaderAt(f, size, name, o)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	return &streamReader{Reader: rr, f: f}, nil
+}
+
+// OpenReaderAt reads the recording held in the size bytes of ra (a file
+// held open, a spooled stream, a remote source that reads ranges), its
+// format told by its first bytes as Sniff tells a file's; name stands for
+// its path in errors and in Message.Source. It reads as OpenWith reads a
+// file (the same message order, errors and skip-bad); ra must stay
+// readable until the reader is closed, and closing the reader does not
+// close ra. A format that needs a named file (a rosbag2 .db3 database:
+// sqlite reads a named file) is record.ErrUnsupported.
+func OpenReaderAt(ra io.ReaderAt, size int64, name string, o OpenOptions) (record.Reader, error) {
+	head := make([]byte, min(size, 16))
+	if n, err := ra.ReadAt(head, 0); err != nil && (err != io.EOF || n < len(head)) {
+		return nil, err
+	}
+	format, err := sniffBytes(name, head)
+	if err != nil {
+		return nil, err
+	}
+	c, _ := formatRow(format)
+	if c.reader == nil {
+		return nil, &record.Error{File: name, Offset: 0, Err: record.ErrUnsupported,
+			Detail: fmt.Sprintf("a %s recording cannot be read from a stream (%s): give its path", format, c.noReader)}
+	}
+	return c.reader(ra, size, name, o)
 }
 
 // streamReader is a recording read from a stream, held in its temporary

@@ -64,8 +64,8 @@ func TestOpenStream(t *testing.T) {
 			if len(got) == 0 {
 				t.Error("no messages")
 			}
-			if FormatOf(s) != FormatOf(file) {
-				t.Errorf("format %q, file %q", FormatOf(s), FormatOf(file))
+			if got, want := fmt.Sprintf("%T", s.(*streamReader).Unwrap()), fmt.Sprintf("%T", file); got != want {
+				t.Errorf("format %q, file %q", got, want)
 			}
 			if err := s.Close(); err != nil {
 				t.Error(err)

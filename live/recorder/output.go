@@ -83,8 +83,8 @@ func (o *Options) openOutput(path string, now time.Time) (*output, error) {
 		out.w, err = mcapfile.NewWriter(f, mcapfile.WithCompression(cmp.Or(o.Compression, "zstd")),
 			mcapfile.WithChunkSize(int64(o.ChunkSize)), mcapfile.WithProfile("ros1"))
 	} else {
-		out.w, err = bag.NewWriter(f, bag.WithCompression(bag.Compression(cmp.Or(o.Compression, "none"))),
-			bag.WithChunkSize(o.ChunkSize))
+		out.w, err = bag.NewWriter(f, bag.WithCompression(cmp.Or(o.Compression, "none")),
+			bag.WithChunkSize(int64(o.ChunkSize)))
 	}
 	if err != nil {
 		f.Close()

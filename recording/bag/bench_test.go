@@ -55,7 +55,7 @@ func benchPath(b *testing.B, bb benchBag) string {
 		benchDir = d
 	}
 	path := filepath.Join(benchDir, bb.String()+".bag")
-	w, err := Create(path, WithCompression(bb.comp))
+	w, err := Create(path, WithCompression(string(bb.comp)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func BenchmarkRead(b *testing.B) {
 			var opts []Option
 			if linear {
 				mode = "linear"
-				opts = append(opts, WithoutIndex())
+				opts = append(opts, record.WithoutIndex())
 			}
 			b.Run(bb.String()+"/"+mode, func(b *testing.B) {
 				path := benchPath(b, bb)
@@ -156,7 +156,7 @@ func BenchmarkWrite(b *testing.B) {
 			var ws writeSeeker
 			for range b.N {
 				ws.buf, ws.pos = ws.buf[:0], 0
-				w, err := NewWriter(&ws, WithCompression(bb.comp))
+				w, err := NewWriter(&ws, WithCompression(string(bb.comp)))
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -21,7 +21,7 @@ import (
 // the file cannot be examined as a bag at all (not a bag, unreadable bag
 // header).
 func Check(path string) ([]record.Problem, error) {
-	r, err := Open(path, WithoutIndex())
+	r, err := Open(path, record.WithoutIndex())
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +29,7 @@ func Check(path string) ([]record.Problem, error) {
 	return check(r), nil
 }
 
-// check examines a bag opened WithoutIndex.
+// check examines a bag opened record.WithoutIndex.
 func check(r *Reader) []record.Problem {
 	c := &checker{r: r, conns: map[uint32]*Connection{}, connAt: map[uint32]int64{}, chunkAt: map[int64]*chunkSeen{}, framingLost: map[int64]bool{}}
 	c.walk()

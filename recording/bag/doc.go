@@ -11,10 +11,10 @@
 // times in file order, decompressing chunks in parallel through the shared
 // merge of decode/internal/chunked) and unindexed or damaged ones by
 // scanning (in file order). A bag whose index lies past the end of the file
-// was cut after it was closed: Open fails unless WithSkipBad. A bag that was
+// was cut after it was closed: Open fails unless record.WithSkipBad. A bag that was
 // never closed (index_pos 0) ends in a torn chunk as a matter of course: its
 // complete messages are read and the torn end is reported once
-// (WithTornTail). A bag that rosbag encrypted (EncryptorAESCBC) is
+// (record.WithWarning). A bag that rosbag encrypted (EncryptorAESCBC) is
 // refused with record.ErrUnsupported: its records are ciphertext. Scans
 // pick up at the next chunk after a damaged length, and inside a chunk at
 // the next record that parses. Writer writes indexed

@@ -50,7 +50,7 @@ func ExampleCreate() {
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "hello.bag")
-	w, err := bag.Create(path, bag.WithCompression(bag.CompressionLZ4))
+	w, err := bag.Create(path, bag.WithCompression("lz4"))
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -129,7 +129,7 @@ func TestFixtures(t *testing.T) {
 				tr := loadTruth(t, name)
 				var opts []Option
 				if linear {
-					opts = append(opts, WithoutIndex())
+					opts = append(opts, record.WithoutIndex())
 				}
 				r, err := Open(rosbagJS(t, name), opts...)
 				if err != nil {

@@ -28,7 +28,7 @@ func seedBags(t testing.TB) [][]byte {
 	}
 	for _, c := range []Compression{CompressionNone, CompressionLZ4, CompressionBZ2} {
 		var buf writeSeeker
-		w, err := NewWriter(&buf, WithCompression(c), WithChunkSize(200))
+		w, err := NewWriter(&buf, WithCompression(string(c)), WithChunkSize(200))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,13 +67,13 @@ func FuzzReader(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opts := range [][]Option{nil, {WithoutIndex()}, {WithSkipBad(nil), WithWorkers(2)}} {
+		for _, opts := range [][]Option{nil, {record.WithoutIndex()}, {record.WithSkipBad(nil), record.WithWorkers(2)}} {
 			r, err := NewReader(bytes.NewReader(data), int64(len(data)), "fuzz.bag", opts...)
 			checkErr(t, err)
 			if err != nil {
 				continue
 			}
-			if opts != nil && r.opts.linear {
+			if opts != nil && r.opts.NoIndex {
 				for _, p := range check(r) {
 					if p.Offset < 0 || p.Offset > int64(len(data)) || p.Message == "" {
 						t.Fatalf("problem %v", p)

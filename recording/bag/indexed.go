@@ -57,7 +57,7 @@ func (r *Reader) indexedMessages(f record.Filter) *indexedIter {
 		}
 	}
 	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
-		chunked.Options{Workers: r.opts.workers, SkipBad: r.opts.skipBad, OnSkip: r.opts.onSkip})
+		chunked.Options{Workers: r.opts.Workers, SkipBad: r.opts.SkipBad, OnSkip: r.opts.OnSkip})
 	return it
 }
 
@@ -78,7 +78,7 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 		l.Err = err
 		return l
 	}
-	salvage := r.opts.skipBad
+	salvage := r.opts.SkipBad
 	var cut error // the chunk did not decompress whole
 	if ref.stored() {
 		l.Data, l.Base = raw, ref.dataOffset

@@ -204,7 +204,7 @@ func TestReadActiveBag(t *testing.T) {
 				// reported once (nothing for a cut between two records,
 				// which leaves a shorter valid bag).
 				var torn []record.Skipped
-				got, err := readCut(t, data[:cut], false, nil, WithTornTail(func(s record.Skipped) { torn = append(torn, s) }))
+				got, err := readCut(t, data[:cut], false, nil, record.WithWarning(func(s record.Skipped) { torn = append(torn, s) }))
 				if err != nil || len(torn) > 1 || len(torn) == 1 && (torn[0].Offset+torn[0].Length != int64(cut) || !errors.Is(torn[0].Err, record.ErrTruncated)) {
 					t.Fatalf("cut at %d: %v, torn %+v", cut, err, torn)
 				}
@@ -253,7 +253,7 @@ func prefix(t *testing.T, data []byte) int {
 // readCut reads all messages of a bag held in data.
 func readCut(t *testing.T, data []byte, skipBad bool, skipped *[]record.Skipped, opts ...Option) ([]msg, error) {
 	if skipBad {
-		opts = append(opts, WithSkipBad(func(s record.Skipped) { *skipped = append(*skipped, s) }))
+		opts = append(opts, record.WithSkipBad(func(s record.Skipped) { *skipped = append(*skipped, s) }))
 	}
 	r, err := NewReader(bytes.NewReader(data), int64(len(data)), "cut.bag", opts...)
 	if err != nil {
@@ -282,7 +282,7 @@ func TestWriterRosbagReads(t *testing.T) {
 		t.Run(string(comp), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(dir, "ours-"+string(comp)+".bag")
-			w, err := Create(path, WithCompression(comp), WithChunkSize(3000))
+			w, err := Create(path, WithCompression(string(comp)), WithChunkSize(3000))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -301,7 +301,7 @@ func TestWriterRosbagReads(t *testing.T) {
 				ids[c.Topic] = id
 			}
 			// Write in rosbag's recording order (the source bag's file order).
-			sr, err := Open(src, WithoutIndex())
+			sr, err := Open(src, record.WithoutIndex())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -380,7 +380,7 @@ func TestReadKilledRosbag(t *testing.T) {
 				t.Fatal(err)
 			}
 			var torn []record.Skipped
-			got, err := readCut(t, data, false, nil, WithTornTail(func(s record.Skipped) { torn = append(torn, s) }))
+			got, err := readCut(t, data, false, nil, record.WithWarning(func(s record.Skipped) { torn = append(torn, s) }))
 			equalMsgs(t, got, written[:len(got)])
 			if comp == "none" {
 				if err != nil || len(got) != len(written) {

@@ -25,7 +25,7 @@ func TestRosbagRecordKilled(t *testing.T) {
 				t.Fatal(err)
 			}
 			var torn []record.Skipped
-			r, err := Open(path, WithTornTail(func(s record.Skipped) { torn = append(torn, s) }))
+			r, err := Open(path, record.WithWarning(func(s record.Skipped) { torn = append(torn, s) }))
 			if err != nil {
 				t.Fatal(err)
 			}

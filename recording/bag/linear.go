@@ -50,7 +50,7 @@ type linearIter struct {
 
 // tail handles damage s that runs to the end of the file. In a recording
 // that was never closed it is the torn end, reported once and not an
-// error; otherwise it is an error, or skipped with WithSkipBad. It returns
+// error; otherwise it is an error, or skipped with record.WithSkipBad. It returns
 // the error to stop with.
 func (it *linearIter) tail(s record.Skipped) error {
 	it.tailDone = true
@@ -59,7 +59,7 @@ func (it *linearIter) tail(s record.Skipped) error {
 		s.Offset, s.Length, s.Kept = it.open, it.r.size-it.open, it.openKept
 	}
 	if !it.r.crashed() {
-		if !it.r.opts.skipBad {
+		if !it.r.opts.SkipBad {
 			return s.Err
 		}
 		it.skip(s)
@@ -72,7 +72,7 @@ func (it *linearIter) tail(s record.Skipped) error {
 	if s.Kept > 0 {
 		s.Note += fmt.Sprintf(", %d of them from the torn chunk", s.Kept)
 	}
-	if report := it.r.opts.onTorn; report != nil {
+	if report := it.r.opts.OnWarning; report != nil {
 		report(s)
 	} else {
 		it.skip(s)
@@ -82,7 +82,7 @@ func (it *linearIter) tail(s record.Skipped) error {
 
 // end is what a read that found no more records after pos ends with: a
 // bag whose index lies past the end of the file lost its tail, which is an
-// error (reported as skipped with WithSkipBad) unless a damaged end was
+// error (reported as skipped with record.WithSkipBad) unless a damaged end was
 // reported already.
 func (it *linearIter) end(pos int64) error {
 	if it.tailDone {
@@ -97,17 +97,17 @@ func (it *linearIter) end(pos int64) error {
 		return io.EOF
 	}
 	it.tailDone = true
-	if !it.r.opts.skipBad {
+	if !it.r.opts.SkipBad {
 		return it.r.cut
 	}
 	it.skip(record.Skipped{Offset: pos, Length: it.r.size - pos, Err: it.r.cut})
 	return io.EOF
 }
 
-// skip reports a skipped range to the WithSkipBad callback.
+// skip reports a skipped range to the record.WithSkipBad callback.
 func (it *linearIter) skip(s record.Skipped) {
-	if !it.quiet && it.r.opts.onSkip != nil {
-		it.r.opts.onSkip(s)
+	if !it.quiet && it.r.opts.OnSkip != nil {
+		it.r.opts.OnSkip(s)
 	}
 }
 
@@ -170,7 +170,7 @@ func (it *linearIter) NextInto(m *record.Message) error {
 				return nil
 			}
 			if err != nil {
-				if !it.r.opts.skipBad {
+				if !it.r.opts.SkipBad {
 					return it.fail(err)
 				}
 				// Records after a bad one cannot be framed: skip the rest.
@@ -219,7 +219,7 @@ func (it *linearIter) NextInto(m *record.Message) error {
 				}
 				return it.fail(io.EOF)
 			}
-			if !it.r.opts.skipBad {
+			if !it.r.opts.SkipBad {
 				return it.fail(err)
 			}
 			// Go on at the next chunk, if one can be found.
@@ -235,7 +235,7 @@ func (it *linearIter) NextInto(m *record.Message) error {
 				}
 				return nil
 			}
-			if !it.r.opts.skipBad {
+			if !it.r.opts.SkipBad {
 				return it.fail(err)
 			}
 			it.skip(record.Skipped{Offset: rec.Offset, Length: rec.End() - rec.Offset, Err: err})
@@ -427,7 +427,7 @@ func (it *linearIter) nextInChunk(m *record.Message) (bool, error) {
 			}
 			err = chunkError(err, it.r.path, it.chunkOff, it.chunkData)
 			q := -1
-			if it.r.opts.skipBad {
+			if it.r.opts.SkipBad {
 				q = nextRecord(it.chunk, pos+1)
 			}
 			if q < 0 {
@@ -459,9 +459,9 @@ func (it *linearIter) nextInChunk(m *record.Message) (bool, error) {
 			continue
 		}
 		// A bad record whose framing is intact: the records after it can
-		// still be read, so with WithSkipBad only this one is skipped.
+		// still be read, so with record.WithSkipBad only this one is skipped.
 		err = chunkError(rebase(err, int64(pos)), it.r.path, it.chunkOff, it.chunkData)
-		if !it.r.opts.skipBad {
+		if !it.r.opts.SkipBad {
 			return false, err
 		}
 		it.skip(record.Skipped{Offset: it.fileOffset(pos), Length: int64(next - pos), Err: err})
@@ -522,7 +522,7 @@ func (it *linearIter) endChunk() error {
 	if it.lexStopped {
 		return it.tail(s) // the file ends inside the chunk
 	}
-	if !it.r.opts.skipBad {
+	if !it.r.opts.SkipBad {
 		return err
 	}
 	it.skip(s)

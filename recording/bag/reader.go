@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -15,52 +14,19 @@ import (
 	"github.com/baglab/baglab/recording/internal/fileio"
 )
 
-// Option configures a Reader.
-type Option func(*readerOptions)
-
-type readerOptions struct {
-	workers int
-	linear  bool
-	skipBad bool
-	onSkip  func(record.Skipped)
-	onTorn  func(record.Skipped)
-}
-
-func defaultReaderOptions() readerOptions {
-	return readerOptions{workers: min(4, runtime.GOMAXPROCS(0))}
-}
-
-// WithWorkers sets how many chunks are read and decompressed in parallel
-// when iterating an indexed bag (default min(4, GOMAXPROCS)). Memory grows
-// with it: about 2 × workers decompressed chunks are in flight.
-func WithWorkers(n int) Option {
-	return func(o *readerOptions) { o.workers = max(1, n) }
-}
-
-// WithoutIndex makes the reader ignore the index and scan the file as it
-// does for unindexed bags.
-func WithoutIndex() Option {
-	return func(o *readerOptions) { o.linear = true }
-}
-
-// WithSkipBad makes iteration go on past damaged data instead of stopping
-// at the first error: a chunk that does not decompress, a record that does
-// not parse, a cut tail. Complete messages before the damage are still
-// yielded. report, if not nil, is called for every skipped range, with
-// record.Skipped.Kept counting the messages salvaged from it.
-func WithSkipBad(report func(record.Skipped)) Option {
-	return func(o *readerOptions) { o.skipBad, o.onSkip = true, report }
-}
-
-// WithTornTail sets where the torn end of a recording that was never
-// closed goes (index_pos 0: a ".bag.active" file, rosbag record killed).
-// Such a recording ends in a cut record or chunk as a matter of course:
-// Summary and the iterators read every complete message before it and end
-// without an error, and report the torn range once, to report (or, without
-// this option, to the WithSkipBad callback).
-func WithTornTail(report func(record.Skipped)) Option {
-	return func(o *readerOptions) { o.onTorn = report }
-}
+// Option configures a Reader: record.WithWorkers (chunks read and
+// decompressed in parallel when iterating an indexed bag), record.WithoutIndex
+// (scan the file as for an unindexed bag), record.WithSkipBad (go on past
+// a chunk that does not decompress, a record that does not parse, a cut
+// tail; complete messages before the damage are still yielded, and every
+// skipped range is reported with record.Skipped.Kept counting the messages
+// salvaged from it) and record.WithWarning, which takes the torn end of a
+// recording that was never closed (index_pos 0: a ".bag.active" file,
+// rosbag record killed). Such a recording ends in a cut record or chunk as
+// a matter of course: Summary and the iterators read every complete
+// message before it and end without an error, and report the torn range
+// once, to the warning callback (or, without one, to the skip callback).
+type Option = record.ReadOption
 
 // chunkRef is a chunk known from the index.
 type chunkRef struct {
@@ -89,7 +55,7 @@ type Reader struct {
 	closer io.Closer
 	size   int64
 	path   string
-	opts   readerOptions
+	opts   record.ReadOptions
 
 	header    BagHeader
 	dataStart int64 // offset of the first record after the bag header
@@ -126,11 +92,8 @@ func Open(path string, opts ...Option) (*Reader, error) {
 // errors and in Message.Source. It reads the bag header and, when the bag
 // has one, the index.
 func NewReader(r io.ReaderAt, size int64, path string, opts ...Option) (*Reader, error) {
-	br := &Reader{r: r, size: size, path: path, opts: defaultReaderOptions(),
+	br := &Reader{r: r, size: size, path: path, opts: record.NewReadOptions(opts...),
 		conns: map[uint32]*record.Channel{}, recs: map[uint32]*Connection{}}
-	for _, o := range opts {
-		o(&br.opts)
-	}
 	if err := br.readHeader(); err != nil {
 		return nil, err
 	}
@@ -142,14 +105,14 @@ func NewReader(r io.ReaderAt, size int64, path string, opts ...Option) (*Reader,
 	case br.header.IndexPos > uint64(size) || br.header.IndexPos == uint64(size) && (br.header.ConnCount > 0 || br.header.ChunkCount > 0):
 		br.cut = &record.Error{File: path, Offset: size, Field: "bag_header.index_pos", Err: record.ErrTruncated,
 			Detail: fmt.Sprintf("the index at %d is past the end of the file (%d bytes)", br.header.IndexPos, size)}
-		if !br.opts.skipBad && !br.opts.linear {
+		if !br.opts.SkipBad && !br.opts.NoIndex {
 			// Reading what is left would lose the rest silently.
 			c := *br.cut
 			c.Detail += "; run baglab reindex"
 			return nil, &c
 		}
 		br.indexErr = br.cut
-	case !br.opts.linear:
+	case !br.opts.NoIndex:
 		err := br.readIndex()
 		if err == nil {
 			br.indexed = true
@@ -424,7 +387,7 @@ func (r *Reader) crashed() bool { return r.header.IndexPos == 0 }
 func (r *Reader) Indexed() bool { return r.indexed }
 
 // IndexError says why the index is not used: nil for an indexed bag or
-// when WithoutIndex was given, an error wrapping record.ErrNotFound for a
+// when record.WithoutIndex was given, an error wrapping record.ErrNotFound for a
 // bag that has no index, or the error met reading a damaged index.
 func (r *Reader) IndexError() error { return r.indexErr }
 

@@ -75,16 +75,16 @@ func Reindex(in, out string, opts ...WriterOption) (*ReindexReport, error) {
 // out or its temporary name) and returns ctx.Err().
 func ReindexContext(ctx context.Context, in, out string, opts ...WriterOption) (*ReindexReport, error) {
 	rep := &ReindexReport{}
-	r, err := Open(in, WithoutIndex(), WithSkipBad(func(s record.Skipped) {
+	r, err := Open(in, record.WithoutIndex(), record.WithSkipBad(func(s record.Skipped) {
 		rep.Skipped = append(rep.Skipped, s)
 		rep.BytesSkipped += s.Length
-	}), WithTornTail(func(s record.Skipped) { rep.Torn = &s }))
+	}), record.WithWarning(func(s record.Skipped) { rep.Torn = &s }))
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
 	comp := r.firstCompression()
-	w, err := Create(out, append([]WriterOption{WithCompression(comp)}, opts...)...)
+	w, err := Create(out, append([]WriterOption{WithCompression(string(comp))}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

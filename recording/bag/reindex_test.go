@@ -102,7 +102,7 @@ func TestReindexRosbagActive(t *testing.T) {
 					t.Errorf("cut %d: output compression %s, want the input's %s", cut, s.Compression, comp)
 				}
 				r.Close()
-				r, _ = Open(out, WithoutIndex())
+				r, _ = Open(out, record.WithoutIndex())
 				equalMsgs(t, collect(t, r, record.Filter{}), written[:len(salvaged)])
 				r.Close()
 				if cut == len(data) || cut == len(data)*2/3 {
@@ -124,7 +124,7 @@ func TestReindexRosbagActive(t *testing.T) {
 func smallBag(t *testing.T, n, chunk int, c Compression) []byte {
 	t.Helper()
 	var buf writeSeeker
-	w, err := NewWriter(&buf, WithCompression(c), WithChunkSize(chunk))
+	w, err := NewWriter(&buf, WithCompression(string(c)), WithChunkSize(int64(chunk)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestCheckJunkAfterChunks(t *testing.T) {
 	if n, err := count(t, jr); n != 300 || err != nil {
 		t.Fatalf("indexed read: %d messages, %v", n, err)
 	}
-	sr, _ := Open(in, WithoutIndex())
+	sr, _ := Open(in, record.WithoutIndex())
 	var e *record.Error
 	if n, err := count(t, sr); n != 300 || !errors.As(err, &e) || e.Offset < int64(pos) || e.Offset >= int64(pos+len(junk)) {
 		t.Fatalf("scan: %d messages, %v; want all 300 and then an error in the junk", n, err)

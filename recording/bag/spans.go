@@ -88,7 +88,7 @@ func (sr *spanReader) chunk(c *chunkRef) (map[uint32]chunked.Span, error) {
 	if !ok {
 		var err error
 		if spans, err = sr.fromChunk(c); err != nil {
-			if !sr.r.opts.skipBad {
+			if !sr.r.opts.SkipBad {
 				return nil, err
 			}
 			// The iterator reports the damage; the chunk info bounds what

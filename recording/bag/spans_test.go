@@ -128,7 +128,7 @@ func TestSummaryFixtureTopics(t *testing.T) {
 func summarise(t *testing.T, path string, linear bool, opts ...Option) *record.Summary {
 	t.Helper()
 	if linear {
-		opts = append(opts, WithoutIndex())
+		opts = append(opts, record.WithoutIndex())
 	}
 	r, err := Open(path, opts...)
 	if err != nil {
@@ -234,7 +234,7 @@ func TestSummaryOverlappingChunks(t *testing.T) {
 			if _, err := dr.Summary(); !errors.As(err, &e) || e.File != p {
 				t.Fatalf("Summary of a damaged chunk = %v, want a *record.Error", err)
 			}
-			s := summarise(t, p, false, WithSkipBad(nil))
+			s := summarise(t, p, false, record.WithSkipBad(nil))
 			x := s.Topics[slices.IndexFunc(s.Topics, func(ts record.TopicSummary) bool { return ts.Topic == "/x" })]
 			if x.StartNs != chunks[1].info.StartTime || x.EndNs != want.Topics["/x"].LastNs {
 				t.Errorf("/x with chunk 2 skipped: [%d, %d], want [%d (chunk 2 start), %d]", x.StartNs, x.EndNs, chunks[1].info.StartTime, want.Topics["/x"].LastNs)
@@ -290,7 +290,7 @@ func writeVariant(t *testing.T, dir, name string, data []byte) string {
 // reads no chunk data and the index data records of few chunks.
 func TestSummaryReadsOnlyIndex(t *testing.T) {
 	var ws writeSeeker
-	w, err := NewWriter(&ws, WithChunkSize(4096), WithCompression(CompressionLZ4))
+	w, err := NewWriter(&ws, WithChunkSize(4096), WithCompression(string(CompressionLZ4)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // exact first and last log times, read from the index data records of the
 // chunks whose time range can hold them (see spanReader). Without an index
 // the whole file is scanned once (the result is cached); a damaged tail
-// makes it fail unless WithSkipBad was given.
+// makes it fail unless record.WithSkipBad was given.
 //
 // TopicSummary.FrequencyHz is record.Frequency over the topic's own span.
 func (r *Reader) Summary() (*record.Summary, error) {
@@ -155,7 +155,7 @@ func (r *Reader) scan() (*record.Summary, error) {
 				r.scanned.Unindexed = "never closed: index_pos is 0"
 			case r.indexErr != nil:
 				r.scanned.Unindexed = record.Brief(r.indexErr)
-			case r.opts.linear:
+			case r.opts.NoIndex:
 				r.scanned.Unindexed = "index ignored on request"
 			}
 		}

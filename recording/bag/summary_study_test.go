@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/baglab/baglab/record"
+
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/testkit/recordtest"
 	"github.com/baglab/baglab/internal/testkit/studygen"
@@ -28,13 +30,13 @@ func TestSummaryStudy(t *testing.T) {
 		opts []bag.Option
 	}{
 		{"study.bag", nil},
-		{"study.bag", []bag.Option{bag.WithoutIndex()}},
+		{"study.bag", []bag.Option{record.WithoutIndex()}},
 		{"study-lz4.bag", nil},
 		{"study-bz2.bag", nil},
-		{"study-bz2.bag", []bag.Option{bag.WithoutIndex()}},
+		{"study-bz2.bag", []bag.Option{record.WithoutIndex()}},
 		{"all_types.bag", nil},
 		{"broken/study.bag.active", nil},
-		{"broken/study-truncated.bag", []bag.Option{bag.WithSkipBad(nil)}},
+		{"broken/study-truncated.bag", []bag.Option{record.WithSkipBad(nil)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := bag.Open(filepath.Join(dir, c.name), c.opts...)

@@ -34,7 +34,7 @@ func TestTruncatedFixtures(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			full, err := readCut(t, data, false, nil, WithoutIndex())
+			full, err := readCut(t, data, false, nil, record.WithoutIndex())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -106,7 +106,7 @@ func checkCut(t *testing.T, data, data0 []byte, full []msg) {
 
 // indexPos is the index_pos of the bag header of data.
 func indexPos(data []byte) int {
-	r, err := NewReader(bytes.NewReader(data), int64(len(data)), "x.bag", WithoutIndex())
+	r, err := NewReader(bytes.NewReader(data), int64(len(data)), "x.bag", record.WithoutIndex())
 	if err != nil {
 		return -1
 	}
@@ -143,7 +143,7 @@ func TestEmptyAndShortFiles(t *testing.T) {
 // goes on with the next.
 func TestDamagedChunk(t *testing.T) {
 	var buf writeSeeker
-	w, err := NewWriter(&buf, WithCompression(CompressionLZ4), WithChunkSize(4096))
+	w, err := NewWriter(&buf, WithCompression(string(CompressionLZ4)), WithChunkSize(4096))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,7 +171,7 @@ func TestDamagedChunk(t *testing.T) {
 	for _, linear := range []bool{false, true} {
 		opts := []Option{}
 		if linear {
-			opts = append(opts, WithoutIndex())
+			opts = append(opts, record.WithoutIndex())
 		}
 		r, err := NewReader(bytes.NewReader(data), int64(len(data)), "d.bag", opts...)
 		if err != nil {
@@ -184,7 +184,7 @@ func TestDamagedChunk(t *testing.T) {
 		}
 		var skipped []record.Skipped
 		r, _ = NewReader(bytes.NewReader(data), int64(len(data)), "d.bag",
-			append(opts, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))...)
+			append(opts, record.WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))...)
 		n2, err := count(t, r)
 		lost := int(bad.info.MessageCount())
 		if err != nil || len(skipped) != 1 || skipped[0].Offset != bad.pos || n2 < 2000-lost || n2 == 2000 {

@@ -27,22 +27,23 @@ type WriterOption func(*writerOptions)
 
 type writerOptions struct {
 	compression Compression
-	chunkSize   int
+	chunkSize   int64
 }
 
 func defaultWriterOptions() writerOptions {
 	return writerOptions{compression: CompressionNone, chunkSize: DefaultChunkSize}
 }
 
-// WithCompression sets the chunk compression: CompressionNone (the
-// default), CompressionLZ4 or CompressionBZ2.
-func WithCompression(c Compression) WriterOption {
-	return func(o *writerOptions) { o.compression = c }
+// WithCompression sets the chunk compression: "none" (CompressionNone, the
+// default), "lz4" (CompressionLZ4) or "bz2" (CompressionBZ2). It is
+// spelled as mcapfile.WithCompression is.
+func WithCompression(name string) WriterOption {
+	return func(o *writerOptions) { o.compression = Compression(name) }
 }
 
 // WithChunkSize sets the uncompressed size at which a chunk is closed
-// (default DefaultChunkSize).
-func WithChunkSize(n int) WriterOption {
+// (default DefaultChunkSize). It is spelled as mcapfile.WithChunkSize is.
+func WithChunkSize(n int64) WriterOption {
 	return func(o *writerOptions) { o.chunkSize = max(1, n) }
 }
 
@@ -241,7 +242,7 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 	putTime(v[:], m.LogTime)
 	w.hdr = appendField(w.hdr, "time", v[:])
 	appendRecord(&w.chunk, w.hdr, m.Data)
-	if w.chunk.Len() >= w.opts.chunkSize {
+	if int64(w.chunk.Len()) >= w.opts.chunkSize {
 		w.flushChunk()
 	}
 	return w.err

@@ -16,21 +16,16 @@ import (
 	"modernc.org/sqlite/vfs"
 )
 
-// Option configures Open.
-type Option func(*options)
-
-type options struct {
-	skipBad func(error)
-}
-
-// WithSkipBad makes Open of a folder leave out a split file that cannot be
-// read (a compressed split whose zstd stream is damaged or cut, a file
-// that is not an SQLite rosbag2 database); the other splits are read, and
-// each message iterator (Messages) reports the *record.Error of every
-// split left out to report, as the readers of other formats report the
-// damage a reading meets (a Reader opened for its summary only reports
-// nothing). Without it the first such split fails Open.
-func WithSkipBad(report func(error)) Option { return func(o *options) { o.skipBad = report } }
+// Option configures Open. Of the record.ReadOptions a database reader
+// takes only record.WithSkipBad: Open of a folder then leaves out a split
+// file that cannot be read (a compressed split whose zstd stream is
+// damaged or cut, a file that is not an SQLite rosbag2 database); the
+// other splits are read, and each message iterator (Messages) reports the
+// split left out to the skip callback as a record.Skipped whose Err is its
+// *record.Error, as the readers of other formats report the damage a
+// reading meets (a Reader opened for its summary only reports nothing).
+// Without it the first such split fails Open.
+type Option = record.ReadOption
 
 // Compression modes of metadata.yaml's compression_mode (rosbag2_compression
 // compression_mode_from_string: matched without regard to case).

@@ -170,7 +170,7 @@ func TestFileCompressedDamage(t *testing.T) {
 				t.Errorf("%d temporary files left after the failure", n)
 			}
 			var reported []error
-			r, err := Open(zdir, WithSkipBad(func(err error) { reported = append(reported, err) }))
+			r, err := Open(zdir, record.WithSkipBad(func(s record.Skipped) { reported = append(reported, s.Err) }))
 			if err != nil {
 				t.Fatal(err)
 			}

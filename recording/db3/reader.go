@@ -52,10 +52,10 @@ type Reader struct {
 	files    []*dbFile
 	channels []*record.Channel
 	closed   bool
-	// leftOut are the errors of the splits WithSkipBad left out, reported
-	// to skipBad by each Messages
+	// leftOut are the errors of the splits record.WithSkipBad left out,
+	// reported to onSkip by each Messages
 	leftOut []error
-	skipBad func(error)
+	onSkip  func(record.Skipped)
 	// compression is the summary's: "none", or "zstd" for a folder whose
 	// messages or files are compressed.
 	compression string
@@ -69,10 +69,7 @@ type Reader struct {
 // in both cases with zstd; a compressed split is decompressed into a
 // private temporary file (see openCompressed) when the reader opens it.
 func Open(path string, opts ...Option) (*Reader, error) {
-	var o options
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := record.NewReadOptions(opts...)
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -124,9 +121,9 @@ func Open(path string, opts ...Option) (*Reader, error) {
 		}
 		f, err := open(p)
 		var re *record.Error
-		if err != nil && o.skipBad != nil && st.IsDir() && errors.As(err, &re) {
+		if err != nil && o.SkipBad && st.IsDir() && errors.As(err, &re) {
 			// A damaged split is left out; the others are read.
-			r.leftOut, r.skipBad = append(r.leftOut, err), o.skipBad
+			r.leftOut, r.onSkip = append(r.leftOut, err), o.OnSkip
 			continue
 		}
 		if err != nil {
@@ -525,7 +522,9 @@ func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 		return nil, errClosed
 	}
 	for _, err := range r.leftOut {
-		r.skipBad(err)
+		if r.onSkip != nil {
+			r.onSkip(record.Skipped{Err: err})
+		}
 	}
 	it := &iter{}
 	for i, df := range r.files {

@@ -109,13 +109,13 @@ func benchRead(b *testing.B, comp string, opts ...Option) {
 func BenchmarkReadIndexed(b *testing.B) {
 	for _, comp := range []string{"zstd", "lz4"} {
 		b.Run(comp, func(b *testing.B) { benchRead(b, comp) })
-		b.Run(comp+"/1worker", func(b *testing.B) { benchRead(b, comp, WithWorkers(1)) })
+		b.Run(comp+"/1worker", func(b *testing.B) { benchRead(b, comp, record.WithWorkers(1)) })
 	}
 }
 
 func BenchmarkReadLinear(b *testing.B) {
 	for _, comp := range []string{"zstd", "lz4"} {
-		b.Run(comp, func(b *testing.B) { benchRead(b, comp, WithoutIndex()) })
+		b.Run(comp, func(b *testing.B) { benchRead(b, comp, record.WithoutIndex()) })
 	}
 }
 

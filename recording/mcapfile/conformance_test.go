@@ -197,7 +197,7 @@ func TestConformance(t *testing.T) {
 			}
 
 			// Linear read: file order.
-			lin, err := Open(path, WithoutIndex())
+			lin, err := Open(path, record.WithoutIndex())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,12 +9,12 @@
 // any other file is read linearly in file order, on past a data end or
 // footer record out of place (one that records of the data section
 // follow, before the summary section), as @mcap/core's McapStreamReader
-// reads on past a data end record. With WithSkipBad both go on
+// reads on past a data end record. With record.WithSkipBad both go on
 // past damage (a chunk whose CRC fails, a chunk that stops decompressing, a
 // damaged record length, a cut file), yielding what still parses and
 // reporting each damaged stretch; without it they stop at the first error.
 // Going on past damage leaves out what no CRC vouches for (a chunk whose
-// CRC fails or whose compressed data is corrupt) unless WithKeepUnverified,
+// CRC fails or whose compressed data is corrupt) unless record.WithKeepUnverified,
 // which keeps it with record.Message.Unverified set. Equal log times come
 // out in file order, through the merge of decode/internal/chunked shared
 // with the bag reader.
@@ -28,7 +28,7 @@
 // yields it. Times are int64 nanoseconds, as record.Message has them: a
 // message whose MCAP (uint64) log or publish time is 2^63 ns or later
 // (after 2262-04-11, which no recorder writes) is bad data, an error that
-// WithSkipBad reads past, never a negative time; a chunk index time that
+// record.WithSkipBad reads past, never a negative time; a chunk index time that
 // late keeps the file from being read through its index.
 //
 // Writing goes through the library's writer (chunked, zstd, lz4 or none, with

@@ -61,7 +61,7 @@ func newIndexedIter(r *Reader, f record.Filter) *indexedIter {
 			Start: int64(ci.MessageStartTime), End: int64(ci.MessageEndTime)})
 	}
 	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
-		chunked.Options{Workers: r.opts.workers, SkipBad: r.opts.skipBad, OnSkip: r.opts.onSkip})
+		chunked.Options{Workers: r.opts.Workers, SkipBad: r.opts.SkipBad, OnSkip: r.opts.OnSkip})
 	return it
 }
 
@@ -74,14 +74,14 @@ type worker struct {
 // Close returns the worker's decompressors.
 func (w *worker) Close() { w.dec.close() }
 
-// Load reads, decompresses and indexes chunk i. With WithSkipBad a damaged
+// Load reads, decompresses and indexes chunk i. With record.WithSkipBad a damaged
 // chunk gives the messages that can still be read, and its damage in
 // Skipped.
 func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 	it, dec := w.it, &w.dec
 	ci := it.chunks[i]
 	file := it.r.file
-	skipBad := it.r.opts.skipBad
+	skipBad := it.r.opts.SkipBad
 	off := int64(ci.ChunkStartOffset)
 	end := off + int64(ci.ChunkLength)
 	lc := &chunked.Loaded{Base: -1}
@@ -129,7 +129,7 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 	if lc.Err != nil {
 		return lc
 	}
-	if fate.damage != nil && cut == nil && !it.r.opts.keepUnverified {
+	if fate.damage != nil && cut == nil && !it.r.opts.KeepUnverified {
 		// No CRC vouches for the records: leave them out, and say so.
 		fate.dropped = true
 		_ = chunkRecords(file, off, records, func(op mcap.OpCode, _ int, _ []byte) error {

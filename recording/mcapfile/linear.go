@@ -21,7 +21,7 @@ type item struct {
 	offset  int64 // file offset of the record, -1 inside a compressed chunk
 	inChunk bool
 	// unverified is set for the records of a chunk whose CRC fails or
-	// whose compressed data is damaged, kept WithKeepUnverified.
+	// whose compressed data is damaged, kept record.WithKeepUnverified.
 	unverified bool
 	chunkHdr   *chunk // the enclosing chunk, when inChunk
 }
@@ -45,7 +45,7 @@ type walker struct {
 	sc    *scanner
 	limit int64 // end of the data the scanner reads
 	// warn, when set, takes a stray data end or footer record instead of
-	// the report of damage (WithWarning)
+	// the report of damage (record.WithWarning)
 	warn   func(record.Skipped)
 	bounds dataBounds // end of the data section as the footer puts it
 	dec    decoders
@@ -53,7 +53,7 @@ type walker struct {
 	// going on past damage
 	salvage bool
 	// dropUnverified leaves out the records of a chunk that no CRC vouches
-	// for (going on past damage, unless WithKeepUnverified).
+	// for (going on past damage, unless record.WithKeepUnverified).
 	dropUnverified bool
 	ckUnverified   bool
 	starts         chunkStarts          // chunks of the summary's chunk index, to pick up at
@@ -318,7 +318,7 @@ func parseMessageHead(file string, off int64, b []byte) (channel uint16, seq uin
 const maxTime = math.MaxInt64
 
 // messageTimes checks a message's log and publish times against maxTime:
-// a message with a time beyond it cannot be read (with WithSkipBad it is
+// a message with a time beyond it cannot be read (with record.WithSkipBad it is
 // left out and reported), never read with a negative time. off locates the
 // message record (or its chunk) in errors.
 func messageTimes(file string, off int64, logTime, pubTime uint64) error {
@@ -407,7 +407,7 @@ type scanResult struct {
 }
 
 // scan reads the whole data section once and caches what it found. With
-// WithSkipBad it goes on past damage, silently: the iterators report it.
+// record.WithSkipBad it goes on past damage, silently: the iterators report it.
 func (r *Reader) scan() (*scanResult, error) {
 	r.mu.Lock()
 	if r.scanned != nil {
@@ -431,7 +431,7 @@ func (r *Reader) scan() (*scanResult, error) {
 		case mcap.OpSchema, mcap.OpChannel:
 			ch, fresh, err := t.add(it)
 			if err != nil {
-				if r.opts.skipBad {
+				if r.opts.SkipBad {
 					continue
 				}
 				return nil, err
@@ -445,7 +445,7 @@ func (r *Reader) scan() (*scanResult, error) {
 				err = messageTimes(r.file, it.errOffset(), lt, pt)
 			}
 			if err != nil {
-				if r.opts.skipBad {
+				if r.opts.SkipBad {
 					continue
 				}
 				return nil, err
@@ -465,7 +465,7 @@ func (r *Reader) scan() (*scanResult, error) {
 		case mcap.OpAttachment:
 			a, err := attachmentFromHead(r.file, it.frame, it.body)
 			if err != nil {
-				if r.opts.skipBad {
+				if r.opts.SkipBad {
 					continue
 				}
 				return nil, err
@@ -474,7 +474,7 @@ func (r *Reader) scan() (*scanResult, error) {
 		case mcap.OpMetadata:
 			m, err := safeParse(r.file, it.errOffset(), "metadata", mcap.ParseMetadata, it.body)
 			if err != nil {
-				if r.opts.skipBad {
+				if r.opts.SkipBad {
 					continue
 				}
 				return nil, err
@@ -489,34 +489,34 @@ func (r *Reader) scan() (*scanResult, error) {
 	return sr, nil
 }
 
-// newWalker returns a walker over r's data section that, with WithSkipBad,
+// newWalker returns a walker over r's data section that, with record.WithSkipBad,
 // goes on past damage, reporting it to report.
 func (r *Reader) newWalker(report func(record.Skipped)) *walker {
 	w := newWalker(r.ra, r.file, r.size, r.opts.verifyCRC)
-	if r.opts.skipBad {
+	if r.opts.SkipBad {
 		w.goOn(newChunkStarts(r.summary), report)
-		w.dropUnverified = !r.opts.keepUnverified
+		w.dropUnverified = !r.opts.KeepUnverified
 	}
 	return w
 }
 
 // messageWalker is the walker of a message iterator: newWalker reporting
-// damage to the WithSkipBad callback and stray records to WithWarning's.
+// damage to the record.WithSkipBad callback and stray records to record.WithWarning's.
 func (r *Reader) messageWalker() *walker {
 	w := r.newWalker(r.skip)
-	w.warn = r.opts.onWarning
+	w.warn = r.opts.OnWarning
 	return w
 }
 
-// skip reports a damaged stretch to the WithSkipBad callback.
+// skip reports a damaged stretch to the record.WithSkipBad callback.
 func (r *Reader) skip(s record.Skipped) {
-	if r.opts.onSkip != nil {
-		r.opts.onSkip(s)
+	if r.opts.OnSkip != nil {
+		r.opts.OnSkip(s)
 	}
 }
 
 // tracker follows the schema and channel records of a linear read. With
-// WithSkipBad it falls back on the summary section for a schema or channel
+// record.WithSkipBad it falls back on the summary section for a schema or channel
 // whose record was lost.
 type tracker struct {
 	r       *Reader
@@ -556,13 +556,13 @@ func (t *tracker) add(rec item) (ch *record.Channel, fresh bool, err error) {
 	return ch, !seen, nil
 }
 
-// schema returns the schema of an id met so far, or with WithSkipBad the
+// schema returns the schema of an id met so far, or with record.WithSkipBad the
 // summary's, with the offset of its record.
 func (t *tracker) schema(id uint16) (*mcap.Schema, int64) {
 	if s := t.schemas[id]; s != nil {
 		return s, t.at[id]
 	}
-	if t.r.opts.skipBad && t.r.summary != nil {
+	if t.r.opts.SkipBad && t.r.summary != nil {
 		return t.r.summary.schemas[id], t.r.summary.schemaAt[id]
 	}
 	return nil, 0
@@ -574,7 +574,7 @@ func (t *tracker) message(rec item) (id uint16, seq uint32, logTime, pubTime uin
 	if id, seq, logTime, pubTime, err = parseMessageHead(file, rec.errOffset(), rec.body); err != nil {
 		return
 	}
-	if t.chans[id] == nil && t.r.opts.skipBad && t.r.summary != nil {
+	if t.chans[id] == nil && t.r.opts.SkipBad && t.r.summary != nil {
 		if c := t.r.summary.channels[id]; c != nil {
 			if s, at := t.schema(c.SchemaID); s != nil || c.SchemaID == 0 {
 				t.chans[id] = t.r.channel(c, s, at)
@@ -634,7 +634,7 @@ func (it *linearIter) next() (*record.Message, error) {
 		case mcap.OpSchema, mcap.OpChannel:
 			ch, _, err := it.t.add(rec)
 			if err != nil {
-				if !it.r.opts.skipBad {
+				if !it.r.opts.SkipBad {
 					return nil, err
 				}
 				it.skipRecord(rec, err, "the record is left out")
@@ -646,7 +646,7 @@ func (it *linearIter) next() (*record.Message, error) {
 		case mcap.OpMessage:
 			id, seq, lt, pt, err := it.t.message(rec)
 			if err != nil {
-				if !it.r.opts.skipBad {
+				if !it.r.opts.SkipBad {
 					return nil, err
 				}
 				if len(rec.body) < messageHeadLen {
@@ -658,7 +658,7 @@ func (it *linearIter) next() (*record.Message, error) {
 				continue
 			}
 			if err := messageTimes(it.r.file, rec.errOffset(), lt, pt); err != nil {
-				if !it.r.opts.skipBad {
+				if !it.r.opts.SkipBad {
 					return nil, err
 				}
 				it.skipRecord(rec, err, "the message is left out")

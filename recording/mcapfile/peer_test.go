@@ -355,7 +355,7 @@ func TestPeerTimesPast2262(t *testing.T) {
 	}
 
 	var skipped []record.Skipped
-	rs, err := Open(path, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+	rs, err := Open(path, record.WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestPeerTimePast2262InChunk(t *testing.T) {
 		t.Errorf("Next = %v, %v; want the log time's error", m, err)
 	}
 	var skipped []record.Skipped
-	rs, err := Open(path, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+	rs, err := Open(path, record.WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"io"
 	"maps"
-	"runtime"
 	"sort"
 	"sync"
 
@@ -20,41 +19,18 @@ var (
 	_ record.Writer = (*Writer)(nil)
 )
 
-// Option configures a Reader.
-type Option func(*options)
-
-type options struct {
-	workers   int
-	noIndex   bool
-	verifyCRC bool
-	skipBad   bool
-	onSkip    func(record.Skipped)
-	onWarning func(record.Skipped)
-	// keepUnverified keeps, going on past damage, the records no CRC
-	// vouches for.
-	keepUnverified bool
-}
-
-func defaultOptions() options {
-	return options{workers: min(runtime.GOMAXPROCS(0), 4), verifyCRC: true}
-}
-
-// WithWorkers sets how many chunks are decompressed ahead in parallel during
-// indexed reads (default min(GOMAXPROCS, 4); 1 decompresses inline).
-func WithWorkers(n int) Option {
-	return func(o *options) { o.workers = max(n, 1) }
-}
-
-// WithoutIndex makes the reader ignore the summary section and read linearly.
-func WithoutIndex() Option {
-	return func(o *options) { o.noIndex = true }
-}
-
-// WithSkipBad makes message iterators go on past damaged data instead of
-// stopping at the first error, as Recover does:
+// Option configures a Reader: record.WithWorkers (chunks decompressed
+// ahead in parallel during indexed reads; 1 decompresses inline),
+// record.WithoutIndex (ignore the summary section and read linearly),
+// record.WithSkipBad, record.WithWarning and record.WithKeepUnverified.
+//
+// With record.WithSkipBad, message iterators go on past damaged data
+// instead of stopping at the first error, as Recover does:
 //   - A chunk whose CRC fails, or whose compressed data stops
-//     decompressing, yields the records of it that still frame and parse;
-//     the chunk is reported as unverified (their content may be damaged).
+//     decompressing, yields the records of it that still frame and parse
+//     only with record.WithKeepUnverified (marked Message.Unverified);
+//     by default they are left out and reported (Skipped.Dropped): their
+//     content may be damaged.
 //   - A chunk cut off by the end of the file yields the complete records of
 //     its part that decompresses; the iterator then ends with io.EOF.
 //   - Where a record's length is damaged, the complete records of the chunk
@@ -64,36 +40,34 @@ func WithoutIndex() Option {
 //     channel record (nor the summary) defines, is left out.
 //   - A data end or footer record out of place, which records of the data
 //     section follow, is read past, as without this option; it is
-//     reported here unless WithWarning takes it.
+//     reported to the skip callback unless record.WithWarning takes it.
 //
-// report, if not nil, is called with each damaged stretch, from the
-// goroutine calling Next, before the messages read from it. Skipped.Kept
-// counts the message records still read from it, whether or not the
-// filter selects them (a linear read counts those on a channel it then
-// finds undefined, which it reports on their own). Summary and Channels of a file read without its index
-// count what can be read, without reporting. Without this option the
-// iterators stop at the first error.
-func WithSkipBad(report func(record.Skipped)) Option {
-	return func(o *options) { o.skipBad, o.onSkip = true, report }
+// The skip callback, if not nil, is called with each damaged stretch, from
+// the goroutine calling Next, before the messages read from it.
+// Skipped.Kept counts the message records still read from it, whether or
+// not the filter selects them (a linear read counts those on a channel it
+// then finds undefined, which it reports on their own). Summary and
+// Channels of a file read without its index count what can be read,
+// without reporting. Without record.WithSkipBad the iterators stop at the
+// first error.
+//
+// The warning callback (record.WithWarning) is told of what message
+// iterators read past that is no damage to the messages: a data end or
+// footer record out of place, which records of the data section follow
+// (the records after it are read, as @mcap/core's McapStreamReader reads
+// those after a data end record). It is called from the goroutine calling
+// Next; Skipped.Note says what the reading did.
+type Option = record.ReadOption
+
+// options are the reader's record.ReadOptions and whether chunk CRCs are
+// verified (always, outside the package's tests).
+type options struct {
+	record.ReadOptions
+	verifyCRC bool
 }
 
-// WithWarning makes message iterators report to warn what they read past
-// that is no damage to the messages: a data end or footer record out of
-// place, which records of the data section follow (the records after it
-// are read, as @mcap/core's McapStreamReader reads those after a data end
-// record). It is called from the goroutine calling Next; Skipped.Note says
-// what the reading did.
-func WithWarning(warn func(record.Skipped)) Option {
-	return func(o *options) { o.onWarning = warn }
-}
-
-// WithKeepUnverified makes a reader going on past damage (WithSkipBad)
-// keep the records of a chunk whose CRC fails or whose compressed data is
-// damaged, marking their messages record.Message.Unverified. By default
-// they are left out and reported (Skipped.Dropped): their content may be
-// damaged.
-func WithKeepUnverified() Option {
-	return func(o *options) { o.keepUnverified = true }
+func newOptions(opts []Option) options {
+	return options{ReadOptions: record.NewReadOptions(opts...), verifyCRC: true}
 }
 
 // Reader is an open MCAP file. It implements record.Reader. Its methods may
@@ -136,12 +110,9 @@ func NewReader(ra io.ReaderAt, size int64, path string, opts ...Option) (*Reader
 		file:     path,
 		ra:       ra,
 		size:     size,
-		opts:     defaultOptions(),
+		opts:     newOptions(opts),
 		schemas:  map[schemaKey]*record.Schema{},
 		channels: map[uint16]*record.Channel{},
-	}
-	for _, o := range opts {
-		o(&r.opts)
 	}
 	if err := checkMagic(ra, path, size); err != nil {
 		return nil, err
@@ -170,7 +141,7 @@ func NewReader(ra io.ReaderAt, size int64, path string, opts ...Option) (*Reader
 		r.summary = ix
 		ix.findLoose(ra, path)
 		ok, why := ix.usable()
-		if !ok && !r.opts.noIndex {
+		if !ok && !r.opts.NoIndex {
 			if whole, _ := ix.indexesChunks(); whole && r.learnDefinitions(ix) == nil {
 				ok, why = ix.usable()
 			}
@@ -178,7 +149,7 @@ func NewReader(ra io.ReaderAt, size int64, path string, opts ...Option) (*Reader
 		switch {
 		case !ok:
 			r.ixNote = why
-		case r.opts.noIndex:
+		case r.opts.NoIndex:
 			r.ixNote = "index ignored on request"
 		default:
 			r.ix = ix
@@ -289,7 +260,7 @@ func sortChannels(cs []*record.Channel) {
 // no chunk is decompressed unless its message index records are missing or
 // do not match it (chunks without any are read once). Otherwise the whole
 // file is scanned once. Start and end times are exact, and FrequencyHz is
-// record.Frequency over the topic's own span. With WithSkipBad a chunk that
+// record.Frequency over the topic's own span. With record.WithSkipBad a chunk that
 // must be read but cannot be bounds the times with its chunk index's. Of
 // several statistics records (the specification allows one), one that
 // each repeats is used; when they differ none is, as for a file without

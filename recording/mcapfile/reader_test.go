@@ -33,7 +33,7 @@ func TestFilters(t *testing.T) {
 			t.Run(name+"/"+mode, func(t *testing.T) {
 				var opts []Option
 				if mode == "linear" {
-					opts = append(opts, WithoutIndex())
+					opts = append(opts, record.WithoutIndex())
 				}
 				r, err := Open(path, opts...)
 				if err != nil {
@@ -75,7 +75,7 @@ func TestFilters(t *testing.T) {
 func TestIteratorCloseEarly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.mcap")
 	writeTestFile(t, path, WithChunkSize(4<<10))
-	r, err := Open(path, WithWorkers(4))
+	r, err := Open(path, record.WithWorkers(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestMessageOffsets(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, opts := range [][]Option{nil, {WithoutIndex()}} {
+		for _, opts := range [][]Option{nil, {record.WithoutIndex()}} {
 			r, err := Open(path, opts...)
 			if err != nil {
 				t.Fatal(err)
@@ -200,7 +200,7 @@ func TestIndexedUnknownChannel(t *testing.T) {
 				t.Errorf("error %v, want message.channel_id at %d (ErrFormat)", err, chunk)
 			}
 			var skipped []record.Skipped
-			got, err := read(WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+			got, err := read(record.WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
 			want := []string{"/a msg-0", "/a msg-2", "/b msg-3"}
 			if err != nil || !slices.Equal(got, want) || len(skipped) != 1 || skipped[0].Offset != chunk || skipped[0].Kept != 3 {
 				t.Errorf("with WithSkipBad: %q, %v, skipped %+v; want %q and the chunk at %d skipped with 3 kept", got, err, skipped, want, chunk)

@@ -47,7 +47,7 @@ func testRecoverTruncated(t *testing.T, comp string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, err := Open(src, WithoutIndex())
+	full, err := Open(src, record.WithoutIndex())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func testRecoverTruncated(t *testing.T, comp string) {
 	if probs, err := Check(out); err != nil || len(probs) != 0 {
 		t.Errorf("Check of the recovered file: %v %v", probs, err)
 	}
-	fixed, err := Open(out, WithoutIndex())
+	fixed, err := Open(out, record.WithoutIndex())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func exercise(t *testing.T, data []byte, name string) {
 		}
 		return false
 	}
-	for _, opts := range [][]Option{nil, {WithoutIndex()}, {WithWorkers(1)}} {
+	for _, opts := range [][]Option{nil, {record.WithoutIndex()}, {record.WithWorkers(1)}} {
 		r, err := NewReader(bytes.NewReader(data), int64(len(data)), name, opts...)
 		if !check("open", err) {
 			continue

@@ -35,7 +35,7 @@ func readFile(t *testing.T, path string, skip bool, f record.Filter, opts ...mca
 	if skip {
 		// These tests check what the records no CRC vouches for still
 		// give; TestSkipBadDropsUnverified checks the default.
-		opts = append(opts, mcapfile.WithSkipBad(func(s record.Skipped) { out.skipped = append(out.skipped, s) }), mcapfile.WithKeepUnverified())
+		opts = append(opts, record.WithSkipBad(func(s record.Skipped) { out.skipped = append(out.skipped, s) }), record.WithKeepUnverified())
 	}
 	r, err := mcapfile.Open(path, opts...)
 	if err != nil {
@@ -67,7 +67,7 @@ var modes = []struct {
 	opts []mcapfile.Option
 }{
 	{"indexed", nil},
-	{"linear", []mcapfile.Option{mcapfile.WithoutIndex()}},
+	{"linear", []mcapfile.Option{record.WithoutIndex()}},
 }
 
 // wantError checks that err is the *record.Error of path at off, with the
@@ -518,7 +518,7 @@ func smallFile(t testing.TB, compression string, n int, chunk int64) []byte {
 func readBytes(data []byte, name string, skip bool, opts ...mcapfile.Option) (read, error) {
 	var out read
 	if skip {
-		opts = append(opts, mcapfile.WithSkipBad(func(s record.Skipped) { out.skipped = append(out.skipped, s) }))
+		opts = append(opts, record.WithSkipBad(func(s record.Skipped) { out.skipped = append(out.skipped, s) }))
 	}
 	r, err := mcapfile.NewReader(bytes.NewReader(data), int64(len(data)), name, opts...)
 	if err != nil {
@@ -585,7 +585,7 @@ func TestSkipBadEverywhere(t *testing.T) {
 		}
 		t.Run(comp, func(t *testing.T) {
 			data := smallFile(t, comp, 60, 600)
-			intact, err := readBytes(data, "intact.mcap", false, mcapfile.WithoutIndex())
+			intact, err := readBytes(data, "intact.mcap", false, record.WithoutIndex())
 			if err != nil || intact.err != io.EOF || len(intact.msgs) != 60 {
 				t.Fatalf("intact file: %d messages, %v %v", len(intact.msgs), err, intact.err)
 			}
@@ -661,7 +661,7 @@ func FuzzSkipBad(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, mode := range modes {
-			opts := append([]mcapfile.Option{mcapfile.WithSkipBad(nil)}, mode.opts...)
+			opts := append([]mcapfile.Option{record.WithSkipBad(nil)}, mode.opts...)
 			if r, err := mcapfile.NewReader(bytes.NewReader(data), int64(len(data)), "fuzz.mcap", opts...); err == nil {
 				// Summary and Channels may fail, never panic.
 				r.Summary()
@@ -696,7 +696,7 @@ func BenchmarkReadSkipBad(b *testing.B) {
 					b.ReportAllocs()
 					for range b.N {
 						r, err := mcapfile.NewReader(bytes.NewReader(f.data), int64(len(f.data)), "bench.mcap",
-							append([]mcapfile.Option{mcapfile.WithSkipBad(nil)}, mode.opts...)...)
+							append([]mcapfile.Option{record.WithSkipBad(nil)}, mode.opts...)...)
 						if err != nil {
 							b.Fatal(err)
 						}

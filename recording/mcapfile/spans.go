@@ -26,7 +26,7 @@ type spanReader struct {
 	lists     map[uint16]*channelChunks
 	unindexed map[uint16]chunked.Span
 	// lost bounds the chunks without message index records that could not
-	// be read (with WithSkipBad).
+	// be read (with record.WithSkipBad).
 	lost     chunked.Span
 	haveLost bool
 
@@ -71,7 +71,7 @@ func (sr *spanReader) load() error {
 			}
 			spans, err := sr.chunk(ci)
 			if err != nil {
-				if !sr.opts.skipBad {
+				if !sr.opts.SkipBad {
 					return err
 				}
 				b := chunked.Span{First: chunkStart(ci), Last: chunkEnd(ci)}
@@ -108,7 +108,7 @@ func (sr *spanReader) load() error {
 // id (see chunked.Extremes); ok is false when no chunk holds a message of
 // it.
 //
-// With WithSkipBad a chunk that cannot be read counts as holding messages
+// With record.WithSkipBad a chunk that cannot be read counts as holding messages
 // of the channel at its index's start and end times, and a channel found
 // nowhere is bounded by the unreadable chunks without message indexes.
 func (sr *spanReader) channel(id uint16) (s chunked.Span, ok bool, err error) {
@@ -147,7 +147,7 @@ func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (chunked.Span
 	}
 	spans, err := sr.chunk(ci)
 	if err != nil {
-		if sr.opts.skipBad {
+		if sr.opts.SkipBad {
 			return chunked.Span{First: chunkStart(ci), Last: chunkEnd(ci)}, true, nil
 		}
 		return chunked.Span{}, false, err

@@ -75,7 +75,7 @@ func TestSummaryConformanceTopics(t *testing.T) {
 					want[topic] = s
 				}
 			}
-			for _, opts := range [][]Option{nil, {WithoutIndex()}} {
+			for _, opts := range [][]Option{nil, {record.WithoutIndex()}} {
 				r, err := Open(path, opts...)
 				if err != nil {
 					t.Fatal(err)
@@ -113,7 +113,7 @@ func TestSummaryRosbag2Topics(t *testing.T) {
 				}
 				want[topic] = topicSpan{tp.MessageCount, first, last}
 			}
-			for _, opts := range [][]Option{nil, {WithoutIndex()}} {
+			for _, opts := range [][]Option{nil, {record.WithoutIndex()}} {
 				r, err := Open(path, opts...)
 				if err != nil {
 					t.Fatal(err)
@@ -271,7 +271,7 @@ func TestSummaryOverlappingChunks(t *testing.T) {
 				}
 				return sum
 			}
-			checkTopicSpans(t, summaryOf(data, WithoutIndex()), want)
+			checkTopicSpans(t, summaryOf(data, record.WithoutIndex()), want)
 			noStats, _ := writeOverlap(t, mcap.WriterOptions{Compression: comp, SkipStatistics: true})
 			checkTopicSpans(t, summaryOf(noStats), want)
 			noIndex, _ := writeOverlap(t, mcap.WriterOptions{Compression: comp, SkipMessageIndexing: true})
@@ -306,10 +306,10 @@ func TestSummaryOverlappingChunks(t *testing.T) {
 					t.Fatalf("Summary of a damaged chunk = %v, want a *record.Error", err)
 				}
 			}
-			checkTopicSpans(t, summaryOf(noIndexCut, WithSkipBad(nil)), want)
+			checkTopicSpans(t, summaryOf(noIndexCut, record.WithSkipBad(nil)), want)
 			x := want["/x"]
 			x.first = int64(c.MessageStartTime)
-			sum = summaryOf(badCut, WithSkipBad(nil))
+			sum = summaryOf(badCut, record.WithSkipBad(nil))
 			checkTopicSpans(t, sum, map[string]topicSpan{"/x": x, "/y": want["/y"], "/z": want["/z"]})
 		})
 	}

@@ -213,7 +213,7 @@ func TestStrayEndRecords(t *testing.T) {
 			// of the intact file in file order (Offset is a compressed
 			// chunk's), are those McapStreamReader reads before the
 			// stray footer.
-			intact, err := Open(path, WithoutIndex())
+			intact, err := Open(path, record.WithoutIndex())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -261,7 +261,7 @@ func TestStrayEndRecords(t *testing.T) {
 				t.Errorf("read: %d messages, want the intact file's %d", len(got), len(want))
 			}
 
-			lin, err := Open(badPath, WithoutIndex())
+			lin, err := Open(badPath, record.WithoutIndex())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,7 +280,7 @@ func TestStrayEndRecords(t *testing.T) {
 			summaryStart := int64(binary.LittleEndian.Uint64(bad[len(bad)-tailLen+recordHeaderLen:]))
 			detail := fmt.Sprintf("%s %d bytes before the summary section at %d", what, summaryStart-at-int64(len(stray)), summaryStart)
 			var skipped []record.Skipped
-			sb, err := Open(badPath, WithoutIndex(), WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+			sb, err := Open(badPath, record.WithoutIndex(), record.WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -409,11 +409,11 @@ func TestStraySeeds(t *testing.T) {
 	for i, whole := range seeds {
 		for _, data := range [][]byte{whole, whole[:len(whole)-1]} {
 			name := fmt.Sprintf("seed %d of %d bytes", i, len(data))
-			for _, opts := range [][]Option{nil, {WithoutIndex()}} {
+			for _, opts := range [][]Option{nil, {record.WithoutIndex()}} {
 				var skipped []record.Skipped
 				for _, skip := range []bool{false, true} {
 					if skip {
-						opts = append(opts, WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+						opts = append(opts, record.WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
 					}
 					r, err := NewReader(bytes.NewReader(data), int64(len(data)), "seed.mcap", opts...)
 					if err != nil {
@@ -431,8 +431,8 @@ func TestStraySeeds(t *testing.T) {
 			}
 			// WithWarning takes the stray record: no damage is reported.
 			var warned, skipped []record.Skipped
-			r, err := NewReader(bytes.NewReader(data), int64(len(data)), "seed.mcap", WithoutIndex(),
-				WithWarning(func(s record.Skipped) { warned = append(warned, s) }), WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
+			r, err := NewReader(bytes.NewReader(data), int64(len(data)), "seed.mcap", record.WithoutIndex(),
+				record.WithWarning(func(s record.Skipped) { warned = append(warned, s) }), record.WithSkipBad(func(s record.Skipped) { skipped = append(skipped, s) }))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -41,7 +41,7 @@ func keys(ms []msg) []msg {
 // file is damaged: it returns the messages read before the first error.
 func fileOrder(t *testing.T, path string, cut bool) []msg {
 	t.Helper()
-	r, err := mcapfile.Open(path, mcapfile.WithoutIndex())
+	r, err := mcapfile.Open(path, record.WithoutIndex())
 	if err != nil {
 		t.Fatal(err)
 	}

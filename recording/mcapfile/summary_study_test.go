@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/baglab/baglab/record"
+
 	"github.com/baglab/baglab/internal/testkit/recordtest"
 	"github.com/baglab/baglab/recording/mcapfile"
 )
@@ -16,7 +18,7 @@ import (
 func TestSummaryStudy(t *testing.T) {
 	dir := study(t)
 	for _, name := range []string{"study.mcap", "study-lz4.mcap", "study-none.mcap", "queries.mcap", "all_types.mcap", "all_types_ros2.mcap"} {
-		for _, opts := range [][]mcapfile.Option{nil, {mcapfile.WithoutIndex()}} {
+		for _, opts := range [][]mcapfile.Option{nil, {record.WithoutIndex()}} {
 			t.Run(name, func(t *testing.T) {
 				r, err := mcapfile.Open(filepath.Join(dir, name), opts...)
 				if err != nil {

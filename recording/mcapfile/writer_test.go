@@ -198,7 +198,7 @@ func TestWriterRoundTrip(t *testing.T) {
 			for _, mode := range []string{"indexed", "linear"} {
 				var opts []Option
 				if mode == "linear" {
-					opts = append(opts, WithoutIndex())
+					opts = append(opts, record.WithoutIndex())
 				}
 				r, err := Open(path, opts...)
 				if err != nil {

@@ -176,7 +176,7 @@ func (c *channels) write(events []Event) error {
 
 // WriteBag writes ROS1 events as a bag.
 func WriteBag(path string, events []Event, c bag.Compression) error {
-	w, err := bag.Create(path, bag.WithCompression(c), bag.WithChunkSize(64<<10))
+	w, err := bag.Create(path, bag.WithCompression(string(c)), bag.WithChunkSize(64<<10))
 	if err != nil {
 		return err
 	}

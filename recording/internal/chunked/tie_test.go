@@ -73,11 +73,11 @@ func TestEqualTimesOneOrder(t *testing.T) {
 	write(mw)
 	want := "/a 3000000000 A3\n/b 5000000000 B5\n/a 5000000000 A5\n"
 	for _, workers := range []int{1, 4} {
-		br, err := bag.Open(bagPath, bag.WithWorkers(workers))
+		br, err := bag.Open(bagPath, record.WithWorkers(workers))
 		if err != nil {
 			t.Fatal(err)
 		}
-		mr, err := mcapfile.Open(mcapPath, mcapfile.WithWorkers(workers))
+		mr, err := mcapfile.Open(mcapPath, record.WithWorkers(workers))
 		if err != nil {
 			t.Fatal(err)
 		}
