@@ -78,12 +78,13 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		SilenceErrors: true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageErrorf("unknown command %q for %q\nSee '%s --help'", args[0], cmd.CommandPath(), cmd.CommandPath())
+				return unknownCommandError(cmd, args[0])
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	root.SuggestionsMinimumDistance = 2
 	root.SetIn(g.stdin)
 	root.SetOut(g.stdout)
 	root.SetErr(g.stderr)
@@ -115,9 +116,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 			profile.Close()
 		}
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &exitError{code: exitUsage, err: fmt.Errorf("%w\nSee '%s --help'", err, c.CommandPath())}
-	})
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newVersionCmd(g),
 		newMsgCmd(g),
@@ -156,7 +155,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCmd(g)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := singleDashLongFlag(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	var completed *completedError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &completed) {
 		err = context.Cause(ctx)
