@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/baglab/baglab/internal/english"
 )
 
 // WriteText writes the description as `baglab info` prints it: the
@@ -29,8 +31,8 @@ func (d *Description) text(w *bytes.Buffer) {
 	fmt.Fprintf(tw, "path:\t%s\n", s.Path)
 	fmt.Fprintf(tw, "format:\t%s\n", s.Format)
 	fmt.Fprintf(tw, "duration:\t%s\n", time.Duration(s.DurationNs).Round(time.Microsecond))
-	fmt.Fprintf(tw, "start:\t%s\n", formatNs(s.StartNs))
-	fmt.Fprintf(tw, "end:\t%s\n", formatNs(s.EndNs))
+	fmt.Fprintf(tw, "start:\t%s\n", formatNs(s.StartNs, s.MessageCount > 0))
+	fmt.Fprintf(tw, "end:\t%s\n", formatNs(s.EndNs, s.MessageCount > 0))
 	fmt.Fprintf(tw, "messages:\t%d\n", s.MessageCount)
 	fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
 	if s.Unindexed != "" {
@@ -52,7 +54,7 @@ func (d *Description) text(w *bytes.Buffer) {
 			if t.FrequencyHz > 0 {
 				freq = fmt.Sprintf("%.4g Hz", t.FrequencyHz)
 			}
-			fmt.Fprintf(tw, "  %s\t%d msgs\t%s\t%s\t%s\t%s\n", t.Topic, t.MessageCount, freq, typ, t.Encoding, t.MD5)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.Topic, english.Count(t.MessageCount, "msg"), freq, typ, t.Encoding, t.MD5)
 		}
 		tw.Flush()
 	}
@@ -72,9 +74,11 @@ func (d *Description) text(w *bytes.Buffer) {
 	}
 }
 
-// formatNs is a time as RFC 3339 in UTC with its epoch seconds, "-" for 0.
-func formatNs(ns int64) string {
-	if ns == 0 {
+// formatNs is a time as RFC 3339 in UTC with its epoch seconds, or "-"
+// when there is none (a recording without messages). Time 0 is a time:
+// recordings made under simulated time start there.
+func formatNs(ns int64, has bool) string {
+	if !has {
 		return "-"
 	}
 	t := time.Unix(0, ns).UTC()

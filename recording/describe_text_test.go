@@ -126,3 +126,50 @@ func TestDescriptionTextWriteError(t *testing.T) {
 		}
 	}
 }
+
+// TestDescriptionTextTimeZero: a recording made under simulated time that
+// starts at 0 has a start, and one message is "1 msg"; only a recording
+// without messages has none ("-").
+func TestDescriptionTextTimeZero(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sim.bag")
+	bw, err := bag.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := bw.AddChannel(&record.Channel{Topic: "/x", MessageEncoding: "ros1",
+		Schema: &record.Schema{Name: "std_msgs/String", Encoding: "ros1msg", Data: []byte("string data\n"), MD5: stringMD5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.WriteMessage(id, &record.Message{Data: stringMsg("hello")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := recording.Describe(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"\nstart:       1970-01-01T00:00:00Z (0.000000000)\n",
+		"\nend:         1970-01-01T00:00:00Z (0.000000000)\n",
+		"\n  /x  1 msg    std_msgs/String",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("got\n%s\nwant a line %q", b.String(), want)
+		}
+	}
+	d.MessageCount = 0
+	b.Reset()
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "\nstart:       -\n") {
+		t.Errorf("no messages: got\n%s\nwant start -", b.String())
+	}
+}

@@ -161,7 +161,7 @@ func TestPlayCLIToRostopicEcho(t *testing.T) {
 				t.Errorf("rostopic echo /cli/talk printed\n%s\nwant\n%s", got, want)
 			}
 			r := <-done
-			if r.code != exitOK || !strings.Contains(r.stderr, "published 20 messages on 1 topics") {
+			if r.code != exitOK || !strings.Contains(r.stderr, "published 20 messages on 1 topic in") {
 				t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
 			}
 		})

@@ -3,12 +3,17 @@ package play
 import (
 	"fmt"
 	"time"
+
+	"github.com/baglab/baglab/internal/english"
 )
 
 // String says what a run published: messages, topics, wall time, loops
 // and, when messages went out on schedule, how late they were.
 func (s Stats) String() string {
-	text := fmt.Sprintf("published %d messages on %d topics in %.1f s (%d loop(s))", s.Messages, len(s.PerTopic), s.Elapsed.Seconds(), s.Loops)
+	text := fmt.Sprintf("published %s on %s in %.1f s", english.Count(s.Messages, "message"), english.Count(len(s.PerTopic), "topic"), s.Elapsed.Seconds())
+	if s.Loops > 1 {
+		text += fmt.Sprintf(" (%d loops)", s.Loops)
+	}
 	if s.Lateness.Count > 0 {
 		text += "; sent behind schedule by " + s.Lateness.String()
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/baglab/baglab/internal/english"
 	"github.com/baglab/baglab/record"
 )
 
@@ -34,7 +35,7 @@ func (r *ReindexReport) Lost() bool { return len(r.Skipped) > 0 }
 
 func (r *ReindexReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d messages on %d connections in %d chunks", r.Messages, r.Connections, r.Chunks)
+	fmt.Fprintf(&b, "%s on %s in %s", english.Count(r.Messages, "message"), english.Count(r.Connections, "connection"), english.Count(r.Chunks, "chunk"))
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(&b, "; skipped %d bytes:", r.BytesSkipped)
 		for _, s := range r.Skipped {
