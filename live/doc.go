@@ -15,13 +15,13 @@
 //     listener, publishers of pre-serialized bytes (any type, MD5 and
 //     definition, latching) and subscribers with type and md5sum "*" that
 //     keep each publisher's connection header verbatim.
-//   - live/record: the recorder behind `baglab record`.
+//   - live/recorder: the recorder behind `baglab record`.
 //   - live/play: the player behind `baglab play`.
 //
 // This package holds what the player and the recorder share: ArgsError,
 // the error of a command-line value either cannot use.
 //
-// Tests run against Debian's real ROS1 through internal/rostest (a roscore
+// Tests run against Debian's real ROS1 through internal/testkit/rostest (a roscore
 // per test on a free loopback port, peers in their own process groups).
 //
 // Publishing, as `baglab play` does it:

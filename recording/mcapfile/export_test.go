@@ -1,7 +1,7 @@
 package mcapfile
 
 // Test helpers for the external test package (mcapfile_test), which exists
-// because internal/studygen imports this package.
+// because internal/testkit/studygen imports this package.
 var (
 	ChunkOffsets   = chunkOffsets
 	CheckRecovered = checkRecovered
