@@ -1,0 +1,115 @@
+package tf
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
+)
+
+// IsTFType reports whether a message type (as stored) carries transforms:
+// tf2_msgs/TFMessage (ROS1 and ROS2 names) or the older tf/tfMessage.
+func IsTFType(name string) bool {
+	switch name {
+	case "tf2_msgs/TFMessage", "tf2_msgs/msg/TFMessage", "tf/tfMessage", "tf/msg/tfMessage":
+		return true
+	}
+	return false
+}
+
+// IsStaticTopic reports whether a TF topic holds static transforms: its
+// last name segment is tf_static (/tf_static, /robot1/tf_static).
+func IsStaticTopic(topic string) bool {
+	return topic == "tf_static" || strings.HasSuffix(topic, "/tf_static")
+}
+
+// Reader fills a Buffer from TF messages in the order given and counts
+// what it read per frame, for Tree.
+type Reader struct {
+	// Buffer holds the transforms read.
+	Buffer *Buffer
+	frames map[string]*frameStats
+	order  []string
+	// Rejected counts the transforms SetTransform ignored, by TF_* code.
+	Rejected map[string]int
+	// Messages and Transforms count what was read.
+	Messages, Transforms int64
+}
+
+// NewReader returns a Reader with an empty Buffer.
+func NewReader() *Reader {
+	return &Reader{Buffer: NewBuffer(), frames: map[string]*frameStats{}, Rejected: map[string]int{}}
+}
+
+// Add reads the transforms of one TF message decoded by dec. A message
+// that does not decode is a *record.Error naming its file and topic.
+func (r *Reader) Add(m *record.Message, dec decode.Decoder) error {
+	v, err := dec.DecodeValue(m.Data)
+	if err != nil {
+		return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+	}
+	r.Messages++
+	static := IsStaticTopic(m.Channel.Topic)
+	for _, e := range v.LookupList("transforms") {
+		ts, _ := e.(*value.Struct)
+		if ts == nil {
+			continue
+		}
+		s := stampedOf(ts)
+		r.Transforms++
+		err := r.Buffer.SetTransform(s, static)
+		if rej, ok := err.(*Rejected); ok {
+			r.Rejected[rej.Code]++
+		}
+		r.note(s, static, m, err == nil)
+	}
+	return nil
+}
+
+// stampedOf reads a geometry_msgs/TransformStamped.
+func stampedOf(ts *value.Struct) Stamped {
+	f := func(p string) float64 { x, _ := ts.LookupFloat(p); return x }
+	stamp, _ := ts.LookupTimeNs("header.stamp")
+	return Stamped{
+		Parent: ts.LookupString("header.frame_id"),
+		Child:  ts.LookupString("child_frame_id"),
+		Stamp:  stamp,
+		Transform: Transform{
+			Translation: Vec3{f("transform.translation.x"), f("transform.translation.y"), f("transform.translation.z")},
+			Rotation:    Quat{f("transform.rotation.x"), f("transform.rotation.y"), f("transform.rotation.z"), f("transform.rotation.w")},
+		},
+	}
+}
+
+// Read reads every TF topic of in (IsTFType) into a new Reader, the
+// inputs one after the other in order. also, when set, receives every
+// other message whose type wantAlso accepts, in the same pass.
+func Read(ctx context.Context, in *recording.Inputs, wantAlso func(typ string) bool, also recording.Visit) (*Reader, error) {
+	r := NewReader()
+	err := in.Each(ctx, recording.EachOptions{
+		Jobs: 1,
+		Want: func(typ string) bool { return IsTFType(typ) || (wantAlso != nil && wantAlso(typ)) },
+		Visit: func(file int, m *record.Message, dec decode.Decoder) error {
+			if IsTFType(recording.TypeName(m.Channel)) {
+				if dec == nil {
+					return fmt.Errorf("%s: topic %s: TF messages encoded as %s are not supported", m.Source, m.Channel.Topic, m.Channel.MessageEncoding)
+				}
+				if err := r.Add(m, dec); err != nil {
+					return in.Skip(err)
+				}
+				if also == nil || !wantAlso(recording.TypeName(m.Channel)) {
+					return nil
+				}
+			}
+			if also != nil {
+				return also(file, m, dec)
+			}
+			return nil
+		},
+	})
+	return r, err
+}

@@ -1,0 +1,48 @@
+"""Look transforms up with Debian's tf2 (python3-tf2 BufferCore) in the
+/tf and /tf_static of a bag read with Debian's rosbag, fed in log-time
+order: python3 tf2peer.py BAG < queries
+
+Each query line is TARGET, SOURCE and TIME_NS separated by tabs; each answer is one JSON line,
+{"stamp", "t": [x, y, z], "q": [x, y, z, w]} or {"error", "msg"}.
+BufferCore keeps 10 s of history by default; baglab keeps the whole
+recording, so the buffer here keeps 10^6 s.
+"""
+import json
+import warnings
+import sys
+
+import rosbag
+import rospy
+import tf2_py
+
+TF_TYPES = ('tf2_msgs/TFMessage', 'tf/tfMessage')
+
+
+def main():
+    warnings.filterwarnings('ignore')  # rosbag's classes are not geometry_msgs'
+    buf = tf2_py.BufferCore(rospy.Duration(10**6))
+    with rosbag.Bag(sys.argv[1]) as bag:
+        topics = [t for t, info in bag.get_type_and_topic_info().topics.items() if info.msg_type in TF_TYPES]
+        for topic, msg, _t in bag.read_messages(topics=topics):
+            static = topic == 'tf_static' or topic.endswith('/tf_static')
+            for t in msg.transforms:
+                if static:
+                    buf.set_transform_static(t, 'peer')
+                else:
+                    buf.set_transform(t, 'peer')
+    out = []
+    for line in sys.stdin:
+        target, source, ns = line.rstrip('\n').split('\t')
+        ns = int(ns)
+        try:
+            r = buf.lookup_transform_core(target, source, rospy.Time(ns // 10**9, ns % 10**9))
+            tr, ro = r.transform.translation, r.transform.rotation
+            out.append({'stamp': r.header.stamp.to_nsec(), 't': [tr.x, tr.y, tr.z], 'q': [ro.x, ro.y, ro.z, ro.w]})
+        except tf2_py.TransformException as e:
+            out.append({'error': type(e).__name__, 'msg': str(e)})
+    for o in out:
+        print(json.dumps(o))
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,138 @@
+"""Write a ROS1 bag of transforms with Debian's rosbag (an independent
+writer), for the tf2 peer tests: python3 tfbag.py OUT.bag [SECONDS [T0]]
+
+T0, the first stamp in seconds, defaults to 1700000000. tf2's python
+binding passes stamps through a double (to_sec), which at epoch times is
+238 ns coarse; at a simulator's T0 = 1000 every nanosecond survives.
+
+Frames (tf2 stamps in seconds from T0):
+  map -> odom           /tf, publisher /amcl, 5 Hz, a gap of 2 s, leading
+                        slash on "/map" in some messages
+  odom -> base_link     /tf, publisher /robot_state, 50 Hz, quaternions
+                        with alternating signs (slerp's long-angle branch)
+  base_link -> arm      /tf, publisher /robot_state, 100 Hz, other phase
+  arm -> gripper        /tf_static (latched), publisher /static_pub
+  base_link -> laser    /tf_static
+  world2 -> island      /tf, publisher /other: a second tree
+  odom -> base_link     repeated stamps now and then (TF_REPEATED_DATA)
+/pose (geometry_msgs/PoseStamped in base_link, 20 Hz) for --at-topic
+and export --tf-frame.
+"""
+import math
+import random
+import sys
+
+import rosbag
+import rospy
+from geometry_msgs.msg import PoseStamped, TransformStamped
+from tf2_msgs.msg import TFMessage
+
+
+def quat(roll, pitch, yaw):
+    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
+    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+    return (sr * cp * cy - cr * sp * sy, cr * sp * cy + sr * cp * sy,
+            cr * cp * sy - sr * sp * cy, cr * cp * cy + sr * sp * sy)
+
+
+def ts(parent, child, ns, xyz, q):
+    t = TransformStamped()
+    t.header.frame_id = parent
+    t.header.stamp = rospy.Time(ns // 10**9, ns % 10**9)
+    t.child_frame_id = child
+    t.transform.translation.x, t.transform.translation.y, t.transform.translation.z = xyz
+    (t.transform.rotation.x, t.transform.rotation.y,
+     t.transform.rotation.z, t.transform.rotation.w) = q
+    return t
+
+
+def main():
+    out = sys.argv[1]
+    seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
+    t0 = int(sys.argv[3]) if len(sys.argv) > 3 else 1700000000
+    rnd = random.Random(27)
+    events = []  # (log ns, topic, publisher, msg)
+    start = t0 * 10**9
+    end = start + int(seconds * 1e9)
+
+    def add(log_ns, topic, pub, msg):
+        events.append((log_ns, len(events), topic, pub, msg))
+
+    # static transforms, latched at the start
+    add(start, '/tf_static', '/static_pub', TFMessage([
+        ts('arm', 'gripper', start, (0.0, 0.0, 0.12), quat(0, math.pi / 2, 0)),
+        ts('base_link', 'laser', start, (0.2, 0.0, 0.3), quat(0, 0, math.pi)),
+    ]))
+    # map -> odom at 5 Hz with a 2 s gap
+    ns = start + 10**6
+    k = 0
+    while ns < end:
+        if not (start + 6 * 10**9 < ns < start + 8 * 10**9):
+            parent = '/map' if k % 3 == 0 else 'map'
+            q = quat(0, 0, 0.01 * k)
+            add(ns + 3 * 10**6, '/tf', '/amcl', TFMessage([ts(parent, 'odom', ns, (0.1 * k, -0.05 * k, 0), q)]))
+        k += 1
+        ns += 200 * 10**6
+    # odom -> base_link at 50 Hz, a jittered stamp, alternate quaternion signs
+    ns = start + 5 * 10**6
+    k = 0
+    while ns < end:
+        stamp = ns + rnd.randint(-2000000, 2000000)
+        yaw = 0.8 * math.sin(k * 0.05) + (3.0 if k > 400 else 0.0)
+        q = quat(0.05 * math.sin(k * 0.3), 0.02 * math.cos(k * 0.2), yaw)
+        if k % 2:
+            q = tuple(-c for c in q)
+        msgs = [ts('odom', 'base_link', stamp, (math.cos(k * 0.02) * 3, math.sin(k * 0.02) * 2, 0.0), q)]
+        add(stamp + 1000000, '/tf', '/robot_state', TFMessage(msgs))
+        if k % 97 == 5:  # the same stamp again with other values: tf2 keeps the first
+            add(stamp + 1500000, '/tf', '/robot_state', TFMessage([ts('odom', 'base_link', stamp, (9.0, 9.0, 9.0), q)]))
+        k += 1
+        ns += 20 * 10**6
+    # base_link -> arm at 100 Hz
+    ns = start + 7 * 10**6
+    k = 0
+    while ns < end:
+        q = quat(0.3 * math.sin(k * 0.01), 0.0, 1.2 * math.cos(k * 0.013))
+        add(ns + 500000, '/tf', '/robot_state', TFMessage([ts('base_link', 'arm', ns, (0.1, 0.05 * math.sin(k * 0.1), 0.5), q)]))
+        k += 1
+        ns += 10 * 10**6
+    # a second tree
+    ns = start + 100 * 10**6
+    while ns < end:
+        add(ns, '/tf', '/other', TFMessage([ts('world2', 'island', ns, (1, 2, 3), quat(0.1, 0.2, 0.3))]))
+        ns += 10**9
+    # poses in base_link at 20 Hz
+    ns = start + 11 * 10**6
+    k = 0
+    while ns < end:
+        p = PoseStamped()
+        p.header.frame_id = 'base_link'
+        p.header.stamp = rospy.Time(ns // 10**9, ns % 10**9)
+        p.pose.position.x, p.pose.position.y, p.pose.position.z = (1.0, 0.1 * k % 1.0, 0.2)
+        (p.pose.orientation.x, p.pose.orientation.y, p.pose.orientation.z, p.pose.orientation.w) = quat(0, 0, 0.1 * k)
+        add(ns + 2000000, '/pose', '/tracker', p)
+        k += 1
+        ns += 50 * 10**6
+
+    events.sort()
+    conns = {}
+    with rosbag.Bag(out, 'w') as bag:
+        for log_ns, _, topic, pub, msg in events:
+            key = (topic, pub)
+            if key in conns:
+                bag._topic_connections[topic] = conns[key]
+            else:
+                bag._topic_connections.pop(topic, None)
+                header = {'topic': topic, 'type': msg._type, 'md5sum': msg._md5sum,
+                          'message_definition': msg._full_text, 'callerid': pub}
+                if topic == '/tf_static':
+                    header['latching'] = '1'
+                bag.write(topic, msg, rospy.Time(log_ns // 10**9, log_ns % 10**9), connection_header=header)
+                conns[key] = bag._topic_connections[topic]
+                continue
+            bag.write(topic, msg, rospy.Time(log_ns // 10**9, log_ns % 10**9))
+
+
+if __name__ == '__main__':
+    main()
