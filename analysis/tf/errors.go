@@ -19,6 +19,13 @@ var (
 	ErrInvalidArgument = errors.New("invalid argument")
 )
 
+// ErrNoTopic and ErrNoHeader are the causes of a topic Read cannot take
+// stamps from: absent, or of a type without a std_msgs/Header.
+var (
+	ErrNoTopic  = errors.New("no such topic")
+	ErrNoHeader = errors.New("no header")
+)
+
 // LookupError is a lookup that failed, with the frames and time asked and
 // tf2's message.
 type LookupError struct {

@@ -3,10 +3,19 @@ package tf
 import "math"
 
 // Vec3 is a translation (x, y, z).
-type Vec3 struct{ X, Y, Z float64 }
+type Vec3 struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	Z float64 `json:"z"`
+}
 
 // Quat is a rotation quaternion (x, y, z, w).
-type Quat struct{ X, Y, Z, W float64 }
+type Quat struct {
+	X float64 `json:"x"`
+	Y float64 `json:"y"`
+	Z float64 `json:"z"`
+	W float64 `json:"w"`
+}
 
 // Identity is the rotation that leaves every vector as it is.
 var Identity = Quat{W: 1}

@@ -37,7 +37,7 @@ func readBag(t testing.TB, path string) *tf.Reader {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	r, err := tf.Read(context.Background(), in, nil, nil)
+	r, _, err := tf.Read(context.Background(), in, "")
 	if err != nil {
 		t.Fatal(err)
 	}

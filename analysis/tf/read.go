@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/header"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
@@ -86,30 +87,52 @@ func stampedOf(ts *value.Struct) Stamped {
 }
 
 // Read reads every TF topic of in (IsTFType) into a new Reader, the
-// inputs one after the other in order. also, when set, receives every
-// other message whose type wantAlso accepts, in the same pass.
-func Read(ctx context.Context, in *recording.Inputs, wantAlso func(typ string) bool, also recording.Visit) (*Reader, error) {
+// inputs one after the other in order. When stampsOf names a topic, it
+// also returns the header stamps of that topic's messages, in the order
+// read; a topic whose messages have no std_msgs/Header is an error.
+func Read(ctx context.Context, in *recording.Inputs, stampsOf string) (*Reader, []int64, error) {
 	r := NewReader()
+	var stamps []int64
+	types := map[string]bool{}
+	if stampsOf != "" {
+		for _, ts := range in.Summary().Topics {
+			if ts.Topic == stampsOf {
+				types[ts.Type] = true
+			}
+		}
+		if len(types) == 0 {
+			return nil, nil, fmt.Errorf("%w: no topic %s in the recording", ErrNoTopic, stampsOf)
+		}
+	}
+	var hs header.Sink
 	err := in.Each(ctx, recording.EachOptions{
 		Jobs: 1,
-		Want: func(typ string) bool { return IsTFType(typ) || (wantAlso != nil && wantAlso(typ)) },
+		Want: func(typ string) bool { return IsTFType(typ) || types[typ] },
 		Visit: func(file int, m *record.Message, dec decode.Decoder) error {
-			if IsTFType(recording.TypeName(m.Channel)) {
-				if dec == nil {
-					return fmt.Errorf("%s: topic %s: TF messages encoded as %s are not supported", m.Source, m.Channel.Topic, m.Channel.MessageEncoding)
+			if dec == nil {
+				return fmt.Errorf("%s: topic %s: messages encoded as %s are not supported", m.Source, m.Channel.Topic, m.Channel.MessageEncoding)
+			}
+			if m.Channel.Topic == stampsOf {
+				if !header.Has(dec.Type()) {
+					return fmt.Errorf("%w: %s (%s) has no std_msgs/Header", ErrNoHeader, stampsOf, dec.Type().Name)
 				}
+				if err := dec.Decode(m.Data, &hs); err != nil {
+					return in.Skip(record.WithFile(err, m.Source, m.Offset, m.Channel.Topic))
+				}
+				if h, ok := hs.Header(); ok {
+					stamps = append(stamps, h.Stamp)
+				}
+			}
+			if IsTFType(recording.TypeName(m.Channel)) {
 				if err := r.Add(m, dec); err != nil {
 					return in.Skip(err)
 				}
-				if also == nil || !wantAlso(recording.TypeName(m.Channel)) {
-					return nil
-				}
-			}
-			if also != nil {
-				return also(file, m, dec)
 			}
 			return nil
 		},
 	})
-	return r, err
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, stamps, nil
 }

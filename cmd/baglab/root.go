@@ -129,6 +129,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		newRecoverCmd(g),
 		newDoctorCmd(g),
 		newExportCmd(g),
+		newTFCmd(g),
 		newAnalyzeCmd(g),
 		newReportCmd(g),
 		newCheckCmd(g),

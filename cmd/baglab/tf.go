@@ -1,0 +1,294 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/baglab/baglab/analysis/tf"
+	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/recording"
+	"github.com/spf13/cobra"
+)
+
+type tfOptions struct {
+	g       *globalOptions
+	files   []string
+	read    readFlags
+	tree    bool
+	target  string
+	source  string
+	at      []string
+	every   time.Duration
+	atTopic string
+	gap     time.Duration
+	json    bool
+	out     string
+	format  string
+}
+
+func newTFCmd(g *globalOptions) *cobra.Command {
+	o := &tfOptions{g: g}
+	cmd := &cobra.Command{
+		Use:   "tf FILE... (--tree | --target A --source B (--at T,... | --every D | --at-topic TOPIC))",
+		Short: "Show the frame tree, or look transforms up as tf2 does",
+		Long: `Read the transforms of every TF topic (tf2_msgs/TFMessage, tf/tfMessage and
+ROS2's tf2_msgs/msg/TFMessage; a topic named tf_static holds static ones) and
+either describe the frames or look transforms up.
+
+--tree prints one line per child frame, each after its parent: parent, static
+or dynamic, the nodes that published it (the connection's callerid, where the
+recording keeps it), the number of transforms, rate, first and last stamp and
+the gaps (intervals longer than --gap, default three times the median).
+
+--target A --source B looks up the transform of B in A — the one that takes
+coordinates in B to coordinates in A — as tf2's BufferCore::lookupTransform(A,
+B, t) does: translation interpolated linearly and rotation by slerp between
+the two nearest stamps of each frame, chained through the common parent,
+static transforms valid at every time; time 0 is the latest time both frames
+have. Where tf2 raises an exception the row carries tf2's text instead
+(ExtrapolationException, ConnectivityException, LookupException). tf2 keeps
+10 s of history; baglab keeps the whole recording.
+The times: --at T[,T...] (epoch seconds, RFC 3339, +OFFSET from the start, or
+0 for the latest), --every D from the start to the end of the recording (or of
+--start/--end), or --at-topic TOPIC, the header stamp of each of its messages.
+
+Output: a table; --json, one object per time:
+  {"time_ns","stamp_ns","translation":{"x","y","z"},"rotation":{"x","y","z","w"},
+   "roll","pitch","yaw"} or {"time_ns","stamp_ns","error","error_kind"}
+(--tree --json: one object per frame); --out DIR writes DIR/tf/<A>/<B>.parquet
+(--format csv: .csv) through export's writers, with columns time_ns, stamp_ns,
+target_frame, source_frame, translation.{x,y,z}, rotation.{x,y,z,w}, roll,
+pitch, yaw (NaN where the lookup failed) and error.`,
+		Example: `  baglab tf demo/data/tf.bag --tree
+  baglab tf demo/data/tf.bag --target map --source gripper --at +5s,+5.5s
+  baglab tf demo/data/tf.bag --target odom --source laser --every 100ms --json | jq -c .translation
+  baglab tf demo/data/tf.bag --target map --source base_link --at-topic /pose --out tables --format csv`,
+		Args: argsUsage(cobra.MinimumNArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.files = args
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runTF(cmd.Context(), o)
+		},
+	}
+	o.read.addFlags(cmd)
+	fl := cmd.Flags()
+	fl.BoolVar(&o.tree, "tree", false, "print the frame tree")
+	fl.StringVar(&o.target, "target", "", "the frame to express the transform in (tf2's target_frame)")
+	fl.StringVar(&o.source, "source", "", "the frame whose transform is looked up (tf2's source_frame)")
+	fl.StringSliceVar(&o.at, "at", nil, "look up at these times: epoch seconds, RFC 3339, +OFFSET, or 0 for the latest")
+	fl.DurationVar(&o.every, "every", 0, "look up every DURATION from the start to the end (10ms, 1s)")
+	fl.StringVar(&o.atTopic, "at-topic", "", "look up at the header stamp of each message of TOPIC")
+	fl.DurationVar(&o.gap, "gap", 0, "--tree: an interval longer than this is a gap (default 3x the frame's median interval)")
+	fl.BoolVar(&o.json, "json", false, "one JSON object per line on stdout")
+	fl.StringVarP(&o.out, "out", "o", "", "write the lookups under DIR (DIR/tf/<target>/<source>.parquet)")
+	fl.StringVar(&o.format, "format", "parquet", "--out: parquet or csv")
+	completeValues(cmd, "format", "parquet", "csv")
+	return cmd
+}
+
+func (o *tfOptions) validate() error {
+	times := 0
+	for _, set := range []bool{len(o.at) > 0, o.every != 0, o.atTopic != ""} {
+		if set {
+			times++
+		}
+	}
+	switch {
+	case o.tree && (o.target != "" || o.source != "" || times > 0 || o.out != ""):
+		return usageErrorf("--tree takes none of --target, --source, --at, --every, --at-topic, --out")
+	case o.tree:
+		return nil
+	case o.target == "" || o.source == "":
+		return usageErrorf("give --tree, or --target and --source")
+	case times != 1:
+		return usageErrorf("give one of --at, --every, --at-topic")
+	case o.every < 0:
+		return usageErrorf("--every must be > 0")
+	case o.out != "" && o.json:
+		return usageErrorf("--out and --json do not go together")
+	case o.gap != 0:
+		return usageErrorf("--gap applies to --tree")
+	}
+	for _, a := range o.at {
+		if _, err := recording.ParseTimeSpec(a); err != nil {
+			return usageErrorf("--at: %v", err)
+		}
+	}
+	if o.out != "" {
+		if _, err := export.ParseFormat(o.format); err != nil {
+			return usageErrorf("--format: %v", err)
+		}
+		return checkOutDir(o.out, "--out")
+	}
+	return nil
+}
+
+func runTF(ctx context.Context, o *tfOptions) error {
+	in, err := o.g.open(o.files, &o.read, "tf", func(typ string) bool { return tf.IsTFType(typ) })
+	if err != nil {
+		return err
+	}
+	defer in.close()
+	r, stamps, err := tf.Read(ctx, in.Inputs, o.atTopic)
+	if errors.Is(err, tf.ErrNoTopic) || errors.Is(err, tf.ErrNoHeader) {
+		return usageErrorf("--at-topic: %v", err)
+	}
+	if err != nil {
+		return err
+	}
+	in.bar.done()
+	for code, n := range r.Rejected {
+		o.g.note("baglab: %d transform(s) ignored as tf2 ignores them: %s", n, code)
+	}
+	if r.Transforms == 0 {
+		o.g.warn("baglab: no transforms: the recording has no TF topic (tf2_msgs/TFMessage) in the selection")
+	}
+	if o.tree {
+		return o.printTree(r.Tree(int64(o.gap)))
+	}
+	times, err := o.times(in.Inputs, stamps)
+	if err != nil {
+		return err
+	}
+	rows := r.Buffer.LookupAll(o.target, o.source, times)
+	failed := 0
+	for _, row := range rows {
+		if row.Error != "" {
+			failed++
+		}
+	}
+	if failed > 0 {
+		o.g.note("baglab: %d of %d lookup(s) failed (see the error column)", failed, len(rows))
+	}
+	switch {
+	case o.out != "":
+		return o.writeRows(rows)
+	case o.json:
+		enc := json.NewEncoder(o.g.stdout)
+		for _, row := range rows {
+			if err := enc.Encode(row); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return o.printRows(rows)
+}
+
+// times are the lookup times the flags ask for.
+func (o *tfOptions) times(in *recording.Inputs, stamps []int64) ([]int64, error) {
+	sum := in.Summary()
+	switch {
+	case o.atTopic != "":
+		return stamps, nil
+	case len(o.at) > 0:
+		var ts []int64
+		for _, a := range o.at {
+			spec, _ := recording.ParseTimeSpec(a)
+			ts = append(ts, spec.Resolve(sum.StartNs))
+		}
+		return ts, nil
+	}
+	start, end := sum.StartNs, sum.EndNs
+	if f := in.Filter(); f.Start != 0 {
+		start = f.Start
+	}
+	if f := in.Filter(); f.End != 0 {
+		end = f.End - 1
+	}
+	const maxTimes = 100_000_000
+	if n := (end - start) / int64(o.every); n > maxTimes {
+		return nil, usageErrorf("--every %v: %d lookups over the recording, more than %d", o.every, n, maxTimes)
+	}
+	var ts []int64
+	for t := start; t <= end; t += int64(o.every) {
+		ts = append(ts, t)
+	}
+	return ts, nil
+}
+
+func (o *tfOptions) printTree(frames []tf.Frame) error {
+	if o.json {
+		enc := json.NewEncoder(o.g.stdout)
+		for _, f := range frames {
+			if err := enc.Encode(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	w := tabwriter.NewWriter(o.g.stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(w, "FRAME\tPARENT\tKIND\tPUBLISHERS\tCOUNT\tRATE_HZ\tFIRST_STAMP\tLAST_STAMP\tGAPS\tLONGEST_S")
+	for _, f := range frames {
+		kind := "dynamic"
+		if f.Static {
+			kind = "static"
+		}
+		parent := f.Parent
+		if len(f.Parents) > 1 {
+			parent = strings.Join(f.Parents, ",")
+		}
+		pubs := strings.Join(f.Publishers, ",")
+		if pubs == "" {
+			pubs = "-"
+		}
+		fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%d\t%.3f\t%s\t%s\t%d\t%.3f\n", strings.Repeat("  ", f.Depth), f.Frame, parent, kind, pubs,
+			f.Count, f.RateHz, stampText(f.FirstNs), stampText(f.LastNs), f.Gaps, f.GapLongestS)
+	}
+	return w.Flush()
+}
+
+// stampText is a stamp as epoch seconds with nine decimals.
+func stampText(ns int64) string {
+	sec, nsec := ns/1e9, ns%1e9
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+1e9
+	}
+	return fmt.Sprintf("%d.%09d", sec, nsec)
+}
+
+func (o *tfOptions) printRows(rows []tf.Row) error {
+	w := tabwriter.NewWriter(o.g.stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(w, "TIME\tX\tY\tZ\tQX\tQY\tQZ\tQW\tROLL\tPITCH\tYAW\tERROR")
+	for _, r := range rows {
+		if r.Error != "" {
+			fmt.Fprintf(w, "%s\t\t\t\t\t\t\t\t\t\t\t%s: %s\n", stampText(r.StampNs), r.ErrorKind, r.Error)
+			continue
+		}
+		t, q := r.Translation, r.Rotation
+		fmt.Fprintf(w, "%s\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t\n", stampText(r.StampNs),
+			t.X, t.Y, t.Z, q.X, q.Y, q.Z, q.W, *r.Roll, *r.Pitch, *r.Yaw)
+	}
+	return w.Flush()
+}
+
+// writeRows writes the lookups through export's writers.
+func (o *tfOptions) writeRows(rows []tf.Row) error {
+	format, _ := export.ParseFormat(o.format)
+	topic := "/tf/" + strings.Trim(o.target, "/") + "/" + strings.Trim(o.source, "/")
+	t, err := export.NewTable(o.out, topic, tf.RowType, tf.RowDefinition, export.WithFormat(format), export.WithVersion(version))
+	if err != nil {
+		return outputError(o.out, err)
+	}
+	for i, r := range rows {
+		v := r.Value(o.target, o.source)
+		meta := export.Meta{LogTime: r.StampNs, PublishTime: r.StampNs, Sequence: uint64(i)}
+		if err := t.Add(meta, export.DecoderFunc(func(_ []byte, s sink.Sink) error { return v.Emit(s) })); err != nil {
+			t.Abort()
+			return err
+		}
+	}
+	if err := t.Close(); err != nil {
+		return outputError(o.out, err)
+	}
+	o.g.note("baglab: wrote %d lookup(s) to %s", len(rows), strings.Join(t.Files(), ", "))
+	return nil
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/internal/testkit/testenv"
+)
+
+// tfTestBag writes analysis/tf's test recording with Debian's rosbag, at a
+// simulator's time (T0 = 1000 s) where tf2's python binding keeps every
+// nanosecond.
+func tfTestBag(t *testing.T) string {
+	t.Helper()
+	testenv.RequirePeer(t, "rosbag", "tf2", "ros-msgs")
+	path := filepath.Join(t.TempDir(), "tf.bag")
+	script := filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tfbag.py")
+	if out, err := exec.Command(testenv.Python, script, path, "20", "1000").CombinedOutput(); err != nil {
+		t.Fatalf("tfbag.py: %v\n%s", err, out)
+	}
+	return path
+}
+
+type tfJSONRow struct {
+	TimeNs      int64               `json:"time_ns"`
+	StampNs     int64               `json:"stamp_ns"`
+	Translation *map[string]float64 `json:"translation"`
+	Rotation    *map[string]float64 `json:"rotation"`
+	Roll        *float64            `json:"roll"`
+	Error       string              `json:"error"`
+	ErrorKind   string              `json:"error_kind"`
+}
+
+// TestTFCommandMatchesTF2 runs baglab tf on a bag Debian's rosbag wrote:
+// the tree names every frame with its parent, kind and publisher (the
+// callerid of three /tf connections and the /tf_static one), and the
+// lookups at every /pose header stamp agree with Debian's tf2 BufferCore
+// within 1e-9, errors word for word; the CSV written through export holds
+// the same numbers.
+func TestTFCommandMatchesTF2(t *testing.T) {
+	bag := tfTestBag(t)
+	out, errs, code := run(t, "tf", bag, "--tree", "--json")
+	if code != 0 {
+		t.Fatalf("tf --tree: exit %d: %s", code, errs)
+	}
+	type frame struct {
+		Frame, Parent string
+		Static        bool
+		Publishers    []string
+		Count, Gaps   int
+	}
+	got := map[string]frame{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var f frame
+		if err := json.Unmarshal([]byte(l), &f); err != nil {
+			t.Fatal(err)
+		}
+		got[f.Frame] = f
+	}
+	for name, want := range map[string]frame{
+		"odom":      {Parent: "map", Publishers: []string{"/amcl"}, Gaps: 1},
+		"base_link": {Parent: "odom", Publishers: []string{"/robot_state"}, Count: 1000},
+		"arm":       {Parent: "base_link", Publishers: []string{"/robot_state"}, Count: 2000},
+		"gripper":   {Parent: "arm", Static: true, Publishers: []string{"/static_pub"}, Count: 1},
+		"laser":     {Parent: "base_link", Static: true, Publishers: []string{"/static_pub"}, Count: 1},
+		"island":    {Parent: "world2", Publishers: []string{"/other"}, Count: 20},
+	} {
+		g := got[name]
+		if g.Parent != want.Parent || g.Static != want.Static || fmt.Sprint(g.Publishers) != fmt.Sprint(want.Publishers) ||
+			(want.Count > 0 && g.Count != want.Count) || g.Gaps != want.Gaps {
+			t.Errorf("frame %s: got %+v, want %+v", name, g, want)
+		}
+	}
+
+	out, errs, code = run(t, "tf", bag, "--target", "map", "--source", "gripper", "--at-topic", "/pose", "--json")
+	if code != 0 {
+		t.Fatalf("tf --at-topic: exit %d: %s", code, errs)
+	}
+	var rows []tfJSONRow
+	var queries bytes.Buffer
+	sc := bufio.NewScanner(strings.NewReader(out))
+	for sc.Scan() {
+		var r tfJSONRow
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		// the header stamps tfbag.py gave /pose: 11 ms after T0, every 50 ms
+		if want := int64(1000e9 + 11e6 + int64(len(rows))*50e6); r.TimeNs != want {
+			t.Fatalf("row %d at %d, want the header stamp %d", len(rows), r.TimeNs, want)
+		}
+		rows = append(rows, r)
+		fmt.Fprintf(&queries, "map\tgripper\t%d\n", r.TimeNs)
+	}
+	if len(rows) != 400 {
+		t.Fatalf("%d rows, want one per /pose message (400)", len(rows))
+	}
+	peer := exec.Command(testenv.Python, filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tf2peer.py"), bag)
+	peer.Stdin = &queries
+	pout, err := peer.Output()
+	if err != nil {
+		t.Fatalf("tf2peer.py: %v", err)
+	}
+	var ok, failed int
+	for i, l := range strings.Split(strings.TrimSpace(string(pout)), "\n") {
+		var w struct {
+			Stamp      int64
+			T          [3]float64
+			Q          [4]float64
+			Error, Msg string
+		}
+		if err := json.Unmarshal([]byte(l), &w); err != nil {
+			t.Fatal(err)
+		}
+		r := rows[i]
+		if w.Error != "" {
+			if r.ErrorKind != w.Error || r.Error != w.Msg {
+				t.Fatalf("row %d: got %s %q, tf2 %s %q", i, r.ErrorKind, r.Error, w.Error, w.Msg)
+			}
+			failed++
+			continue
+		}
+		if r.Translation == nil {
+			t.Fatalf("row %d: %s; tf2 gives %v", i, r.Error, w.T)
+		}
+		tr, q := *r.Translation, *r.Rotation
+		gotV := []float64{tr["x"], tr["y"], tr["z"], q["x"], q["y"], q["z"], q["w"]}
+		wantV := append(w.T[:], w.Q[:]...)
+		for k := range gotV {
+			if math.Abs(gotV[k]-wantV[k]) > 1e-9 {
+				t.Fatalf("row %d: got %v, tf2 %v", i, gotV, wantV)
+			}
+		}
+		ok++
+	}
+	if ok < 390 || failed == 0 {
+		t.Errorf("%d lookups agree, %d errors agree: want both kinds", ok, failed)
+	}
+
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, errs, code := run(t, "tf", bag, "--target", "map", "--source", "gripper", "--at-topic", "/pose", "--out", dir, "--format", "csv"); code != 0 {
+		t.Fatalf("tf --out: exit %d: %s", code, errs)
+	}
+	f, err := os.Open(filepath.Join(dir, "tf", "map", "gripper.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	if len(recs) != len(rows)+1 {
+		t.Fatalf("CSV has %d rows, want %d", len(recs)-1, len(rows))
+	}
+	for i, rec := range recs[1:] {
+		r := rows[i]
+		if rec[col["time_ns"]] != strconv.FormatInt(r.TimeNs, 10) {
+			t.Fatalf("CSV row %d time %s, JSON %d", i, rec[col["time_ns"]], r.TimeNs)
+		}
+		x, _ := strconv.ParseFloat(rec[col["translation.x"]], 64)
+		if r.Translation == nil {
+			if !math.IsNaN(x) || rec[col["error"]] != r.Error {
+				t.Fatalf("CSV row %d: x %v error %q, JSON error %q", i, x, rec[col["error"]], r.Error)
+			}
+			continue
+		}
+		if x != (*r.Translation)["x"] {
+			t.Fatalf("CSV row %d: x %v, JSON %v", i, x, (*r.Translation)["x"])
+		}
+	}
+}
+
+func TestTFUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"tf", "x.bag"},
+		{"tf", "x.bag", "--target", "a"},
+		{"tf", "x.bag", "--target", "a", "--source", "b"},
+		{"tf", "x.bag", "--target", "a", "--source", "b", "--at", "1", "--every", "1s"},
+		{"tf", "x.bag", "--tree", "--target", "a"},
+		{"tf", "x.bag", "--target", "a", "--source", "b", "--at", "yesterday"},
+		{"tf", "x.bag", "--target", "a", "--source", "b", "--every", "-1s"},
+	} {
+		if _, errs, code := run(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errs)
+		}
+	}
+}
