@@ -125,3 +125,81 @@ func TestWriteServiceResponse(t *testing.T) {
 		}
 	}
 }
+
+// A frame is read into memory as its bytes arrive: a 1 MiB + 111 B frame
+// costs one buffer of exactly its size once its start has arrived, and a
+// refused reservation drops the frame but keeps the stream in step.
+func TestReadBodyReserve(t *testing.T) {
+	n := 1<<20 + 111
+	var w bytes.Buffer
+	WriteFrame(&w, bytes.Repeat([]byte("y"), n))
+	WriteFrame(&w, []byte("next"))
+	l, err := ReadLength(&w)
+	if err != nil || l != n {
+		t.Fatalf("length %d, %v", l, err)
+	}
+	granted := 0
+	body, reserved, err := ReadBody(&w, l, nil, func(k int) bool {
+		if granted+k > 1<<20 {
+			return false
+		}
+		granted += k
+		return true
+	})
+	if !errors.Is(err, ErrNoRoom) || body != nil || reserved != granted || reserved == 0 {
+		t.Fatalf("refused frame: body %d bytes, reserved %d (granted %d), %v", len(body), reserved, granted, err)
+	}
+	got, err := ReadFrame(&w, nil, 10)
+	if err != nil || string(got) != "next" {
+		t.Fatalf("frame after the dropped one: %q, %v", got, err)
+	}
+	// Reused when large enough, and reservations add up to the frame.
+	w.Reset()
+	WriteFrame(&w, bytes.Repeat([]byte("z"), n))
+	l, _ = ReadLength(&w)
+	buf := make([]byte, 0, 2<<20)
+	total := 0
+	body, reserved, err = ReadBody(&w, l, buf, func(k int) bool { total += k; return true })
+	if err != nil || len(body) != n || &body[0] != &buf[:1][0] || reserved != n || total != n {
+		t.Fatalf("reused: %d bytes, reserved %d, total %d, %v", len(body), reserved, total, err)
+	}
+}
+
+func TestReadBodyAllocs(t *testing.T) {
+	n := 1<<20 + 111
+	var w bytes.Buffer
+	frame := bytes.Repeat([]byte("y"), n)
+	buf := make([]byte, 0, n)
+	allocs := testing.AllocsPerRun(10, func() {
+		w.Reset()
+		w.Write(frame)
+		if _, _, err := ReadBody(&w, n, buf, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs != 0 {
+		t.Fatalf("%v allocations per frame into a buffer large enough", allocs)
+	}
+}
+
+func FuzzReadBody(f *testing.F) {
+	f.Add([]byte("abcdef"), 4, 3)
+	f.Add([]byte{}, 10, 0)
+	f.Fuzz(func(t *testing.T, b []byte, n, room int) {
+		n &= 1<<24 - 1
+		reserve := func(k int) bool {
+			if room < k {
+				return false
+			}
+			room -= k
+			return true
+		}
+		body, _, err := ReadBody(bytes.NewReader(b), n, nil, reserve)
+		if err == nil && (len(body) != n || !bytes.Equal(body, b[:n])) {
+			t.Fatalf("body of %d bytes for n=%d from %d input", len(body), n, len(b))
+		}
+		if err == nil && n > len(b) {
+			t.Fatal("no error for a cut frame")
+		}
+	})
+}
