@@ -22,10 +22,17 @@
 //     connects to every publisher the master names and to those announced
 //     later by publisherUpdate, and hands each message with the publisher's
 //     connection header kept verbatim (callerid, latching, md5sum, type,
-//     message_definition) to a callback. Frames longer than
-//     Options.MaxMessage (1 GiB by default) drop that connection with a log
-//     line; malformed headers likewise. Lost connections are retried while
-//     the master still lists the publisher.
+//     message_definition) to a callback. A message is read into memory
+//     only as its bytes arrive and only when it can be kept: one longer
+//     than Options.MaxMessage (1 GiB by default) or SubscribeOptions.
+//     MaxMessage, or one the subscriber's Budget has no room for, is read
+//     and discarded, counted as a drop of its connection and logged; the
+//     connection stays. A connection silent for Options.Timeout in the
+//     middle of a message, or before its header, is closed with a log line;
+//     lost connections are retried with backoff while the master still
+//     lists the publisher. Receivers hand buffers back (Message.Release)
+//     for the next messages to be read into. A publisherUpdate that removes
+//     publishers is logged with its caller.
 //   - AdvertiseService registers a service server (rosrpc:// URI on the
 //     TCPROS listener) with the master and hands each request's bytes to a
 //     handler, whose response or error goes back to the client. A probe
@@ -33,10 +40,20 @@
 //     request_type, response_type) and the connection closes; otherwise
 //     calls are served until the client closes, or after one call when it
 //     did not ask for a persistent connection. A request longer than
-//     Options.MaxMessage closes the connection before it is allocated.
+//     ServiceInfo.MaxRequest (1 MiB by default) closes the connection
+//     before it is allocated.
 //   - Close unregisters every publisher, subscriber and service from the
 //     master and closes every connection.
 //
+// While it has registrations, a node asks the master for its pid every
+// second; when the pid changes or the master answers again after failing
+// to, it logs so and registers its subscriptions, publications and
+// services again, so that a master restarted under a running recorder or
+// player is told about them (publishers and subscribers that come later
+// are connected as before).
+//
 // Every connection is TCPROS with tcp_nodelay=1. Log lines (a dropped
-// connection and why) go to Options.Logf.
+// connection and why) go to Options.Logf, at most 5 of a kind per 10 s
+// and then a count. The slave API takes request bodies of at most
+// MaxSlaveRequest bytes, 4 at a time.
 package rosnode

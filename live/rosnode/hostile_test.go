@@ -39,6 +39,8 @@ func fakeMaster(t *testing.T, publishers ...string) string {
 			return []any{1, "", 1}, nil
 		case "getUri":
 			return []any{1, "", "http://fake/"}, nil
+		case "getPid":
+			return []any{1, "", 4242}, nil
 		}
 		return nil, fmt.Errorf("fake master: no %s", method)
 	}})
@@ -186,56 +188,178 @@ func TestSlaveAPISurvivesMalformedXML(t *testing.T) {
 	}
 }
 
-// A publisher sending a frame over MaxMessage loses that connection with
-// a log line; the subscriber reconnects and receives what follows.
-func TestSubscriberDropsOversizedFrame(t *testing.T) {
+// fakePublisher serves TCPROS for topic /y: each connection gets a
+// publisher header, then script(i, c) for the i-th connection. Its slave
+// API (the returned URI) names that endpoint.
+func fakePublisher(t *testing.T, script func(i int, c net.Conn)) string {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for i := 0; ; i++ {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			tcpros.ReadHeader(c)
-			tcpros.WriteHeader(c, tcpros.Header{{Key: "callerid", Value: "/evil"}, {Key: "latching", Value: "0"}, {Key: "md5sum", Value: "abc"},
-				{Key: "message_definition", Value: "string data\n"}, {Key: "topic", Value: "/y"}, {Key: "type", Value: "std_msgs/String"}})
-			if i == 0 {
-				c.Write(binary.LittleEndian.AppendUint32(nil, 2000))
-				c.Write(bytes.Repeat([]byte{1}, 100))
-			} else {
-				tcpros.WriteFrame(c, []byte("ok"))
-			}
-			go func() { io.Copy(io.Discard, c); c.Close() }()
+			t.Cleanup(func() { c.Close() })
+			go func() {
+				tcpros.ReadHeader(c)
+				tcpros.WriteHeader(c, tcpros.Header{{Key: "callerid", Value: "/evil"}, {Key: "latching", Value: "0"}, {Key: "md5sum", Value: "abc"},
+					{Key: "message_definition", Value: "string data\n"}, {Key: "topic", Value: "/y"}, {Key: "type", Value: "std_msgs/String"}})
+				script(i, c)
+			}()
 		}
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
 	slave := httptest.NewServer(&xmlrpc.Server{Handle: func(method string, params []any) (any, error) {
 		return []any{1, "", []any{"TCPROS", "127.0.0.1", port}}, nil
 	}})
-	defer slave.Close()
+	t.Cleanup(slave.Close)
+	return slave.URL + "/"
+}
+
+// budget is a rosnode.Budget of a fixed size.
+type budget struct {
+	mu         sync.Mutex
+	used, size int
+}
+
+func (b *budget) Reserve(n int) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.used+n > b.size {
+		return false
+	}
+	b.used += n
+	return true
+}
+
+func (b *budget) Release(n int) {
+	b.mu.Lock()
+	b.used -= n
+	b.mu.Unlock()
+}
+
+// A publisher's frame over MaxMessage is read and discarded, counted and
+// logged, and the connection goes on; so is one the budget has no room
+// for. A frame stopping mid-way closes the connection after Timeout with a
+// log line, and the subscriber reconnects.
+func TestSubscriberSkipsOversizedAndStalledFrames(t *testing.T) {
+	big := bytes.Repeat([]byte{1}, 2000)
+	uri := fakePublisher(t, func(i int, c net.Conn) {
+		if i == 0 {
+			tcpros.WriteFrame(c, big)                                         // over MaxMessage
+			tcpros.WriteFrame(c, []byte("first"))                             // kept
+			tcpros.WriteFrame(c, bytes.Repeat([]byte{2}, 600))                // over the budget
+			tcpros.WriteFrame(c, []byte("second"))                            // kept
+			c.Write(append(binary.LittleEndian.AppendUint32(nil, 500), 1, 2)) // stalls
+		} else {
+			tcpros.WriteFrame(c, []byte("third"))
+		}
+		io.Copy(io.Discard, c)
+	})
 	var l logs
-	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, slave.URL+"/"), MaxMessage: 1024, Logf: l.logf})
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, uri), MaxMessage: 1024,
+		Timeout: 300 * time.Millisecond, Logf: l.logf})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer n.Close()
 	got := make(chan *rosnode.Message, 10)
-	if _, err := n.Subscribe("/y", rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) { got <- m }}); err != nil {
+	var drops []string
+	var dmu sync.Mutex
+	b := &budget{size: 512}
+	_, err = n.Subscribe("/y", rosnode.SubscribeOptions{Budget: b,
+		OnMessage: func(m *rosnode.Message) { b.Release(len(m.Data)); got <- m },
+		OnDrop: func(c *rosnode.Connection, size int, err error) {
+			dmu.Lock()
+			drops = append(drops, fmt.Sprintf("%d %v", size, err))
+			dmu.Unlock()
+		}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case m := <-got:
-		if string(m.Data) != "ok" || m.Conn.Header.Value("callerid") != "/evil" || m.Conn.Header.Value("md5sum") != "abc" {
-			t.Fatalf("message %q header %v", m.Data, m.Conn.Header)
+	var conn1 *rosnode.Connection
+	for _, want := range []string{"first", "second", "third"} {
+		select {
+		case m := <-got:
+			if string(m.Data) != want || m.Size != len(want) || m.Conn.Header.Value("callerid") != "/evil" {
+				t.Fatalf("message %q (size %d) header %v; want %q", m.Data, m.Size, m.Conn.Header, want)
+			}
+			if want == "first" {
+				conn1 = m.Conn
+			}
+			if (want == "second") != (m.Conn == conn1) && want != "first" {
+				t.Fatalf("%q on connection %d, first on %d", want, m.Conn.ID, conn1.ID)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("no message %q", want)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no message after reconnecting")
 	}
-	l.waitFor(t, "frame of 2000 bytes, limit 1024")
+	l.waitFor(t, "dropped a message of 2000 bytes from /evil")
+	l.waitFor(t, "length over limit: 2000 bytes, limit 1024")
+	l.waitFor(t, "dropped a message of 600 bytes from /evil")
+	l.waitFor(t, "no bytes for 300ms in the middle of a message")
+	dmu.Lock()
+	defer dmu.Unlock()
+	if len(drops) != 2 || !strings.HasPrefix(drops[0], "2000 ") || !strings.HasPrefix(drops[1], "600 ") {
+		t.Fatalf("drops %q", drops)
+	}
+	if b.used != 0 {
+		t.Fatalf("%d budget bytes not given back", b.used)
+	}
+}
+
+// A publisherUpdate that removes publishers is logged with its caller.
+func TestPublisherUpdateRemovalLogged(t *testing.T) {
+	uri := fakePublisher(t, func(i int, c net.Conn) { io.Copy(io.Discard, c) })
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, uri), Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	sub, err := n.Subscribe("/y", rosnode.SubscribeOptions{OnMessage: func(*rosnode.Message) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); sub.NumPublishers() != 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not connected")
+		}
+	}
+	var c xmlrpc.Client
+	if _, err := c.Call(context.Background(), n.URI(), "publisherUpdate", "/intruder", "/y", []any{}); err != nil {
+		t.Fatal(err)
+	}
+	l.waitFor(t, "subscriber /y: publisherUpdate from /intruder removed publishers ["+uri+"] (0 remain)")
+}
+
+// Slave API bodies are bounded: one over MaxSlaveRequest is refused with a
+// fault, and the node keeps answering.
+func TestSlaveAPIBodyBound(t *testing.T) {
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/n", MasterURI: fakeMaster(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	body := "<methodCall><methodName>getPid</methodName><params><param><value><string>" +
+		strings.Repeat("x", rosnode.MaxSlaveRequest) + "</string></value></param></params></methodCall>"
+	resp, err := http.Post(n.URI(), "text/xml", strings.NewReader(body))
+	if err == nil {
+		_, err = xmlrpc.DecodeResponse(resp.Body)
+		resp.Body.Close()
+		if f, ok := err.(*xmlrpc.Fault); !ok || !strings.Contains(f.String, "too large") {
+			t.Fatalf("over-long body: %v", err)
+		}
+	}
+	var c xmlrpc.Client
+	if v, err := c.Call(context.Background(), n.URI(), "getPid", "/peer"); err != nil || v.([]any)[0] != 1 {
+		t.Fatalf("getPid after: %v, %v", v, err)
+	}
 }
 
 // With no ROS_IP/ROS_HOSTNAME and a master on loopback, the node listens

@@ -15,6 +15,13 @@ import (
 	"github.com/baglab/baglab/live/xmlrpc"
 )
 
+// MaxSlaveRequest bounds a slave API request body: the largest call the
+// API takes is a publisherUpdate, about 40 bytes per publisher URI.
+const MaxSlaveRequest = 1 << 20
+
+// maxSlaveConcurrent bounds the slave API requests read at once.
+const maxSlaveConcurrent = 4
+
 // Node is a running ROS1 node.
 type Node struct {
 	opts   Options
@@ -38,6 +45,7 @@ type Node struct {
 	shutOnce sync.Once
 
 	connIDs atomic.Int64
+	pool    bufPool
 
 	rosout atomic.Pointer[Publisher] // AdvertiseRosout's
 	logSeq atomic.Uint32
@@ -77,14 +85,18 @@ func New(ctx context.Context, o Options) (*Node, error) {
 	n.httpS = &http.Server{
 		Handler: &xmlrpc.Server{Handle: n.handleSlave, OnError: func(remote string, err error) {
 			o.Logf("slave API: bad request from %s: %v", remote, err)
-		}},
+		}, MaxBody: MaxSlaveRequest, MaxConcurrent: maxSlaveConcurrent},
 		ReadHeaderTimeout: o.Timeout,
 		ReadTimeout:       4 * o.Timeout,
 	}
-	n.wg.Add(2)
+	n.wg.Add(3)
 	go func() {
 		defer n.wg.Done()
 		_ = n.httpS.Serve(httpLn)
+	}()
+	go func() {
+		defer n.wg.Done()
+		n.watchMaster()
 	}()
 	go func() {
 		defer n.wg.Done()
@@ -98,6 +110,10 @@ func (n *Node) Name() string { return n.opts.Name }
 
 // URI is the node's slave API URI.
 func (n *Node) URI() string { return n.uri }
+
+// MaxMessage is the node's bound on one received message
+// (Options.MaxMessage).
+func (n *Node) MaxMessage() int { return n.opts.MaxMessage }
 
 // Master is the node's master client.
 func (n *Node) Master() *Master { return n.master }

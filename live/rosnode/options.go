@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/baglab/baglab/internal/ratelog"
 )
 
 // DefaultMaxMessage is the default bound on one received message (1 GiB).
@@ -39,8 +41,9 @@ type Options struct {
 	// PublishQueue is each subscriber connection's queue in messages
 	// (DefaultPublishQueue when 0).
 	PublishQueue int
-	// Logf receives log lines (dropped connections and their reasons);
-	// nil discards them.
+	// Logf receives log lines (dropped connections and messages and their
+	// reasons); nil discards them. Lines of one kind beyond 5 in 10 s are
+	// counted, not written (internal/ratelog).
 	Logf func(format string, args ...any)
 	// OnShutdown is called once when a peer calls the slave API's shutdown
 	// (rosnode kill), with the reason given.
@@ -121,6 +124,8 @@ func (o Options) resolved() (Options, error) {
 	}
 	if o.Logf == nil {
 		o.Logf = func(string, ...any) {}
+	} else {
+		o.Logf = ratelog.Limit(o.Logf, 10*time.Second, 5)
 	}
 	if o.Now == nil {
 		o.Now = time.Now

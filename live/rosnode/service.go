@@ -22,7 +22,14 @@ type ServiceInfo struct {
 	// RequestType and ResponseType name the request and response messages;
 	// "" means Type+"Request" and Type+"Response", as genmsg names them.
 	RequestType, ResponseType string
+	// MaxRequest bounds a request in bytes (DefaultMaxRequest when 0); a
+	// longer one closes the connection before it is read into memory.
+	MaxRequest int
 }
+
+// DefaultMaxRequest is the default bound on a service request (1 MiB;
+// the services baglab serves take a few bytes).
+const DefaultMaxRequest = 1 << 20
 
 // ServiceHandler answers one call: req is the serialized request, valid
 // only until the handler returns; resp is the serialized response. A
@@ -52,6 +59,9 @@ type Service struct {
 func (n *Node) AdvertiseService(name string, info ServiceInfo, h ServiceHandler) (*Service, error) {
 	if info.Type == "" || info.MD5 == "" || h == nil {
 		return nil, fmt.Errorf("rosnode: advertise service %s: type, md5sum and handler required", name)
+	}
+	if info.MaxRequest <= 0 {
+		info.MaxRequest = DefaultMaxRequest
 	}
 	if info.RequestType == "" {
 		info.RequestType = info.Type + "Request"
@@ -163,8 +173,8 @@ func (n *Node) acceptServiceClient(c net.Conn, h tcpros.Header, name string, ref
 }
 
 // serve answers the calls on one client connection. A request longer
-// than Options.MaxMessage closes the connection before anything that
-// size is allocated.
+// than ServiceInfo.MaxRequest closes the connection before anything that
+// size is allocated, and so does a request cut off for Options.Timeout.
 func (s *Service) serve(c net.Conn, peer string, persistent bool) {
 	s.mu.Lock()
 	if s.closed {
@@ -182,8 +192,10 @@ func (s *Service) serve(c net.Conn, peer string, persistent bool) {
 	}()
 	o := s.node.opts
 	var buf []byte
+	r := &stallReader{c: c, d: o.Timeout}
 	for {
-		req, err := tcpros.ReadFrame(c, buf, o.MaxMessage)
+		r.idle = true
+		req, err := tcpros.ReadFrame(r, buf, s.info.MaxRequest)
 		if err != nil {
 			if !errors.Is(err, io.EOF) && s.ctx.Err() == nil {
 				o.Logf("service %s: connection from %s (%s) closed: request: %v", s.name, c.RemoteAddr(), peer, err)

@@ -53,7 +53,9 @@ func (n *Node) handleSlave(method string, params []any) (any, error) {
 		s := n.subs[str(1)]
 		n.mu.Unlock()
 		if s != nil {
-			s.update(uris)
+			if gone := s.update(uris); len(gone) > 0 {
+				n.opts.Logf("subscriber %s: publisherUpdate from %s removed publishers %v (%d remain)", s.topic, str(0), gone, len(uris))
+			}
 		}
 		return ok(0)
 	case "requestTopic":

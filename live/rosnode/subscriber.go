@@ -2,8 +2,10 @@ package rosnode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,10 +30,28 @@ type Connection struct {
 // Message is one received message.
 type Message struct {
 	Conn *Connection
-	// Data is the serialized message; it belongs to the receiver.
+	// Data is the serialized message (its first SubscribeOptions.Prefix
+	// bytes when that is set); it belongs to the receiver until Release.
 	Data []byte
+	// Size is the message's length on the wire (len(Data) unless Prefix
+	// cut it).
+	Size int
 	// Received is when its last byte was read.
 	Received time.Time
+
+	link *link
+}
+
+// Release hands Data back to its connection for the next message to be
+// read into, once the receiver is done with the bytes (they are written
+// elsewhere, or copied). Without it Data is left to the garbage collector;
+// after it Data must not be used. It does not give back Budget bytes.
+func (m *Message) Release() {
+	if m.link == nil {
+		return
+	}
+	m.link.sub.node.pool.put(m.link, m.Data)
+	m.link, m.Data = nil, nil
 }
 
 // SubscribeOptions configure a subscriber.
@@ -46,6 +66,33 @@ type SubscribeOptions struct {
 	// OnDisconnect when it closes (with the reason).
 	OnConnect    func(*Connection)
 	OnDisconnect func(c *Connection, err error)
+	// OnDrop, when set, is told about each message that was not kept: one
+	// over MaxMessage (its bytes are read and discarded as they arrive,
+	// never held) or one Budget had no room for. err wraps
+	// tcpros.ErrTooLarge or tcpros.ErrNoRoom. The drop is also counted
+	// on the connection (getBusStats) and logged.
+	OnDrop func(c *Connection, size int, err error)
+	// MaxMessage bounds one kept message in bytes, below the node's
+	// Options.MaxMessage (which applies when 0).
+	MaxMessage int
+	// Prefix, when > 0, keeps only the first Prefix bytes of each message
+	// (rate control reads a Header stamp); the rest is discarded as it
+	// arrives.
+	Prefix int
+	// Budget, when set, is asked for room before bytes of a message are
+	// read into memory; a message it refuses is dropped (OnDrop). The
+	// bytes of a delivered message stay reserved: the receiver gives them
+	// back with Budget.Release(len(m.Data)) once it no longer holds them.
+	Budget Budget
+}
+
+// Budget is memory shared by subscribers, such as a recorder's buffer:
+// messages are read into memory only as far as it grants room.
+type Budget interface {
+	// Reserve asks for n more bytes; false refuses them.
+	Reserve(n int) bool
+	// Release gives back n bytes.
+	Release(n int)
 }
 
 // Subscriber receives one topic from every publisher the master knows.
@@ -66,6 +113,7 @@ type link struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	cur    atomic.Pointer[linkStats]
+	free   chan []byte // released buffers (bufPool)
 }
 
 type linkStats struct {
@@ -164,18 +212,19 @@ func (s *Subscriber) Close() error {
 	return nil
 }
 
-// update makes the set of publisher links equal to uris.
-func (s *Subscriber) update(uris []string) {
+// update makes the set of publisher links equal to uris and returns the
+// publishers it removed.
+func (s *Subscriber) update(uris []string) (removed []string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return
+		return nil
 	}
 	want := map[string]bool{}
 	for _, u := range uris {
 		want[u] = true
 		if s.links[u] == nil {
-			l := &link{sub: s, uri: u}
+			l := &link{sub: s, uri: u, free: make(chan []byte, perLink)}
 			l.ctx, l.cancel = context.WithCancel(s.node.ctx)
 			s.links[u] = l
 			s.wg.Add(1)
@@ -189,8 +238,11 @@ func (s *Subscriber) update(uris []string) {
 		if !want[u] {
 			l.cancel()
 			delete(s.links, u)
+			removed = append(removed, u)
 		}
 	}
+	sort.Strings(removed)
+	return removed
 }
 
 func (s *Subscriber) linkList() []*link {
@@ -209,6 +261,16 @@ func (l *link) stats() *linkStats { return l.cur.Load() }
 // while the link is wanted.
 func (l *link) run() {
 	n := l.sub.node
+	defer func() {
+		for {
+			select {
+			case b := <-l.free:
+				n.pool.bytes.Add(-int64(cap(b)))
+			default:
+				return
+			}
+		}
+	}()
 	backoff := 100 * time.Millisecond
 	for l.ctx.Err() == nil {
 		start := time.Now()
@@ -291,15 +353,99 @@ func (l *link) connectOnce() error {
 	return err
 }
 
+// receive reads messages until the connection fails. A message over the
+// limit, or one the budget has no room for, is read and discarded as its
+// bytes arrive, so memory follows what is kept, never what a publisher
+// announces; a connection silent for Options.Timeout in the middle of a
+// message is closed.
 func (l *link) receive(c net.Conn, conn *Connection, st *linkStats) error {
-	max := l.sub.node.opts.MaxMessage
+	n := l.sub.node
+	o := l.sub.opts
+	limit := n.opts.MaxMessage
+	if o.MaxMessage > 0 {
+		limit = min(limit, o.MaxMessage)
+	}
+	var reserve func(int) bool
+	if o.Budget != nil {
+		reserve = o.Budget.Reserve
+	}
+	r := &stallReader{c: c, d: n.opts.Timeout}
 	for {
-		b, err := tcpros.ReadFrame(c, nil, max)
+		r.idle = true
+		size, err := tcpros.ReadLength(r)
 		if err != nil {
 			return err
 		}
-		st.bytes.Add(int64(len(b)))
+		keep := size
+		if o.Prefix > 0 {
+			keep = min(size, o.Prefix)
+		}
+		if keep > limit {
+			if err := tcpros.Discard(r, size); err != nil {
+				return err
+			}
+			l.drop(conn, st, size, fmt.Errorf("%w: %d bytes, limit %d", tcpros.ErrTooLarge, size, limit))
+			continue
+		}
+		b, reserved, err := tcpros.ReadBody(r, keep, n.pool.get(l, keep), reserve)
+		if err == nil || errors.Is(err, tcpros.ErrNoRoom) {
+			if derr := tcpros.Discard(r, size-keep); derr != nil {
+				err = derr
+			}
+		}
+		if err != nil {
+			if reserved > 0 {
+				o.Budget.Release(reserved)
+			}
+			if errors.Is(err, tcpros.ErrNoRoom) {
+				l.drop(conn, st, size, err)
+				continue
+			}
+			return err
+		}
+		st.bytes.Add(int64(size))
 		st.msgs.Add(1)
-		l.sub.opts.OnMessage(&Message{Conn: conn, Data: b, Received: time.Now()})
+		o.OnMessage(&Message{Conn: conn, Data: b, Size: size, Received: time.Now(), link: l})
 	}
+}
+
+// drop counts and reports a message that was not kept.
+func (l *link) drop(conn *Connection, st *linkStats, size int, err error) {
+	st.drops.Add(1)
+	l.sub.node.opts.Logf("subscriber %s: dropped a message of %d bytes from %s (%s): %v",
+		l.sub.topic, size, conn.Header.Value("callerid"), l.uri, err)
+	if l.sub.opts.OnDrop != nil {
+		l.sub.opts.OnDrop(conn, size, err)
+	}
+}
+
+// stallReader reads a connection with a deadline of d between reads,
+// except for the first read of a message (idle), which may wait for ever:
+// a publisher may be quiet between messages, not in the middle of one.
+type stallReader struct {
+	c    net.Conn
+	d    time.Duration
+	idle bool
+	set  bool // a deadline is set
+}
+
+func (s *stallReader) Read(p []byte) (int, error) {
+	if s.idle {
+		if s.set {
+			_ = s.c.SetReadDeadline(time.Time{})
+			s.set = false
+		}
+	} else {
+		_ = s.c.SetReadDeadline(time.Now().Add(s.d))
+		s.set = true
+	}
+	k, err := s.c.Read(p)
+	if k > 0 {
+		s.idle = false
+	}
+	var ne net.Error
+	if err != nil && errors.As(err, &ne) && ne.Timeout() {
+		err = fmt.Errorf("%w: no bytes for %s in the middle of a message", ErrStalled, s.d)
+	}
+	return k, err
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"time"
 )
 
@@ -57,6 +58,15 @@ type Server struct {
 	Handle Handler
 	// OnError, when set, is told about requests that could not be decoded.
 	OnError func(remote string, err error)
+	// MaxBody bounds a request body in bytes (MaxBody when 0): a longer
+	// one is refused as soon as that many bytes have been read.
+	MaxBody int64
+	// MaxConcurrent, when > 0, bounds the requests read and answered at
+	// once; the others wait, so memory is bounded by MaxConcurrent bodies.
+	MaxConcurrent int
+
+	once sync.Once
+	sem  chan struct{}
 }
 
 // ServeHTTP implements http.Handler.
@@ -65,7 +75,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "XML-RPC wants POST", http.StatusMethodNotAllowed)
 		return
 	}
-	method, params, err := DecodeCall(http.MaxBytesReader(w, r.Body, MaxBody))
+	if s.MaxConcurrent > 0 {
+		s.once.Do(func() { s.sem = make(chan struct{}, s.MaxConcurrent) })
+		select {
+		case s.sem <- struct{}{}:
+			defer func() { <-s.sem }()
+		case <-r.Context().Done():
+			return
+		}
+	}
+	limit := s.MaxBody
+	if limit <= 0 {
+		limit = MaxBody
+	}
+	method, params, err := DecodeCall(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		if s.OnError != nil {
 			s.OnError(r.RemoteAddr, err)
