@@ -49,11 +49,14 @@ type flusher interface {
 func RateControl(n *rosnode.Node, topic string) (func() (int64, bool), error) {
 	var last atomic.Int64
 	last.Store(-1)
-	_, err := n.Subscribe(topic, rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) {
+	// Only the stamp is kept: the rest of each message is discarded as it
+	// arrives, so a publisher's large messages cost no memory.
+	_, err := n.Subscribe(topic, rosnode.SubscribeOptions{Prefix: 12, OnMessage: func(m *rosnode.Message) {
 		if len(m.Data) >= 12 {
 			sec, nsec := binary.LittleEndian.Uint32(m.Data[4:]), binary.LittleEndian.Uint32(m.Data[8:])
 			last.Store(int64(sec)*1e9 + int64(nsec))
 		}
+		m.Release()
 	}})
 	if err != nil {
 		return nil, err

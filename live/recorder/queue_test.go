@@ -17,7 +17,7 @@ func TestQueueDropsOldestAndCounts(t *testing.T) {
 		if i%2 == 1 {
 			ts = b
 		}
-		q.push(item{topic: ts, data: make([]byte, 30), t: time.Unix(int64(i), 0)})
+		push(q, item{topic: ts, data: make([]byte, 30), t: time.Unix(int64(i), 0)})
 	}
 	got, done := q.take(nil, time.Millisecond)
 	if done || len(got) != 3 {
@@ -36,7 +36,7 @@ func TestQueueDropsOldestAndCounts(t *testing.T) {
 	}
 	unbounded := newQueue(-1)
 	for range 1000 {
-		unbounded.push(item{topic: a, data: make([]byte, 1000)})
+		push(unbounded, item{topic: a, data: make([]byte, 1000)})
 	}
 	if got, _ := unbounded.take(nil, 0); len(got) != 1000 {
 		t.Fatalf("unbounded queue kept %d", len(got))
@@ -44,7 +44,7 @@ func TestQueueDropsOldestAndCounts(t *testing.T) {
 	// The writer takes at most maxBatch bytes at a time (one message at
 	// least), oldest first.
 	for i := range 3 {
-		unbounded.push(item{topic: a, data: make([]byte, maxBatch/2+1), t: time.Unix(int64(i), 0)})
+		push(unbounded, item{topic: a, data: make([]byte, maxBatch/2+1), t: time.Unix(int64(i), 0)})
 	}
 	for i := range 3 {
 		got, _ := unbounded.take(nil, 0)
@@ -104,4 +104,10 @@ func TestMinSpaceStops(t *testing.T) {
 	default:
 		t.Fatal("recording not stopped with less free space than --min-space")
 	}
+}
+
+// push reserves an item's bytes and queues it, as a subscriber does.
+func push(q *queue, it item) {
+	q.Reserve(len(it.data))
+	q.put(it)
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/live/rosnode"
+	"github.com/baglab/baglab/live/tcpros"
 )
 
 // topicState is one recorded topic.
@@ -82,8 +83,9 @@ type Recorder struct {
 	stopCh   chan struct{}
 	reason   atomic.Value // string
 
-	lastDropWarn atomic.Int64 // unix ns
-	lastPollErr  string       // discover's last error, said once
+	lastDropWarn  atomic.Int64 // unix ns
+	lastLargeWarn atomic.Int64 // unix ns
+	lastPollErr   string       // discover's last error, said once
 
 	// With /use_sim_time set, message times are the latest /clock (as
 	// rosbag's ros::Time::now()); simNow is 0 until the first one.
@@ -115,6 +117,7 @@ func New(o Options) (*Recorder, error) {
 		o.NodeOptions.Logf = o.Logf
 	}
 	r := &Recorder{o: o, regexes: res, q: newQueue(o.BufSize), topics: map[string]*topicState{}, stopCh: make(chan struct{})}
+	r.q.onEvict = r.warnDrop
 	if o.Status != nil {
 		r.status = newStatusTable(o.Status)
 		r.o.Logf = r.status.logf(o.Logf)
@@ -331,6 +334,16 @@ func (r *Recorder) subscribe(topic string, record bool) error {
 	}
 	sub, err := r.node.Subscribe(topic, rosnode.SubscribeOptions{
 		OnMessage: func(m *rosnode.Message) { r.receive(ts, m) },
+		Budget:    r.q,
+		// A message larger than the buffer could never be kept: it is
+		// dropped as it arrives, evicting nothing.
+		MaxMessage: r.maxMessage(),
+		OnDrop: func(c *rosnode.Connection, size int, err error) {
+			if r.keep(ts) {
+				ts.dropped.Add(1)
+				r.warnLarge(topic, c, size, err)
+			}
+		},
 		OnConnect: func(c *rosnode.Connection) {
 			r.logf(rosnode.LevelInfo, "%s: connected to %s (%s)", topic, c.Header.Value("callerid"), c.Header.Value("type"))
 		},
@@ -348,7 +361,8 @@ func (r *Recorder) subscribe(topic string, record bool) error {
 	return nil
 }
 
-// receive queues one message.
+// receive queues one message, whose bytes the queue reserved as they
+// arrived.
 func (r *Recorder) receive(ts *topicState, m *rosnode.Message) {
 	t := m.Received
 	if r.simTime {
@@ -359,12 +373,23 @@ func (r *Recorder) receive(ts *topicState, m *rosnode.Message) {
 		}
 		t = r.now()
 	}
-	if !ts.record.Load() {
+	if !r.keep(ts) {
+		r.q.Release(len(m.Data))
+		m.Release()
 		return
+	}
+	ts.bytes.Add(int64(len(m.Data)))
+	r.q.put(item{topic: ts, conn: m.Conn, data: m.Data, t: t, msg: m})
+}
+
+// keep counts a message of ts and says whether it is to be recorded.
+func (r *Recorder) keep(ts *topicState) bool {
+	if !ts.record.Load() {
+		return false
 	}
 	if lim := int64(r.o.Limit); lim > 0 {
 		if ts.received.Load() >= lim {
-			return
+			return false
 		}
 		if ts.received.Add(1) == lim {
 			ts.full.Store(true)
@@ -373,12 +398,37 @@ func (r *Recorder) receive(ts *topicState, m *rosnode.Message) {
 	} else {
 		ts.received.Add(1)
 	}
-	ts.bytes.Add(int64(len(m.Data)))
-	if n := r.q.push(item{topic: ts, conn: m.Conn, data: m.Data, t: t}); n > 0 {
-		now := time.Now().UnixNano()
-		if last := r.lastDropWarn.Load(); now-last > 5e9 && r.lastDropWarn.CompareAndSwap(last, now) {
-			r.logf(rosnode.LevelWarn, "buffer of %s exceeded (--buffsize): dropping the oldest queued messages; %d dropped so far", human(float64(r.o.BufSize)), r.totalDropped())
+	return true
+}
+
+// warnDrop says, at most every 5 s, that the buffer is full.
+func (r *Recorder) warnDrop() {
+	now := time.Now().UnixNano()
+	if last := r.lastDropWarn.Load(); now-last > 5e9 && r.lastDropWarn.CompareAndSwap(last, now) {
+		r.logf(rosnode.LevelWarn, "buffer of %s exceeded (--buffsize): dropping the oldest queued messages; %d dropped so far", human(float64(r.o.BufSize)), r.totalDropped())
+	}
+}
+
+// maxMessage is the largest message that can be kept: --max-message, or
+// --buffsize when that is smaller (0 for the node's limit).
+func (r *Recorder) maxMessage() int {
+	if r.o.BufSize > 0 && r.o.BufSize < int64(r.node.MaxMessage()) {
+		return int(r.o.BufSize)
+	}
+	return 0
+}
+
+// warnLarge says, at most every 5 s, that a message was dropped as it
+// arrived: larger than what can be kept, or with the buffer held by
+// messages still arriving.
+func (r *Recorder) warnLarge(topic string, c *rosnode.Connection, size int, err error) {
+	now := time.Now().UnixNano()
+	if last := r.lastLargeWarn.Load(); now-last > 5e9 && r.lastLargeWarn.CompareAndSwap(last, now) {
+		why := "no room in the buffer (--buffsize)"
+		if errors.Is(err, tcpros.ErrTooLarge) {
+			why = "larger than --buffsize or --max-message"
 		}
+		r.logf(rosnode.LevelWarn, "%s: dropped a message of %s from %s: %s; %d dropped so far", topic, human(float64(size)), c.Header.Value("callerid"), why, r.totalDropped())
 	}
 }
 
@@ -572,10 +622,13 @@ func (r *Recorder) writeLoop(outp **output, closed *[]string, beginWrite *rosnod
 				}
 				it.topic.written.Add(1)
 				if o.RepeatLatched && it.conn.Header.Value("latching") == "1" {
-					latched[it.topic.name+"\x00"+it.conn.Header.Value("callerid")] = *it
+					kept := *it
+					kept.data, kept.msg = bytes.Clone(it.data), nil
+					latched[it.topic.name+"\x00"+it.conn.Header.Value("callerid")] = kept
 				}
 			}
-			it.data = nil
+			it.release()
+			*it = item{}
 		}
 		if !done {
 			if _, err := due(r.now(), false); err != nil {

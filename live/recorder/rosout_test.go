@@ -64,7 +64,7 @@ func TestRecordLogsOnRosout(t *testing.T) {
 		{2, "Recording to '" + out + "'."},
 		{2, "Subscribing to /flood"},
 		{2, "/flood: connected to /flood (std_msgs/String)"},
-		{4, "buffer of 1 B exceeded (--buffsize): dropping the oldest queued messages; "},
+		{4, "/flood: dropped a message of 11 B from /flood: larger than --buffsize or --max-message; "},
 	}
 	var got []rosoutLine
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
