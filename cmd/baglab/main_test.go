@@ -27,6 +27,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// Run as the baglab command itself, for tests that measure it as a
+	// process of its own (startBaglab).
+	if os.Getenv("BAGLAB_TEST_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	dir, err := os.MkdirTemp("", "baglab-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
