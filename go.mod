@@ -17,6 +17,8 @@ require (
 	modernc.org/sqlite v1.53.0
 )
 
+require github.com/coder/websocket v1.8.15 // indirect
+
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
 	codeberg.org/go-latex/latex v0.2.0 // indirect

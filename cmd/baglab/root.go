@@ -135,6 +135,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		newCheckCmd(g),
 		newPlayCmd(g),
 		newRecordCmd(g),
+		newServeCmd(g),
 	)
 	return root
 }

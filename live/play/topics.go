@@ -10,6 +10,7 @@ import (
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // output is one advertised topic and the recorded topics that feed it.
@@ -53,7 +54,7 @@ func (p *plan) sourceOf(ch *record.Channel) *source {
 	key := ch.Metadata["callerid"] + "\x00" + ch.Topic
 	s := p.sources[key]
 	if s == nil {
-		s = &source{key: key, topic: ch.Topic, latch: latched(ch)}
+		s = &source{key: key, topic: ch.Topic, latch: recording.Latched(ch)}
 		p.sources[key] = s
 	}
 	return s
@@ -193,7 +194,7 @@ func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, converter, erro
 	if c, err = res.WithDefinition(c); err != nil {
 		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
 	}
-	t := Topic{Type: c.Schema.Name, MD5: c.Schema.MD5, Definition: string(c.Schema.Data), Latching: latched(ch)}
+	t := Topic{Type: c.Schema.Name, MD5: c.Schema.MD5, Definition: string(c.Schema.Data), Latching: recording.Latched(ch)}
 	if t.MD5 == "" {
 		dec, err := res.For(c)
 		if err != nil {
@@ -202,17 +203,6 @@ func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, converter, erro
 		t.MD5 = msgdef.MD5(dec.Type())
 	}
 	return t, conv, nil
-}
-
-// latched reports whether a channel was latched: a ROS1 connection header
-// with latching=1 (or "true", as MCAP's ros1 profile writes it), or a ROS2
-// publisher offering transient-local durability.
-func latched(ch *record.Channel) bool {
-	if l := ch.Metadata["latching"]; l == "1" || l == "true" {
-		return true
-	}
-	qos := ch.Metadata["offered_qos_profiles"]
-	return strings.Contains(qos, "transient_local") || strings.Contains(qos, "durability: 1\n") || strings.HasSuffix(qos, "durability: 1")
 }
 
 // converter returns the converter and source of a channel met while
