@@ -221,3 +221,44 @@ func io60MB() *bytes.Reader {
 	b.WriteString("</string></value></param></params></methodCall>")
 	return bytes.NewReader(b.Bytes())
 }
+
+// baglab record left running while roscore restarts on the same port
+// registers again and records a publisher started after the restart
+// (rosbag record records nothing of it).
+func TestRecordMasterRestart(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic")
+	out := filepath.Join(t.TempDir(), "restart.bag")
+	rec := startBaglab(t, m, "rec", "record", "-O", out, "/before", "/after", "__name:=/rec_restart")
+	before := m.Start(t, "before", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "10", "/before", "std_msgs/String", "data: before")
+	for deadline := time.Now().Add(60 * time.Second); !strings.Contains(m.Log("rec"), "/before: connected to"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("recorder not connected\n%s", m.Log("rec"))
+		}
+	}
+	time.Sleep(time.Second)
+	before.Stop(syscall.SIGINT, 10*time.Second)
+	m.Restart(t)
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(m.Log("rec"), "registered 2 subscriptions"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("recorder did not register again\n%s", m.Log("rec"))
+		}
+	}
+	m.Start(t, "after", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "10", "/after", "std_msgs/String", "data: after")
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(m.Log("rec"), "/after: connected to"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("recorder not connected to the new publisher\n%s", m.Log("rec"))
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if err := rec.Stop(syscall.SIGINT, 30*time.Second); err != nil {
+		t.Fatalf("record: %v\n%s", err, m.Log("rec"))
+	}
+	got := readTopics(t, out)
+	if len(got["/before"]) == 0 || len(got["/after"]) < 5 {
+		t.Fatalf("/before %d, /after %d messages\n%s", len(got["/before"]), len(got["/after"]), m.Log("rec"))
+	}
+	if !strings.Contains(m.Log("rec"), "registering again") {
+		t.Errorf("no log line about the restart\n%s", m.Log("rec"))
+	}
+}

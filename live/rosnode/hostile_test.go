@@ -402,3 +402,80 @@ func TestListensOnConfiguredHostOnly(t *testing.T) {
 	}
 	t.Log("no non-loopback IPv4 address to check against")
 }
+
+// Fake subscribers: one that never sends its header is closed after
+// Timeout with a log line; one that sends a header and never reads has its
+// queue's oldest messages dropped and counted, while a good subscriber
+// gets every message.
+func TestPublisherSurvivesStalledSubscribers(t *testing.T) {
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/pub", MasterURI: fakeMaster(t), Timeout: 300 * time.Millisecond,
+		PublishQueue: 10, Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	pub, err := n.Advertise("/x", rosnode.TopicInfo{Type: "std_msgs/String", MD5: "992ce8a1687cec8c8bd883ec73ca41d1", Definition: "string data\n"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := tcprosPort(t, n, "/x")
+	silent, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	silent.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.ReadAll(silent); err != nil {
+		t.Fatalf("silent subscriber not closed: %v", err)
+	}
+	l.waitFor(t, "i/o timeout")
+	subscribe := func(name string) net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		tcpros.WriteHeader(c, tcpros.Header{{Key: "callerid", Value: name}, {Key: "topic", Value: "/x"}, {Key: "md5sum", Value: "*"}, {Key: "type", Value: "*"}})
+		if _, err := tcpros.ReadHeader(c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	stuck := subscribe("/stuck")
+	stuck.(*net.TCPConn).SetReadBuffer(4096)
+	good := subscribe("/good")
+	if err := pub.WaitForSubscribers(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	msg := stringMsg(strings.Repeat("m", 64<<10))
+	received := make(chan int, 1)
+	go func() {
+		k := 0
+		for {
+			if _, err := tcpros.ReadFrame(good, nil, 1<<20); err != nil {
+				break
+			}
+			k++
+			if k == 300 {
+				break
+			}
+		}
+		received <- k
+	}()
+	for range 300 {
+		pub.Publish(msg)
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case k := <-received:
+		if k != 300 {
+			t.Fatalf("good subscriber got %d of 300", k)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("good subscriber stalled with the stuck one")
+	}
+	if pub.Drops() == 0 {
+		t.Fatal("no drops counted for the stuck subscriber")
+	}
+}

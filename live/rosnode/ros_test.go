@@ -191,3 +191,57 @@ func TestServiceWithRosmaster(t *testing.T) {
 		t.Errorf("lookupService %s after the node's Close: %v, want an API error", srvs[1].Name(), err)
 	}
 }
+
+// Debian's roscore stopped and started again on the same port: the node
+// notices the new master, says so and registers again, so that a
+// publisher started after the restart reaches its subscriber, a
+// subscriber started after it gets its publications, and rosservice
+// finds its service.
+func TestMasterRestart(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic", "services")
+	var l logs
+	node, err := rosnode.New(context.Background(), rosnode.Options{Name: "/survivor", MasterURI: m.URI, Host: "127.0.0.1", Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer node.Close()
+	got := make(chan string, 100)
+	if _, err := node.Subscribe("/after", rosnode.SubscribeOptions{OnMessage: func(msg *rosnode.Message) {
+		got <- string(msg.Data[4:])
+		msg.Release()
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	pub, err := node.Advertise("/out", rosnode.TopicInfo{Type: "std_msgs/String", MD5: stringMD5, Definition: stringDef, Latching: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Publish(stringMsg("still here")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := node.AdvertiseService("/survivor/ping", rosnode.ServiceInfo{Type: "std_srvs/Trigger", MD5: "937c9679a518e3a18d831e57125ea522"},
+		func(context.Context, []byte) ([]byte, error) { return []byte{1, 2, 0, 0, 0, 'o', 'k'}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(1500 * time.Millisecond) // the node has seen the first master's pid
+	m.Restart(t)
+	l.waitFor(t, "registering again")
+	l.waitFor(t, "registered 1 subscriptions, 1 publications and 1 services again (0 failed)")
+
+	m.Start(t, "pub", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "10", "/after", "std_msgs/String", "data: new")
+	select {
+	case s := <-got:
+		if s != "new" {
+			t.Fatalf("got %q", s)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no message from a publisher started after the restart\n%s", m.Log("pub"))
+	}
+	if out, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rostopic", "echo", "-n", "1", "/out"); err != nil || !strings.Contains(out, "still here") {
+		t.Fatalf("rostopic echo after the restart: %v\n%s", err, out)
+	}
+	if out, err := m.Output(t, 30*time.Second, rostest.Python, "/usr/bin/rosservice", "call", "/survivor/ping"); err != nil || !strings.Contains(out, "ok") {
+		t.Fatalf("rosservice call after the restart: %v\n%s", err, out)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -110,6 +111,33 @@ func StartMaster(t testing.TB) *Master {
 }
 
 var errCoreExited = errors.New("roscore exited")
+
+// Restart stops roscore (SIGINT, as Ctrl-C would) and starts a new one on
+// the same port, which comes up with a new pid and /run_id and an empty
+// graph; the peers started before keep running.
+func (m *Master) Restart(t testing.TB) {
+	t.Helper()
+	if err := m.Core.Stop(syscall.SIGINT, 15*time.Second); err != nil {
+		t.Logf("roscore stopped: %v", err)
+	}
+	mc := rosnode.NewMaster(m.URI, "/rostest")
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+		_, err := mc.GetURI(ctx)
+		cancel()
+		if err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the master still answers 15 s after roscore was stopped")
+		}
+	}
+	u, _ := url.Parse(m.URI)
+	m.Core = m.Start(t, "roscore-restarted", "roscore", "-p", u.Port())
+	if err := m.waitUp(); err != nil {
+		t.Fatalf("roscore restarted on %s: %v\n%s", m.URI, err, m.Log("roscore-restarted"))
+	}
+}
 
 // waitUp waits until this test's master answers, roscore exits or 60 s
 // pass. A master on the port counts only when its /run_id names a folder
