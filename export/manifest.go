@@ -23,11 +23,21 @@ import (
 
 // ManifestDir is where a dataset directory keeps its manifest, relative to
 // the directory: one Parquet file per exported input,
-// _baglab/files/<sha256>.parquet, each holding that input's row. Readers
-// merge the rows by reading the folder (DuckDB:
-// read_parquet('DIR/_baglab/files/*.parquet')). Names starting with "_" are
-// left out by Spark, Hive and the topic=*/ globs of the dataset itself.
+// _baglab/files/<sha256>.pq (ManifestExt), each holding that input's row.
+// Readers merge the rows by reading the folder (DuckDB:
+// read_parquet('DIR/_baglab/files/*.pq')). Names starting with "_" are
+// left out by Spark and Hive, and the extension keeps the rows out of the
+// query people write first, read_parquet('DIR/**/*.parquet',
+// hive_partitioning = true), which stops with "Hive partition mismatch"
+// on a file outside the key=value folders.
 const ManifestDir = "_baglab/files"
+
+// ManifestExt is the extension of a manifest row file. Datasets written
+// before it was chosen name their rows <sha256>.parquet (legacyManifestExt);
+// they are read as well, and the next export of an input renames its row.
+const ManifestExt = ".pq"
+
+const legacyManifestExt = ".parquet"
 
 // ManifestVersion is the layout version of a manifest row
 // (ManifestRow.ManifestVersion).
@@ -143,7 +153,7 @@ var (
 
 // manifestPath is the file of the row of the input with digest sha.
 func manifestPath(dir, sha string) string {
-	return filepath.Join(dir, filepath.FromSlash(ManifestDir), sha+".parquet")
+	return filepath.Join(dir, filepath.FromSlash(ManifestDir), sha+ManifestExt)
 }
 
 // WriteManifestRow writes r as the manifest row of its input in the
@@ -160,7 +170,8 @@ func WriteManifestRow(dir string, r *ManifestRow) error {
 	}
 	rec := manifestRecord(r)
 	defer rec.Release()
-	return atomicfile.Write(manifestPath(dir, r.SHA256), func(w io.Writer) error {
+	path := manifestPath(dir, r.SHA256)
+	err = atomicfile.Write(path, func(w io.Writer) error {
 		props := parquet.NewWriterProperties(parquet.WithCompression(compress.Codecs.Zstd),
 			parquet.WithCreatedBy("baglab version "+r.BaglabVersion), parquet.WithStats(true))
 		fw, err := pqarrow.NewFileWriter(manifestSchema, w, props, pqarrow.DefaultWriterProps())
@@ -177,6 +188,13 @@ func WriteManifestRow(dir string, r *ManifestRow) error {
 		}
 		return fw.Close()
 	})
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(strings.TrimSuffix(path, ManifestExt) + legacyManifestExt); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
 }
 
 func manifestRecord(r *ManifestRow) arrow.RecordBatch {
@@ -222,7 +240,12 @@ var ErrNoManifestRow = errors.New("export: input not in the manifest")
 // ReadManifestRow returns the manifest row of the input with digest sha in
 // the dataset directory dir, or ErrNoManifestRow.
 func ReadManifestRow(dir, sha string) (*ManifestRow, error) {
-	return readManifestFile(manifestPath(dir, sha))
+	path := manifestPath(dir, sha)
+	r, err := readManifestFile(path)
+	if errors.Is(err, ErrNoManifestRow) {
+		return readManifestFile(strings.TrimSuffix(path, ManifestExt) + legacyManifestExt)
+	}
+	return r, err
 }
 
 func readManifestFile(path string) (*ManifestRow, error) {
@@ -293,8 +316,18 @@ func manifestFiles(dir string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
+	current := map[string]bool{}
 	for _, e := range ents {
-		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ".parquet") && !strings.HasPrefix(n, ".") {
+		if n := e.Name(); e.Type().IsRegular() && strings.HasSuffix(n, ManifestExt) {
+			current[strings.TrimSuffix(n, ManifestExt)] = true
+		}
+	}
+	for _, e := range ents {
+		n := e.Name()
+		if !e.Type().IsRegular() || strings.HasPrefix(n, ".") {
+			continue
+		}
+		if strings.HasSuffix(n, ManifestExt) || strings.HasSuffix(n, legacyManifestExt) && !current[strings.TrimSuffix(n, legacyManifestExt)] {
 			out = append(out, filepath.Join(dir, filepath.FromSlash(ManifestDir), n))
 		}
 	}

@@ -60,7 +60,7 @@ func exportSamples(t *testing.T, paths []string, io recording.InputOptions, opts
 func TestManifestWholeGolden(t *testing.T) {
 	dir := exportSamples(t, sampleInputs, recording.InputOptions{})
 	golden := filepath.Join("testdata", "manifest", "whole")
-	got, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(ManifestDir), "*.parquet"))
+	got, err := filepath.Glob(filepath.Join(dir, filepath.FromSlash(ManifestDir), "*"+ManifestExt))
 	if err != nil || len(got) != len(sampleInputs) {
 		t.Fatalf("%d manifest rows (%v), want %d", len(got), err, len(sampleInputs))
 	}
@@ -79,7 +79,7 @@ func TestManifestWholeGolden(t *testing.T) {
 			}
 		}
 	}
-	want, err := filepath.Glob(filepath.Join(golden, "*.parquet"))
+	want, err := filepath.Glob(filepath.Join(golden, "*"+ManifestExt))
 	if err != nil || len(want) != len(sampleInputs) {
 		t.Fatalf("%d golden rows (%v), want %d; run with -update", len(want), err, len(sampleInputs))
 	}
@@ -117,7 +117,7 @@ func TestManifestWholeGolden(t *testing.T) {
 func manifestVsDataset(t *testing.T, dir string) (perTopic, footers []string) {
 	t.Helper()
 	data := "read_parquet(" + sqlString(filepath.Join(dir, "topic=*", "*", "*.parquet")) + ", hive_partitioning = true, union_by_name = true)"
-	manifest := sqlString(filepath.Join(dir, filepath.FromSlash(ManifestDir), "*.parquet"))
+	manifest := sqlString(filepath.Join(dir, filepath.FromSlash(ManifestDir), "*"+ManifestExt))
 	res := duckdb(t,
 		"SELECT source_file AS path, topic, count(*) AS n, epoch_us(min(log_time)) AS s, epoch_us(max(log_time)) AS e FROM "+data+
 			" GROUP BY ALL ORDER BY path, topic",

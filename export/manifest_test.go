@@ -150,7 +150,7 @@ func TestManifestRows(t *testing.T) {
 
 	res := duckdb(t, "SELECT path, size, sha256, format, epoch_ns(start_time) AS s, message_count, topics[1].topic AS topic, "+
 		"topics[1].message_count AS n, len(parts) AS parts, partition_by, baglab_version, manifest_version FROM read_parquet("+
-		sqlString(filepath.Join(dir, ManifestDir, "*.parquet"))+") ORDER BY path")
+		sqlString(filepath.Join(dir, ManifestDir, "*"+ManifestExt))+") ORDER BY path")
 	if res[0].Error != "" || len(res[0].Rows) != 2 {
 		t.Fatalf("duckdb: %+v", res[0])
 	}

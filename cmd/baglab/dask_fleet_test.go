@@ -111,7 +111,7 @@ func TestDaskFleet(t *testing.T) {
 	assertSameTree(t, fileTree(t, ref), fileTree(t, ds))
 
 	// DuckDB: per topic, the row count and a digest of every row in order.
-	rows := duckdbQuery(t, "SELECT DISTINCT t.topic FROM read_parquet('"+filepath.Join(ref, "_baglab", "files", "*.parquet")+"') m, unnest(m.topics) u(t) ORDER BY 1")
+	rows := duckdbQuery(t, "SELECT DISTINCT t.topic FROM read_parquet('"+filepath.Join(ref, "_baglab", "files", "*.pq")+"') m, unnest(m.topics) u(t) ORDER BY 1")
 	var topics []string
 	for _, r := range rows {
 		topics = append(topics, fmt.Sprint(r["topic"]))

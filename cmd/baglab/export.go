@@ -50,7 +50,7 @@ DuckDB's hive_partitioning or Spark:
 (the topic percent-escaped: /a/b -> topic=%2Fa%2Fb; <hash> the first 16 hex
 digits of the input's SHA-256, so each input's part files are its own).
 
-DIR is a dataset: its manifest, DIR/_baglab/files/<sha256>.parquet, holds one
+DIR is a dataset: its manifest, DIR/_baglab/files/<sha256>.pq, holds one
 row per input exported (path, size, sha256, container format, the first and
 last log time and row count per topic of what it exported, baglab version,
 options, selection, the files written).

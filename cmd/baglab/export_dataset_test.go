@@ -58,7 +58,7 @@ func TestExportDatasetRerun(t *testing.T) {
 	// counts per topic as info gives them, parts that exist.
 	rows := duckdbQuery(t, "SELECT path, sha256, format, message_count, len(parts) AS parts, "+
 		"list_filter(topics, x -> x.topic = '/interactive_world/placement')[1].message_count AS placements FROM read_parquet('"+
-		filepath.Join(dir, "_baglab", "files", "*.parquet")+"') ORDER BY path")
+		filepath.Join(dir, "_baglab", "files", "*.pq")+"') ORDER BY path")
 	if len(rows) != 2 {
 		t.Fatalf("manifest rows %v", rows)
 	}
@@ -94,7 +94,7 @@ func TestExportDatasetRerun(t *testing.T) {
 	// Cut between the parts and the manifest row (the row missing), and a
 	// temporary file left by a killed writer: the next run exports the
 	// input again over the same part names.
-	if err := os.Remove(filepath.Join(dir, "_baglab", "files", manifestSHA(t, dir, mcap)+".parquet")); err != nil {
+	if err := os.Remove(filepath.Join(dir, "_baglab", "files", manifestSHA(t, dir, mcap)+".pq")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, ".leftover.parquet.tmp-1"), nil, 0o666); err != nil {
@@ -114,7 +114,7 @@ func TestExportDatasetRerun(t *testing.T) {
 // manifestSHA returns the sha256 of the manifest row of path.
 func manifestSHA(t *testing.T, dir, path string) string {
 	t.Helper()
-	rows := duckdbQuery(t, "SELECT sha256 FROM read_parquet('"+filepath.Join(dir, "_baglab", "files", "*.parquet")+"') WHERE path = '"+path+"'")
+	rows := duckdbQuery(t, "SELECT sha256 FROM read_parquet('"+filepath.Join(dir, "_baglab", "files", "*.pq")+"') WHERE path = '"+path+"'")
 	if len(rows) != 1 {
 		t.Fatalf("no manifest row for %s", path)
 	}
