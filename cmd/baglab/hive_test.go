@@ -30,7 +30,7 @@ func TestHiveGlobQuery(t *testing.T) {
 		}
 		var d struct {
 			Topics []struct {
-				Topic        string `json:"topic"`
+				Topic        string  `json:"topic"`
 				MessageCount float64 `json:"message_count"`
 			} `json:"topics"`
 		}
