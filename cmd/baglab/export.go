@@ -23,6 +23,7 @@ type exportOptions struct {
 	rowGroupSize int
 	force        bool
 	opts         []export.Option // set by options
+	sync         syncFlags
 }
 
 func newExportCmd(g *globalOptions) *cobra.Command {
@@ -83,6 +84,7 @@ succeeds; on error or interrupt none are left.`,
 		},
 	}
 	o.read.addFlags(cmd)
+	o.sync.addFlags(cmd)
 	fl := cmd.Flags()
 	fl.StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	fl.StringVar(&o.format, "format", "parquet", "parquet or csv")
@@ -163,6 +165,9 @@ func runExport(ctx context.Context, o *exportOptions) error {
 		if opts, err = o.options(nil); err != nil {
 			return err
 		}
+	}
+	if len(o.sync.topics) > 0 {
+		return runExportSync(ctx, o, opts)
 	}
 	in, err := g.open(o.files, &o.read, "export", nil)
 	if err != nil {
