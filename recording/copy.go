@@ -46,6 +46,27 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 	// of one recording) share one id: rosbag's writer keeps one
 	// connection per distinct connection header.
 	ids := map[string]uint32{}
+	// add makes the output channel of ch, a channel of the file source.
+	add := func(ch *record.Channel, source string) (*outChannel, error) {
+		oc := &outChannel{keepSeq: in.storesSequence(source)}
+		chans[ch] = oc
+		out, convert, err := in.outChannel(format, ch)
+		if err == nil {
+			key := channelKey(format, out)
+			var ok bool
+			if oc.id, ok = ids[key]; !ok {
+				if oc.id, err = w.AddChannel(out); err == nil {
+					ids[key] = oc.id
+				}
+			}
+		}
+		oc.convert = convert
+		if err != nil {
+			oc.skip = true
+			return oc, in.Skip(record.WithFile(err, source, -1, ch.Topic))
+		}
+		return oc, nil
+	}
 	var n int64
 	for {
 		m, err := it.Next()
@@ -57,25 +78,9 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		}
 		oc := chans[m.Channel]
 		if oc == nil {
-			oc = &outChannel{keepSeq: in.storesSequence(m.Source)}
-			chans[m.Channel] = oc
-			out, convert, err := in.outChannel(format, m.Channel)
-			if err == nil {
-				key := channelKey(format, out)
-				var ok bool
-				if oc.id, ok = ids[key]; !ok {
-					if oc.id, err = w.AddChannel(out); err == nil {
-						ids[key] = oc.id
-					}
-				}
+			if oc, err = add(m.Channel, m.Source); err != nil {
+				return n, err
 			}
-			if err != nil {
-				oc.skip = true
-				if err := in.Skip(record.WithFile(err, m.Source, -1, m.Channel.Topic)); err != nil {
-					return n, err
-				}
-			}
-			oc.convert = convert
 		}
 		if oc.skip {
 			continue
@@ -99,12 +104,45 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		}
 		n++
 	}
+	// A topic without messages is kept, as the input has it.
+	for _, e := range in.emptyChannels() {
+		if chans[e.ch] == nil {
+			if _, err := add(e.ch, e.file); err != nil {
+				return n, err
+			}
+		}
+	}
 	for _, r := range open {
 		if err := CopyExtras(w, r); err != nil {
 			return n, err
 		}
 	}
 	return n, nil
+}
+
+// fileChannel is a channel of the inputs and the file it belongs to.
+type fileChannel struct {
+	ch   *record.Channel
+	file string
+}
+
+// emptyChannels lists the channels of the selected topics that hold no
+// message in their file, in input and channel order.
+func (in *Inputs) emptyChannels() []fileChannel {
+	var out []fileChannel
+	for i, f := range in.files {
+		empty := map[string]bool{}
+		for _, t := range f.sum.Topics {
+			empty[t.Topic] = t.MessageCount == 0
+		}
+		chans, _ := f.Channels()
+		for _, ch := range chans {
+			if empty[ch.Topic] && (in.filter.Topic == nil || in.filter.Topic(ch.Topic)) {
+				out = append(out, fileChannel{ch, in.paths[i]})
+			}
+		}
+	}
+	return out
 }
 
 // storesSequence reports whether the messages of source, a file of the

@@ -1,18 +1,17 @@
 package recording
 
 import (
-	"container/heap"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
+	"github.com/baglab/baglab/recording/internal/merge"
 	"github.com/baglab/baglab/recording/internal/zfile"
 	"github.com/baglab/baglab/recording/mcapfile"
 )
@@ -24,74 +23,44 @@ func Merge(its []record.Iterator) record.Iterator {
 	if len(its) == 1 {
 		return its[0]
 	}
-	return &mergeIter{its: its, advance: -1, started: false}
+	m := &mergeIter{its: its, cur: make([]*record.Message, len(its))}
+	m.m = merge.New(len(its), func(i int) (int64, bool, error) {
+		msg, err := its[i].Next()
+		if err == io.EOF {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		m.cur[i] = msg
+		return msg.LogTime, true, nil
+	})
+	return m
 }
 
-type mergeItem struct {
-	msg *record.Message
-	src int
-}
-
-type mergeHeap []mergeItem
-
-func (h mergeHeap) Len() int { return len(h) }
-func (h mergeHeap) Less(i, j int) bool {
-	if h[i].msg.LogTime != h[j].msg.LogTime {
-		return h[i].msg.LogTime < h[j].msg.LogTime
-	}
-	return h[i].src < h[j].src
-}
-func (h mergeHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *mergeHeap) Push(x any)        { *h = append(*h, x.(mergeItem)) }
-func (h *mergeHeap) Pop() any          { old := *h; x := old[len(old)-1]; *h = old[:len(old)-1]; return x }
-func (h *mergeHeap) popTop() mergeItem { return heap.Pop(h).(mergeItem) }
-
+// mergeIter is Merge of several iterators: merge.Merger picks the one
+// whose current message (cur) comes next.
 type mergeIter struct {
-	its     []record.Iterator
-	h       mergeHeap
-	advance int // iterator whose message was returned last, to advance next time
-	started bool
-	err     error
-}
-
-func (m *mergeIter) pull(i int) error {
-	msg, err := m.its[i].Next()
-	if err == io.EOF {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	heap.Push(&m.h, mergeItem{msg: msg, src: i})
-	return nil
+	its []record.Iterator
+	cur []*record.Message
+	m   *merge.Merger
+	err error
 }
 
 func (m *mergeIter) Next() (*record.Message, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
-	if !m.started {
-		m.started = true
-		for i := range m.its {
-			if err := m.pull(i); err != nil {
-				m.err = err
-				return nil, err
-			}
-		}
-	} else if m.advance >= 0 {
-		if err := m.pull(m.advance); err != nil {
-			m.err = err
-			return nil, err
-		}
-		m.advance = -1
-	}
-	if m.h.Len() == 0 {
+	i, ok, err := m.m.Next()
+	switch {
+	case err != nil:
+		m.err = err
+		return nil, err
+	case !ok:
 		m.err = io.EOF
 		return nil, io.EOF
 	}
-	top := m.h.popTop()
-	m.advance = top.src
-	return top.msg, nil
+	return m.cur[i], nil
 }
 
 func (m *mergeIter) Close() error {
@@ -342,63 +311,24 @@ func (m *multiReader) Close() error {
 	return errors.Join(errs...)
 }
 
-// CombineSummaries adds up the summaries of several files: times span all of
-// them, counts add per topic, frequencies are recomputed over the span.
+// CombineSummaries adds up the summaries of several files with a
+// record.SummaryBuilder: times span all of them, counts add per topic,
+// frequencies are recomputed over the span. The format is the files' one,
+// or "mixed".
 func CombineSummaries(sums []*record.Summary) *record.Summary {
-	out := &record.Summary{}
-	type agg struct {
-		ts record.TopicSummary
-	}
-	byTopic := map[string]*agg{}
-	var order []string
-	comps := map[string]bool{}
-	var compOrder []string
+	var b record.SummaryBuilder
+	format := ""
 	for i, s := range sums {
 		if i == 0 {
-			out.Format = s.Format
-		} else if out.Format != s.Format {
-			out.Format = "mixed"
+			format = s.Format
+		} else if format != s.Format {
+			format = "mixed"
 		}
-		if s.MessageCount > 0 {
-			if out.MessageCount == 0 || s.StartNs < out.StartNs {
-				out.StartNs = s.StartNs
-			}
-			if s.EndNs > out.EndNs {
-				out.EndNs = s.EndNs
-			}
-		}
-		out.MessageCount += s.MessageCount
-		for _, c := range strings.Split(s.Compression, ",") {
-			if c != "" && !comps[c] {
-				comps[c] = true
-				compOrder = append(compOrder, c)
-			}
-		}
+		b.Compression(s.Compression)
 		for _, t := range s.Topics {
-			a := byTopic[t.Topic]
-			if a == nil {
-				a = &agg{ts: t}
-				a.ts.MessageCount = 0
-				byTopic[t.Topic] = a
-				order = append(order, t.Topic)
-			}
-			if t.MessageCount > 0 {
-				if a.ts.MessageCount == 0 || t.StartNs < a.ts.StartNs {
-					a.ts.StartNs = t.StartNs
-				}
-				a.ts.EndNs = max(a.ts.EndNs, t.EndNs)
-			}
-			a.ts.MessageCount += t.MessageCount
+			b.AddTopic(t)
 		}
-		out.Channels = append(out.Channels, s.Channels...)
+		b.AddChannels(s.Channels)
 	}
-	out.DurationNs = out.EndNs - out.StartNs
-	out.Compression = strings.Join(compOrder, ",")
-	sort.Strings(order)
-	for _, name := range order {
-		t := byTopic[name].ts
-		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
-		out.Topics = append(out.Topics, t)
-	}
-	return out
+	return b.Summary("", format)
 }

@@ -294,3 +294,92 @@ func TestFilterWindowAsRosbagFilter(t *testing.T) {
 		t.Errorf("baglab filter kept %v, rosbag filter %v (want the 4 messages from 3 s to 6 s)", got.Messages, want.Messages)
 	}
 }
+
+// mcapWithEmptyChannel is a node script that writes, with npm @mcap/core's
+// McapWriter, an MCAP file (argv[2]) of 3 ros1 messages on /a and a
+// channel /empty (the same type) without messages.
+const mcapWithEmptyChannel = `
+const path = require("path");
+const fs = require("fs");
+const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
+const { McapWriter } = req("@mcap/core");
+const chunks = [];
+let pos = 0n;
+const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer.from(b)); pos += BigInt(b.byteLength); } };
+(async () => {
+  const w = new McapWriter({ writable });
+  await w.start({ profile: "ros1", library: "test" });
+  const s = await w.registerSchema({ name: "std_msgs/String", encoding: "ros1msg", data: Buffer.from("string data\n") });
+  const md5 = new Map([["md5sum", "992ce8a1687cec8c8bd883ec73ca41d1"]]);
+  const a = await w.registerChannel({ topic: "/a", messageEncoding: "ros1", schemaId: s, metadata: md5 });
+  await w.registerChannel({ topic: "/empty", messageEncoding: "ros1", schemaId: s, metadata: md5 });
+  for (let i = 0; i < 3; i++) {
+    const txt = Buffer.from("m" + i);
+    const data = Buffer.concat([Buffer.from([txt.length, 0, 0, 0]), txt]);
+    await w.addMessage({ channelId: a, sequence: i, logTime: BigInt(5e9 + i * 1e9), publishTime: BigInt(5e9 + i * 1e9), data });
+  }
+  await w.end();
+  fs.writeFileSync(process.argv[2], Buffer.concat(chunks));
+})();
+`
+
+// TestEmptyTopicSurvivesCopy: a channel without messages, in an MCAP file
+// written by npm @mcap/core, is listed by info with 0 messages, kept by
+// convert to a bag (a connection record in the index section only), and
+// the bag and its conversion back to MCAP give the same info topics as
+// the source. Debian rosbag reads the bag, its 3 messages and /a; it
+// leaves /empty out on purpose (bag.py drops "connections with no
+// entries" as it reads the index), so it is not asked to list it. Before,
+// convert dropped the channel, and a bag summary dropped a connection
+// without messages where MCAP and db3 listed it with count 0.
+func TestEmptyTopicSurvivesCopy(t *testing.T) {
+	testenv.RequirePeer(t, "mcap")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src.mcap")
+	if out, err := exec.Command("node", "-e", mcapWithEmptyChannel, testenv.NodeDir(t), src).CombinedOutput(); err != nil {
+		t.Fatalf("@mcap/core writer: %v\n%s", err, out)
+	}
+	type topic struct {
+		Topic        string `json:"topic"`
+		Type         string `json:"type"`
+		MessageCount int    `json:"message_count"`
+		StartNs      int64  `json:"start_ns"`
+	}
+	infoTopics := func(path string) []topic {
+		t.Helper()
+		out, stderr, code := run(t, "info", "--json", path)
+		if code != 0 {
+			t.Fatalf("info %s: exit %d: %s", path, code, stderr)
+		}
+		var s struct {
+			Topics []topic `json:"topics"`
+		}
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Topics
+	}
+	want := []topic{{"/a", "std_msgs/String", 3, 5e9}, {"/empty", "std_msgs/String", 0, 0}}
+	if got := infoTopics(src); !slices.Equal(got, want) {
+		t.Fatalf("info of the source: %v, want %v", got, want)
+	}
+	bagOut, back := filepath.Join(dir, "out.bag"), filepath.Join(dir, "back.mcap")
+	for _, c := range [][2]string{{src, bagOut}, {bagOut, back}} {
+		if _, stderr, code := run(t, "convert", c[0], c[1]); code != 0 {
+			t.Fatalf("convert %s: exit %d: %s", c[1], code, stderr)
+		}
+		if got := infoTopics(c[1]); !slices.Equal(got, want) {
+			t.Errorf("info of %s: %v, want %v (the source's)", filepath.Base(c[1]), got, want)
+		}
+	}
+	var got peerBag
+	rosbagPeer(t, &got, "read", bagOut)
+	var topics []string
+	for _, c := range got.Connections {
+		topics = append(topics, c.Topic)
+	}
+	slices.Sort(topics)
+	if !slices.Equal(topics, []string{"/a"}) || len(got.Messages) != 3 {
+		t.Errorf("rosbag reads connections %v and %d messages, want /a and 3", topics, len(got.Messages))
+	}
+}

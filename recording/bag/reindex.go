@@ -119,7 +119,7 @@ func ReindexContext(ctx context.Context, in, out string, opts ...WriterOption) (
 	if len(w.chunkConns) > 0 {
 		rep.Chunks++
 	}
-	rep.Connections = len(w.writtenConns())
+	rep.Connections = len(w.conns)
 	if err := w.Close(); err != nil {
 		return nil, err
 	}

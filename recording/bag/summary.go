@@ -1,7 +1,6 @@
 package bag
 
 import (
-	"cmp"
 	"io"
 	"slices"
 	"strings"
@@ -88,44 +87,20 @@ func (a *summaryAcc) message(conn uint32, t int64) {
 }
 
 func (a *summaryAcc) summary() *record.Summary {
-	s := &record.Summary{Path: a.r.path, Format: "bag", Channels: a.r.channelList()}
+	var b record.SummaryBuilder
 	slices.Sort(a.comps)
-	s.Compression = strings.Join(a.comps, ",")
-	if s.Compression == "" {
-		s.Compression = string(CompressionNone)
+	if len(a.comps) == 0 {
+		a.comps = append(a.comps, string(CompressionNone))
 	}
-	topics := map[string]*record.TopicSummary{}
-	var all chunked.Span
-	for _, ch := range s.Channels {
-		st := a.stats[ch.ID]
-		if st == nil || st.count == 0 {
-			continue
-		}
-		sp := st.span
-		if s.MessageCount > 0 {
-			all = all.Union(sp)
+	b.Compression(strings.Join(a.comps, ","))
+	for _, ch := range a.r.channelList() {
+		if st := a.stats[ch.ID]; st != nil {
+			b.Add(ch, st.count, st.span.First, st.span.Last)
 		} else {
-			all = sp
+			b.Channel(ch)
 		}
-		s.MessageCount += st.count
-		t := topics[ch.Topic]
-		if t == nil {
-			t = &record.TopicSummary{Topic: ch.Topic, Type: ch.Schema.Name, Encoding: ch.MessageEncoding, MD5: ch.Schema.MD5}
-			topics[ch.Topic] = t
-		} else {
-			sp = sp.Union(chunked.Span{First: t.StartNs, Last: t.EndNs})
-		}
-		t.MessageCount += st.count
-		t.StartNs, t.EndNs = sp.First, sp.Last
 	}
-	s.StartNs, s.EndNs = all.First, all.Last
-	s.DurationNs = s.EndNs - s.StartNs
-	for _, t := range topics {
-		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
-		s.Topics = append(s.Topics, *t)
-	}
-	slices.SortFunc(s.Topics, func(x, y record.TopicSummary) int { return cmp.Compare(x.Topic, y.Topic) })
-	return s
+	return b.Summary(a.r.path, "bag")
 }
 
 // scan reads an unindexed bag once, registering its connections and

@@ -51,7 +51,8 @@ func WithChunkSize(n int64) WriterOption {
 // are compressed and written as they fill, each followed by the index data
 // records of its connections; a connection's record is written into the
 // chunk where its first message goes; Close writes every connection again
-// and the chunk infos, then patches the bag header with the index position
+// (a connection without messages only there, so that a channel without
+// messages is kept, as MCAP keeps its channel record) and the chunk infos, then patches the bag header with the index position
 // and counts. Until then the file is a valid unindexed bag (index_pos 0),
 // like rosbag's ".bag.active" files. It implements record.Writer.
 type Writer struct {
@@ -359,21 +360,11 @@ func (w *Writer) writeBagHeader(indexPos int64) {
 	h := appendField(nil, "op", []byte{byte(OpBagHeader)})
 	binary.LittleEndian.PutUint64(v[:], uint64(indexPos))
 	h = appendField(h, "index_pos", v[:])
-	binary.LittleEndian.PutUint32(v[:], uint32(len(w.writtenConns())))
+	binary.LittleEndian.PutUint32(v[:], uint32(len(w.conns)))
 	h = appendField(h, "conn_count", v[:4])
 	binary.LittleEndian.PutUint32(v[:], uint32(len(w.infos)))
 	h = appendField(h, "chunk_count", v[:4])
 	w.writeRecord(h, bytes.Repeat([]byte{' '}, bagHeaderLength-len(h)))
-}
-
-func (w *Writer) writtenConns() []*writerConn {
-	var out []*writerConn
-	for _, c := range w.conns {
-		if c.written {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // connectionHeader appends the header of c's connection record.
@@ -430,7 +421,7 @@ func (w *Writer) Close() error {
 	w.closed = true
 	w.flushChunk()
 	indexPos := w.pos
-	for _, c := range w.writtenConns() {
+	for _, c := range w.conns {
 		w.hdr = connectionHeader(w.hdr[:0], c)
 		w.writeRecord(w.hdr, c.header)
 	}

@@ -2,7 +2,6 @@ package db3
 
 import (
 	"bytes"
-	"container/heap"
 	"database/sql"
 	"encoding/binary"
 	"errors"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/record"
-	"github.com/baglab/baglab/recording/internal/zfile"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -443,7 +441,6 @@ func (r *Reader) Summary() (*record.Summary, error) {
 	if r.closed {
 		return nil, errClosed
 	}
-	s := &record.Summary{Path: r.path, Format: "db3", Compression: r.compression, Channels: r.channels, Topics: []record.TopicSummary{}}
 	stats := map[*record.Channel]*record.TopicSummary{}
 	for _, f := range r.files {
 		rows, err := f.db.Query("SELECT topic_id, COUNT(*), MIN(timestamp), MAX(timestamp) FROM messages GROUP BY topic_id")
@@ -478,24 +475,16 @@ func (r *Reader) Summary() (*record.Summary, error) {
 			return nil, sqlError(f.path, "messages", err)
 		}
 	}
+	var b record.SummaryBuilder
+	b.Compression(r.compression)
 	for _, c := range r.channels {
-		ts := record.TopicSummary{Topic: c.Topic, Type: c.Schema.Name, Encoding: c.MessageEncoding}
 		if st := stats[c]; st != nil {
-			if s.MessageCount == 0 || st.StartNs < s.StartNs {
-				s.StartNs = st.StartNs
-			}
-			if s.MessageCount == 0 || st.EndNs > s.EndNs {
-				s.EndNs = st.EndNs
-			}
-			s.MessageCount += st.MessageCount
-			ts.MessageCount, ts.StartNs, ts.EndNs = st.MessageCount, st.StartNs, st.EndNs
-			ts.FrequencyHz = record.Frequency(ts.MessageCount, ts.StartNs, ts.EndNs)
+			b.Add(c, st.MessageCount, st.StartNs, st.EndNs)
+		} else {
+			b.Channel(c)
 		}
-		s.Topics = append(s.Topics, ts)
 	}
-	s.DurationNs = s.EndNs - s.StartNs
-	sort.SliceStable(s.Topics, func(i, j int) bool { return s.Topics[i].Topic < s.Topics[j].Topic })
-	return s, nil
+	return b.Summary(r.path, "db3"), nil
 }
 
 // Close closes every file; it is idempotent.
@@ -511,185 +500,4 @@ func (r *Reader) Close() error {
 		}
 	}
 	return first
-}
-
-// Messages streams the selected messages in timestamp order (rows with
-// equal timestamps by id, files in folder order). Sequence counts the
-// messages read from each file from 0; Offset is -1 (rows have no byte
-// offset); PublishTime equals LogTime.
-func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
-	if r.closed {
-		return nil, errClosed
-	}
-	for _, err := range r.leftOut {
-		if r.onSkip != nil {
-			r.onSkip(record.Skipped{Err: err})
-		}
-	}
-	it := &iter{}
-	for i, df := range r.files {
-		var ids []int64
-		for _, id := range df.topicOrder {
-			if f.Topic == nil || f.Topic(df.topics[id].Topic) {
-				ids = append(ids, id)
-			}
-		}
-		if len(ids) == 0 {
-			continue
-		}
-		q := "SELECT id, topic_id, timestamp, data FROM messages WHERE 1"
-		var args []any
-		if len(ids) < len(df.topicOrder) {
-			q += " AND topic_id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",") + ")"
-			for _, id := range ids {
-				args = append(args, id)
-			}
-		}
-		if f.Start != 0 {
-			q += " AND timestamp >= ?"
-			args = append(args, f.Start)
-		}
-		if f.End != 0 {
-			q += " AND timestamp < ?"
-			args = append(args, f.End)
-		}
-		rows, err := df.db.Query(q+" ORDER BY timestamp, id", args...)
-		if err != nil {
-			it.Close()
-			return nil, sqlError(df.path, "messages", err)
-		}
-		it.cursors = append(it.cursors, &cursor{file: df, rows: rows, order: i})
-	}
-	return it, nil
-}
-
-// cursor is one file's query.
-type cursor struct {
-	file  *dbFile
-	rows  *sql.Rows
-	order int
-	// current row
-	id    int64
-	topic int64
-	ts    int64
-	data  blobCol
-	seq   uint64
-	done  bool
-}
-
-// advance moves to the next row.
-func (c *cursor) advance() error {
-	if !c.rows.Next() {
-		c.done = true
-		if err := c.rows.Err(); err != nil {
-			return sqlError(c.file.path, "messages", err)
-		}
-		return c.rows.Close()
-	}
-	if err := scanRow(c.rows, c.file.path, "messages", messageCols, messageKinds, &c.id, &c.topic, &c.ts, &c.data); err != nil {
-		return err
-	}
-	if c.data.null {
-		return columnError(c.file.path, "messages", c.id, "data", nil, kindBlob)
-	}
-	return nil
-}
-
-type cursorHeap []*cursor
-
-func (h cursorHeap) Len() int { return len(h) }
-func (h cursorHeap) Less(i, j int) bool {
-	if h[i].ts != h[j].ts {
-		return h[i].ts < h[j].ts
-	}
-	return h[i].order < h[j].order
-}
-func (h cursorHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *cursorHeap) Push(x any)   { *h = append(*h, x.(*cursor)) }
-func (h *cursorHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// iter merges the files' cursors by timestamp.
-type iter struct {
-	cursors []*cursor
-	heap    cursorHeap
-	started bool
-	last    *cursor // cursor of the message returned last; advanced on the next call
-	msg     record.Message
-	zstd    zfile.MessageDecoder // compression_mode MESSAGE
-	err     error
-}
-
-// Next returns the next message in timestamp order.
-func (it *iter) Next() (*record.Message, error) {
-	if it.err != nil {
-		return nil, it.err
-	}
-	if !it.started {
-		it.started = true
-		for _, c := range it.cursors {
-			if err := c.advance(); err != nil {
-				return nil, it.fail(err)
-			}
-			if !c.done {
-				it.heap = append(it.heap, c)
-			}
-		}
-		heap.Init(&it.heap)
-	} else if c := it.last; c != nil {
-		it.last = nil
-		if err := c.advance(); err != nil {
-			return nil, it.fail(err)
-		}
-		if c.done {
-			heap.Pop(&it.heap)
-		} else {
-			heap.Fix(&it.heap, 0)
-		}
-	}
-	if len(it.heap) == 0 {
-		return nil, it.fail(io.EOF)
-	}
-	c := it.heap[0]
-	it.last = c
-	ch := c.file.topics[c.topic]
-	if ch == nil {
-		return nil, it.fail(c.file.missingTopic(c.id, c.topic, 1))
-	}
-	data := c.data.b
-	if c.file.compression == "zstd" {
-		var err error
-		if data, err = it.zstd.Decode(data); err != nil {
-			return nil, it.fail(&record.Error{File: c.file.path, Offset: -1, Topic: ch.Topic, Field: "messages.data", Err: record.ErrFormat, Detail: fmt.Sprintf("messages row %d: zstd: %v", c.id, err)})
-		}
-	}
-	it.msg = record.Message{Channel: ch, LogTime: c.ts, PublishTime: c.ts, Sequence: c.seq, Source: c.file.path, Offset: -1, Data: data}
-	c.seq++
-	return &it.msg, nil
-}
-
-func (it *iter) fail(err error) error {
-	it.err = err
-	it.closeCursors()
-	return err
-}
-
-func (it *iter) closeCursors() {
-	for _, c := range it.cursors {
-		c.rows.Close()
-	}
-	it.zstd.Close()
-}
-
-// Close ends the queries; it is idempotent.
-func (it *iter) Close() error {
-	if it.err == nil {
-		it.err = io.EOF
-	}
-	it.closeCursors()
-	return nil
 }

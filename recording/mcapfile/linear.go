@@ -400,7 +400,6 @@ type scanResult struct {
 	channels     []*record.Channel
 	counts       map[uint16]uint64
 	spans        map[uint16]chunked.Span // log times of each channel's first and last messages
-	total        uint64
 	compressions []string
 	attachments  []Attachment
 	metadata     []Metadata
@@ -450,7 +449,6 @@ func (r *Reader) scan() (*scanResult, error) {
 				}
 				return nil, err
 			}
-			sr.total++
 			sr.counts[id]++
 			sr.spans[id] = sr.spans[id].With(int64(lt), sr.counts[id] == 1)
 			if it.inChunk {

@@ -267,7 +267,7 @@ func sortChannels(cs []*record.Channel) {
 // statistics (Check reports both).
 func (r *Reader) Summary() (*record.Summary, error) {
 	if r.ix != nil {
-		per, total, ok, err := r.ix.counts(r.ra, r.file)
+		per, ok, err := r.ix.counts(r.ra, r.file)
 		if err != nil {
 			return nil, err
 		}
@@ -280,14 +280,14 @@ func (r *Reader) Summary() (*record.Summary, error) {
 		}
 		if ok {
 			chs, _ := r.Channels()
-			return r.makeSummary(chs, per, spans, total, r.ix.compression()), nil
+			return r.makeSummary(chs, per, spans, r.ix.compression()), nil
 		}
 	}
 	sr, err := r.scan()
 	if err != nil {
 		return nil, err
 	}
-	s := r.makeSummary(sr.channels, sr.counts, sr.spans, sr.total, joinCompressions(sr.compressions))
+	s := r.makeSummary(sr.channels, sr.counts, sr.spans, joinCompressions(sr.compressions))
 	s.Unindexed = r.ixNote
 	if s.Unindexed == "" {
 		s.Unindexed = "the summary section does not index the messages"
@@ -295,53 +295,16 @@ func (r *Reader) Summary() (*record.Summary, error) {
 	return s, nil
 }
 
-// makeSummary builds the summary from per-channel counts and spans; the
-// channels sharing a topic are combined.
-func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, spans map[uint16]chunked.Span, total uint64, compression string) *record.Summary {
-	s := &record.Summary{
-		Path:         r.file,
-		Format:       "mcap",
-		MessageCount: total,
-		Compression:  compression,
-		Channels:     chs,
-		Topics:       []record.TopicSummary{},
-	}
-	byTopic := map[string]int{}
-	var all chunked.Span
-	seen := false
+// makeSummary builds the summary from per-channel counts and spans
+// (record.SummaryBuilder); the channels sharing a topic are combined.
+func (r *Reader) makeSummary(chs []*record.Channel, per map[uint16]uint64, spans map[uint16]chunked.Span, compression string) *record.Summary {
+	var b record.SummaryBuilder
+	b.Compression(compression)
 	for _, c := range chs {
-		i, ok := byTopic[c.Topic]
-		if !ok {
-			i = len(s.Topics)
-			byTopic[c.Topic] = i
-			s.Topics = append(s.Topics, record.TopicSummary{Topic: c.Topic, Type: c.Schema.Name, Encoding: c.MessageEncoding, MD5: c.Schema.MD5})
-		}
-		n := per[uint16(c.ID)]
-		if n == 0 {
-			continue
-		}
 		sp := spans[uint16(c.ID)]
-		t := &s.Topics[i]
-		if t.MessageCount > 0 {
-			sp = sp.Union(chunked.Span{First: t.StartNs, Last: t.EndNs})
-		}
-		t.MessageCount += n
-		t.StartNs, t.EndNs = sp.First, sp.Last
-		if seen {
-			sp = sp.Union(all)
-		}
-		all, seen = sp, true
+		b.Add(c, per[uint16(c.ID)], sp.First, sp.Last)
 	}
-	if seen {
-		s.StartNs, s.EndNs = all.First, all.Last
-		s.DurationNs = s.EndNs - s.StartNs
-	}
-	for i := range s.Topics {
-		t := &s.Topics[i]
-		t.FrequencyHz = record.Frequency(t.MessageCount, t.StartNs, t.EndNs)
-	}
-	sort.Slice(s.Topics, func(i, j int) bool { return s.Topics[i].Topic < s.Topics[j].Topic })
-	return s
+	return b.Summary(r.file, "mcap")
 }
 
 // Messages iterates the messages f selects. With a usable index they come

@@ -454,47 +454,48 @@ func joinCompressions(names []string) string {
 	return out
 }
 
-// counts returns per-channel message counts and the total from the
-// statistics, or from the message index records when the statistics lack
-// them. ok is false when neither gives complete counts.
-func (ix *index) counts(ra io.ReaderAt, file string) (perChannel map[uint16]uint64, total uint64, ok bool, err error) {
+// counts returns per-channel message counts from the statistics, or from
+// the message index records when the statistics lack them. ok is false
+// when neither gives complete counts.
+func (ix *index) counts(ra io.ReaderAt, file string) (perChannel map[uint16]uint64, ok bool, err error) {
 	if st := ix.stats; st != nil {
 		var sum uint64
 		for _, n := range st.ChannelMessageCounts {
 			sum += n
 		}
 		if sum == st.MessageCount {
-			return st.ChannelMessageCounts, st.MessageCount, true, nil
+			return st.ChannelMessageCounts, true, nil
 		}
 	}
 	perChannel = map[uint16]uint64{}
+	var total uint64
 	for _, c := range ix.chunks {
 		if len(c.MessageIndexOffsets) == 0 && c.UncompressedSize > 0 {
-			return nil, 0, false, nil
+			return nil, false, nil
 		}
 		limit := ix.messageIndexEnd(c)
 		for id, o := range c.MessageIndexOffsets {
 			fr, err := readFrame(ra, file, int64(o), limit)
 			if err != nil {
-				return nil, 0, false, err
+				return nil, false, err
 			}
 			if fr.op != mcap.OpMessageIndex || fr.bodyLen < 6 {
-				return nil, 0, false, errorf(file, int64(o), "message_index", record.ErrFormat, "chunk index points at a %s record, not a message index", fr.op)
+				return nil, false, errorf(file, int64(o), "message_index", record.ErrFormat, "chunk index points at a %s record, not a message index", fr.op)
 			}
 			var h [6]byte
 			if err := readAt(ra, h[:], fr.bodyOffset()); err != nil {
-				return nil, 0, false, ioError(file, fr.bodyOffset(), "message_index", err)
+				return nil, false, ioError(file, fr.bodyOffset(), "message_index", err)
 			}
 			n := int64(binary.LittleEndian.Uint32(h[2:]))
 			if binary.LittleEndian.Uint16(h[:]) != id || n%16 != 0 || n > fr.bodyLen-6 {
-				return nil, 0, false, errorf(file, int64(o), "message_index", record.ErrFormat, "message index does not match its chunk index entry (channel %d)", id)
+				return nil, false, errorf(file, int64(o), "message_index", record.ErrFormat, "message index does not match its chunk index entry (channel %d)", id)
 			}
 			perChannel[id] += uint64(n / 16)
 			total += uint64(n / 16)
 		}
 	}
 	if ix.stats != nil && total != ix.stats.MessageCount {
-		return nil, 0, false, nil
+		return nil, false, nil
 	}
-	return perChannel, total, true, nil
+	return perChannel, true, nil
 }
