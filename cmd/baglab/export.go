@@ -24,6 +24,7 @@ type exportOptions struct {
 	force        bool
 	opts         []export.Option // set by options
 	sync         syncFlags
+	tfFrame      string
 }
 
 func newExportCmd(g *globalOptions) *cobra.Command {
@@ -85,6 +86,7 @@ succeeds; on error or interrupt none are left.`,
 	}
 	o.read.addFlags(cmd)
 	o.sync.addFlags(cmd)
+	addTFFrameFlag(cmd, &o.tfFrame)
 	fl := cmd.Flags()
 	fl.StringVarP(&o.out, "out", "o", "", "output directory (created if missing)")
 	fl.StringVar(&o.format, "format", "parquet", "parquet or csv")
@@ -192,6 +194,11 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	resolve := export.InputsResolver(in.Inputs, func(topic string, err error) {
 		g.note("baglab: topic %s not exported: %v", topic, err)
 	})
+	if o.tfFrame != "" {
+		if resolve, err = tfFramed(ctx, g, o.files, o.read, o.tfFrame, resolve); err != nil {
+			return err
+		}
+	}
 	inputs := export.DatasetInputs(ctx, in.Inputs)
 	for i := range inputs {
 		inputs[i].Selection = o.read.describe()
