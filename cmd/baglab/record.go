@@ -141,6 +141,9 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	case err != nil:
 		return checkedOutput(err, "-O", filepath.Dir(ro.Output))
 	}
+	if lim := r.MemoryLimit(); lim > 0 {
+		defer softMemoryLimit(lim)()
+	}
 	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.Output)
 	res, err := r.Run(ctx)
 	if res != nil {

@@ -23,10 +23,12 @@ type globalOptions struct {
 	msgPaths   []string
 	quiet      bool
 	cpuProfile string
-	stdin      io.Reader
-	stdout     io.Writer
-	stderr     io.Writer
-	reg        *msgdef.Registry // registry's, once built
+	// stopProfile ends the --cpuprofile profile (nil without one).
+	stopProfile func()
+	stdin       io.Reader
+	stdout      io.Writer
+	stderr      io.Writer
+	reg         *msgdef.Registry // registry's, once built
 }
 
 // registry returns the definitions registry: the embedded native packages
@@ -95,7 +97,6 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr (warnings and what --skip-bad skips still print)")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
-	var profile *os.File
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if _, err := g.registry(); err != nil { // --msg-path checked by every command
 			return err
@@ -107,14 +108,12 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		if err != nil {
 			return usageErrorf("--cpuprofile: %v", err)
 		}
-		profile = f
-		return pprof.StartCPUProfile(f)
-	}
-	root.PersistentPostRun = func(cmd *cobra.Command, args []string) {
-		if profile != nil {
+		// Stopped by Main after the command, also when it failed.
+		g.stopProfile = func() {
 			pprof.StopCPUProfile()
-			profile.Close()
+			f.Close()
 		}
+		return pprof.StartCPUProfile(f)
 	}
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
@@ -160,6 +159,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := singleDashLongFlag(root, args)
 	if err == nil {
 		err = root.ExecuteContext(ctx)
+	}
+	if g.stopProfile != nil {
+		g.stopProfile()
 	}
 	var completed *completedError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &completed) {

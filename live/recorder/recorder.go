@@ -126,6 +126,19 @@ func New(o Options) (*Recorder, error) {
 	return r, nil
 }
 
+// MemoryLimit is the memory a recording needs: its buffer (--buffsize),
+// an eighth more for the garbage collector's slack, plus what does not
+// grow with the buffer (released message buffers kept for reuse, 32 MiB;
+// the writer's batch and chunk; the node). 0 means no bound (--buffsize 0).
+// It is for the command to set as a soft limit (runtime/debug), which
+// keeps the collector from letting garbage double a full buffer.
+func (r *Recorder) MemoryLimit() int64 {
+	if r.o.BufSize < 0 {
+		return 0
+	}
+	return r.o.BufSize + r.o.BufSize/8 + 48<<20
+}
+
 // stop ends the recording for reason (the first reason wins).
 func (r *Recorder) stop(reason string) {
 	r.stopOnce.Do(func() {

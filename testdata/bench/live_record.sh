@@ -9,6 +9,12 @@
 #   testdata/bench/live_record.sh [SECONDS] [DIR]
 # With APART=1 the two recorders take the load one after the other (each
 # alone on the machine) instead of at once.
+# With SWEEP="MB/s ..." it instead records 1 MiB clouds alone at each
+# rate (publisher queue 100, rosnode's default), one recorder at a time:
+# baglab record into an uncompressed bag, an lz4 bag and an lz4 MCAP, and
+# rosbag record into an uncompressed and an lz4 bag, each with its default
+# --buffsize, and prints per run the messages lost, CPU-seconds per
+# recorded GB and peak RSS.
 # It starts its own roscore on a free loopback port with its own ROS_HOME
 # and stops only the process groups it started.
 set -euo pipefail
@@ -25,6 +31,36 @@ GRACE=2
 
 $PY -c 'from sensor_msgs.msg import PointCloud2 as P; open("'"$DIR"'/cloud.def","w").write(P._full_text)'
 TOPICS=(/points $(for i in $(seq 0 9); do echo /small_$i; done))
+
+if [ -n "${SWEEP:-}" ]; then
+  printf "%7s %-7s %-9s %9s %9s %6s %9s %9s\n" MB/s who format published recorded lost% CPU-s/GB peakMiB
+  for mbs in $SWEEP; do
+    for run in "baglab bag none" "baglab bag lz4" "baglab mcap lz4" "rosbag bag none" "rosbag bag lz4"; do
+      set -- $run; who=$1 ext=$2 comp=$3
+      out="$DIR/sweep.$ext"; rm -f "$out" "$DIR/sweep.rss"
+      flags=(); [ "$comp" = lz4 ] && flags=(--lz4)
+      if [ "$who" = baglab ]; then
+        start rec /usr/bin/time -f '%M %U %S' -o "$DIR/sweep.rss" ./bin/baglab record -q "${flags[@]}" -O "$out" /points
+      else
+        start rec /usr/bin/time -f '%M %U %S' -o "$DIR/sweep.rss" rosbag record "${flags[@]}" -O "$out" /points
+      fi
+      g=${PGIDS[-1]}
+      hz=$($PY -c "print($mbs * 1e6 / (1 << 20))")
+      "$DIR/loadpub" -duration "${SECS}s" -topics 0 -queue 100 -cloud-hz "$hz" -cloud-def "$DIR/cloud.def" >"$DIR/published.txt" 2>"$DIR/loadpub.log"
+      sleep 2; kill -INT -- "-$g"
+      for _ in $(seq 300); do [ -s "$DIR/sweep.rss" ] && break; sleep 0.2; done
+      sleep 1
+      pub=$(awk '$2=="/points"{print $3}' "$DIR/published.txt")
+      rec=$(./bin/baglab info --json "$out" | $PY -c 'import json,sys; d=json.load(sys.stdin); print(sum(t["message_count"] for t in d["topics"] if t["topic"]=="/points"))')
+      read -r rss usr sys_ < <(tail -1 "$DIR/sweep.rss")
+      $PY -c "
+pub, rec, rss, cpu = $pub, $rec, $rss, $usr + $sys_
+gb = rec * ((1 << 20) + 111) / 1e9
+print('%7s %-7s %-9s %9d %9d %6.2f %9.2f %9d' % ('$mbs', '$who', '$ext/$comp', pub, rec, 100.0 * (pub - rec) / max(pub, 1), cpu / max(gb, 1e-9), rss // 1024))"
+    done
+  done
+  exit 0
+fi
 
 # run_load PGID...: publish to the recorders whose process groups are given,
 # then stop them (SIGINT to each group) and wait for their RSS files.

@@ -29,13 +29,14 @@ func main() {
 	cloudMD5 := flag.String("cloud-md5", "1158d486dd51d683ce2f1be655c3c181", "its md5sum")
 	duration := flag.Duration("duration", 30*time.Second, "publishing time")
 	subs := flag.Int("subs", 1, "subscribers to wait for on every topic")
+	queue := flag.Int("queue", 100000, "each subscriber's publisher queue (messages)")
 	flag.Parse()
 	def, err := os.ReadFile(*cloudDef)
 	if err != nil {
 		fail(err)
 	}
 	ctx := context.Background()
-	node, err := rosnode.New(ctx, rosnode.Options{Name: "/loadpub", PublishQueue: 100000})
+	node, err := rosnode.New(ctx, rosnode.Options{Name: "/loadpub", PublishQueue: *queue})
 	if err != nil {
 		fail(err)
 	}
