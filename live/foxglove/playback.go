@@ -28,10 +28,14 @@ const (
 // PlaybackOptions configure a Playback.
 type PlaybackOptions struct {
 	// Paused starts paused, until a client asks to play. Otherwise
-	// playback starts with the first subscription of any client, so that
-	// clients without playback control (foxglove.websocket.v1, Lichtblick)
-	// see the data from its start.
+	// playback starts once clients have subscribed to something and then
+	// nothing more for AutoplayDelay, so that clients without playback
+	// control (foxglove.websocket.v1, Lichtblick) see the data from its
+	// start on every topic they want.
 	Paused bool
+	// AutoplayDelay is that quiet time after a subscription (500 ms):
+	// clients subscribe topic by topic, as the npm client and the app do.
+	AutoplayDelay time.Duration
 	// Speed is the initial speed (1).
 	Speed float64
 	// TimeEvery is the period of Time messages while playing through a gap
@@ -90,6 +94,9 @@ func NewPlayback(in *recording.Inputs, o PlaybackOptions) (*Playback, error) {
 	}
 	if o.TimeEvery <= 0 {
 		o.TimeEvery = 100 * time.Millisecond
+	}
+	if o.AutoplayDelay <= 0 {
+		o.AutoplayDelay = 500 * time.Millisecond
 	}
 	sum := in.Summary()
 	f := in.Filter()
@@ -286,6 +293,7 @@ func (p *Playback) Run(ctx context.Context, srv *Server) error {
 	p.update(st)
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	var autoplay <-chan time.Time
 	for {
 		if st.status == Playing && st.pending == nil {
 			m, err := st.it.Next()
@@ -325,7 +333,11 @@ func (p *Playback) Run(ctx context.Context, srv *Server) error {
 				return err
 			}
 		case <-p.subs:
-			if !p.o.Paused && !st.started && st.status == Paused {
+			if !p.o.Paused && !st.started {
+				autoplay = time.After(p.o.AutoplayDelay) // again: subscriptions come one by one
+			}
+		case <-autoplay:
+			if !st.started && st.status == Paused {
 				p.resume(st)
 				p.update(st)
 				srv.BroadcastPlaybackState(p.state(st, false, ""), nil)

@@ -241,11 +241,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.q.close()
 	<-writerDone
 	status, reason := websocket.StatusNormalClosure, ""
-	if err != nil && !errors.Is(err, context.Canceled) && websocket.CloseStatus(err) == -1 {
-		var me *MessageError
-		if errors.As(err, &me) {
-			status, reason = websocket.StatusPolicyViolation, truncate(err.Error(), 120)
-		}
+	if !errors.Is(err, context.Canceled) && websocket.CloseStatus(err) == -1 {
 		s.log("%s: %v", c.addr, err)
 	}
 	if why := c.q.reason(); why != "" {
@@ -506,8 +502,9 @@ func (c *Client) SendStatus(level StatusLevel, msg string) {
 	c.q.control(mustJSON(statusMsg{Op: "status", Level: level, Message: msg}))
 }
 
-// read handles the client's messages until it leaves or breaks the
-// protocol.
+// read handles the client's messages until it leaves (the error of the
+// read that ended); one that does not parse is answered with an error
+// status.
 func (c *Client) read(ctx context.Context) error {
 	for {
 		typ, b, err := c.conn.Read(ctx)

@@ -147,12 +147,15 @@ type peer struct {
 }
 
 var peers = map[string]peer{
-	"node":        {what: "node (Debian nodejs)", progs: []string{"node"}},
-	"duckdb":      {what: "npm @duckdb/node-api in testdata/node (make deps-npm)", npm: []string{"@duckdb/node-api"}},
-	"polars":      {what: "npm nodejs-polars in testdata/node (make deps-npm)", npm: []string{"nodejs-polars"}},
-	"mcap":        {what: "npm @mcap/core in testdata/node (make deps-npm)", npm: []string{"@mcap/core", "@foxglove/wasm-lz4", "@foxglove/wasm-zstd"}},
-	"rosmsg2":     {what: "npm @foxglove/rosmsg2-serialization in testdata/node (make deps-npm)", npm: []string{"@foxglove/rosmsg2-serialization", "@foxglove/rosmsg"}},
-	"cdr":         {what: "npm @foxglove/cdr in testdata/node (make deps-npm)", npm: []string{"@foxglove/cdr"}},
+	"node":    {what: "node (Debian nodejs)", progs: []string{"node"}},
+	"duckdb":  {what: "npm @duckdb/node-api in testdata/node (make deps-npm)", npm: []string{"@duckdb/node-api"}},
+	"polars":  {what: "npm nodejs-polars in testdata/node (make deps-npm)", npm: []string{"nodejs-polars"}},
+	"mcap":    {what: "npm @mcap/core in testdata/node (make deps-npm)", npm: []string{"@mcap/core", "@foxglove/wasm-lz4", "@foxglove/wasm-zstd"}},
+	"rosmsg2": {what: "npm @foxglove/rosmsg2-serialization in testdata/node (make deps-npm)", npm: []string{"@foxglove/rosmsg2-serialization", "@foxglove/rosmsg"}},
+	"cdr":     {what: "npm @foxglove/cdr in testdata/node (make deps-npm)", npm: []string{"@foxglove/cdr"}},
+	"ws-protocol": {what: "npm @foxglove/ws-protocol, ws and @foxglove/rosmsg-serialization in testdata/node (make deps-npm)",
+		npm: []string{"@foxglove/ws-protocol", "ws", "@foxglove/rosmsg", "@foxglove/rosmsg-serialization", "@foxglove/rosmsg2-serialization"}},
+	"websockets":  {what: "Debian python3-websockets (make deps-apt)", py: []string{"websockets"}},
 	"genmsg":      {what: "Debian python3-genmsg (make deps-apt)", py: []string{"genmsg"}},
 	"genaction":   {what: "Debian libactionlib-msgs-dev (make deps-apt)", files: []string{"/usr/lib/actionlib_msgs/genaction.py"}},
 	"genpy":       {what: "Debian python3-genpy (make deps-apt)", py: []string{"genpy"}},
