@@ -100,6 +100,8 @@ demo: build
 	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --out $(DEMO)/tables --plots $(DEMO)/plots --json > $(DEMO)/analysis.json
 	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap
 	./$(BIN) analyze placements $(DEMO)/data/study.bag --models-out $(DEMO)/models.bag > /dev/null
+	@echo "== topic health: rates, gaps, stamp latency"
+	./$(BIN) analyze topics $(DEMO)/data/study.bag
 	./$(BIN) analyze all $(DEMO)/data/study-lz4.mcap $(DEMO)/data/queries.db3 --baseline $(DEMO)/analysis.json --tolerance 1e-9 > /dev/null && echo "baseline: the MCAP/db3 copies give the same numbers"
 	@echo "== the CI check: analysis and dataset baselines, JUnit and Markdown reports"
 	./$(BIN) info $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --json > $(DEMO)/dataset.json

@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/record"
@@ -22,8 +23,16 @@ type Message struct {
 	LogTime int64
 	// Source names the file the message came from (used in warnings only).
 	Source string
-	// Value is the decoded message.
+	// Value is the decoded message; nil for a RawAnalyzer unless another
+	// analysis of the run decoded it.
 	Value *value.Struct
+	// Data is the message as recorded (serialized), valid during Add only.
+	Data []byte
+	// Encoding is the channel's message encoding ("ros1", "cdr", "json").
+	Encoding string
+	// Decoder decodes Data (nil for an encoding no analysis decodes, such
+	// as JSON).
+	Decoder decode.Decoder
 }
 
 // Analyzer is a mergeable accumulator for one kind of analysis.
@@ -62,6 +71,22 @@ type Result interface {
 	Warnings() []string
 }
 
+// RawAnalyzer is an Analyzer that reads messages as recorded — topic,
+// type, log time, Data and Decoder, never Value — so a run decodes
+// nothing for it. It is handed every message of a type it wants, before
+// any decoding, including those of channels no analysis could decode.
+type RawAnalyzer interface {
+	Analyzer
+	// Raw marks the analyzer; it returns true.
+	Raw() bool
+}
+
+// isRaw reports whether a reads messages as recorded.
+func isRaw(a Analyzer) bool {
+	r, ok := a.(RawAnalyzer)
+	return ok && r.Raw()
+}
+
 // ModelWriter is a Result that can write what it learned as a recording a
 // robot loads (placements: one latched interactive_world_msgs/TaskModels
 // message), for `analyze --models-out`.
@@ -81,6 +106,9 @@ type Options struct {
 	// WindowNs is the width of a learning-curve window for "grasps"; 0 picks
 	// a tenth of the attempts' time span rounded up to a whole second.
 	WindowNs int64
+	// GapNs is the shortest interval between two messages of a topic that
+	// "topics" calls a gap; 0 picks 3 times the topic's median period.
+	GapNs int64
 }
 
 func mergeKindError(want string, got Analyzer) error {

@@ -26,6 +26,10 @@ type Args struct {
 	// Window is the width of a grasps learning-curve window, >= 0; 0 picks
 	// a tenth of the attempts' span (--window).
 	Window time.Duration
+	// Gap is the shortest interval between two messages of a topic the
+	// topics analysis calls a gap, >= 0; 0 picks 3 times the topic's
+	// median period (--gap).
+	Gap time.Duration
 }
 
 // DefaultArgs are the defaults: linear theta, the 5% rule, Weka's seed
@@ -64,6 +68,10 @@ func (a Args) Options() (Options, error) {
 		return o, fmt.Errorf("--window must not be negative")
 	}
 	o.WindowNs = int64(a.Window)
+	if a.Gap < 0 {
+		return o, fmt.Errorf("--gap must not be negative")
+	}
+	o.GapNs = int64(a.Gap)
 	if a.Jobs < 1 {
 		return o, fmt.Errorf("--jobs must be at least 1")
 	}

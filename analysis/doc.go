@@ -1,8 +1,10 @@
 // Package analysis computes the statistics of `baglab analyze` from decoded
 // messages: placements and learned placement models (interactive_world_msgs),
 // grasp success rates (rail_manipulation_msgs, rail_pick_and_place_msgs),
-// fact intervals (toaster_msgs), topological maps (lama_msgs) and query
-// service events (remap_msgs).
+// fact intervals (toaster_msgs), topological maps (lama_msgs), query
+// service events (remap_msgs), and the health of every topic of any
+// recording (topics: rates, gaps, header-stamp latency, duplicates; a
+// RawAnalyzer, which reads messages as recorded and decodes nothing).
 //
 // Every analysis is a mergeable accumulator (Analyzer): Add feeds one
 // decoded message, Merge folds in the partial result of another accumulator

@@ -7,14 +7,14 @@ import (
 )
 
 func TestKindsOf(t *testing.T) {
-	if got, err := KindsOf("all"); err != nil || !slices.Equal(got, []string{"placements", "grasps", "facts", "map", "queries"}) {
+	if got, err := KindsOf("all"); err != nil || !slices.Equal(got, []string{"placements", "grasps", "facts", "map", "queries", "topics"}) {
 		t.Errorf("all: %v, %v", got, err)
 	}
 	if got, err := KindsOf("facts"); err != nil || !slices.Equal(got, []string{"facts"}) {
 		t.Errorf("facts: %v, %v", got, err)
 	}
 	_, err := KindsOf("placement")
-	if err == nil || err.Error() != `unknown analysis "placement" (want one of placements, grasps, facts, map, queries, or all)` {
+	if err == nil || err.Error() != `unknown analysis "placement" (want one of placements, grasps, facts, map, queries, topics, or all)` {
 		t.Errorf("placement: %v", err)
 	}
 }

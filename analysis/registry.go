@@ -30,7 +30,7 @@ type Kind struct {
 // analyses holds the kinds in the order the CLI shows them. A new
 // analysis declares its Kind, with its tables' keys, in its own file and
 // adds one row here.
-var analyses = []Kind{placementsKind, graspsKind, factsKind, mapKind, queriesKind}
+var analyses = []Kind{placementsKind, graspsKind, factsKind, mapKind, queriesKind, topicsKind}
 
 // Kinds lists the analysis kinds in the order the CLI shows them.
 func Kinds() []string {

@@ -48,6 +48,10 @@ func TestKindsHelp(t *testing.T) {
               components, degrees; crossings; place profile areas.
   queries     remap_msgs Query service events (ROS2 service introspection):
               calls, success rates, latencies per query id and pattern.
+  topics      topic health of any recording: per topic the count, rate,
+              period median/p99/std, gaps (longer than --gap or 3x the
+              median period), header-stamp latency, stamps going backwards,
+              duplicate payloads, message sizes and bandwidth.
   all         every kind
 `
 	if got := KindsHelp(Kind{Name: "all", Summary: "every kind"}); got != want {

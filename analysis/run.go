@@ -78,9 +78,6 @@ func Accumulate(ctx context.Context, in *recording.Inputs, kinds []string, o Opt
 	paths := in.Paths()
 	visit := func(file int, m *record.Message, dec decode.Decoder) error {
 		f := &files[file]
-		if dec == nil {
-			return nil // a JSON-encoded channel: no analysis reads JSON
-		}
 		if f.set == nil {
 			set, err := newSet(kinds, o)
 			if err != nil {
@@ -88,18 +85,35 @@ func Accumulate(ctx context.Context, in *recording.Inputs, kinds []string, o Opt
 			}
 			f.set = set
 		}
-		v, err := dec.DecodeValue(m.Data)
-		if err != nil {
-			return in.Skip(recording.MessageError(m, err))
+		msg := &Message{Topic: m.Channel.Topic, Type: recording.TypeName(m.Channel), LogTime: m.LogTime, Source: paths[file],
+			Data: m.Data, Encoding: m.Channel.MessageEncoding, Decoder: dec}
+		took, cooked := false, false
+		for _, a := range f.set { // raw analyses first: a message that does not decode still counts for them
+			if !a.Wants(msg.Type) {
+				continue
+			}
+			if !isRaw(a) {
+				cooked = true
+				continue
+			}
+			if err := a.Add(msg); err != nil {
+				return record.WithFile(err, paths[file], m.Offset, m.Channel.Topic)
+			}
+			took = true
 		}
-		msg := &Message{Topic: m.Channel.Topic, Type: recording.TypeName(m.Channel), LogTime: m.LogTime, Source: paths[file], Value: v}
-		took := false
-		for _, a := range f.set {
-			if a.Wants(msg.Type) {
-				if err := a.Add(msg); err != nil {
-					return record.WithFile(err, paths[file], m.Offset, m.Channel.Topic)
+		if cooked && dec != nil { // no analysis decodes JSON
+			v, err := dec.DecodeValue(m.Data)
+			if err != nil {
+				return in.Skip(recording.MessageError(m, err))
+			}
+			msg.Value = v
+			for _, a := range f.set {
+				if !isRaw(a) && a.Wants(msg.Type) {
+					if err := a.Add(msg); err != nil {
+						return record.WithFile(err, paths[file], m.Offset, m.Channel.Topic)
+					}
+					took = true
 				}
-				took = true
 			}
 		}
 		if took {

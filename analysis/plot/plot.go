@@ -66,6 +66,7 @@ var builders = map[string]Builder{
 	"facts":      builder(Facts),
 	"map":        builder(Map),
 	"queries":    builder(Queries),
+	"topics":     builder(Topics),
 }
 
 // builder draws the results of one type with build (none for a result of

@@ -39,12 +39,14 @@ func (f *analysisFlags) addFlags(cmd *cobra.Command) {
 	fl.Int32Var(&f.a.Seed, "seed", f.a.Seed, "placements: random seed of the EM learner (Weka's -S)")
 	fl.BoolVar(&f.a.NoLearn, "no-learn", f.a.NoLearn, "placements: statistics only, learn no models")
 	fl.DurationVar(&f.a.Window, "window", f.a.Window, "grasps: width of a learning-curve window, e.g. 30s (0: a tenth of the attempts' span)")
+	fl.DurationVar(&f.a.Gap, "gap", f.a.Gap, "topics: an interval between two messages of a topic longer than this is a gap, e.g. 500ms (0: 3 times the topic's median period)")
 }
 
 // placementsFlags and graspsFlags apply to one analysis only.
 var (
 	placementsFlags = []string{"prune", "prune-threshold", "theta", "seed", "no-learn"}
 	graspsFlags     = []string{"window"}
+	topicsFlags     = []string{"gap"}
 )
 
 // options validates the flags for the kinds to run and returns the
@@ -53,7 +55,7 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 	for _, c := range []struct {
 		kind  string
 		flags []string
-	}{{"placements", placementsFlags}, {"grasps", graspsFlags}} {
+	}{{"placements", placementsFlags}, {"grasps", graspsFlags}, {"topics", topicsFlags}} {
 		if slices.Contains(kinds, c.kind) {
 			continue
 		}

@@ -430,7 +430,11 @@ func TestAnalyzeJobs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range diffs {
-		t.Errorf("split study differs from the whole: %s", d)
+		// queries.mcap and queries.db3 hold the same calls: queries counts
+		// each call once, topics counts the messages of both files.
+		if !strings.HasPrefix(d.Path, "topics.") {
+			t.Errorf("split study differs from the whole: %s", d)
+		}
 	}
 }
 
@@ -513,10 +517,10 @@ func TestAnalyzePlots(t *testing.T) {
 		names = append(names, e.Name())
 	}
 	groups := len(study.Truth.Placements)
-	if len(names) != 2*(groups+6) {
-		t.Errorf("%d files, want PNG and SVG for %d placement groups, grasp rates, two learning curves, the fact timeline, map degrees and query latency: %v", len(names), groups, names)
+	if len(names) != 2*(groups+7) {
+		t.Errorf("%d files, want PNG and SVG for %d placement groups, grasp rates, two learning curves, the fact timeline, map degrees, query latency and the topic timeline: %v", len(names), groups, names)
 	}
-	for _, n := range []string{"grasp_rates.png", "fact_timeline.svg", "placements_00_book_bookshelf_bookshelf.png", "map_degrees.svg", "query_latency.png"} {
+	for _, n := range []string{"grasp_rates.png", "fact_timeline.svg", "placements_00_book_bookshelf_bookshelf.png", "map_degrees.svg", "query_latency.png", "topic_timeline.svg"} {
 		b, err := os.ReadFile(filepath.Join(dir, n))
 		switch {
 		case err != nil:
@@ -757,7 +761,7 @@ func TestReport(t *testing.T) {
 			t.Errorf("no section %s", kind)
 		}
 	}
-	if got, want := strings.Count(html, `<figure id="figure-`), len(study.Truth.Placements)+6; got != want {
+	if got, want := strings.Count(html, `<figure id="figure-`), len(study.Truth.Placements)+7; got != want {
 		t.Errorf("%d inline SVG figures, want %d", got, want)
 	}
 	for _, want := range []string{`data-table="grasps"`, `data-table="map_summary"`, `data-table="queries_all"`, "<svg", "baglab report: study.bag, queries.db3"} {
@@ -783,12 +787,14 @@ func TestReport(t *testing.T) {
 		t.Fatal("report of queries failed")
 	}
 	b, _ = os.ReadFile(page)
-	if got := strings.Count(string(b), "<section id="); got != 2 || !strings.Contains(string(b), `<section id="provenance">`) ||
-		!strings.Contains(string(b), `<section id="queries">`) || !strings.Contains(string(b), "<title>Q</title>") {
-		t.Errorf("queries-only report has %d sections, want provenance and queries", got)
+	if got := strings.Count(string(b), "<section id="); got != 3 || !strings.Contains(string(b), `<section id="provenance">`) ||
+		!strings.Contains(string(b), `<section id="queries">`) || !strings.Contains(string(b), `<section id="topics">`) ||
+		!strings.Contains(string(b), "<title>Q</title>") {
+		t.Errorf("queries-only report has %d sections, want provenance, queries and topics", got)
 	}
-	// Nothing to report: the page says so and the exit code is 1.
-	_, stderr, code := run(t, "report", studyFile("all_types_ros2.mcap"), "-o", page)
+	// Nothing to report (no message in the window): the page says so and
+	// the exit code is 1.
+	_, stderr, code := run(t, "report", studyFile("all_types_ros2.mcap"), "--start", "+1h", "-o", page)
 	b, _ = os.ReadFile(page)
 	if code != exitProblem || !strings.Contains(stderr, "nothing to report") || !strings.Contains(string(b), "Nothing to report") {
 		t.Errorf("report without data: exit %d, %s", code, stderr)

@@ -164,6 +164,7 @@ func TestCheckRegressionDataset(t *testing.T) {
 				}
 			case d.Path == "placements.prune_total":
 			case strings.Contains(d.Path, remoteKey+"]"):
+			case strings.HasPrefix(d.Path, "topics."): // b2 has other messages than b
 			default:
 				t.Errorf("statistic of an unchanged row reported: %s", d)
 			}
