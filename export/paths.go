@@ -83,3 +83,9 @@ func isNameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
 		c == '_' || c == '-' || c == '~' || c == '.'
 }
+
+// TopicPath is the relative path, without extension, that a topic's
+// files are written under: "/a/b" → "a/b", each segment escaped and
+// shortened as the datasets' are (and "." or ".." refused), so that other
+// outputs laid out by topic (media frames) never leave their directory.
+func TopicPath(topic string) (string, error) { return topicPath(topic) }

@@ -129,6 +129,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		newDoctorCmd(g),
 		newExportCmd(g),
 		newTFCmd(g),
+		newMediaCmd(g),
 		newAnalyzeCmd(g),
 		newReportCmd(g),
 		newCheckCmd(g),
