@@ -1,0 +1,321 @@
+"""Independent side of baglab's media tests (Debian rosbag, genpy,
+cv_bridge, OpenCV, Open3D).
+
+  peer.py write BAG       write a ROS1 bag of images of every encoding,
+                          compressed images, compressedDepth and clouds
+  peer.py check BAG DIR [raw] [ascii] [dropnan]
+                          read every message with cv_bridge / point_cloud2
+                          and the files baglab wrote under DIR with OpenCV
+                          and Open3D; print one JSON line per message:
+                          {"topic", "t", "file", "ok", "why", "what"}
+"""
+import json
+import os
+import struct
+import sys
+
+import cv2
+import numpy as np
+import rosbag
+import rospy
+from cv_bridge import CvBridge
+from sensor_msgs.msg import CompressedImage, Image, PointCloud2, PointField
+from sensor_msgs import point_cloud2
+from std_msgs.msg import Header
+
+T0 = 1714564800
+
+# encoding -> (channels, numpy dtype)
+ENCODINGS = {
+    "rgb8": (3, np.uint8), "bgr8": (3, np.uint8), "rgba8": (4, np.uint8), "bgra8": (4, np.uint8),
+    "rgb16": (3, np.uint16), "bgr16": (3, np.uint16), "rgba16": (4, np.uint16), "bgra16": (4, np.uint16),
+    "mono8": (1, np.uint8), "mono16": (1, np.uint16),
+    "8UC1": (1, np.uint8), "8UC2": (2, np.uint8), "8UC3": (3, np.uint8), "8UC4": (4, np.uint8),
+    "16UC1": (1, np.uint16), "16UC2": (2, np.uint16), "16UC3": (3, np.uint16), "16UC4": (4, np.uint16),
+    "32FC1": (1, np.float32),
+    "bayer_rggb8": (1, np.uint8), "bayer_bggr8": (1, np.uint8), "bayer_gbrg8": (1, np.uint8), "bayer_grbg8": (1, np.uint8),
+    "bayer_rggb16": (1, np.uint16), "bayer_bggr16": (1, np.uint16), "bayer_gbrg16": (1, np.uint16), "bayer_grbg16": (1, np.uint16),
+    "yuv422": (2, np.uint8),
+}
+
+
+def topic_of(enc, variant=""):
+    return "/cam/" + enc.lower() + variant
+
+
+def image(enc, w, h, rng, big=False, pad=0, t=0):
+    ch, dt = ENCODINGS[enc]
+    if dt == np.float32:
+        a = rng.uniform(0.2, 70.0, size=(h, w)).astype(np.float32)
+        a[0, 0] = np.nan
+        a[0, 1] = np.inf
+        a[1, 0] = -1
+        a[1, 1] = 0
+    elif dt == np.uint16:
+        a = rng.integers(0, 65536, size=(h, w * ch), dtype=np.uint16)
+    else:
+        a = rng.integers(0, 256, size=(h, w * ch), dtype=np.uint8)
+    a = a.reshape(h, -1)
+    if big:
+        a = a.astype(a.dtype.newbyteorder(">"))
+    else:
+        a = a.astype(a.dtype.newbyteorder("<"))
+    raw = a.tobytes()
+    rowlen = len(raw) // h
+    step = rowlen + pad
+    data = b"".join(raw[y * rowlen:(y + 1) * rowlen] + bytes([0xAB]) * pad for y in range(h))
+    m = Image()
+    m.header = Header(seq=t, stamp=rospy.Time(T0 + t, 5000), frame_id="camera")
+    m.height, m.width, m.encoding = h, w, enc
+    m.is_bigendian = 1 if big else 0
+    m.step = step
+    m.data = data
+    return m
+
+
+def cloud(t, rng, organized):
+    fields = [PointField("x", 0, PointField.FLOAT32, 1), PointField("y", 4, PointField.FLOAT32, 1),
+              PointField("z", 8, PointField.FLOAT32, 1), PointField("rgb", 16, PointField.FLOAT32, 1),
+              PointField("intensity", 20, PointField.UINT16, 1), PointField("ring", 22, PointField.INT8, 1),
+              PointField("t", 24, PointField.FLOAT64, 1)]
+    h, w = (3, 4) if organized else (1, 10)
+    pts = []
+    for i in range(w * h):
+        x, y, z = (float(v) for v in rng.uniform(-5, 5, 3).astype(np.float32))
+        if i in (2, 7):
+            x = float("nan")
+        r, g, b = (int(v) for v in rng.integers(0, 256, 3))
+        packed = struct.unpack("<f", struct.pack("<I", (255 << 24) | (r << 16) | (g << 8) | b))[0]
+        pts.append((x, y, z, packed, int(rng.integers(0, 65536)), int(rng.integers(-128, 128)), float(rng.uniform(0, 1))))
+    header = Header(seq=t, stamp=rospy.Time(T0 + t), frame_id="lidar")
+    # pack with a 32-byte point (4 bytes of padding at 12 and 1 at 23, 7 at 25..31 none: t ends at 32)
+    m = PointCloud2()
+    m.header, m.height, m.width, m.fields = header, h, w, fields
+    m.is_bigendian, m.point_step, m.row_step, m.is_dense = False, 32, 32 * w, False
+    buf = bytearray(32 * w * h)
+    for i, p in enumerate(pts):
+        struct.pack_into("<fff", buf, 32 * i, p[0], p[1], p[2])
+        struct.pack_into("<f", buf, 32 * i + 16, p[3])
+        struct.pack_into("<H", buf, 32 * i + 20, p[4])
+        struct.pack_into("<b", buf, 32 * i + 22, p[5])
+        struct.pack_into("<d", buf, 32 * i + 24, p[6])
+    m.data = bytes(buf)
+    return m
+
+
+def write(path):
+    rng = np.random.default_rng(7)
+    with rosbag.Bag(path, "w") as bag:
+        t = 1
+        for enc in ENCODINGS:
+            w, h = (8, 6) if enc == "yuv422" else (7, 5)
+            for variant, big, pad in (("", False, 0), ("/padded", False, 6)):
+                m = image(enc, w, h, rng, big=big, pad=pad, t=t)
+                bag.write(topic_of(enc, variant), m, rospy.Time(T0 + t))
+                t += 1
+            if ENCODINGS[enc][1] != np.uint8:
+                m = image(enc, w, h, rng, big=True, pad=2 if enc != "32FC1" else 4, t=t)
+                bag.write(topic_of(enc, "/big"), m, rospy.Time(T0 + t))
+                t += 1
+        # compressed images: JPEG and PNG as image_transport writes them
+        src = rng.integers(0, 256, size=(12, 16, 3), dtype=np.uint8)
+        for fmt, ext in (("rgb8; jpeg compressed bgr8", ".jpg"), ("png", ".png")):
+            c = CompressedImage()
+            c.header = Header(seq=t, stamp=rospy.Time(T0 + t), frame_id="camera")
+            c.format = fmt
+            c.data = cv2.imencode(ext, src)[1].tobytes()
+            bag.write("/cam/compressed" + ext.replace(".", "_"), c, rospy.Time(T0 + t))
+            t += 1
+        # compressedDepth 16UC1: ConfigHeader (int32 format, float32 x2) + PNG
+        depth = rng.integers(0, 10000, size=(6, 8), dtype=np.uint16)
+        c = CompressedImage()
+        c.header = Header(seq=t, stamp=rospy.Time(T0 + t), frame_id="camera")
+        c.format = "16UC1; compressedDepth"
+        c.data = struct.pack("<iff", 0, 0, 0) + cv2.imencode(".png", depth)[1].tobytes()
+        bag.write("/cam/depth16/compressedDepth", c, rospy.Time(T0 + t))
+        t += 1
+        # compressedDepth 32FC1: quantised inverse depth, as the plugin encodes it
+        qa, qb = 100.0, 1.0 / 8.0
+        d = rng.uniform(0.5, 10.0, size=(6, 8)).astype(np.float32)
+        d[0, 0] = np.nan
+        inv = np.where(np.isnan(d), 0, np.round(qa / d + qb)).astype(np.uint16)
+        c = CompressedImage()
+        c.header = Header(seq=t, stamp=rospy.Time(T0 + t), frame_id="camera")
+        c.format = "32FC1; compressedDepth"
+        c.data = struct.pack("<iff", 0, qa, qb) + cv2.imencode(".png", inv)[1].tobytes()
+        bag.write("/cam/depth32/compressedDepth", c, rospy.Time(T0 + t))
+        t += 1
+        for organized in (False, True):
+            bag.write("/cloud" + ("/organized" if organized else ""), cloud(t, rng, organized), rospy.Time(T0 + t))
+            t += 1
+
+
+def unpad(m):
+    """m with its rows cut to width: Debian's cv_bridge 1.16 ignores step
+    (core.py reads height x width pixels from the start of data), so padded
+    rows are cut with numpy before it reads them."""
+    n, dt = ENCODINGS[m.encoding]
+    rowlen = m.width * n * np.dtype(dt).itemsize
+    if m.step == rowlen:
+        return m
+    rows = np.frombuffer(bytes(m.data), np.uint8)[:m.step * m.height].reshape(m.height, m.step)[:, :rowlen]
+    c = Image(header=m.header, height=m.height, width=m.width, encoding=m.encoding, is_bigendian=m.is_bigendian)
+    c.step, c.data = rowlen, rows.tobytes()
+    return c
+
+
+def bridge_pixels(bridge, m):
+    """What cv_bridge (and OpenCV) make of an Image, in OpenCV's channel
+    order, for comparison with cv2.imread of our PNG."""
+    m = unpad(m)
+    enc = m.encoding
+    if enc in ("rgb8", "bgr8", "rgba8", "bgra8", "rgb16", "bgr16", "rgba16", "bgra16"):
+        n, dt = ENCODINGS[enc]
+        want = ("bgr" if n == 3 else "bgra") + ("8" if dt == np.uint8 else "16")
+        return bridge.imgmsg_to_cv2(m, want), "imgmsg_to_cv2(%s)" % want
+    if enc.startswith("bayer_") or enc == "yuv422":
+        want = "bgr8" if enc.endswith("8") or enc == "yuv422" else "bgr16"
+        return bridge.imgmsg_to_cv2(m, want), "imgmsg_to_cv2(%s)" % want
+    a = bridge.imgmsg_to_cv2(m, "passthrough")
+    if enc == "32FC1":
+        mm = np.where(np.isfinite(a) & (a > 0), np.round(a.astype(np.float64) * 1000), 0)
+        return np.clip(mm, 0, 65535).astype(np.uint16), "imgmsg_to_cv2(passthrough) in mm"
+    return a, "imgmsg_to_cv2(passthrough)"
+
+
+def index_of(d):
+    import csv
+    rows = {}
+    with open(os.path.join(d, "index.csv")) as f:
+        for r in csv.DictReader(f):
+            rows[(r["topic"], r["log_time"])] = r
+    return rows
+
+
+def read_pcl_ply(f):
+    """The vertices pcl_pcd2ply (PCL's PCD reader) makes of our file, as
+    an ASCII PLY: (property names, rows of floats)."""
+    import subprocess
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        ply = os.path.join(tmp, "c.ply")
+        subprocess.run(["pcl_pcd2ply", "-format", "0", f, ply], check=True, capture_output=True)
+        lines = open(ply).read().split("\n")
+    names, n, i = [], 0, 0
+    while lines[i] != "end_header":
+        w = lines[i].split()
+        if w[:2] == ["element", "vertex"]:
+            n = int(w[2])
+        elif w[:1] == ["property"] and len(names) < 100 and not w[-1].startswith(("view_", "x_axis", "y_axis", "z_axis", "focal", "scale", "center", "k", "width", "height")):
+            names.append(w[-1])
+        i += 1
+    rows = [[float(v) for v in lines[i + 1 + k].split()[:len(names)]] for k in range(n)]
+    return names, rows
+
+
+def check_cloud(m, f, opts):
+    """Open3D's and PCL's reading of our PCD against the message's points
+    as sensor_msgs.point_cloud2 reads them."""
+    import open3d as o3d
+    pts = list(point_cloud2.read_points(m, skip_nans=False))
+    if "dropnan" in opts:  # PCL's removeNaNFromPointCloud: x, y or z NaN (read_points' skip_nans also drops NaN colours)
+        pts = [p for p in pts if not any(np.isnan(p[:3]))]
+    names = [fd.name for fd in m.fields]
+    want = np.array([[p[0], p[1], p[2]] for p in pts], dtype=np.float64)
+    colours = []
+    for p in pts:
+        u = struct.unpack("<I", struct.pack("<f", p[names.index("rgb")]))[0]
+        colours.append([(u >> 16) & 255, (u >> 8) & 255, u & 255])
+    ascii = "ascii" in opts
+    if f.endswith(".ply"):  # our PLY: Open3D alone (x, y, z and the packed colour as red, green, blue)
+        pc = o3d.io.read_point_cloud(f, remove_nan_points=False, remove_infinite_points=False)
+        xyz, cols = np.asarray(pc.points), np.asarray(pc.colors)
+        ok = xyz.shape == want.shape and np.array_equal(xyz, want, equal_nan=True) and np.allclose(cols * 255, colours, atol=1e-4)
+        return bool(ok), "" if ok else "open3d: PLY points or colours differ", "open3d read_point_cloud of our PLY vs point_cloud2.read_points"
+    pc = o3d.io.read_point_cloud(f, remove_nan_points=False, remove_infinite_points=False)
+    xyz, cols = np.asarray(pc.points), np.asarray(pc.colors)
+    if xyz.shape != want.shape:
+        return False, "open3d: %s points, want %s" % (xyz.shape, want.shape), ""
+    if ascii:  # Open3D parses ASCII floats as doubles, and PCL's integer rgb as a float
+        if not np.allclose(xyz, want, rtol=1e-6, atol=0, equal_nan=True):
+            return False, "open3d: points differ", ""
+    elif not np.array_equal(xyz, want, equal_nan=True) or not np.allclose(cols * 255, colours, atol=1e-4):
+        return False, "open3d: points or colours differ", ""
+    pnames, rows = read_pcl_ply(f)
+    if len(rows) != len(pts):
+        return False, "pcl_pcd2ply: %d points, want %d" % (len(rows), len(pts)), ""
+    for p, r, c in zip(pts, rows, colours):
+        got = dict(zip(pnames, r))
+        for k, name in enumerate(names):
+            if name == "rgb":
+                # PCL writes an ASCII rgb as the integer of its bits; Debian's PCL 1.13
+                # reader parses it back as a float, so only binary colours are compared
+                if not ascii and [got["red"], got["green"], got["blue"]] != c:
+                    return False, "pcl_pcd2ply: colour %s, want %s" % ([got["red"], got["green"], got["blue"]], c), ""
+                continue
+            a, b = got[name], float(p[k])
+            if not (a == b or (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-7 * max(1.0, abs(b))):
+                return False, "pcl_pcd2ply: %s = %r, want %r" % (name, a, b), ""
+    what = "open3d read_point_cloud (points%s) and pcl_pcd2ply (every field%s) vs point_cloud2.read_points" % (
+        ("", " but rgb") if ascii else (", colours", ""))
+    return True, "", what
+
+
+def check(path, d, opts=()):
+    bridge = CvBridge()
+    rows = index_of(d)
+    import open3d as o3d
+    topics = {k[0] for k in rows}  # the topics of the extraction (a --topics selection)
+    for topic, m, t in rosbag.Bag(path).read_messages(topics=sorted(topics)):
+        key = (topic, str(t.to_nsec()))
+        out = {"topic": topic, "t": t.to_nsec(), "ok": False}
+        r = rows.get(key)
+        if r is None:
+            out["why"] = "not in index.csv"
+            print(json.dumps(out))
+            continue
+        f = os.path.join(d, r["file"])
+        out["file"] = r["file"]
+        ty = m._type
+        try:
+            if ty == "sensor_msgs/Image":
+                got = cv2.imread(f, cv2.IMREAD_UNCHANGED)
+                if "raw" in opts and m.encoding.startswith("bayer_"):
+                    want, out["what"] = bridge.imgmsg_to_cv2(unpad(m), "passthrough"), "raw mosaic"
+                else:
+                    want, out["what"] = bridge_pixels(bridge, m)
+                if m.encoding in ("8UC2", "16UC2"):  # OpenCV reads grey+alpha as BGRA
+                    got = got[:, :, [0, 3]]
+                out["ok"] = got is not None and got.shape == want.shape and got.dtype == want.dtype and bool(np.array_equal(got, want))
+                if not out["ok"] and got is not None:
+                    out["why"] = "got %s %s, want %s %s; %d differ" % (got.shape, got.dtype, want.shape, want.dtype,
+                                                                     int(np.sum(got != want)) if got.shape == want.shape else -1)
+            elif ty == "sensor_msgs/CompressedImage":
+                data = open(f, "rb").read()
+                if "compressedDepth" in m.format:
+                    got = cv2.imread(f, cv2.IMREAD_UNCHANGED)
+                    inv = cv2.imdecode(np.frombuffer(bytes(m.data[12:]), np.uint8), cv2.IMREAD_UNCHANGED)
+                    if m.format.startswith("16UC1"):
+                        want, out["what"] = inv, "cv2.imdecode of the PNG after the 12-byte header"
+                    else:
+                        qa, qb = struct.unpack("<ff", bytes(m.data[4:12]))
+                        with np.errstate(divide="ignore"):
+                            dm = np.where(inv == 0, np.nan, np.float32(qa) / (inv.astype(np.float32) - np.float32(qb)))
+                        want = np.clip(np.where(np.isfinite(dm) & (dm > 0), np.round(dm.astype(np.float64) * 1000), 0), 0, 65535).astype(np.uint16)
+                        out["what"] = "inverse depth decoded as compressed_depth_image_transport, in mm"
+                    out["ok"] = got is not None and got.shape == want.shape and bool(np.array_equal(got, want))
+                else:
+                    out["what"] = "bytes"
+                    out["ok"] = data == bytes(m.data) and f.endswith(".jpg" if "jpeg" in m.format else ".png")
+            elif ty == "sensor_msgs/PointCloud2":
+                out["ok"], out["why"], out["what"] = check_cloud(m, f, opts)
+        except Exception as e:  # noqa
+            out["why"] = "%s: %s" % (type(e).__name__, e)
+        print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "write":
+        write(sys.argv[2])
+    elif sys.argv[1] == "check":
+        check(sys.argv[2], sys.argv[3], opts=sys.argv[4:])
