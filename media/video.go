@@ -173,6 +173,9 @@ func concatList(dir string, frames []*Entry, fps float64) string {
 	for i, e := range frames {
 		abs, _ := filepath.Abs(filepath.Join(dir, filepath.FromSlash(e.Path)))
 		fmt.Fprintf(&b, "file '%s'\n", strings.ReplaceAll(abs, "'", `'\''`))
+		// the image demuxer's time base is 1/framerate (25 by default): a
+		// fine one keeps the durations' microseconds
+		b.WriteString("option framerate 1000000\n")
 		d := max(at(i+1)-at(i), 1)
 		fmt.Fprintf(&b, "duration %d.%06d\n", d/1e6, d%1e6)
 	}
