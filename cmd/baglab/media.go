@@ -65,8 +65,8 @@ topic, field and log time (exit 3), or with --skip-bad a note on stderr and
 the next frame. Files are written under temporary names; on error or
 interrupt the files of the run are removed.`,
 		Example: `  baglab media demo/data/study.bag --out media
-  baglab media camera.mcap --out frames --topics /camera/image_raw --video
-  baglab media lidar.bag --out clouds --cloud-format ply --drop-nan --jobs 4`,
+  baglab media demo/data/study.bag --out demos --topics /rail_pick_and_place/grasp_demonstrations --video
+  baglab media demo/data/study.mcap --out clouds --cloud-format ply --drop-nan --jobs 4`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
