@@ -17,6 +17,9 @@ var (
 	ErrFormat      = errors.New("malformed data")
 	ErrNotFound    = errors.New("not found")
 	ErrUnsupported = errors.New("unsupported")
+	// ErrUnverified marks messages a repair kept although no CRC vouched
+	// for them: they read, but their content may be damaged.
+	ErrUnverified = errors.New("unverified content")
 )
 
 // Error is bad input data: where it is and what is wrong with it.

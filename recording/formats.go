@@ -222,7 +222,7 @@ func reindexBag(ctx context.Context, in, out string, _ RepairOptions) (*RepairRe
 // recoverMCAP is Repair of an MCAP file: mcapfile.RecoverContext.
 func recoverMCAP(ctx context.Context, in, out string, o RepairOptions) (*RepairReport, error) {
 	var opts []mcapfile.RecoverOption
-	if o.DropUnverified {
+	if !o.KeepUnverified {
 		opts = append(opts, mcapfile.WithDropUnverified())
 	}
 	rep, err := mcapfile.RecoverContext(ctx, in, out, opts...)

@@ -12,9 +12,10 @@ import (
 
 // RepairOptions configure Repair.
 type RepairOptions struct {
-	// DropUnverified leaves out the records no CRC vouches for (MCAP)
-	// instead of keeping them.
-	DropUnverified bool
+	// KeepUnverified keeps the records no CRC vouches for (MCAP) instead of
+	// leaving them out; the output then carries a metadata record that
+	// says so (mcapfile.UnverifiedMetadata).
+	KeepUnverified bool
 }
 
 // RepairReport is what Repair did.

@@ -17,7 +17,7 @@ import (
 // rosbag record left when killed is reindexed to its 549 messages on 2
 // connections with nothing damaged (its torn end does not count), and the
 // output opens with 549 messages; a cut bag is damaged; a CRC-damaged MCAP
-// lists its stretch, kept unverified or, with DropUnverified, left out; a
+// lists its stretch, left out or, with KeepUnverified, kept unverified; a
 // db3 file is ErrUnsupported.
 func TestRepair(t *testing.T) {
 	ctx := context.Background()
@@ -47,7 +47,7 @@ func TestRepair(t *testing.T) {
 	}
 
 	for _, drop := range []bool{false, true} {
-		rep, err = recording.Repair(ctx, recording.FormatMCAP, sample("broken/study-crc.mcap"), filepath.Join(dir, "crc.mcap"+map[bool]string{false: "", true: ".drop"}[drop]), recording.RepairOptions{DropUnverified: drop})
+		rep, err = recording.Repair(ctx, recording.FormatMCAP, sample("broken/study-crc.mcap"), filepath.Join(dir, "crc.mcap"+map[bool]string{false: "", true: ".drop"}[drop]), recording.RepairOptions{KeepUnverified: !drop})
 		if err != nil {
 			t.Fatal(err)
 		}

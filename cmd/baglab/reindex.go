@@ -14,7 +14,8 @@ type repairOptions struct {
 	input          string
 	output         string
 	force          bool
-	dropUnverified bool
+	keepUnverified bool
+	dropUnverified bool // the old spelling of the default, accepted
 }
 
 func newReindexCmd(g *globalOptions) *cobra.Command {
@@ -51,12 +52,14 @@ func newRecoverCmd(g *globalOptions) *cobra.Command {
 summary, keeping every intact message, channel, schema, metadata and
 attachment. Records that frame and parse but that no CRC vouches for (a
 chunk whose CRC fails, the part of a damaged chunk that still decompresses,
-the complete records before a cut) are kept and listed as unverified;
---drop-unverified leaves them out. The default output is IN with
-".recovered.mcap" in place of its extension; IN is never modified.
+the complete records before a cut) are left out and listed, as --skip-bad
+leaves them out of a read. --keep-unverified keeps them: the output then
+holds a metadata record, baglab_unverified, naming their count and byte
+ranges, so that doctor, info and cat say so later. The default output is IN
+with ".recovered.mcap" in place of its extension; IN is never modified.
 
 Exit 0 when nothing was lost or unverified, 1 when the report lists
-damaged stretches (the output holds every intact record).`,
+damaged stretches (the output holds every verified record).`,
 		Example: "  baglab recover demo/data/broken/study-truncated.mcap    # exit 1\n  baglab recover demo/data/broken/study-crc.mcap -o fixed.mcap    # exit 1",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -66,7 +69,9 @@ damaged stretches (the output holds every intact record).`,
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output path")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
-	cmd.Flags().BoolVar(&o.dropUnverified, "drop-unverified", false, "leave out records no CRC vouches for instead of keeping them")
+	cmd.Flags().BoolVar(&o.keepUnverified, "keep-unverified", false, "keep records no CRC vouches for, marked in the output (baglab_unverified metadata)")
+	cmd.Flags().BoolVar(&o.dropUnverified, "drop-unverified", false, "leave out records no CRC vouches for")
+	_ = cmd.Flags().MarkDeprecated("drop-unverified", "it is the default now")
 	return cmd
 }
 
@@ -125,7 +130,7 @@ func (o *repairOptions) repair(ctx context.Context, f recording.Format) error {
 	if err := o.prepare(f); err != nil {
 		return err
 	}
-	rep, err := recording.Repair(ctx, f, o.input, o.output, recording.RepairOptions{DropUnverified: o.dropUnverified})
+	rep, err := recording.Repair(ctx, f, o.input, o.output, recording.RepairOptions{KeepUnverified: o.keepUnverified})
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -23,10 +24,11 @@ func TestRepairExitCodes(t *testing.T) {
 		{[]string{"reindex", killed}, exitOK, "549 messages on 2 connections"},
 		{[]string{"reindex", studyFile("broken/study.bag.active")}, exitOK, "messages"},
 		{[]string{"reindex", studyFile("broken/study-truncated.bag")}, exitProblem, "skipped"},
-		{[]string{"recover", studyFile("broken/study-crc.mcap")}, exitProblem, "kept unverified"},
+		{[]string{"recover", studyFile("broken/study-crc.mcap")}, exitProblem, "messages dropped: no CRC vouches for them"},
+		{[]string{"recover", "--keep-unverified", studyFile("broken/study-crc.mcap")}, exitProblem, "kept unverified"},
 		{[]string{"recover", studyFile("study.mcap")}, exitOK, "messages"},
 	} {
-		out := filepath.Join(t.TempDir(), "out"+filepath.Ext(strings.TrimSuffix(c.args[1], ".active")))
+		out := filepath.Join(t.TempDir(), "out"+filepath.Ext(strings.TrimSuffix(c.args[len(c.args)-1], ".active")))
 		stdout, stderr, code := run(t, append(c.args, "-o", out)...)
 		if code != c.code || !strings.Contains(stdout, c.want) {
 			t.Errorf("%v: exit %d, want %d\n%s%s", c.args, code, c.code, stdout, stderr)
@@ -98,4 +100,51 @@ func TestRepairFailureLeavesNoFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	failureLeavesNoFolder(t, "reindex", func(out string) []string { return []string{"reindex", in, "-o", out + ".bag"} })
+}
+
+// TestRecoverUnverified: recover leaves out what no CRC vouches for by
+// default, as cat --skip-bad does; with --keep-unverified it keeps what
+// cat --skip-bad --keep-unverified keeps and marks the output, so that
+// doctor warns, info lists the mark and cat says so even with --quiet.
+// Before, recover kept those messages by default, wrote them with fresh
+// CRCs, and doctor called the output ok.
+func TestRecoverUnverified(t *testing.T) {
+	dir := t.TempDir()
+	in := studyFile("broken/study-crc.mcap")
+	dropped, kept := filepath.Join(dir, "dropped.mcap"), filepath.Join(dir, "kept.mcap")
+	if _, stderr, code := run(t, "recover", in, "-o", dropped); code != exitProblem {
+		t.Fatalf("recover: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := run(t, "recover", "--keep-unverified", in, "-o", kept); code != exitProblem {
+		t.Fatalf("recover --keep-unverified: exit %d: %s", code, stderr)
+	}
+	lines := func(args ...string) int {
+		stdout, stderr, code := run(t, args...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		return strings.Count(stdout, "\n")
+	}
+	verified, all := lines("cat", "-q", "--skip-bad", in), lines("cat", "-q", "--skip-bad", "--keep-unverified", in)
+	if verified >= all {
+		t.Fatalf("the fixture has no unverified messages: %d verified, %d in all", verified, all)
+	}
+	for path, want := range map[string]int{dropped: verified, kept: all} {
+		stdout, stderr, code := run(t, "cat", "-q", path)
+		if code != exitOK || strings.Count(stdout, "\n") != want {
+			t.Errorf("cat %s: exit %d, %d messages, want %d: %s", filepath.Base(path), code, strings.Count(stdout, "\n"), want, stderr)
+		}
+		marked := strings.Contains(stderr, fmt.Sprintf("unverified content: %d messages kept by baglab recover", all-verified))
+		if marked != (path == kept) {
+			t.Errorf("cat -q %s: stderr %q; want the unverified note only for the kept output", filepath.Base(path), stderr)
+		}
+		stdout, _, _ = run(t, "doctor", path)
+		if warned := strings.Contains(stdout, "kept unverified by baglab recover"); warned != (path == kept) {
+			t.Errorf("doctor %s: %q", filepath.Base(path), stdout)
+		}
+		stdout, _, _ = run(t, "info", path)
+		if listed := strings.Contains(stdout, fmt.Sprintf("metadata baglab_unverified:\n  messages: %d\n", all-verified)); listed != (path == kept) {
+			t.Errorf("info %s: %q", filepath.Base(path), stdout)
+		}
+	}
 }

@@ -269,6 +269,10 @@ func (c *checker) record(sc *scanner, fr frame, prev *chunkFacts) *chunkFacts {
 			c.addErr(fr.offset, err)
 		} else {
 			c.metas[fr.offset] = m.Name
+			if m.Name == UnverifiedMetadata {
+				c.add(fr.offset, record.SeverityWarning, "%s messages were kept unverified by baglab recover from %s (bytes %s there): no CRC vouched for them, their content may be damaged",
+					m.Metadata["messages"], m.Metadata["recovered_from"], m.Metadata["ranges"])
+			}
 		}
 	}
 	return nil

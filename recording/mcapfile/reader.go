@@ -2,6 +2,7 @@ package mcapfile
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"sort"
@@ -316,10 +317,35 @@ func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 	if closed {
 		return nil, errClosed
 	}
+	r.warnUnverified()
 	if r.ix != nil {
 		return newIndexedIter(r, f), nil
 	}
 	return newLinearIter(r, f), nil
+}
+
+// warnUnverified tells the warning callback that the file keeps messages
+// Recover could not verify, when its summary lists the
+// UnverifiedMetadata record.
+func (r *Reader) warnUnverified() {
+	if r.summary == nil || r.opts.OnWarning == nil {
+		return
+	}
+	for _, m := range r.summary.metadata {
+		if m.Name != UnverifiedMetadata {
+			continue
+		}
+		note := "messages kept by baglab recover that no CRC vouched for: their content may be damaged"
+		if md, err := r.Metadata(); err == nil {
+			for _, d := range md {
+				if d.Offset == int64(m.Offset) {
+					note = fmt.Sprintf("%s messages kept by baglab recover from %s (bytes %s there) that no CRC vouched for: their content may be damaged",
+						d.Metadata["messages"], d.Metadata["recovered_from"], d.Metadata["ranges"])
+				}
+			}
+		}
+		r.opts.OnWarning(record.Skipped{Offset: int64(m.Offset), Unverified: true, Err: record.ErrUnverified, Note: note})
+	}
 }
 
 // Attachment describes one attachment record.

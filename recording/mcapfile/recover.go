@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/baglab/baglab/record"
@@ -81,8 +82,8 @@ type recoverOptions struct {
 // cannot vouch for: those of a chunk whose CRC fails, whose compressed data
 // does not decompress or that the end of the file cuts off, and an
 // attachment whose CRC fails. By default such records are kept when they
-// still frame and parse, and reported (Skipped.Unverified, Kept, Suspect,
-// Salvaged).
+// still frame and parse, reported (Skipped.Unverified, Kept, Suspect,
+// Salvaged) and marked in the output by an UnverifiedMetadata record.
 func WithDropUnverified() RecoverOption {
 	return func(o *recoverOptions) { o.dropUnverified = true }
 }
@@ -173,6 +174,10 @@ func RecoverContext(ctx context.Context, in, out string, opts ...RecoverOption) 
 		w.Abort()
 		return rc.rep, err
 	}
+	if err := rc.markUnverified(); err != nil {
+		w.Abort()
+		return rc.rep, err
+	}
 	if err := w.Close(); err != nil {
 		return rc.rep, err
 	}
@@ -200,6 +205,34 @@ type recoverer struct {
 	// strayFrom counts the messages kept before it.
 	strayAt   int
 	strayFrom uint64
+}
+
+// UnverifiedMetadata names the metadata record Recover writes into a file
+// that keeps messages no CRC vouches for (keys "messages", the count,
+// "ranges", the byte ranges of the input they came from, and
+// "recovered_from", the input), so that a later check or read of the
+// output says so instead of calling it intact.
+const UnverifiedMetadata = "baglab_unverified"
+
+// markUnverified writes the UnverifiedMetadata record when the recovered
+// file keeps unverified messages.
+func (rc *recoverer) markUnverified() error {
+	var n uint64
+	var ranges []string
+	for _, s := range rc.rep.Skipped {
+		if s.Unverified && s.Kept > 0 {
+			n += s.Kept
+			ranges = append(ranges, fmt.Sprintf("[%d, %d)", s.Offset, s.Offset+s.Length))
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return rc.w.AddMetadata(UnverifiedMetadata, map[string]string{
+		"messages":       strconv.FormatUint(n, 10),
+		"ranges":         strings.Join(ranges, " "),
+		"recovered_from": rc.file,
+	})
 }
 
 func (rc *recoverer) skip(s record.Skipped) {

@@ -102,7 +102,7 @@ func testRecoverTruncated(t *testing.T, comp string) {
 	if int(rep.Messages) < n || (comp == "zstd") != (rep.Salvaged == 0) || rep.Skipped[0].Kept != rep.Salvaged || rep.Skipped[0].Unverified != (rep.Salvaged > 0) {
 		t.Errorf("recovered %d messages (%d salvaged), the reader read %d before the cut", rep.Messages, rep.Salvaged, n)
 	}
-	if probs, err := Check(out); err != nil || len(probs) != 0 {
+	if probs, err := Check(out); err != nil || len(withoutUnverifiedMark(probs)) != 0 {
 		t.Errorf("Check of the recovered file: %v %v", probs, err)
 	}
 	fixed, err := Open(out, record.WithoutIndex())
@@ -325,7 +325,7 @@ func TestRecoverDamagedChunk(t *testing.T) {
 // -short) npm @mcap/core reads it with every CRC checked.
 func checkRecovered(t *testing.T, path string, messages int) {
 	t.Helper()
-	if probs, err := Check(path); err != nil || len(probs) != 0 {
+	if probs, err := Check(path); err != nil || len(withoutUnverifiedMark(probs)) != 0 {
 		t.Errorf("Check of the recovered file: %v %v", probs, err)
 	}
 	if testing.Short() {
@@ -510,5 +510,68 @@ func TestRecoverDamagedChannelRecord(t *testing.T) {
 	}
 	if !slices.Equal(topics, []string{"/a", "/b", "/raw"}) {
 		t.Errorf("topics %v, want the summary's", topics)
+	}
+}
+
+// withoutUnverifiedMark is probs without the warning Check gives for the
+// UnverifiedMetadata record Recover writes when it keeps messages no CRC
+// vouches for: the one problem a recovered file may have
+// (TestRecoverMarksUnverified checks the mark itself).
+func withoutUnverifiedMark(probs []record.Problem) []record.Problem {
+	var out []record.Problem
+	for _, p := range probs {
+		if p.Severity != record.SeverityWarning || !strings.Contains(p.Message, "kept unverified by baglab recover") {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// TestRecoverMarksUnverified: a file recovered with the messages of a
+// chunk whose CRC fails holds the UnverifiedMetadata record with their
+// count, and Check warns of it; recovered without them (WithDropUnverified)
+// it holds no mark and checks clean.
+func TestRecoverMarksUnverified(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join("..", "..", "testdata", "sample", "broken", "study-crc.mcap")
+	for _, drop := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("out-%v.mcap", drop))
+		var opts []RecoverOption
+		if drop {
+			opts = append(opts, WithDropUnverified())
+		}
+		rep, err := Recover(in, out, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probs, err := Check(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, err := r.Metadata()
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mark map[string]string
+		for _, m := range md {
+			if m.Name == UnverifiedMetadata {
+				mark = m.Metadata
+			}
+		}
+		if drop {
+			if mark != nil || len(probs) != 0 || rep.Suspect != 0 {
+				t.Errorf("dropped: mark %v, problems %v, %d suspect", mark, probs, rep.Suspect)
+			}
+			continue
+		}
+		if rep.Suspect == 0 || mark["messages"] != fmt.Sprint(rep.Suspect) || mark["recovered_from"] != in ||
+			len(probs) != 1 || len(withoutUnverifiedMark(probs)) != 0 {
+			t.Errorf("kept %d suspect messages: mark %v, problems %v", rep.Suspect, mark, probs)
+		}
 	}
 }
