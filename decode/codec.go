@@ -3,6 +3,7 @@ package decode
 import (
 	"cmp"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -115,15 +116,16 @@ func (r *Resolver) typeOf(s *record.Schema) (*msgdef.Type, error) {
 const emptyMD5 = "d41d8cd98f00b204e9800998ecf8427e"
 
 // StoresNoDefinition reports whether schema s lacks the definition of its
-// type: rosbag2's encoding "unknown" with an empty text, for a type it
+// type: a named schema without encoding or text (a .db3 without a
+// message_definitions table), rosbag2's encoding "unknown" with an empty text, for a type it
 // could not find when recording, or a ROS1 definition with no text (a
 // recorder that left message_definition empty) for a type whose MD5 is not
 // that of an empty message. Such a type is decoded with the registry's
 // definition, the one of --msg-path included.
 func StoresNoDefinition(s *record.Schema) bool {
 	switch s.Encoding {
-	case msgdef.EncodingUnknown:
-		return len(s.Data) == 0
+	case "", msgdef.EncodingUnknown:
+		return len(s.Data) == 0 && s.Name != ""
 	case "ros1msg":
 		return strings.TrimSpace(string(s.Data)) == "" && s.MD5 != emptyMD5
 	}
@@ -184,5 +186,54 @@ func (r *Resolver) compile(ch *record.Channel, s *record.Schema) (Decoder, error
 	if err != nil {
 		return nil, err
 	}
+	if t.Distro != "" {
+		return &builtinDecoder{Decoder: d, typ: t.FullName, distro: t.Distro}, nil
+	}
 	return d, nil
 }
+
+// builtinDecoder decodes with a built-in definition of a ROS 2
+// distribution: an error names the type and the distribution, so that a
+// payload recorded with another layout (a Marker of early Humble, a Range
+// of Humble read as Jazzy) says which definition it did not fit.
+type builtinDecoder struct {
+	Decoder
+	typ, distro string
+}
+
+func (d *builtinDecoder) Decode(data []byte, s sink.Sink) error {
+	return d.note(d.Decoder.Decode(data, s))
+}
+
+func (d *builtinDecoder) DecodeValue(data []byte) (*value.Struct, error) {
+	v, err := d.Decoder.DecodeValue(data)
+	return v, d.note(err)
+}
+
+func (d *builtinDecoder) note(err error) error {
+	var e *record.Error
+	if err == nil || !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	if c.Detail != "" {
+		c.Detail += "; "
+	}
+	c.Detail += fmt.Sprintf("decoded with the built-in definition of %s of ROS 2 %s (the recording stores none)", d.typ, d.distro)
+	c.Err = &BuiltinMismatch{Type: d.typ, Distro: d.distro, Err: e.Err}
+	return &c
+}
+
+// BuiltinMismatch is the cause of a message that does not decode with the
+// built-in definition of a ROS 2 distribution (the recording stores none):
+// it was likely recorded with another distribution's layout. It unwraps to
+// the decoding error's sentinel.
+type BuiltinMismatch struct {
+	Type, Distro string
+	Err          error
+}
+
+func (e *BuiltinMismatch) Error() string { return e.Err.Error() }
+
+// Unwrap returns the sentinel cause.
+func (e *BuiltinMismatch) Unwrap() error { return e.Err }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/record"
 )
 
@@ -59,6 +60,9 @@ func RepairHint(err error) string {
 	var re *record.Error
 	if !errors.As(err, &re) || re.File == "" || errors.Is(err, record.ErrUnknownType) || errors.Is(err, record.ErrUnsupported) {
 		return ""
+	}
+	if b := new(decode.BuiltinMismatch); errors.As(err, &b) {
+		return fmt.Sprintf("%s stores no definition of %s, and the message does not fit the built-in one (ROS 2 %s): give --distro for the distribution that recorded it, or --msg-path with its packages; --skip-bad reads past such messages", re.File, b.Type, b.Distro)
 	}
 	if errors.As(err, new(undecodable)) {
 		return fmt.Sprintf("the message does not decode with the definition %s stores for it: 'baglab doctor %s' lists every such message, --skip-bad reads past them", re.File, re.File)

@@ -36,6 +36,11 @@ type InputOptions struct {
 	// Registry serves definitions the recordings do not store
 	// (msgdef.Default() when nil).
 	Registry *msgdef.Registry
+	// Distro is the ROS 2 distribution whose built-in common interfaces
+	// serve the types a recording stores no definition of (msgdef.Distros);
+	// "" takes the one the recordings name (ROSDistro) when they name a
+	// built-in one, else the types every distribution defines alike.
+	Distro string
 	// Selection picks the messages the iterators hand on.
 	Selection Selection
 	// SkipBad goes on past damaged data — a chunk or record the container
@@ -112,6 +117,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 	}
 	stdin := o.Stdin
 	defs := newShared()
+	var named []string // the distribution each recording names
 	for _, p := range expanded {
 		var r record.Reader
 		var reopen func() (record.Reader, error)
@@ -128,6 +134,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		}
 		var f *inputFile
 		if err == nil {
+			named = append(named, ROSDistro(p, r))
 			f, err = openInputFile(p, r, reopen, defs)
 		}
 		if err != nil {
@@ -138,12 +145,58 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		in.sums = append(in.sums, f.sum)
 	}
 	in.total = CombineSummaries(in.sums)
+	reg, err := in.registry(named)
+	if err != nil {
+		in.Close()
+		return nil, err
+	}
+	if reg != in.res.Registry() {
+		in.res = decode.NewResolver(reg)
+	}
 	in.noteMissingDefinitions()
 	if in.filter, err = sel.resolve(in.total, in.warn); err != nil {
 		in.Close()
 		return nil, err
 	}
 	return in, nil
+}
+
+// registry is o.Registry set to the ROS 2 distribution o.Distro names,
+// or else the one the recordings name (named, one per recording) when
+// they agree on a built-in one; recordings that name different ones are
+// said through OnWarning and get the types all distributions define alike.
+func (in *Inputs) registry(named []string) (*msgdef.Registry, error) {
+	reg := in.o.Registry
+	if reg == nil {
+		reg = msgdef.Default()
+	}
+	distro := in.o.Distro
+	if distro == "" {
+		var known []string
+		for _, d := range named {
+			if msgdef.IsDistro(d) && !slices.Contains(known, d) {
+				known = append(known, d)
+			}
+		}
+		switch len(known) {
+		case 0:
+			return reg, nil
+		case 1:
+			distro = known[0]
+		default:
+			in.warn("the recordings name different ROS 2 distributions (%s): a type they store no definition of "+
+				"is decoded only when all of them define it alike (give --distro)", strings.Join(known, ", "))
+			return reg, nil
+		}
+	}
+	if reg.Distro() == distro {
+		return reg, nil
+	}
+	reg = reg.Clone()
+	if err := reg.SetDistro(distro); err != nil {
+		return nil, err
+	}
+	return reg, nil
 }
 
 // noteMissingDefinitions says once per type, through OnWarning, that a
@@ -153,7 +206,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 // RequireDefinitions and SkipBad.
 func (in *Inputs) noteMissingDefinitions() {
 	var unknown topicsByType
-	why := map[string]string{}
+	why, from := map[string]string{}, map[string]string{}
 	for i := range in.files {
 		chans, err := in.Channels(i)
 		if err != nil {
@@ -163,19 +216,27 @@ func (in *Inputs) noteMissingDefinitions() {
 			if ch.Schema == nil || !decode.StoresNoDefinition(ch.Schema) {
 				continue
 			}
-			if _, err := in.res.For(ch); err != nil {
+			dec, err := in.res.For(ch)
+			if err != nil {
 				continue
 			}
 			unknown.add(ch.Schema.Name, ch.Topic)
 			why[ch.Schema.Name] = "its message_definition is empty"
+			if ch.Schema.Encoding == "" {
+				why[ch.Schema.Name] = "it has no message definitions"
+			}
 			if ch.Schema.Encoding == msgdef.EncodingUnknown {
 				why[ch.Schema.Name] = fmt.Sprintf("rosbag2 wrote schema encoding %q", msgdef.EncodingUnknown)
+			}
+			from[ch.Schema.Name] = "the registry's definition"
+			if d := dec.Type().Distro; d != "" {
+				from[ch.Schema.Name] = "the built-in definition of ROS 2 " + d
 			}
 		}
 	}
 	for _, name := range unknown.types {
-		in.warn("%s: the recording stores no definition of %s (%s); decoded with the registry's definition",
-			strings.Join(unknown.topics[name], ", "), name, why[name])
+		in.warn("%s: the recording stores no definition of %s (%s); decoded with %s",
+			strings.Join(unknown.topics[name], ", "), name, why[name], from[name])
 	}
 }
 
@@ -362,9 +423,19 @@ func (in *Inputs) RequireDefinitions() error {
 	for _, name := range types {
 		parts = append(parts, fmt.Sprintf("%s (%s)", name, strings.Join(missing.topics[name], ", ")))
 	}
+	var distros []string
+	for _, name := range types {
+		if why := in.res.Registry().DistroNote(name); why != "" {
+			distros = append(distros, name+" ("+why+")")
+		}
+	}
+	hint := "add their packages with --msg-path DIR"
+	if len(distros) > 0 {
+		hint = fmt.Sprintf("give --distro %s for %s; else %s", strings.Join(msgdef.Distros(), "|"), strings.Join(distros, ", "), hint)
+	}
 	return &record.Error{File: strings.Join(in.paths, ", "), Offset: -1, Err: record.ErrUnknownType,
-		Detail: fmt.Sprintf("no definition for %d type(s): %s; the recording stores none for them and baglab's registry lacks them: add their packages with --msg-path DIR",
-			len(types), strings.Join(parts, "; "))}
+		Detail: fmt.Sprintf("no definition for %d type(s): %s; the recording stores none for them and baglab's registry lacks them: %s",
+			len(types), strings.Join(parts, "; "), hint)}
 }
 
 // definitionError places err, the decode.Resolver's error for ch, in file: at

@@ -70,6 +70,7 @@ func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.In
 	stdin, err := g.stdinFor(files)
 	return recording.InputOptions{
 		Registry:       reg,
+		Distro:         g.distro,
 		Selection:      recording.Selection{Topics: f.topics, Start: f.start, End: f.end},
 		SkipBad:        f.skipBad,
 		KeepUnverified: f.keepUnverified,

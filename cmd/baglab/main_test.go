@@ -402,7 +402,8 @@ func TestMsgPath(t *testing.T) {
 
 // TestMissingDefinitions: a rosbag2 database that stores no definitions of
 // a type baglab does not know fails up front, naming the type and its
-// topic; --msg-path with the package makes it readable.
+// topic; --msg-path with the package makes it readable. A common interface
+// (std_msgs/msg/String) decodes with the built-in definition, said once.
 func TestMissingDefinitions(t *testing.T) {
 	dir := t.TempDir()
 	testenv.RequirePeer(t, "sqlite3")
@@ -410,19 +411,30 @@ func TestMissingDefinitions(t *testing.T) {
 		t.Fatalf("mkdb3.py: %v\n%s", err, out)
 	}
 	old := filepath.Join(dir, "old.db3")
-	for _, verb := range [][]string{{"cat", old}, {"export", old, "--out", filepath.Join(dir, "x")}, {"convert", old, filepath.Join(dir, "x.bag")}} {
+	out, stderr, code := run(t, "cat", old)
+	if lines := parseCat(t, out); code != 0 || len(lines) != 10 || string(lines[1].Message) != `{"data":"x"}` ||
+		!strings.Contains(stderr, "decoded with the built-in definition of ROS 2") {
+		t.Errorf("built-in std_msgs/msg/String: exit %d, %d lines: %s", code, len(lines), stderr)
+	}
+	mine := filepath.Join(dir, "mine.db3")
+	script := "import shutil, sqlite3, sys; shutil.copy(sys.argv[1], sys.argv[2]); db = sqlite3.connect(sys.argv[2]); " +
+		"db.execute(\"UPDATE topics SET type = 'my_msgs/msg/String'\"); db.commit()"
+	if out, err := exec.Command(testenv.Python, "-c", script, old, mine).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, verb := range [][]string{{"cat", mine}, {"export", mine, "--out", filepath.Join(dir, "x")}, {"convert", mine, filepath.Join(dir, "x.bag")}} {
 		_, stderr, code := run(t, verb...)
-		if code != exitBadInput || !strings.Contains(stderr, "std_msgs/msg/String (/old)") || !strings.Contains(stderr, "--msg-path") {
+		if code != exitBadInput || !strings.Contains(stderr, "my_msgs/msg/String (/old)") || !strings.Contains(stderr, "--msg-path") {
 			t.Errorf("%s: exit %d: %s", verb[0], code, stderr)
 		}
 	}
-	pkg := filepath.Join(dir, "msgs", "std_msgs")
+	pkg := filepath.Join(dir, "msgs", "my_msgs")
 	if err := os.MkdirAll(filepath.Join(pkg, "msg"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(pkg, "package.xml"), []byte(`<package format="3"><name>std_msgs</name><buildtool_depend>ament_cmake</buildtool_depend></package>`), 0o644)
+	os.WriteFile(filepath.Join(pkg, "package.xml"), []byte(`<package format="3"><name>my_msgs</name><buildtool_depend>ament_cmake</buildtool_depend></package>`), 0o644)
 	os.WriteFile(filepath.Join(pkg, "msg", "String.msg"), []byte("string data\n"), 0o644)
-	out, stderr, code := run(t, "cat", "--msg-path", filepath.Join(dir, "msgs"), old)
+	out, stderr, code = run(t, "cat", "--msg-path", filepath.Join(dir, "msgs"), mine)
 	lines := parseCat(t, out)
 	if code != 0 || len(lines) != 10 || string(lines[1].Message) != `{"data":"x"}` {
 		t.Errorf("with --msg-path: exit %d, %d lines (%s): %s", code, len(lines), out, stderr)

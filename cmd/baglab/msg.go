@@ -13,8 +13,10 @@ func newMsgCmd(g *globalOptions) *cobra.Command {
 		Use:   "msg",
 		Short: "List and show the message definitions baglab knows",
 		Long: `Message definitions embedded in baglab (the native packages and their
-dependencies) plus those under --msg-path. Definitions stored inside a
-recording always win over these when decoding it.`,
+dependencies, and the ROS 2 common interfaces of each distribution that
+--distro names: without it, those every distribution defines alike) plus
+those under --msg-path. Definitions stored inside a recording always win
+over these when decoding it.`,
 	}
 	cmd.AddCommand(newMsgListCmd(g), newMsgShowCmd(g))
 	return cmd
@@ -71,7 +73,7 @@ func newMsgShowCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "show TYPE",
 		Short:   "Show a type's definition, ROS1 MD5 and full text",
-		Example: "  baglab msg show interactive_world_msgs/Placement\n  baglab msg show --full-text lama_msgs/LamaObject",
+		Example: "  baglab msg show interactive_world_msgs/Placement\n  baglab msg show --full-text lama_msgs/LamaObject\n  baglab msg show --distro humble visualization_msgs/msg/Marker",
 		Args:    argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.typeName = args[0]
@@ -105,6 +107,9 @@ func runMsgShow(o *msgShowOptions) error {
 	}
 	fmt.Fprintf(w, "type: %s\n", t.Name)
 	fmt.Fprintf(w, "dialect: %s\n", t.Dialect)
+	if t.Distro != "" {
+		fmt.Fprintf(w, "built in from: ROS 2 %s\n", t.Distro)
+	}
 	if t.Dialect == msgdef.ROS1 {
 		fmt.Fprintf(w, "md5: %s\n", msgdef.MD5(t))
 	}

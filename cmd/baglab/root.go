@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"strings"
 	"syscall"
 
 	"github.com/baglab/baglab/decode/msgdef"
@@ -21,6 +22,7 @@ var version = "0.1.0-dev"
 // globalOptions are the flags every command shares.
 type globalOptions struct {
 	msgPaths   []string
+	distro     string
 	quiet      bool
 	cpuProfile string
 	// stopProfile ends the --cpuprofile profile (nil without one).
@@ -38,12 +40,18 @@ func (g *globalOptions) registry() (*msgdef.Registry, error) {
 	if g.reg != nil {
 		return g.reg, nil
 	}
+	if g.distro != "" && !msgdef.IsDistro(g.distro) {
+		return nil, usageErrorf("--distro %s: not a built-in ROS 2 distribution (%s)", g.distro, strings.Join(msgdef.Distros(), ", "))
+	}
 	reg, err := msgdef.WithDirs(g.msgPaths)
 	var de *msgdef.DirError
 	if errors.As(err, &de) {
 		return nil, usageErrorf("--msg-path %s: %v", de.Dir, de.Err)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := reg.SetDistro(g.distro); err != nil {
 		return nil, err
 	}
 	g.reg = reg
@@ -94,6 +102,8 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	root.SetVersionTemplate(versionLine() + "\n")
 	root.PersistentFlags().StringArrayVar(&g.msgPaths, "msg-path", nil,
 		"directory of extra message packages (<pkg>/msg/*.msg, srv/, action/); repeatable")
+	root.PersistentFlags().StringVar(&g.distro, "distro", "",
+		"ROS 2 distribution ("+strings.Join(msgdef.Distros(), ", ")+") whose built-in common interfaces decode the types a recording stores no definition of; default: the recording's ros_distro, else the types all of them define alike")
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr (warnings and what --skip-bad skips still print)")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")

@@ -122,7 +122,7 @@ func (r *resolver) find(name string) *source {
 		return s
 	}
 	if r.reg != nil {
-		return r.reg.msgs[r.dialect][name]
+		return r.reg.msg(r.dialect, name)
 	}
 	return nil
 }
@@ -171,7 +171,7 @@ func (r *resolver) resolve(src *source) (*Type, error) {
 		return nil, err
 	}
 	r.active = append(r.active, src.name)
-	t := &Type{Name: d.name, FullName: d.fullName, Dialect: d.dialect, Text: d.text, Constants: d.consts, Fields: make([]Field, len(d.fields))}
+	t := &Type{Name: d.name, FullName: d.fullName, Dialect: d.dialect, Text: d.text, Constants: d.consts, Fields: make([]Field, len(d.fields)), Distro: src.distro}
 	for i := range d.fields {
 		rf := &d.fields[i]
 		t.Fields[i] = rf.Field

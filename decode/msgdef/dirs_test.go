@@ -69,9 +69,9 @@ func TestSimilar(t *testing.T) {
 		want []string
 	}{
 		{msgdef.Default(), "placement", []string{"interactive_world_msgs/Placement"}},
-		{msgdef.Default(), "wrong_pkg/GoalStatus", []string{"actionlib_msgs/GoalStatus"}},
+		{msgdef.Default(), "wrong_pkg/GoalStatus", []string{"action_msgs/msg/GoalStatus", "actionlib_msgs/GoalStatus", "actionlib_msgs/msg/GoalStatus"}},
 		{msgdef.Default(), "nothing/Zzz", nil},
-		{reg, "POSE", []string{"geometry_msgs/Pose", "my_pkg/Pose"}},
+		{reg, "POSE", []string{"geometry_msgs/Pose", "geometry_msgs/msg/Pose", "my_pkg/Pose"}},
 	} {
 		if got := c.reg.Similar(c.name); !slices.Equal(got, c.want) {
 			t.Errorf("Similar(%q) = %q, want %q", c.name, got, c.want)

@@ -6,7 +6,9 @@
 // Entry points: FromSchema for a channel's stored schema (ros1msg, ros2msg,
 // ROS2 service events, or none), ParseBundle and ParseService for texts,
 // Default and Registry for the embedded and user (--msg-path) definitions,
-// MD5, ServiceMD5 and FullText for ROS1 identities.
+// Distros and Registry.SetDistro for the built-in ROS 2 common interfaces
+// of each distribution (distros/PROVENANCE.md), MD5, ServiceMD5 and
+// FullText for ROS1 identities.
 //
 // Name resolution follows genmsg for ROS1 (a bare "Header" is
 // std_msgs/Header, other bare names are in the referring type's package)

@@ -45,6 +45,9 @@ type source struct {
 	fullName string
 	dialect  Dialect
 	text     string
+	// distro names the ROS 2 distribution(s) of a built-in common
+	// interface ("humble"; "humble, iron, jazzy"), "" for others.
+	distro string
 
 	once sync.Once
 	def  *def

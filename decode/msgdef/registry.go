@@ -29,6 +29,21 @@ type Registry struct {
 type regData struct {
 	msgs [3]map[string]*source // per dialect: canonical pkg/Type -> definition
 	srvs [3]map[string]*source // per dialect: canonical pkg/Srv -> .srv text
+	// layer is the ROS 2 common interfaces looked at after msgs[ROS2]
+	// (SetDistro); nil for an empty registry.
+	layer *layer
+}
+
+// msg returns the definition of canonical name in dialect dl: the
+// registry's own, then for ROS 2 the layer's.
+func (d *regData) msg(dl Dialect, name string) *source {
+	if s := d.msgs[dl][name]; s != nil {
+		return s
+	}
+	if dl == ROS2 {
+		return d.layer.get(name)
+	}
+	return nil
 }
 
 func newRegData() *regData {
@@ -42,6 +57,7 @@ func newRegData() *regData {
 
 func (d *regData) clone() *regData {
 	c := newRegData()
+	c.layer = d.layer
 	for _, dl := range []Dialect{ROS1, ROS2} {
 		for k, v := range d.msgs[dl] {
 			c.msgs[dl][k] = v
@@ -70,7 +86,9 @@ var (
 // Default returns a registry holding the embedded native definitions
 // (decode/msgdef/defs: the ROS1 common_msgs and the project's packages,
 // including the types generated from every .action and .srv, and the ROS2
-// builtin_interfaces, service_msgs and remap_msgs). Each call returns a
+// builtin_interfaces, service_msgs and remap_msgs), falling back for other
+// ROS 2 types to the common interfaces every built-in distribution defines
+// alike (SetDistro). Each call returns a
 // separate clone, so adding to it never changes what Default returns.
 func Default() *Registry {
 	defaultOnce.Do(func() {
@@ -80,6 +98,7 @@ func Default() *Registry {
 		for _, dl := range []Dialect{ROS1, ROS2} {
 			errs = append(errs, addTree(data, embedded, "defs/"+dl.String(), "", func(string) Dialect { return dl })...)
 		}
+		data.layer = layerFor("")
 		defaultReg.data = data
 		defaultErr = errors.Join(errs...)
 	})
@@ -168,7 +187,7 @@ func (r *Registry) Lookup(name string) (*Type, error) {
 func (d *regData) lookup(name, pkg, ns, base string) (*Type, error) {
 	cname := pkg + "/" + base
 	for _, dl := range lookupOrder(ns) {
-		if src := d.msgs[dl][cname]; src != nil {
+		if src := d.msg(dl, cname); src != nil {
 			r := newResolver(dl, d)
 			r.top = name
 			t, err := r.resolve(src)
@@ -185,6 +204,10 @@ func (d *regData) lookup(name, pkg, ns, base string) (*Type, error) {
 			return r.serviceEvent(name, srv, src.text)
 		}
 	}
+	if why := d.layer.why(cname); why != "" && ns != "srv" && ns != "action" {
+		return nil, &Error{Type: name, Err: record.ErrUnknownType,
+			Msg: "no built-in definition without --distro: " + why + " (give --distro " + strings.Join(distroNames, "|") + ", or a recording that names its ros_distro)"}
+	}
 	return nil, &Error{Type: name, Msg: "no definition in the registry", Err: record.ErrUnknownType}
 }
 
@@ -197,7 +220,7 @@ func (r *Registry) Text(name string) (string, error) {
 	if ok && r != nil {
 		data, cname := r.snapshot(), pkg+"/"+base
 		for _, dl := range lookupOrder(ns) {
-			msg, srv := data.msgs[dl][cname], data.srvs[dl][cname]
+			msg, srv := data.msg(dl, cname), data.srvs[dl][cname]
 			switch {
 			case srv != nil && ns != "msg" && (ns == "srv" || msg == nil):
 				return srv.text, nil
@@ -221,6 +244,15 @@ func (r *Registry) Names() []string {
 	seen := map[string]bool{}
 	for _, dl := range []Dialect{ROS1, ROS2} {
 		for _, src := range data.msgs[dl] {
+			if !seen[src.fullName] {
+				seen[src.fullName] = true
+				names = append(names, src.fullName)
+			}
+		}
+	}
+	if data.layer != nil {
+		data.layer.load()
+		for _, src := range data.layer.msgs {
 			if !seen[src.fullName] {
 				seen[src.fullName] = true
 				names = append(names, src.fullName)

@@ -15,6 +15,9 @@ import (
 //     event type is built, see ServiceEvent.
 //   - "": no definition was stored (some .db3 files): the type is looked up
 //     in reg by name, in either dialect's naming.
+//   - "unknown": rosbag2 found no definition; with an empty text the type is
+//     looked up in reg, with a service's .srv text (what rosbag2 stores for
+//     a service that uses no other types) the service event type is built.
 //
 // Other encodings (ros2idl, jsonschema, protobuf ...) give an error that
 // unwraps to record.ErrUnsupported.
@@ -37,6 +40,11 @@ func FromSchema(name, encoding string, data []byte, reg *Registry) (*Type, error
 		// registry's, when it knows the type.
 		if encoding == "" || len(data) == 0 {
 			return reg.Lookup(name)
+		}
+		// rosbag2 writes "unknown" with the bare .srv text for the event
+		// type of a service that uses no other types.
+		if _, isEvent := eventService(name); isEvent && isServiceText(name, string(data)) {
+			return ServiceEvent(name, string(data), reg)
 		}
 	}
 	return nil, &Error{Type: name, Msg: "schema encoding " + encoding + " is not supported", Err: record.ErrUnsupported}

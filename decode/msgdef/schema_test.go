@@ -349,6 +349,13 @@ func TestFromSchema(t *testing.T) {
 		{"a/msg/B", "ros2msg", "builtin_interfaces/Time t\n", "a/B", nil},
 		{"remap_msgs/srv/Query_Event", "ros2msg", "", "remap_msgs/Query_Event", nil},
 		{"remap_msgs/srv/Query_Event", "ros2msg", "string[] patterns\n---\nbool success\n", "remap_msgs/Query_Event", nil},
+		// rosbag2 stores the event of a service without dependencies with
+		// encoding "unknown" and the bare .srv text (issue 31 point 11).
+		{"remap_msgs/srv/AddPlugin_Event", "unknown", "string plugin_name\nbool threaded\n---\nbool success", "remap_msgs/AddPlugin_Event", nil},
+		{"remap_msgs/srv/RemovePlugin_Event", "unknown", "string plugin_name\n---\nbool success", "remap_msgs/RemovePlugin_Event", nil},
+		{"example_interfaces/srv/AddTwoInts_Event", "unknown", "int64 a\nint64 b\n---\nint64 sum\n", "example_interfaces/AddTwoInts_Event", nil},
+		{"remap_msgs/srv/AddPlugin_Event", "unknown", "", "remap_msgs/AddPlugin_Event", nil},
+		{"example_interfaces/srv/AddTwoInts_Event", "unknown", "", "", record.ErrUnknownType},
 		{"geometry_msgs/Point", "", "", "geometry_msgs/Point", nil},
 		{"builtin_interfaces/msg/Time", "", "", "builtin_interfaces/Time", nil},
 		{"remap_msgs/srv/Query_Request", "", "", "remap_msgs/Query_Request", nil},

@@ -137,6 +137,11 @@ type Type struct {
 	Constants []Constant
 	// Text is this type's own definition text, as stored (comments kept).
 	Text string
+	// Distro names the ROS 2 distribution(s) whose built-in common
+	// interface this is ("humble", or "humble, iron, jazzy" for a type
+	// they define alike), "" for a definition stored in a recording or
+	// read from --msg-path (see Registry.SetDistro).
+	Distro string
 }
 
 // Package returns the package part of t.Name.

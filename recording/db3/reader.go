@@ -34,6 +34,7 @@ type dbFile struct {
 	hasHash     bool
 	hasDefs     bool
 	schemaVer   int
+	rosDistro   string                    // the schema table's ros_distro, "" when none
 	topics      map[int64]*record.Channel // by topic id in this file
 	topicOrder  []int64
 	compression string // "zstd" when messages are compressed one by one
@@ -303,6 +304,9 @@ func (f *dbFile) load() error {
 	f.hasDefs = defCols["topic_type"] && defCols["encoding"] && defCols["encoded_message_definition"]
 	if cols, err := f.columns("schema"); err == nil && cols["schema_version"] {
 		_ = f.db.QueryRow("SELECT schema_version FROM schema LIMIT 1").Scan(&f.schemaVer)
+		if cols["ros_distro"] {
+			_ = f.db.QueryRow("SELECT ros_distro FROM schema LIMIT 1").Scan(&f.rosDistro)
+		}
 	}
 
 	type def struct {
@@ -413,6 +417,20 @@ func (r *Reader) mergeChannels() {
 
 // Metadata returns the folder's metadata.yaml, or nil for a bare file.
 func (r *Reader) Metadata() *Bag2Metadata { return r.meta }
+
+// ROSDistro is the ROS distribution the recording names: metadata.yaml's
+// ros_distro, else the first file's schema table's, "" when neither does.
+func (r *Reader) ROSDistro() string {
+	if r.meta != nil && r.meta.ROSDistro != "" {
+		return r.meta.ROSDistro
+	}
+	for _, f := range r.files {
+		if f.rosDistro != "" {
+			return f.rosDistro
+		}
+	}
+	return ""
+}
 
 // Files lists the .db3 files read, in order.
 func (r *Reader) Files() []string {
