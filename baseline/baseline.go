@@ -81,6 +81,7 @@ type Baseline struct {
 
 	sections []section
 	keys     Keys   // the documented table keys
+	raw      []byte // the file as read
 	header   []byte // the text before the document
 	meta     []byte // the "baseline" member's value as written
 }

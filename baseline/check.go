@@ -1,6 +1,7 @@
 package baseline
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -89,13 +90,16 @@ type CheckResult struct {
 	// Drift is true when the run is out of tolerance (also after an
 	// update).
 	Drift bool
-	// Updated is true when the baseline file was rewritten.
-	Updated bool
+	// Updated is true when the baseline file was rewritten; Unchanged
+	// when an update would have written the bytes it holds, and it was
+	// left untouched.
+	Updated, Unchanged bool
 }
 
 // Check compares current with the baseline as `baglab check` does: it
 // writes the text report to w and the report files of o, and with
-// o.Update rewrites the baseline file o.Path from current. Errors of the
+// o.Update rewrites the baseline file o.Path from current, unless that
+// would write the bytes it holds. Errors of the
 // baseline's content are *Error; errors writing a file are
 // returned as they are.
 func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckResult, error) {
@@ -127,6 +131,10 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 		data, err := b.Update(current)
 		if err != nil {
 			return nil, &Error{Path: o.Path, Err: err}
+		}
+		if bytes.Equal(data, b.raw) {
+			res.Unchanged = true
+			return res, nil
 		}
 		if err := writeReport(o.Stdout, o.Path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return nil, err

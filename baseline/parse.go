@@ -22,7 +22,7 @@ func Parse(data []byte, keys Keys) (*Baseline, error) {
 	if err := decodeJSON(clean, &doc); err != nil {
 		return nil, err
 	}
-	b := &Baseline{keys: keys}
+	b := &Baseline{keys: keys, raw: data}
 	if m, ok := doc.(map[string]any); ok {
 		if _, ok := m["baseline"]; ok {
 			start, end, err := memberSpan(clean, "baseline")

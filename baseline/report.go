@@ -63,11 +63,12 @@ func (g *GroupDiff) rowName(r Row) string {
 }
 
 // WriteText writes the terminal report: a headline, a summary line per
-// group that drifted and one for the others, then at most maxLines lines
-// of details (new and removed rows, statistics beyond tolerance).
+// group that drifted and one for the others, then the details (new and
+// removed rows, statistics beyond tolerance); maxLines lines in all at
+// most, the last then saying how many more there are (at least the
+// headline and that line).
 func (c *Comparison) WriteText(w io.Writer, name string, maxLines int) error {
-	var b strings.Builder
-	b.WriteString(c.headline(name) + "\n")
+	lines := []string{c.headline(name)}
 	ok := 0
 	var details []string
 	for _, g := range c.Groups {
@@ -75,7 +76,7 @@ func (c *Comparison) WriteText(w io.Writer, name string, maxLines int) error {
 			ok++
 			continue
 		}
-		fmt.Fprintf(&b, "  %s: %s\n", g.Path, g.Summary())
+		lines = append(lines, fmt.Sprintf("  %s: %s", g.Path, g.Summary()))
 		if g.Path == "files" && len(g.Removed) == g.OldRows && len(g.Added) == g.NewRows && g.OldRows > 0 && g.NewRows > 0 {
 			details = append(details, "no file of the baseline is among these: files are matched by their path as given (info --json printed them)")
 		}
@@ -85,16 +86,16 @@ func (c *Comparison) WriteText(w io.Writer, name string, maxLines int) error {
 		}
 	}
 	if ok > 0 && ok < len(c.Groups) {
-		fmt.Fprintf(&b, "  %d other statistic groups within tolerance\n", ok)
+		lines = append(lines, fmt.Sprintf("  %d other statistic groups within tolerance", ok))
 	}
-	for i, d := range details {
-		if i == maxLines {
-			fmt.Fprintf(&b, "  … and %d more lines (every line in --report markdown:FILE or junit:FILE)\n", len(details)-i)
-			break
-		}
-		b.WriteString("  " + d + "\n")
+	for _, d := range details {
+		lines = append(lines, "  "+d)
 	}
-	_, err := io.WriteString(w, b.String())
+	if len(lines) > maxLines {
+		keep := max(maxLines-1, 1)
+		lines = append(lines[:keep], fmt.Sprintf("  … and %d more lines (every line in --report markdown:FILE or junit:FILE)", len(lines)-keep))
+	}
+	_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
 	return err
 }
 

@@ -15,7 +15,7 @@ func (b *Baseline) Update(current []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	body := dropMember(current, "baseline") // the result's own, if any, is not this file's
+	body := bytes.TrimSpace(dropMember(current, "baseline")) // the result's own, if any, is not this file's
 	if b.meta != nil && b.Kind == "dataset" {
 		files, err := json.Marshal(secs[0].v)
 		if err != nil {

@@ -125,7 +125,7 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 		return err
 	}
 	o.opts.Learn.Progress = learnProgress(o.g)
-	if err := o.flags.checkSources(o.files); err != nil {
+	if err := o.flags.checkSources(&o.files); err != nil {
 		return err
 	}
 	if o.partial != "" {

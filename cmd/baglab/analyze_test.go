@@ -945,3 +945,40 @@ func TestAnalyzeSkipBad(t *testing.T) {
 		t.Errorf("--skip-bad: exit %d, %d vertices\n%s", code, r.Vertices, stderr)
 	}
 }
+
+// TestFromPartialFolderAndGlob: --from-partial takes a folder (its *.json
+// files in name order) and the many arguments a shell glob expands to
+// (--from-partial parts/*.json), besides the comma list; all three merge
+// into the same result. The glob used to be refused ("give recordings or
+// --from-partial, not both") and the folder to fail as a file.
+func TestFromPartialFolderAndGlob(t *testing.T) {
+	parts := filepath.Join(t.TempDir(), "parts")
+	var files []string
+	for i, in := range []string{studyFile("study.bag"), studyFile("queries.mcap")} {
+		p := filepath.Join(parts, fmt.Sprintf("p%d.json", i))
+		if _, stderr, code := run(t, "analyze", "all", in, "--partial", p); code != 0 {
+			t.Fatalf("--partial: exit %d: %s", code, stderr)
+		}
+		files = append(files, p)
+	}
+	want, stderr, code := run(t, "analyze", "all", "--from-partial", strings.Join(files, ","), "--json", "--no-learn")
+	if code != 0 {
+		t.Fatalf("comma list: exit %d: %s", code, stderr)
+	}
+	for name, args := range map[string][]string{
+		"folder": {"--from-partial", parts},
+		"glob":   append([]string{"--from-partial"}, files...),
+	} {
+		got, stderr, code := run(t, append(append([]string{"analyze", "all"}, args...), "--json", "--no-learn")...)
+		if code != 0 || got != want {
+			t.Errorf("%s: exit %d, same result %v: %s", name, code, got == want, stderr)
+		}
+	}
+	if _, stderr, code := run(t, "analyze", "all", "--from-partial", files[0], studyFile("study.bag")); code != exitUsage || !strings.Contains(stderr, "not both") {
+		t.Errorf("a recording beside --from-partial: exit %d: %s", code, stderr)
+	}
+	empty := t.TempDir()
+	if _, stderr, code := run(t, "analyze", "all", "--from-partial", empty); code != exitUsage || !strings.Contains(stderr, "holds no partial file") {
+		t.Errorf("an empty folder: exit %d: %s", code, stderr)
+	}
+}

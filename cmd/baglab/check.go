@@ -35,7 +35,7 @@ func (f *baselineFlags) addFlags(cmd *cobra.Command) {
 	fl.StringVar(&f.path, "baseline", "", "compare with a saved result `FILE` (analyze --json or info --json); exit 1 on drift")
 	fl.Float64Var(&f.tolerance, "tolerance", 1e-9, "default relative tolerance of --baseline (counts are exact; the baseline's own tolerances win)")
 	fl.StringArrayVar(&f.reports, "report", nil, "also write the comparison as junit:`FILE` or markdown:FILE (repeatable; FILE - is stdout)")
-	fl.IntVar(&f.maxLines, "max-lines", 20, "print at most `N` lines of details after the summary lines")
+	fl.IntVar(&f.maxLines, "max-lines", 20, "print at most `N` lines of the drift report in all (the headline and a closing line saying how many more, at least)")
 	fl.BoolVar(&f.update, "update-baseline", false, "rewrite --baseline from this run, keeping its tolerances and comments; print what changed; exit 0")
 	fl.BoolVar(&f.contentHash, "content-hash", false, "also compare a hash of the rows of per-observation tables, not only their number")
 	_ = cmd.RegisterFlagCompletionFunc("report", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
@@ -117,6 +117,8 @@ func (f *baselineFlags) compare(g *globalOptions, b *baseline.Baseline, current 
 			kept = fmt.Sprintf(", keeping its %d tolerances", n)
 		}
 		g.note("baglab: rewrote baseline %s from this run%s", f.path, kept)
+	case res.Unchanged:
+		g.note("baglab: baseline %s already holds this run: left untouched", f.path)
 	case res.Drift:
 		return errProblemsFound
 	}
@@ -165,7 +167,7 @@ tolerances is {"baseline": {...}, "kind": "dataset", "files": [info objects]}.
 // line comments are allowed in a baseline file.
 
 Reports. stdout: a headline, a summary line per statistic group that
-drifted, then at most --max-lines lines of details. --report junit:FILE
+drifted, then the details; --max-lines lines in all at most. --report junit:FILE
 writes JUnit XML (one test case per statistic group, failures with old, new
 and tolerance); --report markdown:FILE a Markdown table for a pull-request
 comment or $GITHUB_STEP_SUMMARY. Exit 0 within tolerance, 1 on drift.

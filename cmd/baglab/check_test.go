@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"encoding/xml"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -223,6 +225,9 @@ func TestCheckRegressionDataset(t *testing.T) {
 	if !strings.HasSuffix(lines[len(lines)-1], "more lines (every line in --report markdown:FILE or junit:FILE)") {
 		t.Errorf("--max-lines 2 did not cut the details:\n%s", out)
 	}
+	if len(lines) > 2 { // it bounds the whole report (it printed the summary lines and 2 more)
+		t.Errorf("--max-lines 2 printed %d lines:\n%s", len(lines), out)
+	}
 	x, err := os.ReadFile(junit)
 	if err != nil {
 		t.Fatal(err)
@@ -398,4 +403,46 @@ func TestEveryTableHasAKey(t *testing.T) {
 	delete(m, "kind")
 	walk("", m)
 	walk("files", files)
+}
+
+// TestCheckUpdateUnchanged: --update-baseline with a run that gives the
+// baseline's own content leaves the file untouched (bytes and
+// modification time) and says so, with and without a "baseline" member.
+// It used to say "rewrote baseline" and add a newline at the end.
+func TestCheckUpdateUnchanged(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "facts.json")
+	doc, _, code := run(t, "analyze", "facts", studyFile("study.bag"), "--json")
+	if code != 0 {
+		t.Fatal("analyze failed")
+	}
+	withTol := strings.Replace(doc, "{", `{"baseline": {"comment": "CI", "tolerances": {"facts.facts[*].total_duration_s": {"rel": 1e-6}}},`, 1)
+	for name, content := range map[string]string{"plain": doc, "with tolerances": withTol} {
+		if err := os.WriteFile(base, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// A first update may reformat a file written by hand; the next
+		// one finds nothing to change.
+		if _, stderr, code := run(t, "check", "--baseline", base, "--update-baseline", studyFile("study.bag")); code != 0 {
+			t.Fatalf("%s: first update: exit %d: %s", name, code, stderr)
+		}
+		before, _ := os.ReadFile(base)
+		old := time.Now().Add(-time.Hour).Truncate(time.Second)
+		if err := os.Chtimes(base, old, old); err != nil {
+			t.Fatal(err)
+		}
+		_, stderr, code := run(t, "check", "--baseline", base, "--update-baseline", studyFile("study.bag"))
+		after, _ := os.ReadFile(base)
+		st, err := os.Stat(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if code != 0 || !bytes.Equal(before, after) || !st.ModTime().Equal(old) || !strings.Contains(stderr, "left untouched") ||
+			strings.Contains(stderr, "rewrote") {
+			t.Errorf("%s: exit %d, file changed %v, mtime %v (was %v): %s", name, code, !bytes.Equal(before, after), st.ModTime(), old, stderr)
+		}
+		if name == "plain" && !bytes.Equal(after, []byte(doc)) {
+			t.Errorf("plain: the update changed analyze --json's own output:\n%q\n%q", after[max(0, len(after)-20):], doc[max(0, len(doc)-20):])
+		}
+	}
 }

@@ -24,16 +24,35 @@ at the merge, with the analysis flags given there. --from-partial with
 // addPartialFlag adds --from-partial to a verb that takes the analysis
 // flags.
 func (f *analysisFlags) addPartialFlag(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&f.fromPartial, "from-partial", nil, "merge these partial files (analyze --partial) instead of reading recordings; comma-separated or repeated")
+	cmd.Flags().StringSliceVar(&f.fromPartial, "from-partial", nil, "merge these partial files (analyze --partial) instead of reading recordings: files or folders (their *.json files); comma-separated, repeated, or a shell glob (--from-partial parts/*.json)")
 }
 
 // checkSources fails unless exactly one of recordings and --from-partial
-// is given.
-func (f *analysisFlags) checkSources(files []string) error {
+// is given. With --from-partial, the arguments that are JSON files join it
+// (a shell glob after it, --from-partial parts/*.json, expands into them;
+// analysis.IsPartialFile), and its folders are expanded
+// (analysis.ExpandPartials); files is what is left, and must be empty.
+func (f *analysisFlags) checkSources(files *[]string) error {
+	if len(f.fromPartial) > 0 {
+		var rest []string
+		for _, p := range *files {
+			if analysis.IsPartialFile(p) {
+				f.fromPartial = append(f.fromPartial, p)
+			} else {
+				rest = append(rest, p)
+			}
+		}
+		*files = rest
+		expanded, err := analysis.ExpandPartials(f.fromPartial)
+		if err != nil {
+			return usageErrorf("--from-partial: %v", err)
+		}
+		f.fromPartial = expanded
+	}
 	switch {
-	case len(files) > 0 && len(f.fromPartial) > 0:
+	case len(*files) > 0 && len(f.fromPartial) > 0:
 		return usageErrorf("give recordings or --from-partial, not both")
-	case len(files) == 0 && len(f.fromPartial) == 0:
+	case len(*files) == 0 && len(f.fromPartial) == 0:
 		return usageErrorf("no input: give recordings, or --from-partial FILE")
 	}
 	return nil

@@ -62,7 +62,7 @@ were made from, which the page lists.`,
 		Args: argsUsage(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
-			if err := o.flags.checkSources(o.files); err != nil {
+			if err := o.flags.checkSources(&o.files); err != nil {
 				return err
 			}
 			cmd.Flags().VisitAll(func(f *pflag.Flag) {
