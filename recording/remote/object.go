@@ -1,0 +1,619 @@
+package remote
+
+import (
+	"container/list"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Options tune an Object; the zero value takes the defaults below.
+type Options struct {
+	// Head and Tail are the bytes Open fetches at either end (16 KiB and
+	// 256 KiB): the magic and header at the start, a bag's index or an
+	// MCAP summary at the end.
+	Head, Tail int64
+	// Block is the unit of the cache (1 MiB); Cache bounds it (64 MiB).
+	Block, Cache int64
+	// Readahead is the most a sequential reading fetches ahead (16 MiB),
+	// in requests of ReadaheadRequest bytes (4 MiB) at once.
+	Readahead, ReadaheadRequest int64
+	// Retries is how often a failed request is tried again (5), waiting
+	// Backoff (200 ms), doubled each time up to 5 s.
+	Retries int
+	Backoff time.Duration
+	// Stall ends a request whose response or body sends nothing for this
+	// long (30 s); it is then retried.
+	Stall time.Duration
+	// HTTPClient reads http(s) URLs (a client of its own by default).
+	HTTPClient *http.Client
+	// OnNote receives what the reading does that the user should know: a
+	// server that ignores Range requests.
+	OnNote func(string)
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int64, d int64) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.Head, 16<<10)
+	def(&o.Tail, 256<<10)
+	def(&o.Block, 1<<20)
+	def(&o.Cache, 64<<20)
+	def(&o.Readahead, 16<<20)
+	def(&o.ReadaheadRequest, 4<<20)
+	if o.Retries == 0 {
+		o.Retries = 5
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 200 * time.Millisecond
+	}
+	if o.Stall <= 0 {
+		o.Stall = 30 * time.Second
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = defaultClient
+	}
+	return o
+}
+
+var defaultClient = &http.Client{Transport: &http.Transport{
+	Proxy:                 http.ProxyFromEnvironment,
+	MaxIdleConnsPerHost:   16,
+	ResponseHeaderTimeout: 30 * time.Second,
+	IdleConnTimeout:       90 * time.Second,
+	DisableCompression:    true,
+}}
+
+// Stats counts what an Object fetched.
+type Stats struct {
+	Requests int64 // range requests made, retries included
+	Bytes    int64 // body bytes received
+	Retries  int64 // requests that were retries
+	Size     int64 // the object's length
+}
+
+// Object is a remote object read through range requests: an io.ReaderAt,
+// safe for concurrent use. Close it when done.
+type Object struct {
+	url    string
+	f      fetcher
+	o      Options
+	ctx    context.Context
+	cancel context.CancelFunc
+	size   int64
+	etag   string
+
+	head, tail []byte // fetched by Open: [0, len(head)) and [tailOff, size)
+	tailOff    int64
+	spool      *os.File // the whole object, when the server ignored Range
+
+	mu      sync.Mutex
+	blocks  map[int64]*block
+	lru     list.List // of *block, most recently used first
+	cached  int64
+	lastEnd int64 // end of the latest read, for readahead
+	ahead   int64 // current readahead window
+	aheadTo int64 // blocks before this are read ahead already
+
+	requests, bytes, retries atomic.Int64
+}
+
+// block is one Block-sized piece of the object in the cache.
+type block struct {
+	idx  int64
+	data []byte
+	done chan struct{} // closed when data is filled or err set
+	err  error
+	refs int // reads waiting on it
+	elem *list.Element
+}
+
+// IsURL reports whether name is a URL this package reads rather than a
+// local path: s3://, gs://, azblob://, http:// or https://.
+func IsURL(name string) bool {
+	scheme, _, ok := strings.Cut(name, "://")
+	if !ok {
+		return false
+	}
+	switch scheme {
+	case "s3", "gs", "azblob", "http", "https":
+		return true
+	}
+	return false
+}
+
+// newFetcher makes the fetcher of a URL.
+func newFetcher(ctx context.Context, raw string, o Options) (fetcher, error) {
+	scheme, _, _ := strings.Cut(raw, "://")
+	switch scheme {
+	case "http", "https":
+		if _, err := url.Parse(raw); err != nil {
+			return nil, err
+		}
+		return &httpFetcher{url: raw, client: o.HTTPClient}, nil
+	case "s3", "gs", "azblob":
+		u, key, err := splitBlobURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		if key == "" || strings.HasSuffix(key, "/") {
+			return nil, fmt.Errorf("%w: %s names a prefix, not an object", ErrNotFound, raw)
+		}
+		b, err := bucketOf(ctx, u)
+		if err != nil {
+			return nil, err
+		}
+		return &blobFetcher{url: raw, bucket: b, key: key, s3: scheme == "s3"}, nil
+	}
+	return nil, fmt.Errorf("%w: scheme %q (want s3, gs, azblob, http or https)", ErrUnsupported, scheme)
+}
+
+// Open opens the object at url and fetches its head and tail. ctx bounds
+// every request of the object's life: cancelling it stops them all.
+func Open(ctx context.Context, url string, opts Options) (*Object, error) {
+	o := opts.withDefaults()
+	f, err := newFetcher(ctx, url, o)
+	if err != nil {
+		return nil, &Error{URL: url, Op: "open", Err: err}
+	}
+	return open(ctx, url, f, o)
+}
+
+func open(ctx context.Context, url string, f fetcher, o Options) (*Object, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	obj := &Object{url: url, f: f, o: o, ctx: ctx, cancel: cancel, blocks: map[int64]*block{}}
+	if err := obj.start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	return obj, nil
+}
+
+// start fetches the head, learning the object's size and version, and
+// then the tail.
+func (obj *Object) start() error {
+	head := make([]byte, obj.o.Head)
+	var info objectInfo
+	n, err := obj.fetch(0, head, func(i objectInfo, body io.Reader) (bool, error) {
+		info = i
+		if i.ranged {
+			return true, nil
+		}
+		return false, obj.spoolBody(body, i)
+	})
+	if err != nil {
+		return err
+	}
+	if obj.spool != nil {
+		return nil
+	}
+	obj.size, obj.etag = info.size, info.etag
+	if obj.size < 0 {
+		return &Error{URL: obj.url, Op: "open", Err: fmt.Errorf("%w: the response to the first request gave no length", ErrProtocol)}
+	}
+	obj.head = head[:n]
+	obj.tailOff = obj.size
+	if obj.size <= int64(n) {
+		return nil
+	}
+	obj.tailOff = max(int64(n), obj.size-obj.o.Tail)
+	obj.tail = make([]byte, obj.size-obj.tailOff)
+	_, err = obj.fetch(obj.tailOff, obj.tail, nil)
+	return err
+}
+
+// spoolBody copies the whole object, the body of a response that ignored
+// Range, into a private temporary file that ReadAt then reads.
+func (obj *Object) spoolBody(body io.Reader, info objectInfo) error {
+	if obj.o.OnNote != nil {
+		obj.o.OnNote(fmt.Sprintf("%s: the server ignores Range requests; reading the whole object as one stream into a private temporary file", obj.url))
+	}
+	f, err := os.CreateTemp("", "baglab-remote-*")
+	if err != nil {
+		return err
+	}
+	os.Remove(f.Name()) // nothing stays behind
+	n, err := io.Copy(f, &countingReader{r: body, n: &obj.bytes})
+	if err == nil && info.size >= 0 && n != info.size {
+		err = fmt.Errorf("%w: body of %d bytes, Content-Length %d", io.ErrUnexpectedEOF, n, info.size)
+	}
+	if err != nil {
+		f.Close()
+		return &Error{URL: obj.url, Op: "read", Err: err}
+	}
+	obj.spool, obj.size, obj.etag = f, n, info.etag
+	return nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// URL is the object's URL.
+func (obj *Object) URL() string { return obj.url }
+
+// Size is the object's length in bytes.
+func (obj *Object) Size() int64 { return obj.size }
+
+// Spooled reports whether the object was read whole into a temporary
+// file because its server ignores Range requests.
+func (obj *Object) Spooled() bool { return obj.spool != nil }
+
+// Stats returns what the object fetched so far.
+func (obj *Object) Stats() Stats {
+	return Stats{Requests: obj.requests.Load(), Bytes: obj.bytes.Load(), Retries: obj.retries.Load(), Size: obj.size}
+}
+
+// Trim drops the cached blocks no read waits on, keeping the head and
+// the tail: a recording whose reading ended holds no more than those
+// while its session keeps it for another reading.
+func (obj *Object) Trim() {
+	obj.mu.Lock()
+	defer obj.mu.Unlock()
+	for e := obj.lru.Back(); e != nil; {
+		prev := e.Prev()
+		b := e.Value.(*block)
+		select {
+		case <-b.done:
+			if b.refs == 0 {
+				obj.drop(b)
+			}
+		default:
+		}
+		e = prev
+	}
+	obj.lastEnd, obj.ahead, obj.aheadTo = 0, 0, 0
+}
+
+// Close stops the object's requests and drops its cache; idempotent.
+func (obj *Object) Close() error {
+	obj.cancel()
+	obj.mu.Lock()
+	defer obj.mu.Unlock()
+	obj.blocks, obj.head, obj.tail = map[int64]*block{}, nil, nil
+	obj.lru.Init()
+	obj.cached = 0
+	if obj.spool != nil {
+		err := obj.spool.Close()
+		obj.spool = nil
+		return err
+	}
+	return nil
+}
+
+// ReadAt reads len(p) bytes at off, from the head, the tail, the cache or
+// new requests.
+func (obj *Object) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &Error{URL: obj.url, Op: "read", Off: off, Err: errors.New("negative offset")}
+	}
+	if obj.spool != nil {
+		return obj.spool.ReadAt(p, off)
+	}
+	if off >= obj.size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	want := min(int64(len(p)), obj.size-off)
+	end := off + want
+	pos := off
+	for pos < end {
+		switch {
+		case pos < int64(len(obj.head)):
+			pos += int64(copy(p[pos-off:want], obj.head[pos:]))
+		case pos >= obj.tailOff:
+			pos += int64(copy(p[pos-off:want], obj.tail[pos-obj.tailOff:]))
+		default:
+			to := min(end, obj.tailOff)
+			if err := obj.readBlocks(p[pos-off:to-off], pos); err != nil {
+				return int(pos - off), err
+			}
+			pos = to
+		}
+	}
+	if want < int64(len(p)) {
+		return int(want), io.EOF
+	}
+	return int(want), nil
+}
+
+// readBlocks fills p from off through the cache: the blocks missing are
+// fetched, each run of consecutive ones with one request, the runs in
+// parallel; a read that follows the previous one also starts readahead.
+func (obj *Object) readBlocks(p []byte, off int64) error {
+	B := obj.o.Block
+	first, last := off/B, (off+int64(len(p))-1)/B
+	var need []*block
+	var runs [][]*block
+	obj.mu.Lock()
+	for i := first; i <= last; i++ {
+		b := obj.blocks[i]
+		if b == nil {
+			b = obj.newBlock(i)
+			if n := len(runs); n > 0 && runs[n-1][len(runs[n-1])-1].idx == i-1 {
+				runs[n-1] = append(runs[n-1], b)
+			} else {
+				runs = append(runs, []*block{b})
+			}
+		}
+		b.refs++
+		obj.lru.MoveToFront(b.elem)
+		need = append(need, b)
+	}
+	ahead := obj.readahead(off, off+int64(len(p)), last)
+	obj.mu.Unlock()
+	for _, r := range runs {
+		go obj.fill(r)
+	}
+	for _, r := range ahead {
+		go obj.fill(r)
+	}
+	var err error
+	for _, b := range need {
+		if err == nil {
+			select {
+			case <-b.done:
+				if err = b.err; err == nil {
+					bo := b.idx * B
+					lo, hi := max(off, bo), min(off+int64(len(p)), bo+int64(len(b.data)))
+					copy(p[lo-off:hi-off], b.data[lo-bo:hi-bo])
+				}
+			case <-obj.ctx.Done():
+				err = &Error{URL: obj.url, Op: "read", Off: off, N: int64(len(p)), Err: context.Cause(obj.ctx)}
+			}
+		}
+	}
+	obj.mu.Lock()
+	for _, b := range need {
+		b.refs--
+	}
+	obj.evict()
+	obj.mu.Unlock()
+	return err
+}
+
+// newBlock adds an empty block to the cache; obj.mu is held.
+func (obj *Object) newBlock(i int64) *block {
+	b := &block{idx: i, done: make(chan struct{})}
+	b.elem = obj.lru.PushFront(b)
+	obj.blocks[i] = b
+	obj.cached += obj.o.Block
+	return b
+}
+
+// readahead returns the runs of blocks to fetch ahead of a read of [off,
+// end) whose last block is last: none unless the read starts where the
+// previous one ended, then a window that doubles with each such read up
+// to Readahead, cut into ReadaheadRequest runs. obj.mu is held.
+func (obj *Object) readahead(off, end, last int64) [][]*block {
+	seq := off == obj.lastEnd
+	obj.lastEnd = end
+	if !seq {
+		obj.ahead = 0
+		return nil
+	}
+	obj.ahead = min(max(2*obj.ahead, 2*obj.o.Block), obj.o.Readahead)
+	B := obj.o.Block
+	from := max(last+1, obj.aheadTo)
+	to := min((end+obj.ahead+B-1)/B, (obj.tailOff+B-1)/B)
+	per := max(1, obj.o.ReadaheadRequest/B)
+	var runs [][]*block
+	var run []*block
+	for i := from; i < to; i++ {
+		if obj.blocks[i] != nil || len(run) == int(per) {
+			if len(run) > 0 {
+				runs = append(runs, run)
+			}
+			run = nil
+		}
+		if obj.blocks[i] == nil {
+			run = append(run, obj.newBlock(i))
+		}
+	}
+	if len(run) > 0 {
+		runs = append(runs, run)
+	}
+	obj.aheadTo = max(obj.aheadTo, to)
+	return runs
+}
+
+// evict drops the least recently used filled blocks that no read waits on
+// until the cache fits its bound; obj.mu is held.
+func (obj *Object) evict() {
+	for e := obj.lru.Back(); e != nil && obj.cached > obj.o.Cache; {
+		prev := e.Prev()
+		b := e.Value.(*block)
+		select {
+		case <-b.done:
+			if b.refs == 0 {
+				obj.drop(b)
+			}
+		default:
+		}
+		e = prev
+	}
+}
+
+// drop removes b from the cache; obj.mu is held.
+func (obj *Object) drop(b *block) {
+	if obj.blocks[b.idx] == b {
+		delete(obj.blocks, b.idx)
+		obj.lru.Remove(b.elem)
+		obj.cached -= obj.o.Block
+	}
+}
+
+// fill fetches a run of consecutive blocks with one request, handing on
+// each block as soon as its bytes are in; what of the run the head or the
+// tail holds is copied, not fetched again. Failed blocks leave the cache,
+// so that a later read tries them again.
+func (obj *Object) fill(run []*block) {
+	B := obj.o.Block
+	start := run[0].idx * B
+	end := min(obj.size, (run[len(run)-1].idx+1)*B)
+	buf := make([]byte, end-start)
+	for i, b := range run {
+		b.data = buf[int64(i)*B : min(int64(i+1)*B, end-start)]
+	}
+	from, to := max(start, int64(len(obj.head))), min(end, obj.tailOff)
+	if from > start {
+		copy(buf, obj.head[start:])
+	}
+	if to < end {
+		copy(buf[to-start:], obj.tail[to-obj.tailOff:])
+	}
+	next := 0
+	ready := func(got int64) { // bytes of buf in: from-start+got
+		for next < len(run) && min(int64(next+1)*B, end-start) <= from-start+got {
+			close(run[next].done)
+			next++
+		}
+	}
+	var err error
+	if from < to {
+		var n int
+		n, err = obj.fetch(from, buf[from-start:to-start], nil, ready)
+		if err == nil && int64(n) < to-from {
+			err = &Error{URL: obj.url, Op: "read", Off: from + int64(n), N: to - from - int64(n),
+				Err: fmt.Errorf("%w: the object ended early", ErrChanged)}
+		}
+	}
+	if err == nil {
+		ready(end - from) // the tail's part
+	}
+	if next == len(run) {
+		return
+	}
+	obj.mu.Lock()
+	for _, b := range run[next:] {
+		b.err = err
+		obj.drop(b)
+		close(b.done)
+	}
+	obj.mu.Unlock()
+}
+
+// fetch fills dst with the bytes at off, retrying temporary failures with
+// bounded backoff and resuming where a body was cut. accept, when set,
+// sees the first response: returning false stops the fetch there (the
+// body was consumed). progress, when given, is told how many bytes of dst
+// are in after each read. It returns the bytes filled: len(dst), or fewer
+// when the object ends first.
+func (obj *Object) fetch(off int64, dst []byte, accept func(objectInfo, io.Reader) (bool, error), progress ...func(int64)) (int, error) {
+	got, failures := 0, 0
+	backoff := obj.o.Backoff
+	for got < len(dst) {
+		at := off + int64(got)
+		n, done, err := obj.request(at, dst[got:], accept, progress, got)
+		accept = nil
+		got += n
+		if err == nil && done {
+			return got, nil
+		}
+		if err == nil {
+			continue // a cut body: ask for the rest
+		}
+		if n > 0 {
+			failures = 0 // progress: the count starts again
+		}
+		if !temporary(err) || failures >= obj.o.Retries {
+			if failures > 0 {
+				err = fmt.Errorf("%w (after %d retries)", err, failures)
+			}
+			return got, &Error{URL: obj.url, Op: "read", Off: at, N: int64(len(dst) - got), Err: err}
+		}
+		failures++
+		obj.retries.Add(1)
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-obj.ctx.Done():
+			t.Stop()
+			return got, &Error{URL: obj.url, Op: "read", Off: at, N: int64(len(dst) - got), Err: context.Cause(obj.ctx)}
+		}
+		backoff = min(2*backoff, 5*time.Second)
+	}
+	return got, nil
+}
+
+// errStalled ends a request whose server sent nothing for Options.Stall.
+var errStalled = errors.New("no data for too long")
+
+// request makes one request for dst's bytes at off and reads its body
+// into dst. done is true when the range is complete or the object ended;
+// a body cut short returns done false (and a temporary error).
+func (obj *Object) request(off int64, dst []byte, accept func(objectInfo, io.Reader) (bool, error), progress []func(int64), base int) (n int, done bool, err error) {
+	ctx, cancel := context.WithCancelCause(obj.ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(obj.o.Stall, func() { cancel(errStalled) })
+	defer watchdog.Stop()
+	obj.requests.Add(1)
+	body, info, err := obj.f.get(ctx, off, int64(len(dst)), obj.etag)
+	if err != nil {
+		if c := context.Cause(ctx); c == errStalled {
+			err = errStalled
+		}
+		return 0, false, err
+	}
+	defer body.Close()
+	if accept != nil {
+		keep, err := accept(info, body)
+		if !keep || err != nil {
+			return 0, true, err
+		}
+	}
+	if !info.ranged {
+		return 0, false, fmt.Errorf("%w: the server answered a range request with the whole object", ErrProtocol)
+	}
+	if obj.etag != "" && info.etag != "" && info.etag != obj.etag {
+		return 0, false, fmt.Errorf("%w (ETag %s, was %s)", ErrChanged, info.etag, obj.etag)
+	}
+	if obj.size > 0 && info.size >= 0 && info.size != obj.size {
+		return 0, false, fmt.Errorf("%w (%d bytes long, was %d)", ErrChanged, info.size, obj.size)
+	}
+	if info.size >= 0 && off+int64(len(dst)) > info.size {
+		dst = dst[:max(0, info.size-off)]
+	}
+	for n < len(dst) {
+		watchdog.Reset(obj.o.Stall)
+		m, rerr := body.Read(dst[n:])
+		n += m
+		obj.bytes.Add(int64(m))
+		for _, p := range progress {
+			p(int64(base + n))
+		}
+		if rerr == io.EOF {
+			if n < len(dst) {
+				return n, false, io.ErrUnexpectedEOF
+			}
+			break
+		}
+		if rerr != nil {
+			if c := context.Cause(ctx); c == errStalled {
+				rerr = errStalled
+			}
+			return n, false, rerr
+		}
+	}
+	return n, true, nil
+}
