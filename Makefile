@@ -86,7 +86,7 @@ bench:
 demo: build
 	@rm -rf $(DEMO) && mkdir -p $(DEMO)
 	@echo "== generate a sample study (go run ./testdata/gen)"
-	$(GO) run ./testdata/gen -o $(DEMO)/data
+	$(GO) run ./testdata/gen -o $(DEMO)/data -media
 	@echo "== what is in it"
 	./$(BIN) info $(DEMO)/data/study.bag
 	./$(BIN) info $(DEMO)/data/queries.mcap
@@ -97,6 +97,8 @@ demo: build
 	./$(BIN) export $(DEMO)/data/study.bag --out $(DEMO)/csv --format csv
 	@echo "== a partitioned export (demo/by-date: topic=…/date=…/part-N.parquet)"
 	./$(BIN) export $(DEMO)/data/study.bag --out $(DEMO)/by-date --partition-by date
+	@echo "== the grasp demonstrations' images and the clouds as PNG and PCD files (demo/media)"
+	./$(BIN) media $(DEMO)/data/study.bag --out $(DEMO)/media
 	@echo "== the analyses"
 	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --out $(DEMO)/tables --plots $(DEMO)/plots --json > $(DEMO)/analysis.json
 	./$(BIN) analyze all $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap

@@ -20,6 +20,7 @@ func main() {
 	out := flag.String("o", "", "output directory (required)")
 	seed := flag.Uint64("seed", 1, "random seed")
 	sessions := flag.Int("sessions", 30, "crowdsourcing sessions in the placement study")
+	withMedia := flag.Bool("media", false, "give the grasp demonstrations pictures and the demonstrations and models clouds of their objects (make demo; the pinned samples have blank ones)")
 	big := flag.String("big", "", "instead of the study, write one large benchmark recording at this path (.bag or .mcap)")
 	size := flag.Int64("size", 2<<30, "with -big: bytes of messages to write")
 	flag.Parse()
@@ -36,7 +37,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: go run ./testdata/gen -o DIR [-seed N] [-sessions N]")
 		os.Exit(2)
 	}
-	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: *seed, Sessions: *sessions})
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: *seed, Sessions: *sessions, Media: *withMedia})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)

@@ -95,6 +95,11 @@ type Study struct {
 type Options struct {
 	Seed     uint64
 	Sessions int // crowdsourcing sessions (default 30)
+	// Media gives the grasp demonstrations a picture of their object and
+	// the demonstrations and grasp models a cloud of its shape (media.go),
+	// instead of blank 4x4 images and random bytes; off for the pinned
+	// samples, whose bytes it would change.
+	Media bool
 }
 
 type builder struct {
@@ -162,6 +167,9 @@ func Generate(reg *msgdef.Registry, o Options) (*Study, error) {
 	b.lamaMap()
 	b.queries()
 	b.everyType()
+	if o.Media {
+		b.media()
+	}
 	if b.err != nil {
 		return nil, b.err
 	}
