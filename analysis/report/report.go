@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"html/template"
@@ -31,6 +32,25 @@ type Page struct {
 	Provenance *Provenance
 	// Results are the analyses run; those without data are only named.
 	Results []analysis.Result
+	// Pictures are shown in a section of their own (media), inlined as PNG
+	// data; PicturesLeftOut counts those left out to keep the page small.
+	Pictures        []Picture
+	PicturesLeftOut int
+}
+
+// Picture is a small PNG picture the page shows with its caption: a grasp
+// demonstration's image, a grasp model's cloud from above.
+type Picture struct {
+	Caption       string
+	PNG           []byte
+	Width, Height int
+}
+
+// picture is a Picture as the page inlines it.
+type picture struct {
+	Caption       string
+	Src           template.URL
+	Width, Height int
 }
 
 // section is one analysis in the page.
@@ -108,6 +128,8 @@ figure{margin:0;min-width:0;max-width:100%}
 .figures svg{display:block;width:100%;max-width:820px;height:auto}
 figcaption{font-size:13px;max-width:48em;margin-top:.3em}
 .absent{color:#555;font-style:italic}
+.pictures{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:18px}
+.pictures img{display:block;image-rendering:pixelated;border:1px solid #ccd;max-width:100%;height:auto}
 </style></head><body><main>
 <h1>{{.Title}}</h1>
 {{with .Prov}}<section id="provenance"><h2>Provenance</h2>
@@ -127,7 +149,7 @@ figcaption{font-size:13px;max-width:48em;margin-top:.3em}
 {{range .Options}}<tr><td class="txt">--{{.Name}}</td><td class="txt">{{.Value}}</td><td class="txt">{{if .Default}}default{{else}}yes{{end}}</td></tr>
 {{end}}</tbody></table></div></figure>{{end}}
 </section>{{end}}
-{{if .Sections}}<nav>{{range .Sections}}<a href="#{{.Kind}}">{{.Kind}}</a>{{end}}</nav>{{end}}
+{{if .Sections}}<nav>{{range .Sections}}<a href="#{{.Kind}}">{{.Kind}}</a>{{end}}{{if .Pictures}}<a href="#media">media</a>{{end}}</nav>{{end}}
 {{if not .Sections}}<section id="nothing"><h2>Nothing to report</h2>
 <p>No analysis found data in the inputs{{if .Absent}} ({{range $i, $k := .Absent}}{{if $i}}, {{end}}{{$k}}{{end}} found nothing){{end}}: no table or figure to show.</p></section>{{end}}
 {{range .Sections}}<section id="{{.Kind}}"><h2>{{.Kind}}</h2>
@@ -142,6 +164,10 @@ figcaption{font-size:13px;max-width:48em;margin-top:.3em}
 {{end}}{{if .Figures}}<div class="figures">{{range .Figures}}<figure id="figure-{{.Name}}">{{.SVG}}<figcaption>Figure {{.Number}}. {{.Caption}}</figcaption></figure>
 {{end}}</div>{{end}}
 </section>
+{{end}}{{if .Pictures}}<section id="media"><h2>media</h2>
+<p class="summary">The images and clouds of the recordings{{if .LeftOut}}; {{.LeftOut}} more left out to keep the page within --max-media-bytes{{end}} (baglab media writes them all in full).</p>
+<div class="pictures">{{range .Pictures}}<figure><img src="{{.Src}}" width="{{.Width}}" height="{{.Height}}" alt="{{.Caption}}"><figcaption>{{.Caption}}</figcaption></figure>
+{{end}}</div></section>
 {{end}}{{if and .Sections .Absent}}<p class="absent">No data for {{range $i, $k := .Absent}}{{if $i}}, {{end}}{{$k}}{{end}}.</p>{{end}}
 <p class="absent">Tables of one row per observation are left out; <code>baglab analyze --out DIR</code> writes every table in full precision as Parquet and CSV. Click a column header to sort.</p>
 </main>
@@ -176,7 +202,14 @@ func Render(w io.Writer, pg Page) error {
 		InputRows []inputRow
 		Sections  []section
 		Absent    []string
-	}{Title: pg.Title, Prov: pg.Provenance}
+		Pictures  []picture
+		LeftOut   int
+	}{Title: pg.Title, Prov: pg.Provenance, LeftOut: pg.PicturesLeftOut}
+	for _, p := range pg.Pictures {
+		// our own PNG bytes, base64: a data URL the page needs no file for
+		src := template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(p.PNG))
+		data.Pictures = append(data.Pictures, picture{Caption: p.Caption, Src: src, Width: p.Width, Height: p.Height})
+	}
 	if p := pg.Provenance; p != nil && data.Title == "" {
 		names := make([]string, len(p.Inputs))
 		for i, in := range p.Inputs {

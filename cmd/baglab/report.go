@@ -28,6 +28,8 @@ type reportOptions struct {
 	options []report.Option
 	opts    analysis.Options
 	made    time.Time // SOURCE_DATE_EPOCH; zero: now
+	// maxMediaBytes bounds the pictures' PNG bytes (report_media.go)
+	maxMediaBytes int64
 }
 
 func newReportCmd(g *globalOptions) *cobra.Command {
@@ -90,10 +92,17 @@ were made from, which the page lists.`,
 	o.flags.addPartialFlag(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the HTML page to write")
 	cmd.Flags().StringVar(&o.title, "title", "", "page title (default: baglab report of the input names)")
+	cmd.Flags().Int64Var(&o.maxMediaBytes, "max-media-bytes", 1<<20, "the grasp demonstrations' images and the grasp models' clouds shown as pictures take at most this many bytes (scaled down, then left out, to fit); 0 shows none")
 	return cmd
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
+	// the pictures are read first: the provenance describes the recordings
+	// as the analyses' pass read them, which opens them last
+	var pg report.Page
+	if err := o.pictures(ctx, &pg); err != nil {
+		return err
+	}
 	run, err := runAnalyses(ctx, o.g, o.files, analysis.Kinds(), &o.flags, o.opts, runWith{describe: analysis.DescribePaths})
 	if err != nil {
 		return err
@@ -105,9 +114,10 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if !o.made.IsZero() {
 		prov.Created = o.made
 	}
+	pg.Title, pg.Provenance, pg.Results = o.title, prov, run.results
 	var page bytes.Buffer
 	nothing := false
-	if err := report.Render(&page, report.Page{Title: o.title, Provenance: prov, Results: run.results}); errors.Is(err, report.ErrNothing) {
+	if err := report.Render(&page, pg); errors.Is(err, report.ErrNothing) {
 		nothing = true
 	} else if err != nil {
 		return err

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/recording/bag"
+)
+
+// mediaStudy writes a study whose grasp demonstrations and models carry
+// pictures and clouds (studygen.Options.Media, as make demo writes it).
+func mediaStudy(t *testing.T) string {
+	t.Helper()
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 1, Sessions: 2, Media: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "study.bag")
+	if err := studygen.WriteBag(path, s.ROS1, bag.CompressionNone); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestMediaCommand: the verb writes the study's frames and index, refuses
+// a DIR that holds files without --force, and checks its flags.
+func TestMediaCommand(t *testing.T) {
+	study := mediaStudy(t)
+	out := filepath.Join(t.TempDir(), "media")
+	if _, stderr, code := run(t, "media", study, "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	pngs, _ := filepath.Glob(filepath.Join(out, "rail_pick_and_place/grasp_demonstrations/image/*.png"))
+	pcds, _ := filepath.Glob(filepath.Join(out, "rail_pick_and_place/grasp_models/point_cloud/*.pcd"))
+	if len(pngs) != 3 || len(pcds) != 3 {
+		t.Errorf("%d demonstration images, %d model clouds; want 3 and 3", len(pngs), len(pcds))
+	}
+	for _, f := range []string{"index.parquet", "index.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	if _, stderr, code := run(t, "media", study, "--out", out); code != exitOutput || !strings.Contains(stderr, "--force") {
+		t.Errorf("into a full DIR: exit %d, %s", code, stderr)
+	}
+	for _, args := range [][]string{{"--fps", "10"}, {"--pcd", "text"}, {"--cloud-format", "las"}, {"--cloud-format", "ply", "--pcd", "ascii"}, {}} {
+		a := append([]string{"media", study}, args...)
+		if len(args) > 0 {
+			a = append(a, "--out", filepath.Join(t.TempDir(), "x"))
+		}
+		if _, stderr, code := run(t, a...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, stderr)
+		}
+	}
+}
+
+// TestReportPictures: the report shows each grasp demonstration's image
+// beside its object and grasp rate and each model's cloud, inlined (the
+// page names no other file), within --max-media-bytes.
+func TestReportPictures(t *testing.T) {
+	study := mediaStudy(t)
+	page := filepath.Join(t.TempDir(), "r.html")
+	imgs := regexp.MustCompile(`<img src="data:image/png;base64,([^"]+)" width="(\d+)" height="(\d+)" alt="([^"]*)"`)
+	for _, c := range []struct {
+		budget      string
+		pictures    int
+		maxBase64   int
+		leftOutNote bool
+	}{{"1048576", 6, 1 << 21, false}, {"2000", 2, 2000 * 4 / 3 * 2, true}, {"0", 0, 0, false}} {
+		if _, stderr, code := run(t, "report", study, "-o", page, "--max-media-bytes", c.budget); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		b, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		html := string(b)
+		found := imgs.FindAllStringSubmatch(html, -1)
+		total := 0
+		for _, m := range found {
+			total += len(m[1])
+		}
+		if c.budget == "2000" {
+			if len(found) == 0 || len(found) >= 6 || total > c.maxBase64 {
+				t.Errorf("budget %s: %d pictures, %d base64 bytes", c.budget, len(found), total)
+			}
+		} else if len(found) != c.pictures {
+			t.Errorf("budget %s: %d pictures, want %d", c.budget, len(found), c.pictures)
+		}
+		if strings.Contains(html, "more left out") != c.leftOutNote {
+			t.Errorf("budget %s: left-out note %v", c.budget, !c.leftOutNote)
+		}
+		if regexp.MustCompile(`(src|href)="(https?:|//|file:)`).MatchString(html) {
+			t.Errorf("budget %s: the page loads something from elsewhere", c.budget)
+		}
+		if c.budget == "1048576" {
+			if !strings.Contains(found[0][4], "Grasp demonstration 1: cup; grasps succeeded") || !strings.Contains(html, "Grasp model 3: the spoon&#39;s cloud seen from above") {
+				t.Errorf("captions: %q …", found[0][4])
+			}
+		}
+	}
+}
