@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -103,5 +104,47 @@ func TestReportPictures(t *testing.T) {
 				t.Errorf("captions: %q …", found[0][4])
 			}
 		}
+	}
+}
+
+// TestMediaSkipBad: an image whose data is shorter than step x height
+// stops the verb with exit 3 naming the file, topic, field and log time,
+// and leaves no file behind; with --skip-bad it is reported and the other
+// frames are written.
+func TestMediaSkipBad(t *testing.T) {
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 1, Sessions: 2, Media: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bad int64
+	for _, e := range s.ROS1 {
+		if e.Topic == "/rail_pick_and_place/grasp_demonstrations" && bad == 0 {
+			if err := e.Value.Set("image.height", uint32(1000)); err != nil {
+				t.Fatal(err)
+			}
+			bad = e.LogTime
+		}
+	}
+	path := filepath.Join(t.TempDir(), "study.bag")
+	if err := studygen.WriteBag(path, s.ROS1, bag.CompressionNone); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "media")
+	_, stderr, code := run(t, "media", path, "--out", out)
+	for _, want := range []string{path, "topic /rail_pick_and_place/grasp_demonstrations", "field image.data", "log time " + strconv.FormatInt(bad, 10), "step 288 x height 1000"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q: %s", want, stderr)
+		}
+	}
+	if code != exitBadInput {
+		t.Errorf("exit %d, want 3", code)
+	}
+	if files, _ := filepath.Glob(filepath.Join(out, "*")); len(files) != 0 {
+		t.Errorf("files left after the error: %v", files)
+	}
+	_, stderr, code = run(t, "media", path, "--out", out, "--skip-bad", "--quiet")
+	pngs, _ := filepath.Glob(filepath.Join(out, "rail_pick_and_place/grasp_demonstrations/image/*.png"))
+	if code != 0 || len(pngs) != 2 || !strings.Contains(stderr, "skipped") || !strings.Contains(stderr, "field image.data") {
+		t.Errorf("--skip-bad: exit %d, %d images, stderr %s", code, len(pngs), stderr)
 	}
 }
