@@ -47,7 +47,22 @@ On a terminal: space pauses and resumes, s publishes one message while
 paused, t toggles --pause-topics; a status line shows the bag time.
 While playing, the node serves rosbag play's NODE/pause_playback service
 (std_srvs/SetBool: true pauses, false resumes), e.g.
-'rosservice call /baglab_play_PID/pause_playback true' from a script.
+'rosservice call /baglab_play_PID/pause_playback true' from a script, and
+the services of rosbag2's player, under the same names:
+  NODE/pause, NODE/resume, NODE/toggle_paused   std_srvs/Trigger
+  NODE/is_paused        std_srvs/Trigger: success is whether it is paused
+  NODE/get_rate         std_srvs/Trigger: message is the rate ("1.5")
+  NODE/play_next        std_srvs/Trigger: while paused, one message
+  NODE/set_rate         baglab_msgs/SetRate: float64 rate --- bool success
+  NODE/seek             baglab_msgs/Seek: time time --- bool success
+  NODE/burst            baglab_msgs/Burst: uint64 num_messages ---
+                        uint64 actually_burst (while paused, at once)
+The std_srvs ones work with 'rosservice call' on a machine with only ROS's
+standard packages; no standard type carries the number of the last three,
+so they have rosbag2_interfaces' fields under baglab_msgs (call them from a
+client with those definitions, e.g. rospy with genpy-generated classes). A
+seek keeps the paused state and sends the latched topics' last message
+before the new time again.
 
 Topics are renamed with --remap FROM:=TO (or a bare FROM:=TO argument, as
 rosbag play takes them), matched against the recorded name, then prefixed

@@ -12,5 +12,9 @@
 // bounded in bytes; the player waits for each message's due time, serving
 // /clock, the keys (TerminalKeys), SetPaused calls and a status line
 // meanwhile. On a NodeAdvertiser, Run also serves rosbag play's
-// ~pause_playback service (std_srvs/SetBool) through SetPaused.
+// ~pause_playback service (std_srvs/SetBool) and rosbag2's player's
+// services under their names (~pause, ~resume, ~toggle_paused, ~is_paused,
+// ~get_rate, ~play_next as std_srvs/Trigger; ~set_rate, ~seek, ~burst with
+// rosbag2_interfaces' fields under baglab_msgs), through the control calls
+// (SetPaused, Seek, SetRate, Burst ...) that any goroutine may make.
 package play

@@ -47,9 +47,9 @@ type Player struct {
 	plan *plan
 	clk  timeSource
 	keys <-chan byte
-	// pauseReqs carries SetPaused calls to the play loop; done is closed
-	// when Run returns.
-	pauseReqs chan pauseRequest
+	// ctl carries the control calls (SetPaused, Seek ...) to the play
+	// loop; done is closed when Run returns.
+	ctl chan func()
 	// rosout is where log lines also go once Run advertised it; nil
 	// without a node.
 	rosout   RosoutLogger
@@ -65,6 +65,9 @@ type Player struct {
 	clockPub       Publisher
 	started        bool // the schedule is anchored (a loop's first message is out)
 	paused         bool
+	seeking        bool  // a Seek to seekTo waits for the play loop
+	seekTo         int64 // ns
+	burst          *burst
 	delayed        bool  // by the rate-control topic
 	rateSeed       int64 // the rate-control stamp until one comes: the loop's first message
 	step           bool
@@ -106,7 +109,7 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 		return nil, fmt.Errorf("%w: no topic to play", ErrOptions)
 	}
 	p := &Player{r: r, o: o, plan: pl, clk: newMonotonic(), keys: o.Keys,
-		pauseReqs: make(chan pauseRequest), done: make(chan struct{}), pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1, loopEnd: -1}
+		ctl: make(chan func()), done: make(chan struct{}), pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1, loopEnd: -1}
 	for _, t := range o.PauseTopics {
 		p.pauseTopics[t] = true
 	}
@@ -199,6 +202,7 @@ func (p *Player) Run(ctx context.Context, adv Advertiser) (Stats, error) {
 }
 
 func (p *Player) run(ctx context.Context, adv Advertiser) error {
+	defer p.endBurst()
 	p.adv = adv
 	for _, out := range p.plan.outs {
 		if !out.idle {
@@ -223,16 +227,19 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 			p.rosout = l
 		}
 	}
-	if ps, ok := adv.(PauseServer); ok {
-		srv, err := ps.ServePause(p.SetPaused)
+	if cs, ok := adv.(ControlServer); ok {
+		srv, err := cs.ServeControl(p)
 		if err != nil {
-			return fmt.Errorf("advertise the pause service: %w", err)
+			return fmt.Errorf("advertise the player's services: %w", err)
 		}
 		defer srv.Close()
 	}
-	latched, err := p.latchedBeforeStart(ctx)
-	if err != nil {
-		return err
+	var latched []item
+	if p.o.Start > 0 {
+		var err error
+		if latched, err = p.latchedBefore(ctx, p.viewStart); err != nil {
+			return err
+		}
 	}
 	// The first pass starts reading now, so that it is ahead by the time
 	// the delay and the wait for subscribers are over.
@@ -264,13 +271,21 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 		n, first, last, err := p.playOnce(ctx, ra)
 		ra.stop()
 		ra = nil
+		if errors.Is(err, errSeek) {
+			if err := p.seek(ctx); err != nil {
+				return err
+			}
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		p.stats.Loops++
+		p.endBurst() // the data ended before the burst did
 		if !p.o.Loop || n == 0 {
 			break
 		}
+		p.filter.Start = p.viewStart // after a seek, the next loop starts at the start
 		p.loopOffset += last - first
 		p.loopEnd = -1
 		if !p.stopped() {
@@ -349,14 +364,11 @@ func (p *Player) pause(ctx context.Context, until time.Duration) error {
 	}
 }
 
-// latchedBeforeStart returns, for every latched source (recorded
-// callerid and topic), its last message before Start, in time order, for
-// Run to publish first, so that -s does not lose latched state (rosbag PR
+// latchedBefore returns, for every latched source (recorded callerid and
+// topic), its last message before t, in time order, for Run to publish
+// first, so that -s (and a seek) does not lose latched state (rosbag PR
 // #1537, which publishes the last message of each latched callerid).
-func (p *Player) latchedBeforeStart(ctx context.Context) ([]item, error) {
-	if p.o.Start <= 0 {
-		return nil, nil
-	}
+func (p *Player) latchedBefore(ctx context.Context, t int64) ([]item, error) {
 	latchedTopic := map[string]bool{}
 	p.plan.mu.Lock()
 	for _, s := range p.plan.sources {
@@ -368,7 +380,7 @@ func (p *Player) latchedBeforeStart(ctx context.Context) ([]item, error) {
 	if len(latchedTopic) == 0 {
 		return nil, nil
 	}
-	f := record.Filter{Topic: func(t string) bool { return latchedTopic[t] }, End: p.viewStart}
+	f := record.Filter{Topic: func(topic string) bool { return latchedTopic[topic] }, End: t}
 	ra, err := startReadAhead(ctx, p.r, f, p.plan, p.o.ReadAhead)
 	if err != nil {
 		return nil, err
@@ -453,9 +465,12 @@ func (p *Player) loopStart() time.Duration {
 // applied first, also when no wait is needed (behind schedule, -i).
 func (p *Player) next(ctx context.Context, ra *readAhead) (item, bool, error) {
 	select {
-	case r := <-p.pauseReqs:
-		p.applyPause(r)
+	case f := <-p.ctl:
+		f()
 	default:
+	}
+	if p.seeking {
+		return item{}, false, errSeek
 	}
 	select {
 	case it, ok := <-ra.items:
@@ -474,6 +489,8 @@ func (p *Player) next(ctx context.Context, ra *readAhead) (item, bool, error) {
 			return it, true, nil
 		case w == wakeClosed:
 			return item{}, false, ra.err
+		case p.seeking:
+			return item{}, false, errSeek
 		}
 		p.tick(p.clk.now(), math.MaxInt64)
 	}
@@ -490,10 +507,21 @@ func (p *Player) waitFor(ctx context.Context, it item) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if p.seeking {
+			return errSeek
+		}
 		p.rateControl(now, it.t)
 		if p.stopped() {
 			if p.step && p.paused {
 				p.step = false
+				p.pausedBag = it.t
+				return nil
+			}
+			if p.burst != nil && p.paused {
+				p.burst.sent++
+				if p.burst.sent == p.burst.want {
+					p.endBurst()
+				}
 				p.pausedBag = it.t
 				return nil
 			}
@@ -700,8 +728,8 @@ func (p *Player) sleep(ctx context.Context, until time.Duration, items <-chan it
 			p.key(k)
 		}
 		return wakeKey, item{}, nil
-	case r := <-p.pauseReqs:
-		p.applyPause(r)
+	case f := <-p.ctl:
+		f()
 		return wakeKey, item{}, nil
 	case it, ok := <-items:
 		if !ok {
