@@ -103,3 +103,19 @@ func TestServeUnindexed(t *testing.T) {
 		t.Errorf("got %d messages, the recording holds %d", got, want)
 	}
 }
+
+// TestServeUsage: --ros takes no recording, a recording needs no --ros,
+// --client-publish applies with --ros: each a usage error (exit 2).
+func TestServeUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"serve"},
+		{"serve", "--ros", "x.bag"},
+		{"serve", "--client-publish", "x.bag"},
+		{"serve", "--port", "70000", "x.bag"},
+	} {
+		var stderr bytes.Buffer
+		if code := Main(args, nil, &bytes.Buffer{}, &stderr); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d\n%s", args, code, exitUsage, stderr.String())
+		}
+	}
+}

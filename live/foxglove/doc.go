@@ -13,6 +13,10 @@
 // Control messages (advertise, status, PlaybackState) are never dropped; a
 // client that leaves them unread for long is disconnected.
 //
+// Bridge drives a Server from a live ROS1 graph (serve --ros): the master's
+// topics advertised as they come and go, each subscribed over TCPROS only
+// while a client subscribes to it, and client publishing onto the graph.
+//
 // Playback drives a Server from recordings read through the front door
 // (recording.Inputs, so every input baglab reads): the files' messages
 // merged in log time order, at their recorded pace scaled by a speed, with

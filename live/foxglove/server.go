@@ -57,6 +57,9 @@ type Options struct {
 	// OnConnect, when set, is called with each new client, after serverInfo
 	// and the channels went out and before its messages are read.
 	OnConnect func(c *Client)
+	// OnDisconnect, when set, is called with each client that left, after
+	// its subscriptions were dropped.
+	OnDisconnect func(c *Client)
 	// OnSubscribers, when set, is told the number of subscriptions a
 	// channel has whenever it changes (to subscribe only to what clients
 	// want).
@@ -238,6 +241,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	err = c.read(ctx)
 	s.remove(c)
+	if s.o.OnDisconnect != nil {
+		s.o.OnDisconnect(c)
+	}
 	c.q.close()
 	<-writerDone
 	status, reason := websocket.StatusNormalClosure, ""
