@@ -110,6 +110,8 @@ demo: build
 	./$(BIN) info $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap --json > $(DEMO)/dataset.json
 	./$(BIN) check --baseline $(DEMO)/dataset.json $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap
 	./$(BIN) check --baseline $(DEMO)/analysis.json $(DEMO)/data/study-lz4.mcap $(DEMO)/data/queries.db3 --report junit:$(DEMO)/baseline.xml --report markdown:$(DEMO)/baseline.md
+	@echo "== the recording contract (examples/contract.yaml): rates, gaps, latency, value ranges"
+	./$(BIN) check --spec examples/contract.yaml $(DEMO)/data/study.bag $(DEMO)/data/study-lz4.mcap --report junit:$(DEMO)/contract.xml
 	./$(BIN) report $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap -o $(DEMO)/report.html
 	@echo "== done: open $(DEMO)/report.html; tables in $(DEMO)/tables, Parquet in $(DEMO)/parquet"
 

@@ -61,7 +61,16 @@ func (a *Accumulated) Outcome() (*Outcome, error) {
 // as Run does, and returns them merged in input order, before any result
 // is computed.
 func Accumulate(ctx context.Context, in *recording.Inputs, kinds []string, o Options, jobs int) (*Accumulated, error) {
-	merged, err := newSet(kinds, o)
+	return AccumulateSet(ctx, in, kinds, func() ([]Analyzer, error) { return newSet(kinds, o) }, jobs)
+}
+
+// AccumulateSet is Accumulate with the accumulators newSet makes (one set
+// per input and one to merge them into): analyses of the caller's own,
+// such as a contract's value rules, beside registered ones. names name
+// them, in order (Accumulated.Kinds).
+func AccumulateSet(ctx context.Context, in *recording.Inputs, names []string, newSet func() ([]Analyzer, error), jobs int) (*Accumulated, error) {
+	kinds := names
+	merged, err := newSet()
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +88,7 @@ func Accumulate(ctx context.Context, in *recording.Inputs, kinds []string, o Opt
 	visit := func(file int, m *record.Message, dec decode.Decoder) error {
 		f := &files[file]
 		if f.set == nil {
-			set, err := newSet(kinds, o)
+			set, err := newSet()
 			if err != nil {
 				return err
 			}

@@ -194,6 +194,7 @@ type TopicStat struct {
 	PeriodMedian Num `json:"period_median_s"`
 	PeriodP99    Num `json:"period_p99_s"`
 	PeriodStd    Num `json:"period_std_s"`
+	PeriodMax    Num `json:"period_max_s"`
 	// GapThreshold is the period above which an interval is a gap (--gap,
 	// or 3 times the median period).
 	GapThreshold Num   `json:"gap_threshold_s"`
@@ -259,7 +260,7 @@ func (a *topicAcc) stat(name string, gapNs int64) (TopicStat, []TopicGap) {
 	nan := Num(math.NaN())
 	n := len(a.times)
 	s := TopicStat{Topic: name, Count: int64(n), Bytes: a.bytes, SizeMin: a.minSize, SizeMax: a.maxSize,
-		Rate: nan, PeriodMedian: nan, PeriodP99: nan, PeriodStd: nan, GapThreshold: nan, GapLongest: 0, GapTotal: 0, GapShare: nan,
+		Rate: nan, PeriodMedian: nan, PeriodP99: nan, PeriodStd: nan, PeriodMax: nan, GapThreshold: nan, GapLongest: 0, GapTotal: 0, GapShare: nan,
 		LatencyP50: nan, LatencyP95: nan, LatencyP99: nan, LatencyMax: nan, SizeMean: nan, Bandwidth: nan}
 	types := slices.Sorted(slices.Values(a.types))
 	s.Type = strings.Join(types, ",")
@@ -301,6 +302,7 @@ func (a *topicAcc) stat(name string, gapNs int64) (TopicStat, []TopicGap) {
 		median := percentile(sorted, 50)
 		s.PeriodMedian, s.PeriodP99 = Num(median), Num(percentile(sorted, 99))
 		s.PeriodStd = Num(numpyStd(periods))
+		s.PeriodMax = Num(sorted[len(sorted)-1])
 		threshold := 3 * median
 		if gapNs > 0 {
 			threshold = float64(gapNs) / 1e9
@@ -395,7 +397,7 @@ func numpyStd(x []float64) float64 {
 // Tables implements Result.
 func (r *TopicsResult) Tables() []*Table {
 	t := newTable("topics", false, "topic", "type", "count:i", "first_ns:i", "last_ns:i", "span_s:f", "rate_hz:f",
-		"period_median_s:f", "period_p99_s:f", "period_std_s:f", "gap_threshold_s:f", "gaps:i", "gap_longest_s:f",
+		"period_median_s:f", "period_p99_s:f", "period_std_s:f", "period_max_s:f", "gap_threshold_s:f", "gaps:i", "gap_longest_s:f",
 		"gap_total_s:f", "gap_share:f", "stamped:i", "latency_p50_s:f", "latency_p95_s:f", "latency_p99_s:f",
 		"latency_max_s:f", "stamps_backwards:i", "duplicates:i", "bytes:i", "size_min:i", "size_max:i", "size_mean:f",
 		"bandwidth_bps:f").
@@ -408,7 +410,7 @@ func (r *TopicsResult) Tables() []*Table {
 			"rate_hz:Hz", "bytes:B", "size_min:B", "size_max:B", "size_mean:B", "bandwidth_bps:B/s")
 	for _, s := range r.Topics {
 		t.add(s.Topic, s.Type, s.Count, s.FirstNs, s.LastNs, s.Span, s.Rate, s.PeriodMedian, s.PeriodP99, s.PeriodStd,
-			s.GapThreshold, s.Gaps, s.GapLongest, s.GapTotal, s.GapShare, s.Stamped, s.LatencyP50, s.LatencyP95,
+			s.PeriodMax, s.GapThreshold, s.Gaps, s.GapLongest, s.GapTotal, s.GapShare, s.Stamped, s.LatencyP50, s.LatencyP95,
 			s.LatencyP99, s.LatencyMax, s.StampsBackwards, s.Duplicates, s.Bytes, s.SizeMin, s.SizeMax, s.SizeMean,
 			s.Bandwidth)
 	}

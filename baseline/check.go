@@ -122,7 +122,7 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 			}
 			write = func(w io.Writer) error { return c.WriteJUnit(w, o.Path, now, host) }
 		}
-		if err := writeReport(o.Stdout, r.Path, write); err != nil {
+		if err := WriteReport(o.Stdout, r.Path, write); err != nil {
 			return nil, err
 		}
 	}
@@ -136,7 +136,7 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 			res.Unchanged = true
 			return res, nil
 		}
-		if err := writeReport(o.Stdout, o.Path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+		if err := WriteReport(o.Stdout, o.Path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return nil, err
 		}
 		res.Updated = true
@@ -144,9 +144,9 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 	return res, nil
 }
 
-// writeReport writes one report file atomically (atomicfile.Write; "-"
+// WriteReport writes one report file atomically (atomicfile.Write; "-"
 // is stdout).
-func writeReport(stdout io.Writer, path string, write func(io.Writer) error) error {
+func WriteReport(stdout io.Writer, path string, write func(io.Writer) error) error {
 	if path == "-" {
 		return write(stdout)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/baglab/baglab/internal/cireport"
 )
 
 // Reports of a Comparison: a short text for a terminal or CI log,
@@ -99,16 +101,6 @@ func (c *Comparison) WriteText(w io.Writer, name string, maxLines int) error {
 	return err
 }
 
-// mdCode renders s as Markdown inline code that is safe in a table cell.
-func mdCode(s string) string {
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
-	if strings.Contains(s, "`") {
-		return "`` " + s + " ``"
-	}
-	return "`" + s + "`"
-}
-
 // WriteMarkdown writes the report as GitHub-flavoured Markdown: a table
 // with one line per statistic group, the new and removed rows, and a table
 // of at most maxRows statistics beyond tolerance.
@@ -118,7 +110,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer, name string, maxRows int) error 
 	if c.Drift() {
 		status = "drift ❌"
 	}
-	fmt.Fprintf(&b, "### baglab baseline check: %s\n\n%s\n\n", status, c.headline(mdCode(name)))
+	fmt.Fprintf(&b, "### baglab baseline check: %s\n\n%s\n\n", status, c.headline(cireport.Code(name)))
 	b.WriteString("| statistic group | rows | new | removed | beyond tolerance | status |\n|---|---:|---:|---:|---:|:---:|\n")
 	for _, g := range c.Groups {
 		rows := ""
@@ -132,7 +124,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer, name string, maxRows int) error 
 		if g.Drift() {
 			mark = "❌"
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s |\n", mdCode(g.Path), rows, len(g.Added), len(g.Removed), len(g.Diffs), g.Compared, mark)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d of %d | %s |\n", cireport.Code(g.Path), rows, len(g.Added), len(g.Removed), len(g.Diffs), g.Compared, mark)
 	}
 	var rows []string
 	var diffs []Diff
@@ -146,7 +138,7 @@ func (c *Comparison) WriteMarkdown(w io.Writer, name string, maxRows int) error 
 			}
 			names := make([]string, len(side.rows))
 			for i, r := range side.rows {
-				names[i] = mdCode(g.rowName(r))
+				names[i] = cireport.Code(g.rowName(r))
 			}
 			rows = append(rows, fmt.Sprintf("- %d %s %s: %s", len(side.rows), side.what, g.Name(len(side.rows)), strings.Join(names, ", ")))
 		}
@@ -166,16 +158,9 @@ func (c *Comparison) WriteMarkdown(w io.Writer, name string, maxRows int) error 
 			if d.Old != "" && d.New != "" && d.Rel == d.Rel {
 				change = percent(d.Rel)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCode(d.Path), mdText(d.Old), mdText(d.New), change, d.Tolerance)
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", cireport.Code(d.Path), cireport.Text(d.Old), cireport.Text(d.New), change, d.Tolerance)
 		}
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-func mdText(s string) string {
-	if s == "" {
-		return "—"
-	}
-	return mdCode(s)
 }

@@ -130,10 +130,17 @@ type checkOptions struct {
 	files []string
 	flags analysisFlags
 	base  baselineFlags
+	spec  string // --spec (contract.go)
 }
 
 const checkLong = `Check recordings against a baseline: the step of a CI job that keeps a
 regression dataset and fails when a result drifts.
+
+--spec SPEC.yaml checks them against a recording contract instead: per
+topic type, min_count, min_rate_hz, max_rate_hz, max_gap, max_latency,
+required: false and value ranges ({values: {"position[0]": [-3.2, 3.2]}}),
+each recording apart (or each --from-partial file of analyze topics
+--partial); exit 1 on a broken rule; --report and --max-lines as below.
 
 The baseline is a saved result, and says itself what to compute:
   baglab analyze KIND FILE... --json > baseline.json   an analysis result: check
@@ -180,7 +187,8 @@ printed is what changed. Exit 0.
 Row keys:
 `
 
-const checkExample = `  baglab analyze all demo/data/study.bag demo/data/queries.mcap --json > baseline.json
+const checkExample = `  baglab check --spec examples/contract.yaml demo/data/study.bag demo/data/study-lz4.mcap --report junit:contract.xml
+  baglab analyze all demo/data/study.bag demo/data/queries.mcap --json > baseline.json
   baglab check --baseline baseline.json demo/data/study.bag demo/data/queries.mcap
   baglab check --baseline baseline.json demo/data/study-lz4.mcap demo/data/queries.db3 --report junit:baseline.xml --report markdown:summary.md
   baglab info demo/data/study.bag demo/data/queries.mcap --json > dataset.json
@@ -190,15 +198,28 @@ const checkExample = `  baglab analyze all demo/data/study.bag demo/data/queries
 func newCheckCmd(g *globalOptions) *cobra.Command {
 	o := &checkOptions{g: g}
 	cmd := &cobra.Command{
-		Use:     "check --baseline FILE RECORDING...",
-		Short:   "Compare recordings with a baseline (analysis result or dataset); exit 1 on drift",
+		Use:     "check --baseline FILE RECORDING... | --spec SPEC.yaml RECORDING...",
+		Short:   "Compare recordings with a baseline or a contract (--spec); exit 1 on drift or a broken rule",
 		Long:    checkLong + baselineKeys().Text(),
 		Example: checkExample,
-		Args:    argsUsage(cobra.MinimumNArgs(1)),
+		Args:    argsUsage(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args
+			if o.spec != "" {
+				s, err := o.validateSpec(cmd)
+				if err != nil {
+					return err
+				}
+				return runSpec(cmd, o, s)
+			}
 			if o.base.path == "" {
-				return usageErrorf("check needs --baseline FILE")
+				return usageErrorf("check needs --baseline FILE or --spec SPEC.yaml")
+			}
+			if len(o.flags.fromPartial) > 0 {
+				return usageErrorf("--from-partial applies to --spec")
+			}
+			if len(o.files) == 0 {
+				return usageErrorf("check needs recordings")
 			}
 			if err := o.base.validate(cmd); err != nil {
 				return err
@@ -210,7 +231,9 @@ func newCheckCmd(g *globalOptions) *cobra.Command {
 		},
 	}
 	o.flags.addFlags(cmd)
+	o.flags.addPartialFlag(cmd)
 	o.base.addFlags(cmd)
+	cmd.Flags().StringVar(&o.spec, "spec", "", "check the recordings against a contract `SPEC.yaml` (topics: rates, gaps, counts, latency, types, value ranges); exit 1 on a broken rule")
 	return cmd
 }
 

@@ -446,3 +446,64 @@ func TestCheckUpdateUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckSpec: check --spec over recordings and over partial files, its
+// exit codes and reports, and the flags it refuses.
+func TestCheckSpec(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "spec.yaml")
+	good := `topics:
+  /agent_monitor/factList: {type: toaster_msgs/msg/FactList, min_rate_hz: 1.5, max_gap: 1s, min_count: 50}
+  /rail_pick_and_place/grasp_and_store/status: {max_latency: 50ms}
+  /interactive_world/placement: {values: {"position.x": [-5, 5]}}
+  /not/there: {required: false, min_rate_hz: 5}
+`
+	os.WriteFile(spec, []byte(good), 0o644)
+	bags := []string{studyFile("study.bag"), studyFile("study-lz4.mcap")}
+	junit, md := filepath.Join(dir, "c.xml"), filepath.Join(dir, "c.md")
+	out, stderr, code := run(t, append([]string{"check", "--spec", spec, "--report", "junit:" + junit, "--report", "markdown:" + md}, bags...)...)
+	if code != 0 || !strings.HasPrefix(out, "contract "+spec+": every rule holds (22 rules in 2 recordings)") {
+		t.Fatalf("exit %d: %s%s", code, out, stderr)
+	}
+	x, _ := os.ReadFile(junit)
+	if !strings.Contains(string(x), `tests="22" failures="0"`) || strings.Count(string(x), "<testcase ") != 22 || strings.Count(string(x), "<skipped ") != 4 {
+		t.Errorf("JUnit:\n%s", x)
+	}
+	if m, _ := os.ReadFile(md); !strings.Contains(string(m), "| `/agent_monitor/factList` | `min_rate_hz` | `>= 1.5 Hz` | `2 Hz` | ✅ |") {
+		t.Errorf("Markdown:\n%s", m)
+	}
+	os.WriteFile(spec, []byte(good+"  /lama/objects: {min_rate_hz: 20}\n"), 0o644)
+	out, _, code = run(t, append([]string{"check", "--spec", spec}, bags...)...)
+	if code != exitProblem || !strings.Contains(out, "2 of 26 rules broken in 2 of 2 recordings") ||
+		!strings.Contains(out, "study.bag: /lama/objects min_rate_hz: 10 Hz, want >= 20 Hz") {
+		t.Errorf("broken rule: exit %d\n%s", code, out)
+	}
+	// From partial files: the topic rules; value rules need the messages.
+	part := filepath.Join(dir, "p.json")
+	if _, stderr, code := run(t, "analyze", "topics", bags[0], "--partial", part); code != 0 {
+		t.Fatalf("--partial: %s", stderr)
+	}
+	os.WriteFile(spec, []byte("topics:\n  /lama/objects: {min_rate_hz: 20}\n  /agent_monitor/factList: {min_count: 60}\n"), 0o644)
+	out, _, code = run(t, "check", "--spec", spec, "--from-partial", part)
+	if code != exitProblem || !strings.Contains(out, "1 of 4 rules broken in 1 of 1 recording") {
+		t.Errorf("from partial: exit %d\n%s", code, out)
+	}
+	os.WriteFile(spec, []byte(good), 0o644)
+	if _, stderr, code := run(t, "check", "--spec", spec, "--from-partial", part); code != exitUsage || !strings.Contains(stderr, "value rules") {
+		t.Errorf("value rules from a partial: exit %d: %s", code, stderr)
+	}
+	for _, args := range [][]string{
+		{"check", "--spec", spec, "--baseline", spec, bags[0]},
+		{"check", "--spec", spec, "--tolerance", "0.1", bags[0]},
+		{"check", "--spec", spec},
+		{"check", "--baseline", spec, "--from-partial", part},
+	} {
+		if _, stderr, code := run(t, args...); code != exitUsage {
+			t.Errorf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	os.WriteFile(spec, []byte("topics:\n  /a: {min_rate: 3}\n"), 0o644)
+	if _, stderr, code := run(t, "check", "--spec", spec, bags[0]); code != exitBadInput || !strings.Contains(stderr, "min_rate") {
+		t.Errorf("bad spec: exit %d: %s", code, stderr)
+	}
+}

@@ -67,7 +67,8 @@ def stats(msgs, gap):
              "rate_hz": num((n - 1) / span) if span > 0 else "NaN",
              "bandwidth_bps": num(sizes.sum() / span) if span > 0 else "NaN",
              "duplicates": sum(1 for a, b in zip(ms, ms[1:]) if a[3] == b[3])}
-        s.update({"period_median_s": "NaN", "period_p99_s": "NaN", "period_std_s": "NaN", "gap_threshold_s": "NaN",
+        s.update({"period_median_s": "NaN", "period_p99_s": "NaN", "period_std_s": "NaN", "period_max_s": "NaN",
+                  "gap_threshold_s": "NaN",
                   "gaps": 0, "gap_longest_s": 0.0, "gap_total_s": 0.0, "gap_share": "NaN"})
         if n > 1:
             p = np.diff(t) / 1e9
@@ -75,7 +76,8 @@ def stats(msgs, gap):
             thr = gap if gap > 0 else 3 * med
             g = p[p > thr]
             s.update({"period_median_s": num(med), "period_p99_s": num(np.percentile(p, 99)),
-                      "period_std_s": num(np.std(p)), "gap_threshold_s": num(thr), "gaps": int(len(g)),
+                      "period_std_s": num(np.std(p)), "period_max_s": num(p.max()),
+                      "gap_threshold_s": num(thr), "gaps": int(len(g)),
                       "gap_longest_s": num(g.max()) if len(g) else 0.0,
                       "gap_total_s": num(g.sum()) if len(g) else 0.0,
                       "gap_share": num((g.sum() if len(g) else 0.0) / span) if span > 0 else "NaN"})
