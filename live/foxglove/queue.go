@@ -78,7 +78,9 @@ func (q *queue) pushData(f frame) {
 	if q.closed {
 		return
 	}
-	if q.ndata >= q.maxMsgs || q.bytes+n > q.maxBytes {
+	// An empty queue takes any message, so that one larger than the bound
+	// (a big point cloud) still reaches a client that keeps up.
+	if q.ndata > 0 && (q.ndata >= q.maxMsgs || q.bytes+n > q.maxBytes) {
 		q.dropped++
 		return
 	}

@@ -623,12 +623,13 @@ func (c *Client) write(ctx context.Context) {
 	defer c.q.close()
 	var reported int64
 	var lastReport time.Time
+	var buf []byte
 	for {
 		f, ok := c.q.next(ctx)
 		if !ok {
 			return
 		}
-		if err := c.send(ctx, f); err != nil {
+		if err := c.send(ctx, f, &buf); err != nil {
 			if ctx.Err() == nil {
 				c.q.fail(fmt.Sprintf("write failed: %v", err))
 			}
@@ -642,7 +643,7 @@ func (c *Client) write(ctx context.Context) {
 	}
 }
 
-func (c *Client) send(ctx context.Context, f frame) error {
+func (c *Client) send(ctx context.Context, f frame, buf *[]byte) error {
 	ctx, cancel := context.WithTimeout(ctx, c.s.o.WriteTimeout)
 	defer cancel()
 	if f.text {
@@ -651,17 +652,12 @@ func (c *Client) send(ctx context.Context, f frame) error {
 	if !f.hasHead {
 		return c.conn.Write(ctx, websocket.MessageBinary, f.body)
 	}
-	w, err := c.conn.Writer(ctx, websocket.MessageBinary)
-	if err != nil {
-		return err
+	// One frame, one write: header and payload copied together (two
+	// writes of a message cost a second frame and system call each).
+	*buf = append(append((*buf)[:0], f.head[:]...), f.body...)
+	err := c.conn.Write(ctx, websocket.MessageBinary, *buf)
+	if cap(*buf) > 4<<20 {
+		*buf = nil // do not keep a big message's buffer
 	}
-	if _, err := w.Write(f.head[:]); err != nil {
-		w.Close()
-		return err
-	}
-	if _, err := w.Write(f.body); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
+	return err
 }
