@@ -3,7 +3,11 @@ package tf
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/record"
 )
 
 // FuzzLookup drives a Buffer with transforms and lookups drawn from the
@@ -62,3 +66,47 @@ func FuzzLookup(f *testing.F) {
 		_ = b.AllFramesAsString()
 	})
 }
+
+// FuzzAdd decodes arbitrary bytes as a ROS1 and a ROS2 TFMessage and
+// reads them into a Reader: a message that does not decode is an error,
+// never a panic, and what decodes is read.
+func FuzzAdd(f *testing.F) {
+	one := []byte{1, 0, 0, 0, 7, 0, 0, 0, 0x10, 0, 0, 0, 0x20, 0, 0, 0, 1, 0, 0, 0, 'a', 1, 0, 0, 0, 'b'}
+	one = append(one, make([]byte, 56)...)
+	f.Add(one)
+	f.Add([]byte{})
+	f.Add([]byte{0, 1, 0, 0, 1, 0, 0, 0})
+	ros1, ros2 := tfDecoder(f, "tf2_msgs/TFMessage", "ros1msg", "ros1"), tfDecoder(f, "tf2_msgs/msg/TFMessage", "ros2msg", "cdr")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, d := range []decode.Decoder{ros1, ros2} {
+			r := NewReader()
+			m := &record.Message{Channel: &record.Channel{Topic: "/tf", Metadata: map[string]string{}}, Data: data, Offset: -1}
+			if err := r.Add(m, d); err == nil && r.Messages != 1 {
+				t.Fatalf("decoded but %d messages counted", r.Messages)
+			}
+		}
+	})
+}
+
+func tfDecoder(f *testing.F, name, enc, msgEnc string) decode.Decoder {
+	text := fuzzTFText
+	if enc == "ros2msg" {
+		text = strings.Replace(strings.Replace(text, "uint32 seq\ntime stamp", "builtin_interfaces/Time stamp", 1),
+			"MSG: geometry_msgs/Transform\n", "MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"+sep+"MSG: geometry_msgs/Transform\n", 1)
+	}
+	ch := &record.Channel{Topic: "/tf", MessageEncoding: msgEnc, Schema: &record.Schema{Name: name, Encoding: enc, Data: []byte(text)}}
+	d, err := decode.NewResolver(nil).For(ch)
+	if err != nil {
+		f.Fatal(err)
+	}
+	return d
+}
+
+const sep = "================================================================================\n"
+
+const fuzzTFText = "geometry_msgs/TransformStamped[] transforms\n" + sep +
+	"MSG: geometry_msgs/TransformStamped\nstd_msgs/Header header\nstring child_frame_id\ngeometry_msgs/Transform transform\n" + sep +
+	"MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n" + sep +
+	"MSG: geometry_msgs/Transform\ngeometry_msgs/Vector3 translation\ngeometry_msgs/Quaternion rotation\n" + sep +
+	"MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n" + sep +
+	"MSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n"

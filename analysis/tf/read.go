@@ -7,7 +7,6 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/header"
-	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 )
@@ -39,6 +38,7 @@ type Reader struct {
 	Rejected map[string]int
 	// Messages and Transforms count what was read.
 	Messages, Transforms int64
+	sink                 tfSink
 }
 
 // NewReader returns a Reader with an empty Buffer.
@@ -49,18 +49,12 @@ func NewReader() *Reader {
 // Add reads the transforms of one TF message decoded by dec. A message
 // that does not decode is a *record.Error naming its file and topic.
 func (r *Reader) Add(m *record.Message, dec decode.Decoder) error {
-	v, err := dec.DecodeValue(m.Data)
-	if err != nil {
+	if err := dec.Decode(m.Data, &r.sink); err != nil {
 		return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
 	}
 	r.Messages++
 	static := IsStaticTopic(m.Channel.Topic)
-	for _, e := range v.LookupList("transforms") {
-		ts, _ := e.(*value.Struct)
-		if ts == nil {
-			continue
-		}
-		s := stampedOf(ts)
+	for _, s := range r.sink.out {
 		r.Transforms++
 		err := r.Buffer.SetTransform(s, static)
 		if rej, ok := err.(*Rejected); ok {
@@ -69,21 +63,6 @@ func (r *Reader) Add(m *record.Message, dec decode.Decoder) error {
 		r.note(s, static, m, err == nil)
 	}
 	return nil
-}
-
-// stampedOf reads a geometry_msgs/TransformStamped.
-func stampedOf(ts *value.Struct) Stamped {
-	f := func(p string) float64 { x, _ := ts.LookupFloat(p); return x }
-	stamp, _ := ts.LookupTimeNs("header.stamp")
-	return Stamped{
-		Parent: ts.LookupString("header.frame_id"),
-		Child:  ts.LookupString("child_frame_id"),
-		Stamp:  stamp,
-		Transform: Transform{
-			Translation: Vec3{f("transform.translation.x"), f("transform.translation.y"), f("transform.translation.z")},
-			Rotation:    Quat{f("transform.rotation.x"), f("transform.rotation.y"), f("transform.rotation.z"), f("transform.rotation.w")},
-		},
-	}
 }
 
 // Read reads every TF topic of in (IsTFType) into a new Reader, the

@@ -16,22 +16,27 @@ import (
 
 // ros2Copy writes the messages of bag (read by Debian's rosbag) as a ROS2
 // MCAP file — tf2_msgs/msg/TFMessage and geometry_msgs/msg/PoseStamped in
-// CDR — with npm @mcap/core and @foxglove/rosmsg2-serialization.
-func ros2Copy(t *testing.T, bag string) string {
+// CDR — with npm @mcap/core and @foxglove/rosmsg2-serialization, and the
+// same CDR messages as a rosbag2 .db3 file with Python's sqlite3.
+func ros2Copy(t *testing.T, bag string) (mcap, db3 string) {
 	t.Helper()
-	testenv.RequirePeer(t, "node", "mcap", "rosmsg2")
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "sqlite3")
 	dump, err := exec.Command(testenv.Python, "testdata/bagjson.py", bag).Output()
 	if err != nil {
 		t.Fatalf("bagjson.py: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), "tf.mcap")
+	dir := t.TempDir()
+	mcap, db3, cdr := filepath.Join(dir, "tf.mcap"), filepath.Join(dir, "tf.db3"), filepath.Join(dir, "cdr.jsonl")
 	js := filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "ros2mcap.js")
-	cmd := exec.Command("node", js, testenv.NodeDir(t), path)
+	cmd := exec.Command("node", js, testenv.NodeDir(t), mcap, cdr)
 	cmd.Stdin = bytes.NewReader(dump)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("ros2mcap.js: %v\n%s", err, out)
 	}
-	return path
+	if out, err := exec.Command(testenv.Python, "testdata/db3write.py", cdr, db3).CombinedOutput(); err != nil {
+		t.Fatalf("db3write.py: %v\n%s", err, out)
+	}
+	return mcap, db3
 }
 
 func readStamps(t *testing.T, path, topic string) (*tf.Reader, []int64) {
@@ -49,14 +54,21 @@ func readStamps(t *testing.T, path, topic string) (*tf.Reader, []int64) {
 }
 
 // TestROS2MatchesROS1 reads the same transforms from the ROS1 bag (which
-// TestLookupMatchesTF2 holds against tf2) and from a ROS2 MCAP copy that
-// independent writers made of it: the same frames, the same /pose header
-// stamps (builtin_interfaces/Time), and identical lookups and errors.
+// TestLookupMatchesTF2 holds against tf2) and from ROS2 MCAP and .db3
+// copies that independent writers made of it: the same frames, the same
+// /pose header stamps (builtin_interfaces/Time), and identical lookups and
+// errors.
 func TestROS2MatchesROS1(t *testing.T) {
 	bag := tfBag(t, "20", "1000")
-	mcap := ros2Copy(t, bag)
+	mcap, db3 := ros2Copy(t, bag)
 	r1, s1 := readStamps(t, bag, "/pose")
-	r2, s2 := readStamps(t, mcap, "/pose")
+	for _, f := range []string{mcap, db3} {
+		t.Run(filepath.Ext(f), func(t *testing.T) { sameAsROS1(t, r1, s1, f) })
+	}
+}
+
+func sameAsROS1(t *testing.T, r1 *tf.Reader, s1 []int64, path string) {
+	r2, s2 := readStamps(t, path, "/pose")
 	if fmt.Sprint(s1) != fmt.Sprint(s2) || len(s1) != 400 {
 		t.Fatalf("/pose stamps differ: %d in the bag, %d in the MCAP", len(s1), len(s2))
 	}

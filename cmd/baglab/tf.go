@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,8 +68,8 @@ Output: a table; --json, one object per time:
 target_frame, source_frame, translation.{x,y,z}, rotation.{x,y,z,w}, roll,
 pitch, yaw (NaN where the lookup failed) and error.`,
 		Example: `  baglab tf demo/data/tf.bag --tree
-  baglab tf demo/data/tf.bag --target map --source gripper --at +5s,+5.5s
-  baglab tf demo/data/tf.bag --target odom --source laser --every 100ms --json | jq -c .translation
+  baglab tf demo/data/tf.bag --target map --source camera --at +5s,+5.5s,0
+  baglab tf demo/data/tf.bag --target odom --source tool --every 100ms --json | jq -c .translation
   baglab tf demo/data/tf.bag --target map --source base_link --at-topic /pose --out tables --format csv`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -168,19 +170,21 @@ func runTF(ctx context.Context, o *tfOptions) error {
 	if failed > 0 {
 		o.g.note("baglab: %d of %d lookup(s) failed (see the error column)", failed, len(rows))
 	}
-	switch {
-	case o.out != "":
+	if o.out != "" {
 		return o.writeRows(rows)
-	case o.json:
-		enc := json.NewEncoder(o.g.stdout)
+	}
+	w := bufio.NewWriterSize(o.g.stdout, 64<<10)
+	if o.json {
+		enc := json.NewEncoder(w)
 		for _, row := range rows {
 			if err := enc.Encode(row); err != nil {
 				return err
 			}
 		}
-		return nil
+	} else if err := printRows(w, rows); err != nil {
+		return err
 	}
-	return o.printRows(rows)
+	return w.Flush()
 }
 
 // times are the lookup times the flags ask for.
@@ -217,7 +221,7 @@ func (o *tfOptions) times(in *recording.Inputs, stamps []int64) ([]int64, error)
 
 func (o *tfOptions) printTree(frames []tf.Frame) error {
 	if o.json {
-		enc := json.NewEncoder(o.g.stdout)
+		enc := json.NewEncoder(o.g.stdout) // a line per frame: few
 		for _, f := range frames {
 			if err := enc.Encode(f); err != nil {
 				return err
@@ -255,8 +259,8 @@ func stampText(ns int64) string {
 	return fmt.Sprintf("%d.%09d", sec, nsec)
 }
 
-func (o *tfOptions) printRows(rows []tf.Row) error {
-	w := tabwriter.NewWriter(o.g.stdout, 0, 2, 2, ' ', 0)
+func printRows(out io.Writer, rows []tf.Row) error {
+	w := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
 	fmt.Fprintln(w, "TIME\tX\tY\tZ\tQX\tQY\tQZ\tQW\tROLL\tPITCH\tYAW\tERROR")
 	for _, r := range rows {
 		if r.Error != "" {

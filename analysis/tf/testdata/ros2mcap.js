@@ -1,8 +1,10 @@
 // Write the messages bagjson.py dumped (stdin) as a ROS2 MCAP file with the
 // npm @mcap/core writer and @foxglove/rosmsg2-serialization (CDR):
-// node ros2mcap.js NODE_DIR OUT.mcap < messages.jsonl
+// node ros2mcap.js NODE_DIR OUT.mcap [CDR.jsonl] < messages.jsonl
 // /tf and /tf_static as tf2_msgs/msg/TFMessage, /pose as
-// geometry_msgs/msg/PoseStamped, schemas in ros2msg.
+// geometry_msgs/msg/PoseStamped, schemas in ros2msg. CDR.jsonl, when
+// given, receives each message as {"topic","type","log","data" (base64),
+// "definition"}, for db3write.py.
 const path = require("path");
 const fs = require("fs");
 const { createRequire } = require("module");
@@ -40,6 +42,7 @@ const quat = (a) => ({ x: a[0], y: a[1], z: a[2], w: a[3] });
   const tfWriter = new MessageWriter(parse(TF, { ros2: true }));
   const poseWriter = new MessageWriter(parse(POSE, { ros2: true }));
   const channels = new Map();
+  const dump = [];
   let seq = 0;
   for (const m of lines) {
     const isTF = m.transforms !== undefined;
@@ -51,7 +54,10 @@ const quat = (a) => ({ x: a[0], y: a[1], z: a[2], w: a[3] });
       : poseWriter.writeMessage({ header: { stamp: stamp(m.stamp), frame_id: m.frame }, pose: { position: vec(m.p), orientation: quat(m.q) } });
     const t = BigInt(m.log);
     await w.addMessage({ channelId: channels.get(m.topic), sequence: seq++, logTime: t, publishTime: t, data });
+    dump.push(JSON.stringify({ topic: m.topic, type: isTF ? "tf2_msgs/msg/TFMessage" : "geometry_msgs/msg/PoseStamped",
+      log: m.log, data: Buffer.from(data).toString("base64"), definition: isTF ? TF : POSE }));
   }
   await w.end();
   fs.writeFileSync(process.argv[3], Buffer.concat(chunks));
+  if (process.argv[4]) fs.writeFileSync(process.argv[4], dump.join("\n") + "\n");
 })().catch((e) => { console.error(e); process.exit(1); });
