@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -259,19 +260,47 @@ func stampText(ns int64) string {
 	return fmt.Sprintf("%d.%09d", sec, nsec)
 }
 
+// printRows prints the lookups as a table of fixed-width columns (no
+// tabwriter: it would hold the whole table to size them).
 func printRows(out io.Writer, rows []tf.Row) error {
-	w := tabwriter.NewWriter(out, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(w, "TIME\tX\tY\tZ\tQX\tQY\tQZ\tQW\tROLL\tPITCH\tYAW\tERROR")
-	for _, r := range rows {
-		if r.Error != "" {
-			fmt.Fprintf(w, "%s\t\t\t\t\t\t\t\t\t\t\t%s: %s\n", stampText(r.StampNs), r.ErrorKind, r.Error)
-			continue
-		}
-		t, q := r.Translation, r.Rotation
-		fmt.Fprintf(w, "%s\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t%.6f\t\n", stampText(r.StampNs),
-			t.X, t.Y, t.Z, q.X, q.Y, q.Z, q.W, *r.Roll, *r.Pitch, *r.Yaw)
+	const head = "%-20s%12s%12s%12s%11s%11s%11s%11s%11s%11s%11s  ERROR\n"
+	if _, err := fmt.Fprintf(out, head, "TIME", "X", "Y", "Z", "QX", "QY", "QZ", "QW", "ROLL", "PITCH", "YAW"); err != nil {
+		return err
 	}
-	return w.Flush()
+	var b []byte
+	for _, r := range rows {
+		b = append(b[:0], stampText(r.StampNs)...)
+		if r.Error != "" {
+			b = append(b, strings.Repeat(" ", 12*3+11*7+2)...)
+			b = append(b, r.ErrorKind...)
+			b = append(b, ": "...)
+			b = append(b, r.Error...)
+		} else {
+			t, q := r.Translation, r.Rotation
+			for k, v := range []float64{t.X, t.Y, t.Z, q.X, q.Y, q.Z, q.W, *r.Roll, *r.Pitch, *r.Yaw} {
+				width := 11
+				if k < 3 {
+					width = 12
+				}
+				b = appendPadded(b, v, width)
+			}
+		}
+		b = append(b, '\n')
+		if _, err := out.Write(b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendPadded appends v with 6 decimals, right-aligned in width.
+func appendPadded(b []byte, v float64, width int) []byte {
+	var num [32]byte
+	n := strconv.AppendFloat(num[:0], v, 'f', 6, 64)
+	for i := len(n); i < width; i++ {
+		b = append(b, ' ')
+	}
+	return append(b, n...)
 }
 
 // writeRows writes the lookups through export's writers.
