@@ -113,6 +113,16 @@ demo: build
 	@echo "== the recording contract (examples/contract.yaml): rates, gaps, latency, value ranges"
 	./$(BIN) check --spec examples/contract.yaml $(DEMO)/data/study.bag $(DEMO)/data/study-lz4.mcap --report junit:$(DEMO)/contract.xml
 	./$(BIN) report $(DEMO)/data/study.bag $(DEMO)/data/queries.mcap -o $(DEMO)/report.html
+	@echo "== transforms: a recording with /tf, /tf_static, /imu and /pose (go run ./testdata/bench/tfgen)"
+	$(GO) run ./testdata/bench/tfgen -o $(DEMO)/data/tf.bag -seconds 20 -cloud-bytes 12000
+	./$(BIN) tf $(DEMO)/data/tf.bag --tree
+	./$(BIN) tf $(DEMO)/data/tf.bag --target map --source camera --at +5s,+5.25s,0
+	./$(BIN) tf $(DEMO)/data/tf.bag --target map --source base_link --every 1s --json | head -3
+	./$(BIN) tf $(DEMO)/data/tf.bag --target odom --source imu_link --at-topic /imu --out $(DEMO)/tf --format csv
+	./$(BIN) export $(DEMO)/data/tf.bag --topics /pose --tf-frame map --out $(DEMO)/pose-in-map --format csv
+	@echo "== synchronised tables: /imu and /pose matched as message_filters' ApproximateTimeSynchronizer"
+	./$(BIN) export $(DEMO)/data/tf.bag --sync /imu,/pose --slop 5ms --out $(DEMO)/synced --format csv
+	head -c 300 $(DEMO)/synced/synced.csv; echo
 	@echo "== done: open $(DEMO)/report.html; tables in $(DEMO)/tables, Parquet in $(DEMO)/parquet"
 
 ## sample: regenerate the committed sample study (testdata/sample)

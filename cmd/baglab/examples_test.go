@@ -125,6 +125,9 @@ func TestExamples(t *testing.T) {
 	if err == nil {
 		_, err = studygen.WriteAll(filepath.Join(demo, "demo", "data"), s)
 	}
+	if err == nil { // make demo's transforms
+		err = studygen.WriteTF(filepath.Join(demo, "demo", "data", "tf.bag"), studygen.TFOptions{Seconds: 20, CloudBytes: 12000})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

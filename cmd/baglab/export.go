@@ -69,11 +69,26 @@ CSV has a header from the message definition (dot paths: pose.position.x);
 --arrays chooses how arrays appear: json (one JSON cell), explode:PATH (one
 row per element of that array) or first:N (columns a.0.x ... a.N-1.x).
 
+--tf-frame F adds to every message with a std_msgs/Header and a
+geometry_msgs Pose, Point or Transform (outside arrays) a field in_F with the
+same values expressed in frame F (in_map.pose.position.x), from the
+recordings' /tf and /tf_static at the header's stamp as tf2 looks them up
+(see baglab tf); NaN where no transform exists at that stamp.
+
+--sync /a,/b[,/c] writes instead one dataset, DIR/synced.parquet (or .csv),
+one row per matched set, each topic's fields under the topic's name
+(/a.header.stamp): the sets ROS's python message_filters
+ApproximateTimeSynchronizer (--slop, --sync-queue) or, with --sync-policy
+exact, TimeSynchronizer emits when fed the recordings in log-time order.
+Every topic needs a std_msgs/Header.
+
 Files are written under temporary names and renamed when the export
 succeeds; on error or interrupt none are left.`,
 		Example: `  baglab export demo/data/study.bag --out tables
   baglab export demo/data/study.bag demo/data/queries.mcap --out by-date --partition-by date --jobs 4
-  baglab export demo/data/study.mcap --out csv --format csv --topics /interactive_world/placement_sets --arrays explode:placements`,
+  baglab export demo/data/study.mcap --out csv --format csv --topics /interactive_world/placement_sets --arrays explode:placements
+  baglab export demo/data/tf.bag --topics /pose --tf-frame map --out pose-in-map --format csv
+  baglab export demo/data/tf.bag --sync /imu,/pose --slop 5ms --out synced`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.files = args

@@ -4,7 +4,8 @@
 # recording (testdata/bench/tfgen) has /tf at 100 Hz and 10 Hz, /tf_static,
 # and 1 MB point clouds at 10 Hz for the bulk: LENGTH=120 (s) gives 1.2 GB.
 # Each command runs RUNS times, alternately; the table gives the median wall
-# time and peak RSS.
+# time, the median CPU time (user + system: on a shared machine the steadier
+# figure) and the peak RSS.
 #
 #   testdata/bench/tf.sh [DIR]       LENGTH=120 RUNS=3 BAGLAB=bin/baglab
 set -euo pipefail
@@ -24,11 +25,11 @@ for ext in bag mcap; do
 	[ -s "$f" ] || go run ./testdata/bench/tfgen -o "$f" -seconds "$LENGTH"
 done
 
-# time_one LABEL CMD...: appends "LABEL seconds maxrss_kb" to $DIR/times
+# time_one LABEL CMD...: appends "LABEL wall_s maxrss_kb user_s sys_s" to $DIR/times
 time_one() {
 	local label=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$DIR/t.$$" "$@" >/dev/null 2>"$DIR/err.$$" || { cat "$DIR/err.$$" >&2; exit 1; }
+	/usr/bin/time -f "%e %M %U %S" -o "$DIR/t.$$" "$@" >/dev/null 2>"$DIR/err.$$" || { cat "$DIR/err.$$" >&2; exit 1; }
 	echo "$label $(cat "$DIR/t.$$")" >>"$DIR/times"
 }
 
@@ -45,7 +46,10 @@ done
 rm -f "$DIR/t.$$" "$DIR/err.$$"
 
 echo "recording: $(du -h "$DIR/tf-$LENGTH.bag" | cut -f1) bag, $(du -h "$DIR/tf-$LENGTH.mcap" | cut -f1) mcap (zstd), ${LENGTH} s, $((LENGTH * 110)) /tf messages"
-printf '%-28s %10s %12s\n' command "median s" "peak RSS MB"
+printf '%-28s %10s %12s %12s\n' command "median s" "median CPU s" "peak RSS MB"
 awk '{print $1" "$2}' "$DIR/times" | awk '!seen[$0]++' | while read -r ext cmd; do
-	grep "^$ext $cmd " "$DIR/times" | sort -k3,3n | awk -v k="$ext $cmd" '{t[NR]=$3; if($4>m)m=$4} END {printf "%-28s %10.2f %12.0f\n", k, t[int((NR+1)/2)], m/1024}'
+	wall=$(grep "^$ext $cmd " "$DIR/times" | awk '{print $3}' | sort -n | awk '{t[NR]=$1} END {print t[int((NR+1)/2)]}')
+	cpu=$(grep "^$ext $cmd " "$DIR/times" | awk '{print $5+$6}' | sort -n | awk '{t[NR]=$1} END {print t[int((NR+1)/2)]}')
+	rss=$(grep "^$ext $cmd " "$DIR/times" | awk '$4>m {m=$4} END {print m}')
+	printf '%-28s %10.2f %12.2f %12.0f\n' "$ext $cmd" "$wall" "$cpu" "$((rss / 1024))"
 done

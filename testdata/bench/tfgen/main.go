@@ -1,58 +1,19 @@
-// Command tfgen writes the recording of the TF benchmark (testdata/bench/tf.sh):
-// /tf at 100 Hz (odom -> base_link -> arm -> tool in one TFMessage) and
-// 10 Hz (map -> odom), /tf_static once (tool -> camera), and the bulk of
-// the bytes as 1 MB sensor_msgs/PointCloud2 at 10 Hz on /camera/points.
-// .bag is uncompressed, .mcap zstd.
+// Command tfgen writes the recording of the TF benchmark (testdata/bench/tf.sh)
+// and of `make demo`'s transforms (studygen.WriteTF): /tf at 100 Hz and
+// 10 Hz, /tf_static, /imu, /pose and 1 MB point clouds at 10 Hz. .bag is
+// uncompressed, .mcap zstd.
 //
 //	go run ./testdata/bench/tfgen -o tf-big.bag -seconds 120
+//	go run ./testdata/bench/tfgen -o demo/data/tf.bag -seconds 20 -cloud-bytes 12000
 package main
 
 import (
 	"flag"
 	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
-	"strings"
 
-	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/ros1"
-	"github.com/baglab/baglab/decode/value"
-	"github.com/baglab/baglab/record"
-	"github.com/baglab/baglab/recording/bag"
-	"github.com/baglab/baglab/recording/mcapfile"
+	"github.com/baglab/baglab/internal/testkit/studygen"
 )
-
-const tfText = `geometry_msgs/TransformStamped[] transforms
-================================================================================
-MSG: geometry_msgs/TransformStamped
-std_msgs/Header header
-string child_frame_id
-geometry_msgs/Transform transform
-================================================================================
-MSG: std_msgs/Header
-uint32 seq
-time stamp
-string frame_id
-================================================================================
-MSG: geometry_msgs/Transform
-geometry_msgs/Vector3 translation
-geometry_msgs/Quaternion rotation
-================================================================================
-MSG: geometry_msgs/Vector3
-float64 x
-float64 y
-float64 z
-================================================================================
-MSG: geometry_msgs/Quaternion
-float64 x
-float64 y
-float64 z
-float64 w
-`
-
-// start is 2024-01-01T00:00:00Z.
-const start = int64(1704067200) * 1e9
 
 func main() {
 	out := flag.String("o", "", "output path, .bag or .mcap (required)")
@@ -63,116 +24,8 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	if err := write(*out, *seconds, *cloudBytes); err != nil {
+	if err := studygen.WriteTF(*out, studygen.TFOptions{Seconds: *seconds, CloudBytes: *cloudBytes}); err != nil {
 		fmt.Fprintln(os.Stderr, "tfgen:", err)
 		os.Exit(1)
 	}
-}
-
-type writer struct {
-	w   record.Writer
-	ids map[string]uint32
-	seq uint64
-}
-
-func (w *writer) put(topic string, t int64, v *value.Struct, text string) error {
-	id, ok := w.ids[topic]
-	if !ok {
-		ch := &record.Channel{Topic: topic, MessageEncoding: "ros1",
-			Schema:   &record.Schema{Name: v.Type.Name, Encoding: "ros1msg", Data: []byte(text), MD5: msgdef.MD5(v.Type)},
-			Metadata: map[string]string{"callerid": "/tfgen"}}
-		var err error
-		if id, err = w.w.AddChannel(ch); err != nil {
-			return err
-		}
-		w.ids[topic] = id
-	}
-	data, err := ros1.Encode(v)
-	if err != nil {
-		return err
-	}
-	w.seq++
-	return w.w.WriteMessage(id, &record.Message{LogTime: t, PublishTime: t, Sequence: w.seq, Data: data})
-}
-
-func write(path string, seconds, cloudBytes int) error {
-	var w record.Writer
-	switch {
-	case strings.HasSuffix(path, ".bag"):
-		bw, err := bag.Create(path)
-		if err != nil {
-			return err
-		}
-		w = bw
-	case strings.HasSuffix(path, ".mcap"):
-		mw, err := mcapfile.Create(path, mcapfile.WithProfile("ros1"))
-		if err != nil {
-			return err
-		}
-		w = mw
-	default:
-		return fmt.Errorf("%s: want .bag or .mcap", path)
-	}
-	tfType, err := msgdef.FromSchema("tf2_msgs/TFMessage", "ros1msg", []byte(tfText), nil)
-	if err != nil {
-		return err
-	}
-	cloudType, err := msgdef.Default().Lookup("sensor_msgs/PointCloud2")
-	if err != nil {
-		return err
-	}
-	cloud := value.New(cloudType)
-	_ = cloud.Set("header.frame_id", "camera")
-	_ = cloud.Set("width", uint32(cloudBytes/12))
-	_ = cloud.Set("height", uint32(1))
-	_ = cloud.Set("point_step", uint32(12))
-	_ = cloud.Set("row_step", uint32(cloudBytes/12*12))
-	// points that do not compress away: the MCAP copy is as large as the bag
-	data := make([]byte, cloudBytes/12*12)
-	rng := rand.New(rand.NewPCG(27, 1))
-	for i := range data {
-		data[i] = byte(rng.Uint32())
-	}
-	_ = cloud.Set("data", data)
-	cloudText := msgdef.FullText(cloudType)
-	ww := &writer{w: w, ids: map[string]uint32{}}
-	elem := tfType.Fields[0].Msg
-	tfs := func(t int64, links [][2]string, k int) *value.Struct {
-		m := value.New(tfType)
-		var list []*value.Struct
-		for i, l := range links {
-			x := value.New(elem)
-			a := float64(k)*0.01 + float64(i)
-			_ = x.Set("header.stamp", value.Time{Sec: t / 1e9, Nsec: t % 1e9})
-			_ = x.Set("header.frame_id", l[0])
-			_ = x.Set("child_frame_id", l[1])
-			_ = x.Set("transform.translation.x", math.Cos(a))
-			_ = x.Set("transform.translation.y", math.Sin(a))
-			_ = x.Set("transform.translation.z", 0.1*float64(i))
-			_ = x.Set("transform.rotation.z", math.Sin(a/2))
-			_ = x.Set("transform.rotation.w", math.Cos(a/2))
-			list = append(list, x)
-		}
-		_ = m.Set("transforms", list)
-		return m
-	}
-	if err := ww.put("/tf_static", start, tfs(start, [][2]string{{"tool", "camera"}}, 0), tfText); err != nil {
-		return err
-	}
-	for k := 0; k < seconds*100; k++ {
-		t := start + int64(k)*10e6 + 1e6
-		if err := ww.put("/tf", t, tfs(t, [][2]string{{"odom", "base_link"}, {"base_link", "arm"}, {"arm", "tool"}}, k), tfText); err != nil {
-			return err
-		}
-		if k%10 == 0 {
-			if err := ww.put("/tf", t+2e6, tfs(t, [][2]string{{"map", "odom"}}, k), tfText); err != nil {
-				return err
-			}
-			_ = cloud.Set("header.stamp", value.Time{Sec: t / 1e9, Nsec: t % 1e9})
-			if err := ww.put("/camera/points", t+5e6, cloud, cloudText); err != nil {
-				return err
-			}
-		}
-	}
-	return w.Close()
 }
