@@ -75,7 +75,7 @@ const analyzeExample = `  baglab analyze placements demo/data/study.bag
   baglab analyze grasps demo/data/study.bag demo/data/study-bz2.bag --json > grasps.json
   baglab analyze grasps demo/data/study.bag demo/data/study-bz2.bag --baseline grasps.json --tolerance 0.01
   baglab analyze facts demo/data/study.mcap --topics /agent_monitor/factList --start +10s
-  baglab analyze queries demo/data/queries_rosbag2/ --out tables/ --plots figures/
+  baglab analyze queries demo/data/queries_rosbag2/ --out query-tables/ --plots query-figures/
   baglab analyze all demo/data/study.bag demo/data/queries.db3 --jobs 4
   baglab analyze placements demo/data/study.bag --partial day1.partial.json
   baglab analyze placements --from-partial day1.partial.json --json`
@@ -108,7 +108,7 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o.base.addFlags(cmd)
 	fl.StringVar(&o.modelsOut, "models-out", "", "write the learned placement models (TaskModels) into `FILE` (.bag or .mcap)")
 	fl.StringVar(&o.modelsTopic, "models-topic", "/interactive_world/models", "topic of --models-out")
-	fl.BoolVarP(&o.force, "force", "f", false, "overwrite an existing --models-out file")
+	fl.BoolVarP(&o.force, "force", "f", false, "replace existing outputs (--out and --plots folders, --models-out file)")
 	fl.StringVar(&o.partial, "partial", "", "write the accumulator state (to merge later with --from-partial) into `FILE` instead of results")
 	o.flags.addPartialFlag(cmd)
 	return cmd
@@ -148,8 +148,11 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	if err := o.base.validate(cmd); err != nil {
 		return err
 	}
-	if (cmd.Flags().Changed("models-topic") || o.force) && o.modelsOut == "" {
-		return usageErrorf("--models-topic and --force apply to --models-out")
+	if cmd.Flags().Changed("models-topic") && o.modelsOut == "" {
+		return usageErrorf("--models-topic applies to --models-out")
+	}
+	if o.force && o.modelsOut == "" && o.out == "" && o.plots == "" {
+		return usageErrorf("--force applies to --out, --plots and --models-out")
 	}
 	if o.modelsOut != "" {
 		if !slices.Contains(kinds, "placements") {
@@ -167,7 +170,7 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	}
 	for _, d := range []struct{ flag, dir string }{{"--out", o.out}, {"--plots", o.plots}} {
 		if d.dir != "" {
-			if err := checkOutDir(d.dir, d.flag); err != nil {
+			if err := checkOutFolder(d.dir, d.flag, o.force); err != nil {
 				return err
 			}
 		}
@@ -212,14 +215,16 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 		return err
 	}
 	if o.out != "" {
-		n, err := tabular.WriteResults(o.out, shown)
+		n, err := writeFolder(o.out, func(dir string) (int, error) { return tabular.WriteResults(dir, shown) })
 		if err != nil {
 			return outputError(o.out, err)
 		}
 		o.g.note("baglab: wrote %d tables (Parquet and CSV) to %s", n, o.out)
 	}
 	if o.plots != "" {
-		n, err := plot.WriteDir(o.plots, shown, plot.Options{StartNs: run.startNs}, o.dpi)
+		n, err := writeFolder(o.plots, func(dir string) (int, error) {
+			return plot.WriteDir(dir, shown, plot.Options{StartNs: run.startNs}, o.dpi)
+		})
 		if err != nil {
 			return outputError(o.plots, err)
 		}

@@ -787,7 +787,7 @@ func TestReport(t *testing.T) {
 		t.Errorf("temporary files left: %v", entries)
 	}
 	// Only the analyses with data get a section.
-	if _, _, code := run(t, "report", studyFile("queries.mcap"), "-o", page, "--title", "Q"); code != 0 {
+	if _, _, code := run(t, "report", studyFile("queries.mcap"), "-o", page, "--title", "Q", "--force"); code != 0 {
 		t.Fatal("report of queries failed")
 	}
 	b, _ = os.ReadFile(page)
@@ -798,7 +798,7 @@ func TestReport(t *testing.T) {
 	}
 	// Nothing to report (no message in the window): the page says so and
 	// the exit code is 1.
-	_, stderr, code := run(t, "report", studyFile("all_types_ros2.mcap"), "--start", "+1h", "-o", page)
+	_, stderr, code := run(t, "report", studyFile("all_types_ros2.mcap"), "--start", "+1h", "-o", page, "--force")
 	b, _ = os.ReadFile(page)
 	if code != exitProblem || !strings.Contains(stderr, "nothing to report") || !strings.Contains(string(b), "Nothing to report") {
 		t.Errorf("report without data: exit %d, %s", code, stderr)

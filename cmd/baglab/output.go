@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/baglab/baglab/internal/atomicfile"
@@ -16,6 +17,39 @@ import (
 // without creating anything.
 func checkOutDir(dir, flag string) error {
 	return checkedOutput(atomicfile.CheckDir(dir), flag, dir)
+}
+
+// checkOutFolder is checkOutDir for a folder a verb writes whole (analyze
+// --out and --plots): one that already holds files is refused (exit 5)
+// unless force, and writeFolder then replaces it whole.
+func checkOutFolder(dir, flag string, force bool) error {
+	if err := checkOutDir(dir, flag); err != nil {
+		return err
+	}
+	if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 && !force {
+		return outputError(dir, fmt.Errorf("%s holds files (use --force to replace them)", flag))
+	}
+	return nil
+}
+
+// writeFolder writes the folder dir whole: fill writes into a temporary
+// folder beside it, which then replaces dir (atomicfile.Dir), so that dir
+// never mixes two runs' files and a failed or interrupted run leaves it as
+// it was.
+func writeFolder(dir string, fill func(tmp string) (int, error)) (int, error) {
+	if err := atomicfile.MkdirAll(filepath.Dir(filepath.Clean(dir))); err != nil {
+		return 0, err
+	}
+	d, err := atomicfile.CreateDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n, err := fill(d.Name())
+	if err != nil {
+		d.Abort()
+		return 0, err
+	}
+	return n, d.Commit()
 }
 
 // checkOutFile fails unless path can be written (atomicfile.CheckFile):

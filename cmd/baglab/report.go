@@ -23,6 +23,7 @@ type reportOptions struct {
 	files  []string
 	flags  analysisFlags
 	output string
+	force  bool
 	title  string
 	// options are the flags in effect, for the provenance block
 	options []report.Option
@@ -75,7 +76,7 @@ were made from, which the page lists.`,
 			if o.output == "" {
 				return usageErrorf("report needs an output page: -o FILE.html\nSee '%s --help'", cmd.CommandPath())
 			}
-			if err := checkOutFile(o.output, "-o", true, append(slices.Clone(o.files), o.flags.fromPartial...)); err != nil {
+			if err := checkOutFile(o.output, "-o", o.force, append(slices.Clone(o.files), o.flags.fromPartial...)); err != nil {
 				return err
 			}
 			var err error
@@ -91,6 +92,7 @@ were made from, which the page lists.`,
 	o.flags.addFlags(cmd)
 	o.flags.addPartialFlag(cmd)
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "the HTML page to write")
+	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite an existing page")
 	cmd.Flags().StringVar(&o.title, "title", "", "page title (default: baglab report of the input names)")
 	cmd.Flags().Int64Var(&o.maxMediaBytes, "max-media-bytes", 1<<20, "the grasp demonstrations' images and the grasp models' clouds shown as pictures take at most this many bytes (scaled down, then left out, to fit); 0 shows none")
 	return cmd

@@ -159,6 +159,7 @@ type Dir struct {
 
 // CreateDir starts the directory that will become path.
 func CreateDir(path string) (*Dir, error) {
+	path = filepath.Clean(path) // "out/" names out, not a folder inside it
 	tmp, err := os.MkdirTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return nil, err
@@ -171,7 +172,10 @@ func CreateDir(path string) (*Dir, error) {
 func (d *Dir) Name() string { return d.tmp }
 
 // Commit renames the directory to its final path (mode 0777 less the
-// umask); on failure it is removed.
+// umask); on failure it is removed. A directory already at the path (an
+// output the caller was told to overwrite) is replaced whole: it is moved
+// aside, the new one renamed into place, and the old one removed, so that
+// the path never holds a mix of both.
 func (d *Dir) Commit() error {
 	if d.done {
 		return nil
@@ -179,8 +183,21 @@ func (d *Dir) Commit() error {
 	d.done = true
 	defer live.remove(d.tmp)
 	err := os.Chmod(d.tmp, dirMode&^umask)
+	old := ""
+	if st, serr := os.Lstat(d.path); err == nil && serr == nil && st.IsDir() {
+		old, err = os.MkdirTemp(filepath.Dir(d.path), "."+filepath.Base(d.path)+".old-*")
+		if err == nil { // not in live: a signal must never remove the old output
+			err = os.Rename(d.path, filepath.Join(old, "dir"))
+		}
+	}
 	if err == nil {
 		err = os.Rename(d.tmp, d.path)
+		if err != nil && old != "" {
+			os.Rename(filepath.Join(old, "dir"), d.path) // put the old one back
+		}
+	}
+	if old != "" {
+		defer os.RemoveAll(old)
 	}
 	if err != nil {
 		os.RemoveAll(d.tmp)

@@ -226,3 +226,35 @@ func TestMkdirAllMode(t *testing.T) {
 		t.Error("made a folder under a file")
 	}
 }
+
+// TestCommitDirReplaces: a directory committed over an existing one
+// replaces it whole (no file of the old one stays beside the new ones)
+// and leaves nothing aside.
+func TestCommitDirReplaces(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "out")
+	for i, names := range [][]string{{"a", "b", "c"}, {"a"}} {
+		d, err := CreateDir(path + "/") // as a user types a folder
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if err := os.WriteFile(filepath.Join(d.Name(), n), []byte{byte(i)}, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := d.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ents, _ := os.ReadDir(path)
+	if len(ents) != 1 || ents[0].Name() != "a" {
+		t.Errorf("after the second commit: %v, want only a", ents)
+	}
+	if b, _ := os.ReadFile(filepath.Join(path, "a")); len(b) != 1 || b[0] != 1 {
+		t.Errorf("a holds %v, want the second run's", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%s holds %v, want only out", dir, ents)
+	}
+}
