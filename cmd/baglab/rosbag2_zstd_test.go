@@ -22,21 +22,8 @@ import (
 // --skip-bad the other split is read. No temporary file stays in TMPDIR.
 func TestFileCompressedRosbag2(t *testing.T) {
 	testenv.RequirePeer(t, "sqlite3", "zstd")
-	dir := t.TempDir()
-	if out, err := exec.Command(testenv.Python, "../../recording/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
-		t.Fatalf("mkdb3.py: %v\n%s", err, out)
-	}
-	plain, z := filepath.Join(dir, "split"), filepath.Join(dir, "z")
-	os.Mkdir(z, 0o755)
-	meta, _ := os.ReadFile(filepath.Join(plain, "metadata.yaml"))
-	text := strings.NewReplacer(`compression_format: ""`, "compression_format: zstd", `compression_mode: ""`, "compression_mode: FILE",
-		"    - split_0.db3\n", "    - split_0.db3.zstd\n", "    - split_1.db3\n", "    - split_1.db3.zstd\n").Replace(string(meta))
-	os.WriteFile(filepath.Join(z, "metadata.yaml"), []byte(text), 0o644)
-	for _, n := range []string{"split_0.db3", "split_1.db3"} {
-		if out, err := exec.Command("zstd", "-q", "-o", filepath.Join(z, n+".zstd"), filepath.Join(plain, n)).CombinedOutput(); err != nil {
-			t.Fatalf("zstd: %v\n%s", err, out)
-		}
-	}
+	plain, z := fileCompressedRosbag2(t)
+	dir := filepath.Dir(plain)
 	tmp := filepath.Join(dir, "tmp")
 	os.Mkdir(tmp, 0o700)
 	t.Setenv("TMPDIR", tmp)
@@ -218,4 +205,28 @@ func TestMessageCompressedRosbag2MCAP(t *testing.T) {
 	if _, stderr, code := run(t, "cat", z); code != exitBadInput || !strings.Contains(stderr, "cdr_test_0.mcap: offset") || !strings.Contains(stderr, "compression_mode MESSAGE") {
 		t.Errorf("cat of a damaged frame: exit %d: %s", code, stderr)
 	}
+}
+
+// fileCompressedRosbag2 writes a rosbag2 sqlite3 folder of two splits
+// (recording/db3/testdata/mkdb3.py: 202 messages) and a copy whose splits
+// Debian's zstd compressed whole, with metadata.yaml as rosbag2's
+// SequentialCompressionWriter leaves it; it returns both folders.
+func fileCompressedRosbag2(t *testing.T) (plain, z string) {
+	t.Helper()
+	dir := t.TempDir()
+	if out, err := exec.Command(testenv.Python, "../../recording/db3/testdata/mkdb3.py", dir).CombinedOutput(); err != nil {
+		t.Fatalf("mkdb3.py: %v\n%s", err, out)
+	}
+	plain, z = filepath.Join(dir, "split"), filepath.Join(dir, "z")
+	os.Mkdir(z, 0o755)
+	meta, _ := os.ReadFile(filepath.Join(plain, "metadata.yaml"))
+	text := strings.NewReplacer(`compression_format: ""`, "compression_format: zstd", `compression_mode: ""`, "compression_mode: FILE",
+		"    - split_0.db3\n", "    - split_0.db3.zstd\n", "    - split_1.db3\n", "    - split_1.db3.zstd\n").Replace(string(meta))
+	os.WriteFile(filepath.Join(z, "metadata.yaml"), []byte(text), 0o644)
+	for _, n := range []string{"split_0.db3", "split_1.db3"} {
+		if out, err := exec.Command("zstd", "-q", "-o", filepath.Join(z, n+".zstd"), filepath.Join(plain, n)).CombinedOutput(); err != nil {
+			t.Fatalf("zstd: %v\n%s", err, out)
+		}
+	}
+	return plain, z
 }

@@ -6,11 +6,12 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/baglab/baglab/recording"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 	"github.com/coder/websocket"
 )
 
@@ -32,29 +33,32 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// TestServeUnindexed: baglab serve on a bag rosbag record left unindexed
-// when it was killed (.bag.active, which the Foxglove app cannot open):
-// every message it holds reaches a subscribed client, and Ctrl-C (the
-// context ending) stops the server with exit 0.
-func TestServeUnindexed(t *testing.T) {
-	path := filepath.Join("..", "..", "recording", "bag", "testdata", "rosbag-record-killed.bag.active")
-	in, err := recording.OpenInputs([]string{path}, recording.InputOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := int(in.Summary().MessageCount)
-	in.Close()
+// serveCount serves with args (serve's flags and inputs, at speed 100 on
+// a free port), subscribes to every channel and counts the messages that
+// arrive until want have, or 20 s pass; then it stops the server as
+// Ctrl-C does and checks that it ends without error.
+func serveCount(t *testing.T, want int, args ...string) int {
+	t.Helper()
 	stderr := &lockedBuffer{}
 	g := &globalOptions{stdout: &bytes.Buffer{}, stderr: stderr}
-	o := &serveOptions{g: g, port: 0, address: "127.0.0.1", speed: 100}
+	cmd := newServeCmd(g)
+	cmd.SetArgs(append([]string{"--port", "0", "--speed", "100"}, args...))
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(stderr)
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- runServe(ctx, o, []string{path}) }()
+	go func() { done <- cmd.ExecuteContext(ctx) }()
 	addr := regexp.MustCompile(`on ws://(\S+)`)
 	var url string
-	for deadline := time.Now().Add(10 * time.Second); url == ""; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); url == ""; time.Sleep(20 * time.Millisecond) {
 		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
 			url = "ws://" + m[1]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve %v: %v\n%s", args, err, stderr.String())
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no address on stderr: %s", stderr.String())
@@ -65,13 +69,15 @@ func TestServeUnindexed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.CloseNow()
+	conn.SetReadLimit(64 << 20)
 	rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
 	defer rcancel()
 	var got int
 	for got < want {
 		typ, b, err := conn.Read(rctx)
 		if err != nil {
-			t.Fatalf("after %d of %d messages: %v\n%s", got, want, err, stderr.String())
+			t.Errorf("after %d of %d messages: %v\n%s", got, want, err, stderr.String())
+			break
 		}
 		if typ == websocket.MessageText {
 			var m struct {
@@ -97,11 +103,46 @@ func TestServeUnindexed(t *testing.T) {
 	}
 	cancel()
 	if err := <-done; err != nil {
-		t.Errorf("serve: %v", err)
+		t.Errorf("serve %v: %v", args, err)
 	}
-	if got != want || want == 0 {
-		t.Errorf("got %d messages, the recording holds %d", got, want)
+	return got
+}
+
+// TestServeInputs: baglab serve on inputs the Foxglove app cannot open
+// itself — a bag rosbag record left unindexed when killed (.bag.active),
+// a rosbag2 folder whose splits are zstd-compressed files, damaged bags
+// and MCAP files read with --skip-bad, a folder of recordings — gives a
+// subscribed client as many messages as cat prints from them.
+func TestServeInputs(t *testing.T) {
+	killed := filepath.Join("..", "..", "recording", "bag", "testdata", "rosbag-record-killed.bag.active")
+	cases := []struct {
+		name string
+		args []string
+	}{
+		{"unindexed", []string{killed}},
+		{"skip-bad truncated bag", []string{"--skip-bad", studyFile("broken/study-truncated.bag")}},
+		{"skip-bad crc mcap", []string{"--skip-bad", studyFile("broken/study-crc.mcap")}},
+		{"topics of a folder of recordings", []string{"--topics", "/rail_pick_and_place/**", filepath.Join("..", "..", "testdata", "sample")}},
 	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, stderr, code := run(t, append([]string{"cat"}, c.args...)...)
+			want := strings.Count(out, "\n")
+			if code != 0 || want == 0 {
+				t.Fatalf("cat %v: exit %d, %d messages\n%s", c.args, code, want, stderr)
+			}
+			if got := serveCount(t, want, c.args...); got != want {
+				t.Errorf("serve %v: %d messages, cat prints %d", c.args, got, want)
+			}
+		})
+	}
+	t.Run("zstd rosbag2 folder", func(t *testing.T) {
+		testenv.RequirePeer(t, "sqlite3", "zstd")
+		_, z := fileCompressedRosbag2(t)
+		if got := serveCount(t, 202, z); got != 202 {
+			t.Errorf("serve %s: %d messages, the folder holds 202", z, got)
+		}
+	})
 }
 
 // TestServeUsage: --ros takes no recording, a recording needs no --ros,
