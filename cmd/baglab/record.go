@@ -144,7 +144,7 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	if lim := r.MemoryLimit(); lim > 0 {
 		defer softMemoryLimit(lim)()
 	}
-	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.Output)
+	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.FirstPath())
 	res, err := r.Run(ctx)
 	if res != nil {
 		printRecordSummary(g, res)

@@ -141,6 +141,10 @@ func TestRecordCLI(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("record: %v\n%s", err, stderr.String())
 	}
+	// The start line names the file recording starts in, as written.
+	if want := "recording to " + filepath.Join(dir, "split_0.bag.active") + " "; !strings.Contains(stderr.String(), want) {
+		t.Errorf("record --split: stderr %q, want %q", stderr.String(), want)
+	}
 	entries, _ := os.ReadDir(dir)
 	var splits []string
 	for _, e := range entries {

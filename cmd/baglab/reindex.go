@@ -26,7 +26,9 @@ func newReindexCmd(g *globalOptions) *cobra.Command {
 		Long: `Rebuild a ROS1 bag whose recorder died (a .bag.active file, no index) or that
 was cut short, salvaging every intact message into a fresh, fully indexed bag.
 Nothing is left after the last chunk. The default output is IN with
-".reindexed.bag" in place of its extension; IN is never modified.
+".reindexed.bag" in place of its extension, once a recorder's ".active" is
+dropped (run.bag.active gives run.reindexed.bag, run.bag too); IN is never
+modified. The first line of the report names the output.
 
 Exit 0 when nothing was lost (the torn end of a recording that was never
 closed does not count), 1 when damaged ranges were skipped: the output

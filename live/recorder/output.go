@@ -53,6 +53,10 @@ func (o *Options) outputPath(idx int) string {
 	return fmt.Sprintf("%s_%d%s", strings.TrimSuffix(o.Output, ext), idx, ext)
 }
 
+// FirstPath is the file recording starts in, without its ".active"
+// suffix: Output, or with --split NAME_0.bag (rosbag's naming).
+func (o *Options) FirstPath() string { return o.outputPath(0) }
+
 // checkOutput checks that path can be written (atomicfile.CheckFile:
 // not a directory, in a directory that is writable or can be made, not an
 // existing file unless Force). A failure is an *atomicfile.CheckError; an
