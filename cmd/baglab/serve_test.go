@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baglab/baglab/internal/testkit/rostest"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 	"github.com/coder/websocket"
 )
@@ -158,5 +159,17 @@ func TestServeUsage(t *testing.T) {
 		if code := Main(args, nil, &bytes.Buffer{}, &stderr); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d\n%s", args, code, exitUsage, stderr.String())
 		}
+	}
+}
+
+// TestServeROS: serve --ros bridges Debian's roscore: the messages
+// rostopic pub publishes reach a client.
+func TestServeROS(t *testing.T) {
+	rostest.Require(t, "rostopic", "ros-msgs")
+	m := rostest.StartMaster(t)
+	m.Setenv(t)
+	m.Start(t, "chatter", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", "/chatter", "std_msgs/String", "data: hello")
+	if got := serveCount(t, 5, "--ros"); got != 5 {
+		t.Errorf("got %d messages", got)
 	}
 }
