@@ -1,6 +1,7 @@
 package plot
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"io"
@@ -109,7 +110,14 @@ func (f *Figure) Render(w io.Writer, format string, dpi float64) error {
 		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.W, f.H), vgimg.UseDPI(int(math.Round(dpi))),
 			vgimg.UseBackgroundColor(color.White))}
 	case "svg":
-		c = vgsvg.New(f.W, f.H)
+		s := vgsvg.New(f.W, f.H)
+		f.draw(draw.New(s))
+		var b bytes.Buffer
+		if _, err := s.WriteTo(&b); err != nil {
+			return err
+		}
+		_, err := w.Write(fitSVGText(b.Bytes()))
+		return err
 	default:
 		return fmt.Errorf("plot: unknown format %q (want png or svg)", format)
 	}

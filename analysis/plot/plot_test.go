@@ -389,3 +389,21 @@ func TestNoFigureWithoutData(t *testing.T) {
 		t.Error("an unknown format renders")
 	}
 }
+
+// TestSVGTextLength: every text of an SVG figure carries the length it
+// was laid out with and metric-compatible fallback fonts, so a viewer
+// without Liberation Sans draws it in the same space (TestReportInChromium
+// checks it with DejaVu Sans).
+func TestSVGTextLength(t *testing.T) {
+	r := &analysis.QueriesResult{Calls: []analysis.QueryCall{{Latency: 0.25}, {Latency: 0.5}}}
+	var b bytes.Buffer
+	if err := QueryLatencies(r).Render(&b, "svg", 0); err != nil {
+		t.Fatal(err)
+	}
+	svg := b.String()
+	texts := strings.Count(svg, "<text ")
+	if texts == 0 || strings.Count(svg, `lengthAdjust="spacingAndGlyphs"`) != texts || strings.Contains(svg, "font-family:Liberation Sans;") ||
+		!strings.Contains(svg, "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;") {
+		t.Errorf("%d texts:\n%.2000s", texts, svg)
+	}
+}

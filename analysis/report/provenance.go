@@ -34,6 +34,8 @@ type Option struct {
 	Name, Value string
 	// Default tells the value was not given on the command line.
 	Default bool
+	// Results tells the option changes the numbers of the report.
+	Results bool
 }
 
 // NewProvenance describes a report made by baglab version from the

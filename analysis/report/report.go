@@ -144,9 +144,9 @@ figcaption{font-size:13px;max-width:48em;margin-top:.3em}
 {{range $.InputRows}}<tr><td class="txt path">{{.Path}}</td><td class="txt">{{.Format}}</td><td class="num" data-v="{{.Size}}">{{.Size}}</td><td class="txt hash">{{.SHA256}}</td><td class="time range" data-v="{{.StartNs}}">{{.Start}} – {{.End}}</td><td class="num" data-v="{{.Duration}}">{{.Duration}}</td><td class="num" data-v="{{.MessageCount}}">{{.MessageCount}}</td></tr>
 {{range .Files}}<tr><td class="txt path">&nbsp;&nbsp;{{.Path}}</td><td class="txt"></td><td class="num" data-v="{{.Size}}">{{.Size}}</td><td class="txt hash">{{.SHA256}}</td><td class="time"></td><td class="num"></td><td class="num"></td></tr>
 {{end}}{{end}}</tbody></table></div></figure>
-{{if .Options}}<figure class="table"><figcaption>Options in effect; "default" marks those not given on the command line.</figcaption><div class="scroll"><table class="data" id="options">
-<thead><tr><th class="txt">option</th><th class="txt">value</th><th class="txt">given</th></tr></thead><tbody>
-{{range .Options}}<tr><td class="txt">--{{.Name}}</td><td class="txt">{{.Value}}</td><td class="txt">{{if .Default}}default{{else}}yes{{end}}</td></tr>
+{{if .Options}}<figure class="table"><figcaption>Options: those that change the numbers of this report (at their defaults too) and the others given on the command line; "default" marks those not given.</figcaption><div class="scroll"><table class="data" id="options">
+<thead><tr><th class="txt">option</th><th class="txt">value</th><th class="txt">given</th><th class="txt">changes results</th></tr></thead><tbody>
+{{range .Options}}<tr><td class="txt">--{{.Name}}</td><td class="txt">{{.Value}}</td><td class="txt">{{if .Default}}default{{else}}yes{{end}}</td><td class="txt">{{if .Results}}yes{{else}}no{{end}}</td></tr>
 {{end}}</tbody></table></div></figure>{{end}}
 </section>{{end}}
 {{if .Sections}}<nav>{{range .Sections}}<a href="#{{.Kind}}">{{.Kind}}</a>{{end}}{{if .Pictures}}<a href="#media">media</a>{{end}}</nav>{{end}}

@@ -152,7 +152,17 @@ window.addEventListener("load", function () {
   var th = document.querySelector('table[data-table="placement_groups"] th:nth-child(5)');
   th.click();
   var col = Array.prototype.map.call(document.querySelectorAll('table[data-table="placement_groups"] tbody tr td:nth-child(5)'), function (c) { return c.dataset.v; });
-  out.textContent = JSON.stringify({scrollWidth: d.scrollWidth, innerWidth: window.innerWidth, sortedN: col,
+  var clipped = [];
+  Array.prototype.forEach.call(document.querySelectorAll("figure svg"), function (svg) {
+    var box = svg.getBoundingClientRect();
+    Array.prototype.forEach.call(svg.querySelectorAll("text"), function (t) {
+      var r = t.getBoundingClientRect();
+      if (t.textContent.trim() !== "" && (r.left < box.left - 0.5 || r.right > box.right + 0.5 || r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5)) {
+        clipped.push(t.textContent + " [" + Math.round(r.left - box.left) + ".." + Math.round(r.right - box.left) + " of " + Math.round(box.width) + "]");
+      }
+    });
+  });
+  out.textContent = JSON.stringify({clipped: clipped, scrollWidth: d.scrollWidth, innerWidth: window.innerWidth, sortedN: col,
     figures: document.querySelectorAll("figure svg").length, overflowing: Array.prototype.filter.call(document.querySelectorAll("figure"), function (f) { return f.getBoundingClientRect().right > window.innerWidth; }).length});
   document.body.appendChild(out);
 });
@@ -180,6 +190,17 @@ func TestReportInChromium(t *testing.T) {
 	if d := os.Getenv("BAGLAB_REPORT_OUT"); d != "" { // to look at it
 		_ = os.WriteFile(filepath.Join(d, "report.html"), []byte(page), 0o644)
 	}
+	// The figures' text stays inside the figures with a font wider than
+	// the one they were measured with (a viewer without Liberation Sans:
+	// DejaVu Sans, the sans-serif of many Linux systems).
+	wide := filepath.Join(dir, "wide.html")
+	style := `<style>svg text { font-family: "DejaVu Sans" !important; }</style>`
+	if err := os.WriteFile(wide, []byte(strings.Replace(strings.Replace(page, "</body>", probe+"</body>", 1), "</head>", style+"</head>", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if dom, _ := chromium(t, wide, 1000); !strings.Contains(dom, `"clipped":[]`) {
+		t.Errorf("DejaVu Sans: text outside its figure: %s", regexp.MustCompile(`"clipped":\[[^\]]*\]`).FindString(dom))
+	}
 	tables, figures := 0, 0
 	for _, r := range results {
 		if !analysis.HasData(r) {
@@ -199,6 +220,11 @@ func TestReportInChromium(t *testing.T) {
 			t.Fatalf("%d px: the probe did not run", width)
 		}
 		probe := m[1]
+		// Every text of every figure lies inside its viewBox (legends used
+		// to be cut at the right edge: "origin of frame worl").
+		if !strings.Contains(probe, `"clipped":[]`) {
+			t.Errorf("%d px: text outside its figure: %s", width, regexp.MustCompile(`"clipped":\[[^\]]*\]`).FindString(probe))
+		}
 		sw := regexp.MustCompile(`"scrollWidth":(\d+),"innerWidth":(\d+)`).FindStringSubmatch(probe)
 		if sw == nil {
 			t.Fatalf("%d px: probe %s", width, probe)

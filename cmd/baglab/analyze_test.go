@@ -986,3 +986,35 @@ func TestFromPartialFolderAndGlob(t *testing.T) {
 		t.Errorf("an empty folder: exit %d: %s", code, stderr)
 	}
 }
+
+// TestReportOptions: the report's options table lists what was given
+// (--title) and what changes the numbers, at its default too (--theta,
+// --seed), never what only changes how the report is made (--cpuprofile,
+// --jobs) nor empty selections (--topics). It used to list every flag.
+func TestReportOptions(t *testing.T) {
+	dir := t.TempDir()
+	page := filepath.Join(dir, "r.html")
+	if _, stderr, code := run(t, "report", studyFile("study.bag"), "-o", page, "--title", "T", "--cpuprofile", filepath.Join(dir, "cpu.prof"), "-j", "1", "--seed", "7"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, _ := os.ReadFile(page)
+	html := string(b)
+	i := strings.Index(html, `id="options"`)
+	if i < 0 {
+		t.Fatal("no options table")
+	}
+	table := html[i : i+strings.Index(html[i:], "</table>")]
+	row := func(name, value, given, results string) string {
+		return `<tr><td class="txt">--` + name + `</td><td class="txt">` + value + `</td><td class="txt">` + given + `</td><td class="txt">` + results + `</td></tr>`
+	}
+	for _, want := range []string{row("title", "T", "yes", "no"), row("seed", "7", "yes", "yes"), row("theta", "linear", "default", "yes"), row("gap", "0s", "default", "yes")} {
+		if !strings.Contains(table, want) {
+			t.Errorf("options lack %s", want)
+		}
+	}
+	for _, not := range []string{"--cpuprofile", "--jobs", "--topics", "--dpi", "--output", "--quiet"} {
+		if strings.Contains(table, not+"<") {
+			t.Errorf("options list %s", not)
+		}
+	}
+}

@@ -69,8 +69,10 @@ were made from, which the page lists.`,
 				return err
 			}
 			cmd.Flags().VisitAll(func(f *pflag.Flag) {
-				if f.Name != "help" {
-					o.options = append(o.options, report.Option{Name: f.Name, Value: f.Value.String(), Default: !f.Changed})
+				results := slices.Contains(resultFlags(), f.Name)
+				unset := !f.Changed && (f.Value.String() == "" || f.Value.String() == "[]") // no selection, no path
+				if (results && !unset) || (f.Changed && !slices.Contains(runFlags, f.Name)) {
+					o.options = append(o.options, report.Option{Name: f.Name, Value: f.Value.String(), Default: !f.Changed, Results: results})
 				}
 			})
 			if o.output == "" {
@@ -153,3 +155,15 @@ func sourceDateEpoch() (time.Time, error) {
 	}
 	return time.Unix(s, 0).UTC(), nil
 }
+
+// resultFlags are the flags that change a report's numbers: its
+// provenance block lists them at their defaults too (but for empty ones:
+// no --topics, no --msg-path).
+func resultFlags() []string {
+	flags := []string{"topics", "start", "end", "skip-bad", "keep-unverified", "msg-path", "distro", "from-partial"}
+	return slices.Concat(flags, placementsFlags, graspsFlags, topicsFlags)
+}
+
+// runFlags change how a report is made, never what it says: the
+// provenance block leaves them out even when given.
+var runFlags = []string{"help", "cpuprofile", "quiet", "output", "force", "jobs"}
