@@ -156,3 +156,65 @@ func TestAutoplayMerged(t *testing.T) {
 		t.Errorf("statuses %q", statuses)
 	}
 }
+
+// TestHostileClient: a message over the size bound closes that client's
+// connection (1009, message too big) and nothing else; garbage is answered
+// with an error status and the client stays; a client that sends requests
+// but never reads the answers is disconnected once its control backlog
+// is full, and the server serves the next client as before.
+func TestHostileClient(t *testing.T) {
+	path := writeRecording(t, "in.bag", ticks(100, 200))
+	url, srv := startServer(t, []string{path}, PlaybackOptions{Paused: true}, Options{MaxClientMessage: 1 << 10, ControlBacklog: 16})
+	ctx := context.Background()
+
+	big := dial(t, url, SubprotocolSDK)
+	big.handshake()
+	big.conn.Write(ctx, websocket.MessageText, []byte(`{"op":"subscribe","subscriptions":[],"pad":"`+strings.Repeat("x", 2<<10)+`"}`))
+	for e := range big.events {
+		_ = e // drained until the server closes the connection
+	}
+
+	junk := dial(t, url, SubprotocolSDK)
+	junk.handshake()
+	for _, m := range []string{`{`, `[]`, `{"op":7}`, `{"op":"subscribe","subscriptions":[{"id":-1}]}`} {
+		junk.conn.Write(ctx, websocket.MessageText, []byte(m))
+	}
+	junk.conn.Write(ctx, websocket.MessageBinary, []byte{0x09, 1, 2})
+	got := junk.until(5*time.Second, func(e event) bool {
+		return e.json["op"] == "status" && strings.Contains(e.json["message"].(string), "opcode")
+	})
+	var errs int
+	for _, e := range got {
+		if e.json["op"] == "status" && e.json["level"] == float64(LevelError) {
+			errs++
+		}
+	}
+	if errs != 5 {
+		t.Errorf("%d error statuses for 5 bad messages", errs)
+	}
+
+	// A client that writes and never reads.
+	deaf, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{SubprotocolSDK}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer deaf.CloseNow()
+	for srv.Clients() < 2 { // junk and deaf
+		time.Sleep(time.Millisecond)
+	}
+	var sent int
+	for deadline := time.Now().Add(30 * time.Second); srv.Clients() == 2; sent++ {
+		wctx, cancel := context.WithTimeout(ctx, time.Second)
+		deaf.Write(wctx, websocket.MessageText, []byte(`{"op":"getParameters","parameterNames":[]}`))
+		cancel()
+		if time.Now().After(deadline) {
+			t.Fatal("a client that reads nothing is still connected")
+		}
+	}
+	t.Logf("the deaf client was disconnected after %d requests", sent)
+	ok := dial(t, url, SubprotocolSDK)
+	ok.handshake()
+	if ok.info["name"] != "test" {
+		t.Errorf("serverInfo after the hostile clients: %v", ok.info)
+	}
+}
