@@ -20,11 +20,11 @@ import (
 )
 
 // tfBag writes the test recording with Debian's rosbag (testdata/tfbag.py).
-func tfBag(t testing.TB, seconds, t0 string) string {
+func tfBag(t testing.TB, seconds, t0 string, more ...string) string {
 	t.Helper()
 	testenv.RequirePeer(t, "rosbag", "tf2", "ros-msgs")
 	path := filepath.Join(t.TempDir(), "tf.bag")
-	if out, err := exec.Command(testenv.Python, "testdata/tfbag.py", path, seconds, t0).CombinedOutput(); err != nil {
+	if out, err := exec.Command(testenv.Python, append([]string{"testdata/tfbag.py", path, seconds, t0}, more...)...).CombinedOutput(); err != nil {
 		t.Fatalf("tfbag.py: %v\n%s", err, out)
 	}
 	return path
@@ -105,10 +105,11 @@ func tf2Answers(t *testing.T, bag string, qs []query) []answer {
 func TestLookupMatchesTF2(t *testing.T) {
 	t.Run("sim-time", func(t *testing.T) { lookupMatchesTF2(t, 1000, 1e-9, 0) })
 	t.Run("epoch", func(t *testing.T) { lookupMatchesTF2(t, 1700000000, 1e-4, 1000) })
+	t.Run("tf/tfMessage", func(t *testing.T) { lookupMatchesTF2(t, 1000, 1e-9, 0, "old") })
 }
 
-func lookupMatchesTF2(t *testing.T, t0 int64, tol float64, stampTol int64) {
-	bag := tfBag(t, "20", fmt.Sprint(t0))
+func lookupMatchesTF2(t *testing.T, t0 int64, tol float64, stampTol int64, more ...string) {
+	bag := tfBag(t, "20", fmt.Sprint(t0), more...)
 	r := readBag(t, bag)
 	if r.Rejected["TF_REPEATED_DATA"] == 0 {
 		t.Fatalf("no repeated stamps rejected: %v", r.Rejected)
@@ -130,10 +131,8 @@ func lookupMatchesTF2(t *testing.T, t0 int64, tol float64, stampTol int64) {
 		}
 		qs = append(qs, query{a, b, at})
 	}
-	for _, q := range []query{{"map", "nothere", start + 1e9}, {"nothere", "map", 0}, {"/map", "odom", start + 1e9},
-		{"", "odom", start + 1e9}, {"map", "/odom", start}, {"map", "map", 0}, {"gripper", "gripper", 0}, {"x", "x", 5}} {
-		qs = append(qs, q)
-	}
+	qs = append(qs, []query{{"map", "nothere", start + 1e9}, {"nothere", "map", 0}, {"/map", "odom", start + 1e9},
+		{"", "odom", start + 1e9}, {"map", "/odom", start}, {"map", "map", 0}, {"gripper", "gripper", 0}, {"x", "x", 5}}...)
 	want := tf2Answers(t, bag, qs)
 	var ok, failed int
 	kinds := map[string]int{}

@@ -43,7 +43,13 @@ type Joined struct {
 // by its header stamp and calls emit with each set matched. Every topic
 // must carry one type with a std_msgs/Header. The joined type is known
 // once every topic has had a message; emit receives it with each set.
-func Run(ctx context.Context, it record.Iterator, res *decode.Resolver, topics []string, o Options, emit func(j *Joined, s Set) error) error {
+// A message that does not decode goes to skip, which returns nil to go on
+// without it (recording.Inputs.Skip under --skip-bad) or the error to
+// stop; nil skip stops.
+func Run(ctx context.Context, it record.Iterator, res *decode.Resolver, topics []string, o Options, skip func(error) error, emit func(j *Joined, s Set) error) error {
+	if skip == nil {
+		skip = func(err error) error { return err }
+	}
 	index := map[string]int{}
 	for i, t := range topics {
 		index[t] = i
@@ -66,7 +72,10 @@ func Run(ctx context.Context, it record.Iterator, res *decode.Resolver, topics [
 		}
 		dec, err := res.For(m.Channel)
 		if err != nil {
-			return record.WithFile(err, m.Source, -1, m.Channel.Topic)
+			if err := skip(record.WithFile(err, m.Source, -1, m.Channel.Topic)); err != nil {
+				return err
+			}
+			continue
 		}
 		if decs[i] == nil {
 			if !header.Has(dec.Type()) {
@@ -77,7 +86,10 @@ func Run(ctx context.Context, it record.Iterator, res *decode.Resolver, topics [
 			return fmt.Errorf("topic %s carries %s and %s: a set takes one type per topic", m.Channel.Topic, decs[i].Type().Name, dec.Type().Name)
 		}
 		if err := dec.Decode(m.Data, &hs); err != nil {
-			return record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
+			if err := skip(record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)); err != nil {
+				return err
+			}
+			continue
 		}
 		h, _ := hs.Header()
 		msg := &Message{Topic: m.Channel.Topic, LogTime: m.LogTime, Stamp: h.Stamp, Source: m.Source,

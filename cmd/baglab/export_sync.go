@@ -84,7 +84,7 @@ func runExportSync(ctx context.Context, o *exportOptions, opts []export.Option) 
 	defer it.Close()
 	var table *export.Table
 	n := uint64(0)
-	err = timesync.Run(ctx, it, in.Resolver(), o.sync.topics, so, func(j *timesync.Joined, set timesync.Set) error {
+	err = timesync.Run(ctx, it, in.Resolver(), o.sync.topics, so, in.Skip, func(j *timesync.Joined, set timesync.Set) error {
 		if table == nil {
 			t, err := export.NewTable(o.out, syncTable, j.Type, j.Definition, opts...)
 			if err != nil {

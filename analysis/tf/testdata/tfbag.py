@@ -1,9 +1,11 @@
 """Write a ROS1 bag of transforms with Debian's rosbag (an independent
-writer), for the tf2 peer tests: python3 tfbag.py OUT.bag [SECONDS [T0]]
+writer), for the tf2 peer tests: python3 tfbag.py OUT.bag [SECONDS [T0 [old]]]
 
 T0, the first stamp in seconds, defaults to 1700000000. tf2's python
 binding passes stamps through a double (to_sec), which at epoch times is
 238 ns coarse; at a simulator's T0 = 1000 every nanosecond survives.
+"old" stores the TF topics as tf/tfMessage, the type of ROS's older tf
+package (the same layout and MD5 as tf2_msgs/TFMessage).
 
 Frames (tf2 stamps in seconds from T0):
   map -> odom           /tf, publisher /amcl, 5 Hz, a gap of 2 s, leading
@@ -18,6 +20,7 @@ Frames (tf2 stamps in seconds from T0):
 /pose (geometry_msgs/PoseStamped in base_link, 20 Hz) for --at-topic
 and export --tf-frame.
 """
+import io
 import math
 import random
 import sys
@@ -51,6 +54,7 @@ def main():
     out = sys.argv[1]
     seconds = float(sys.argv[2]) if len(sys.argv) > 2 else 20.0
     t0 = int(sys.argv[3]) if len(sys.argv) > 3 else 1700000000
+    old = len(sys.argv) > 4 and sys.argv[4] == 'old'
     rnd = random.Random(27)
     events = []  # (log ns, topic, publisher, msg)
     start = t0 * 10**9
@@ -119,19 +123,24 @@ def main():
     conns = {}
     with rosbag.Bag(out, 'w') as bag:
         for log_ns, _, topic, pub, msg in events:
+            typ, data, raw = msg._type, msg, False
+            if old and isinstance(msg, TFMessage):
+                buf = io.BytesIO()
+                msg.serialize(buf)
+                typ, data, raw = 'tf/tfMessage', ('tf/tfMessage', buf.getvalue(), msg._md5sum, TFMessage), True
+            at = rospy.Time(log_ns // 10**9, log_ns % 10**9)
             key = (topic, pub)
             if key in conns:
                 bag._topic_connections[topic] = conns[key]
-            else:
-                bag._topic_connections.pop(topic, None)
-                header = {'topic': topic, 'type': msg._type, 'md5sum': msg._md5sum,
-                          'message_definition': msg._full_text, 'callerid': pub}
-                if topic == '/tf_static':
-                    header['latching'] = '1'
-                bag.write(topic, msg, rospy.Time(log_ns // 10**9, log_ns % 10**9), connection_header=header)
-                conns[key] = bag._topic_connections[topic]
+                bag.write(topic, data, at, raw=raw)
                 continue
-            bag.write(topic, msg, rospy.Time(log_ns // 10**9, log_ns % 10**9))
+            bag._topic_connections.pop(topic, None)
+            header = {'topic': topic, 'type': typ, 'md5sum': msg._md5sum,
+                      'message_definition': msg._full_text, 'callerid': pub}
+            if topic == '/tf_static':
+                header['latching'] = '1'
+            bag.write(topic, data, at, raw=raw, connection_header=header)
+            conns[key] = bag._topic_connections[topic]
 
 
 if __name__ == '__main__':
