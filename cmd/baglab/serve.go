@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,6 +113,9 @@ func runServe(ctx context.Context, o *serveOptions, files []string) error {
 	}
 	if o.ros {
 		return runBridge(ctx, o)
+	}
+	if slices.Contains(files, recording.Stdin) {
+		return usageErrorf("serve reads its inputs again at each seek: give files, not standard input (-)")
 	}
 	if !(o.speed >= foxglove.MinSpeed && o.speed <= foxglove.MaxSpeed) {
 		return usageErrorf("--speed %v: want %v to %v", o.speed, foxglove.MinSpeed, foxglove.MaxSpeed)

@@ -147,13 +147,15 @@ func TestServeInputs(t *testing.T) {
 }
 
 // TestServeUsage: --ros takes no recording, a recording needs no --ros,
-// --client-publish applies with --ros: each a usage error (exit 2).
+// --client-publish applies with --ros, standard input cannot be read again
+// at a seek: each a usage error (exit 2).
 func TestServeUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve"},
 		{"serve", "--ros", "x.bag"},
 		{"serve", "--client-publish", "x.bag"},
 		{"serve", "--port", "70000", "x.bag"},
+		{"serve", "-"},
 	} {
 		var stderr bytes.Buffer
 		if code := Main(args, nil, &bytes.Buffer{}, &stderr); code != exitUsage {
