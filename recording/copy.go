@@ -13,6 +13,7 @@ import (
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/bag"
+	"github.com/baglab/baglab/recording/rosbag2"
 )
 
 // CopyTo writes the selected messages of in, in log time order, into w, a
@@ -23,7 +24,7 @@ import (
 // see decode.Resolver.ToROS1). It returns the number of messages written; the
 // caller closes or aborts w.
 func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, error) {
-	if format == FormatBag || in.storesNoDefinitions() {
+	if format == FormatBag || format == FormatROS2 || in.storesNoDefinitions() {
 		if err := in.RequireDefinitions(); err != nil {
 			return 0, err
 		}
@@ -214,6 +215,17 @@ func (in *Inputs) storesNoDefinitions() bool {
 // outChannel is the channel ch becomes in a recording of format, and the
 // conversion of its messages (nil: copied as they are).
 func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, func([]byte) ([]byte, error), error) {
+	if format == FormatROS2 {
+		conv, c, err := in.res.ToROS2(ch, in.o.Renames)
+		if err != nil {
+			return nil, nil, err
+		}
+		c.Metadata["offered_qos_profiles"] = ""
+		if Latched(ch) {
+			c.Metadata["offered_qos_profiles"] = rosbag2.LatchedQoS
+		}
+		return c, conv, nil
+	}
 	if format != FormatBag {
 		c, err := in.res.WithDefinition(ch)
 		return c, nil, err

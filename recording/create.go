@@ -10,6 +10,7 @@ import (
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/bag"
 	"github.com/baglab/baglab/recording/mcapfile"
+	"github.com/baglab/baglab/recording/rosbag2"
 )
 
 // OutputFormat returns the format a path's extension asks for.
@@ -34,6 +35,12 @@ type CreateOptions struct {
 	Compression string
 	// Profile is the MCAP profile ("ros1", "ros2"); "" leaves it empty.
 	Profile string
+	// Format, when set, is the format to write whatever path's extension
+	// (FormatROS2, a folder, has none).
+	Format Format
+	// ROS2 configures a FormatROS2 folder (its storage, splits and
+	// compression mode); Compression applies to its MCAP chunks.
+	ROS2 rosbag2.Options
 }
 
 // Writer is a recording being written: Close finishes it and renames it into
@@ -64,9 +71,12 @@ func CheckCompression(format Format, c string) error {
 // folders it made that are empty again, never a folder that was there
 // before.
 func Create(path string, o CreateOptions) (Writer, error) {
-	format, err := OutputFormat(path)
-	if err != nil {
-		return nil, err
+	format := o.Format
+	if format == "" {
+		var err error
+		if format, err = OutputFormat(path); err != nil {
+			return nil, err
+		}
 	}
 	if err := CheckCompression(format, o.Compression); err != nil {
 		return nil, err

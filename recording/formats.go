@@ -12,6 +12,7 @@ import (
 	"github.com/baglab/baglab/recording/bag"
 	"github.com/baglab/baglab/recording/db3"
 	"github.com/baglab/baglab/recording/mcapfile"
+	"github.com/baglab/baglab/recording/rosbag2"
 )
 
 // Format names a recording format.
@@ -22,6 +23,10 @@ const (
 	FormatBag  Format = "bag"
 	FormatMCAP Format = "mcap"
 	FormatDB3  Format = "db3"
+	// FormatROS2 is a rosbag2 folder baglab writes (metadata.yaml version
+	// 9 and MCAP or sqlite3 splits, package rosbag2); it is read as the
+	// format of its splits.
+	FormatROS2 Format = "rosbag2"
 )
 
 // container is one row of the format table: all that the front door knows
@@ -128,6 +133,10 @@ func formats() []container {
 			noReader: "sqlite reads a named file",
 			check:    db3.Check,
 		},
+		{
+			format: FormatROS2, label: "rosbag2", what: "a rosbag2 folder",
+			create: createROS2, compressions: []string{"zstd", "lz4", "none"},
+		},
 	}
 }
 
@@ -208,6 +217,33 @@ func createMCAP(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, 
 		return nil, err
 	}
 	return &mcapWriter{w, madeDirs{made}}, nil
+}
+
+// createROS2 is Create of a rosbag2 folder: o.ROS2 with o.Compression
+// for the chunks of MCAP splits.
+func createROS2(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, error) {
+	ro := o.ROS2
+	if ro.Storage != rosbag2.StorageSQLite {
+		ro.ChunkCompression = o.Compression
+	}
+	w, err := rosbag2.Create(path, ro)
+	if err != nil {
+		return nil, err
+	}
+	return &ros2Writer{w, madeDirs{made}}, nil
+}
+
+// ros2Writer is a rosbag2 folder made by Create.
+type ros2Writer struct {
+	*rosbag2.Writer
+	dirs madeDirs
+}
+
+func (w *ros2Writer) Close() error { return w.dirs.closed(w.Writer.Close()) }
+
+func (w *ros2Writer) Abort() {
+	w.Writer.Abort()
+	w.dirs.aborted()
 }
 
 // reindexBag is Repair of a ROS1 bag: bag.ReindexContext.

@@ -41,6 +41,10 @@ type InputOptions struct {
 	// "" takes the one the recordings name (ROSDistro) when they name a
 	// built-in one, else the types every distribution defines alike.
 	Distro string
+	// Renames are the ROS 2 names of ROS1 types (ros1_bridge mapping
+	// rules) when the inputs are copied into a ROS 2 recording; nil for
+	// rosbags-convert's names.
+	Renames *decode.Renames
 	// Selection picks the messages the iterators hand on.
 	Selection Selection
 	// SkipBad goes on past damaged data — a chunk or record the container

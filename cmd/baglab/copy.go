@@ -17,10 +17,14 @@ type copyOptions struct {
 	read        readFlags
 	compression string
 	force       bool
+	ros2        ros2Flags // convert --to ros2
 }
 
 func (o *copyOptions) addFlags(cmd *cobra.Command) {
 	o.read.addFlags(cmd)
+	if cmd.Name() == "convert" {
+		o.ros2.addFlags(cmd)
+	}
 	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
 	completeValues(cmd, "compression", "none", "lz4", "bz2", "zstd")
@@ -59,16 +63,32 @@ stamped exactly E is left out (rosbag's read_messages(end_time=E) and a
 }
 
 func newConvertCmd(g *globalOptions) *cobra.Command {
-	return newCopyCmd(g, &cobra.Command{
-		Use:   "convert IN OUT",
-		Short: "Convert between formats: bag ↔ mcap, db3 → mcap or bag",
-		Long: `Convert IN to the format OUT's extension names (.bag or .mcap), keeping
-definitions, latching and metadata. ROS2 (CDR) messages written into a ROS1
-bag are re-encoded in the ROS1 wire format under an equivalent ROS1
-definition (wstring → string, bounded sequences → T[], byte → uint8).`,
-		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap",
-		Args:    argsUsage(cobra.ExactArgs(2)),
-	}, inThenOut)
+	cmd := newCopyCmd(g, &cobra.Command{
+		Use:   "convert IN... OUT",
+		Short: "Convert between formats: bag ↔ mcap, db3 → mcap or bag, any → rosbag2 (ROS 2)",
+		Long: `Convert IN (several are merged in log time order) to the format OUT's
+extension names (.bag or .mcap), keeping definitions, latching and metadata.
+ROS2 (CDR) messages written into a ROS1 bag are re-encoded in the ROS1 wire
+format under an equivalent ROS1 definition (wstring → string, bounded
+sequences → T[], byte → uint8).
+
+--to ros2 writes OUT as a rosbag2 folder, as rosbags-convert does: MCAP
+splits (--storage mcap, the default; chunks compressed with --compression,
+zstd by default) or sqlite3 splits (--storage sqlite3, schema version 4),
+named OUT_0.mcap ..., a metadata.yaml of version 9, new splits by
+--split-size and --split-duration, and --compression-mode file|message
+(zstd of each split file or each message). ROS1 types get their ROS 2
+names (pkg/Type → pkg/msg/Type, tf/tfMessage → tf2_msgs/msg/TFMessage,
+or as --rules FILE in ros1_bridge's mapping_rules.yaml says), std_msgs/Header
+loses seq, time and duration become builtin_interfaces Time and Duration,
+a latched connection is offered with transient-local durability, and
+every topic carries its RIHS01 type description hash. --distro names the
+ros_distro written.`,
+		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap\n" +
+			"  baglab convert demo/data/study.bag ros2_study --to ros2\n  baglab convert demo/data/study.bag ros2_study_db3 --to ros2 --storage sqlite3 --split-duration 60s",
+		Args: argsUsage(cobra.MinimumNArgs(2)),
+	}, func(args []string) ([]string, string) { return args[:len(args)-1], args[len(args)-1] })
+	return cmd
 }
 
 func newMergeCmd(g *globalOptions) *cobra.Command {
@@ -88,14 +108,23 @@ or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
 }
 
 func runCopy(ctx context.Context, o *copyOptions) error {
-	format, err := recording.OutputFormat(o.output)
+	co := recording.CreateOptions{Compression: o.compression}
+	format, err := o.ros2.format(o.output, &co, &o.read)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return err
 	}
 	if err := recording.CheckCompression(format, o.compression); err != nil {
 		return usageErrorf("--compression: %v", err)
 	}
-	if err := checkOutFile(o.output, "output", o.force, o.inputs); err != nil {
+	if format == recording.FormatROS2 {
+		co.ROS2.ROSDistro = o.g.distro
+		if err := checkNotInput(o.output, o.inputs); err != nil {
+			return err
+		}
+		if err := checkOutFolder(o.output, "output", o.force); err != nil {
+			return err
+		}
+	} else if err := checkOutFile(o.output, "output", o.force, o.inputs); err != nil {
 		return err
 	}
 	in, err := o.g.open(o.inputs, &o.read, "copy", nil)
@@ -107,7 +136,7 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 		return usageErrorf("--topics, --start and --end select no message of %s: nothing to write", strings.Join(o.inputs, ", "))
 	}
 	var n int64
-	if err := writeRecording(ctx, o.output, recording.CreateOptions{Compression: o.compression}, func(w recording.Writer) (err error) {
+	if err := writeRecording(ctx, o.output, co, func(w recording.Writer) (err error) {
 		n, err = in.CopyTo(ctx, w, format)
 		return err
 	}); err != nil {

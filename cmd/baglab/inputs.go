@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/baglab/baglab/decode"
 	"os"
 	"strings"
 	"sync"
@@ -21,6 +22,9 @@ type readFlags struct {
 	skipBad bool
 	// keepUnverified keeps, with skipBad, what no CRC vouches for
 	keepUnverified bool
+	// renames are the ROS 2 names of ROS1 types for a copy into a ROS 2
+	// recording (convert --rules); not a flag of its own
+	renames *decode.Renames
 }
 
 func (s *readFlags) addFlags(cmd *cobra.Command) {
@@ -71,6 +75,7 @@ func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.In
 	return recording.InputOptions{
 		Registry:       reg,
 		Distro:         g.distro,
+		Renames:        f.renames,
 		Selection:      recording.Selection{Topics: f.topics, Start: f.start, End: f.end},
 		SkipBad:        f.skipBad,
 		KeepUnverified: f.keepUnverified,

@@ -250,3 +250,59 @@ func firstOverBound(v *value.Struct) (path string, n, bound int) {
 	}
 	return "", 0, 0
 }
+
+// Encoder is a sink.Sink that writes the CDR (little endian) of the
+// message a codec walks, for transcoding without a value tree: the events
+// must fit the CDR type in kinds, arrays and order (the fields given may
+// be another type's with the same wire layout). Unlike Encode it checks
+// nothing: strings are written as they come, bounds are not enforced.
+type Encoder struct{ e encoder }
+
+// Start begins a message, appending to buf (its encapsulation header
+// first).
+func (x *Encoder) Start(buf []byte) {
+	x.e = encoder{buf: append(buf, 0, reprCDRLE, 0, 0), base: len(buf) + headerSize}
+}
+
+// Out returns buf with the message appended.
+func (x *Encoder) Out() []byte { return x.e.buf }
+
+// BeginMessage implements sink.Sink.
+func (x *Encoder) BeginMessage(t *msgdef.Type) { x.e.BeginMessage(t) }
+
+// EndMessage implements sink.Sink.
+func (x *Encoder) EndMessage() {}
+
+// BeginStruct implements sink.Sink.
+func (x *Encoder) BeginStruct(f *msgdef.Field) { x.e.BeginStruct(f) }
+
+// EndStruct implements sink.Sink.
+func (x *Encoder) EndStruct() {}
+
+// BeginArray implements sink.Sink.
+func (x *Encoder) BeginArray(f *msgdef.Field, n int) { x.e.BeginArray(f, n) }
+
+// EndArray implements sink.Sink.
+func (x *Encoder) EndArray() {}
+
+// Bool implements sink.Sink.
+func (x *Encoder) Bool(f *msgdef.Field, v bool) { x.e.Bool(f, v) }
+
+// Int implements sink.Sink.
+func (x *Encoder) Int(f *msgdef.Field, v int64) { x.e.Int(f, v) }
+
+// Uint implements sink.Sink.
+func (x *Encoder) Uint(f *msgdef.Field, v uint64) { x.e.Uint(f, v) }
+
+// Float implements sink.Sink.
+func (x *Encoder) Float(f *msgdef.Field, v float64) { x.e.Float(f, v) }
+
+// String implements sink.Sink.
+func (x *Encoder) String(f *msgdef.Field, v []byte) { x.e.String(f, v) }
+
+// Bytes implements sink.Sink.
+func (x *Encoder) Bytes(f *msgdef.Field, v []byte) { x.e.Bytes(f, v) }
+
+// Time implements sink.Sink: a ROS1 time or duration is written as two
+// 4-byte words, the CDR of builtin_interfaces/msg/Time and Duration.
+func (x *Encoder) Time(f *msgdef.Field, sec, nsec int64) { x.e.Time(f, sec, nsec) }

@@ -208,7 +208,8 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	}
 	if typ != "" && !w.defs[typ] {
 		enc, text := "unknown", ""
-		if c.Schema.Encoding != "" && len(c.Schema.Data) > 0 {
+		if c.Schema.Encoding != "" && (len(c.Schema.Data) > 0 || c.Schema.Encoding == "ros2msg") {
+			// an empty ros2msg text is an empty message's definition
 			enc, text = c.Schema.Encoding, string(c.Schema.Data)
 		}
 		if _, err := w.tx.Exec("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",

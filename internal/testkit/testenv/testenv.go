@@ -156,6 +156,7 @@ var peers = map[string]peer{
 	"ws-protocol": {what: "npm @foxglove/ws-protocol, ws and @foxglove/rosmsg-serialization in testdata/node (make deps-npm)",
 		npm: []string{"@foxglove/ws-protocol", "ws", "@foxglove/rosmsg", "@foxglove/rosmsg-serialization", "@foxglove/rosmsg2-serialization"}},
 	"ros2defs":    {what: "npm @foxglove/rosmsg-msgs-common in testdata/node (make deps-npm)", npm: []string{"@foxglove/rosmsg-msgs-common"}},
+	"ros2peers":   {what: "npm js-yaml, @foxglove/sql.js in testdata/node (make deps-npm)", npm: []string{"js-yaml", "@foxglove/sql.js/dist/sql-asm.js"}},
 	"websockets":  {what: "Debian python3-websockets (make deps-apt)", py: []string{"websockets"}},
 	"genmsg":      {what: "Debian python3-genmsg (make deps-apt)", py: []string{"genmsg"}},
 	"genaction":   {what: "Debian libactionlib-msgs-dev (make deps-apt)", files: []string{"/usr/lib/actionlib_msgs/genaction.py"}},

@@ -1,0 +1,67 @@
+#!/usr/bin/python3
+"""Debian ROS1 rosbag (python3-rosbag) as the peer of the ROS 2 conversion
+tests. Run with /usr/bin/python3.
+
+  ros1peer.py rewrite IN OUT   write OUT with rosbag's writer: every message
+                               of IN, raw, on its own connection header
+  ros1peer.py values BAG       print every message as JSON, in the shape the
+                               ROS 2 conversion gives it: std_msgs/Header
+                               without seq, time and duration as
+                               {"sec", "nanosec"}, uint8[], char[] and
+                               byte[] as base64, byte unsigned (ROS 2's
+                               octet), NaN and infinities as strings,
+                               integral floats as JSON.stringify writes them
+"""
+import base64
+import json
+import math
+import sys
+
+import genpy
+import rosbag
+
+
+def conv(v, typ=""):
+    if isinstance(v, genpy.Message):
+        out = {}
+        for name, t in zip(v.__slots__, v._slot_types):
+            if v._type == "std_msgs/Header" and name == "seq":
+                continue
+            out[name] = conv(getattr(v, name), t)
+        return out
+    if typ == "byte":  # ROS 2's byte is an octet: read unsigned
+        return v & 0xFF
+    if typ.startswith("byte["):  # ... and byte[] a blob
+        return base64.b64encode(bytes(x & 0xFF for x in v)).decode()
+    if isinstance(v, (genpy.Time, genpy.Duration)):
+        return {"sec": v.secs, "nanosec": v.nsecs & 0xFFFFFFFF}
+    if isinstance(v, (bytes, bytearray)):
+        return base64.b64encode(bytes(v)).decode()
+    if isinstance(v, (list, tuple)):
+        return [conv(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+    if isinstance(v, float) and v.is_integer() and abs(v) < 2**53:
+        return int(v)  # as JSON.stringify writes it
+    return v
+
+
+def main():
+    cmd = sys.argv[1]
+    if cmd == "rewrite":
+        with rosbag.Bag(sys.argv[2]) as inbag, rosbag.Bag(sys.argv[3], "w") as out:
+            for topic, raw, t, header in inbag.read_messages(raw=True, return_connection_header=True):
+                out.write(topic, raw, t, raw=True, connection_header=header)
+    elif cmd == "values":
+        msgs = []
+        with rosbag.Bag(sys.argv[2]) as bag:
+            for topic, msg, t, header in bag.read_messages(return_connection_header=True):
+                # the connection's type: genpy shares one class among
+                # types with the same definition, whose _type is one name
+                msgs.append({"topic": topic, "type": header["type"].decode(), "log_time_ns": t.to_nsec(), "message": conv(msg)})
+        json.dump(msgs, sys.stdout)
+    else:
+        sys.exit("unknown command " + cmd)
+
+
+main()

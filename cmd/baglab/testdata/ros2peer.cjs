@@ -1,0 +1,109 @@
+// ros2peer: read a rosbag2 folder with independent implementations and print
+// what they read as JSON: js-yaml parses metadata.yaml; MCAP splits are
+// read with @mcap/core, .db3 splits with sql.js (@foxglove/sql.js); every
+// message is decoded by @foxglove/rosmsg2-serialization from the
+// definition the split stores (parsed by @foxglove/rosmsg).
+// usage: node ros2peer.cjs NODE_DIR FOLDER
+// Output: {"metadata": <metadata.yaml>, "files": {name: {"profile", "topics": {topic: {"type", "encoding",
+// "schema_encoding", "metadata"}}}}, "messages": [{"topic", "type", "log_time_ns", "message"}]}
+// in split order, then log time, then file order. rosmsg's ROS 2 parser
+// refuses camelCase field names; such definitions are parsed in its ROS1
+// mode, which reads the same syntax. In messages uint8[]
+// (and byte[]) are base64, 64-bit integers exact, NaN and infinities
+// the strings "NaN", "Infinity", "-Infinity".
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const { createRequire } = require("module");
+const req = createRequire(path.join(path.resolve(process.argv[2]), "package.json"));
+const { McapIndexedReader } = req("@mcap/core");
+const { parse } = req("@foxglove/rosmsg");
+const { MessageReader } = req("@foxglove/rosmsg2-serialization");
+const yaml = req("js-yaml");
+const initSqlJs = req("@foxglove/sql.js/dist/sql-asm.js"); // the asm.js build: no .wasm to fetch
+const zstd = req("@foxglove/wasm-zstd");
+const lz4 = req("@foxglove/wasm-lz4");
+
+const json = (v) => {
+  if (v instanceof Uint8Array || v instanceof Int8Array) return Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString("base64");
+  if (ArrayBuffer.isView(v)) return Array.from(v, json);
+  if (Array.isArray(v)) return v.map(json);
+  if (typeof v === "bigint") return "#" + v + "#";
+  if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
+  if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, json(x)]));
+  return v;
+};
+
+async function main() {
+  await zstd.isLoaded;
+  await lz4.isLoaded;
+  const dir = process.argv[3];
+  const metadata = yaml.load(fs.readFileSync(path.join(dir, "metadata.yaml"), "utf8"));
+  const info = metadata.rosbag2_bagfile_information;
+  const out = { metadata, files: {}, messages: [] };
+  const readers = new Map(); // schema text -> MessageReader
+  const readerFor = (name, text) => {
+    const key = name + "\0" + text;
+    if (!readers.has(key)) {
+      // rosmsg's ROS 2 mode refuses field names rosidl forbids (camelCase
+      // ones of ROS1 packages, kept by the conversion as rosbags keeps
+      // them); its ROS1 mode reads the same .msg syntax, with pkg/Type names.
+      let defs;
+      try {
+        defs = parse(text, { ros2: true });
+      } catch (e) {
+        if (!/Invalid field name/.test(String(e))) throw e;
+        defs = parse(text.replace(/\b([A-Za-z]\w*)\/msg\/(\w+)/g, "$1/$2")); // ROS1 mode: pkg/Type
+      }
+      readers.set(key, new MessageReader(defs));
+    }
+    return readers.get(key);
+  };
+  for (const rel of info.relative_file_paths) {
+    const bytes = fs.readFileSync(path.join(dir, rel));
+    const file = { topics: {} };
+    out.files[rel] = file;
+    const msgs = [];
+    if (rel.endsWith(".mcap")) {
+      const reader = await McapIndexedReader.Initialize({
+        readable: { size: async () => BigInt(bytes.length), read: async (o, s) => bytes.subarray(Number(o), Number(o + s)) },
+        decompressHandlers: { zstd: (b, s) => zstd.decompress(b, Number(s)), lz4: (b, s) => lz4(b, Number(s)) },
+      });
+      file.profile = reader.header.profile;
+      for (const ch of reader.channelsById.values()) {
+        const s = reader.schemasById.get(ch.schemaId);
+        file.topics[ch.topic] = { type: s.name, encoding: ch.messageEncoding, schema_encoding: s.encoding, metadata: Object.fromEntries(ch.metadata) };
+      }
+      for await (const m of reader.readMessages()) {
+        const ch = reader.channelsById.get(m.channelId);
+        const s = reader.schemasById.get(ch.schemaId);
+        msgs.push({ topic: ch.topic, type: s.name, t: m.logTime, message: readerFor(s.name, new TextDecoder().decode(s.data)).readMessage(m.data) });
+      }
+    } else if (rel.endsWith(".db3")) {
+      const SQL = await initSqlJs();
+      const db = new SQL.Database(bytes);
+      const rows = (q) => { const r = db.exec(q); return r.length ? r[0].values : []; };
+      const defs = new Map(rows("SELECT topic_type, encoding, encoded_message_definition FROM message_definitions").map((r) => [r[0], { encoding: r[1], text: r[2] }]));
+      file.schema = rows("SELECT schema_version, ros_distro FROM schema");
+      const topics = new Map();
+      for (const [id, name, type, format, qos, hash] of rows("SELECT id, name, type, serialization_format, offered_qos_profiles, type_description_hash FROM topics")) {
+        topics.set(id, { name, type });
+        file.topics[name] = { type, encoding: format, schema_encoding: defs.get(type).encoding, metadata: { offered_qos_profiles: qos, type_description_hash: hash } };
+      }
+      const stmt = db.prepare("SELECT topic_id, CAST(timestamp AS TEXT), data FROM messages ORDER BY timestamp, id"); // as text: a JS number loses ns
+      while (stmt.step()) {
+        const [tid, ts, data] = stmt.get();
+        const t = topics.get(tid);
+        msgs.push({ topic: t.name, type: t.type, t: BigInt(ts), message: readerFor(t.type, defs.get(t.type).text).readMessage(data) });
+      }
+      stmt.free();
+      db.close();
+    } else {
+      throw new Error("unknown split " + rel);
+    }
+    msgs.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : 0));
+    for (const m of msgs) out.messages.push({ topic: m.topic, type: m.type, log_time_ns: "#" + m.t + "#", message: json(m.message) });
+  }
+  process.stdout.write(JSON.stringify(out).replace(/"#(-?\d+)#"/g, "$1"));
+}
+main().catch((e) => { console.error(e); process.exit(1); });

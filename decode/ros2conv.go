@@ -1,0 +1,298 @@
+package decode
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/baglab/baglab/decode/cdr"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/record"
+	"gopkg.in/yaml.v3"
+)
+
+// Renames are the ROS 2 names of ROS1 types, in ros1_bridge's
+// mapping_rules.yaml form: a rule names a package (every type of it moves)
+// or one message, and may rename top-level fields (fields_1_to_2).
+type Renames struct {
+	pkgs   map[string]string            // ros1 package -> ros2 package
+	types  map[string]string            // ros1 pkg/Type -> ros2 pkg/Type
+	fields map[string]map[string]string // ros1 pkg/Type -> ros1 field -> ros2 field
+}
+
+// staticRenames are the renames rosbags-convert makes without rules.
+var staticRenames = map[string]string{"tf/tfMessage": "tf2_msgs/TFMessage"}
+
+// ParseMappingRules reads rules in ros1_bridge's mapping_rules.yaml format:
+// a list of entries with ros1_package_name and ros2_package_name, and
+// optionally ros1_message_name, ros2_message_name and fields_1_to_2.
+// Service rules (ros1_service_name) do not apply to recordings and are
+// left out.
+func ParseMappingRules(data []byte) (*Renames, error) {
+	var rules []struct {
+		ROS1Package string            `yaml:"ros1_package_name"`
+		ROS1Message string            `yaml:"ros1_message_name"`
+		ROS1Service string            `yaml:"ros1_service_name"`
+		ROS2Package string            `yaml:"ros2_package_name"`
+		ROS2Message string            `yaml:"ros2_message_name"`
+		Fields      map[string]string `yaml:"fields_1_to_2"`
+	}
+	if err := yaml.Unmarshal(data, &rules); err != nil {
+		return nil, &record.Error{Offset: -1, Err: record.ErrFormat, Detail: "mapping rules: " + err.Error()}
+	}
+	rn := &Renames{pkgs: map[string]string{}, types: map[string]string{}, fields: map[string]map[string]string{}}
+	for i, r := range rules {
+		bad := func(why string) error {
+			return &record.Error{Offset: -1, Field: fmt.Sprintf("rule %d", i+1), Err: record.ErrFormat, Detail: why}
+		}
+		switch {
+		case r.ROS1Service != "":
+			continue
+		case r.ROS1Package == "" || r.ROS2Package == "":
+			return nil, bad("ros1_package_name and ros2_package_name are required")
+		case (r.ROS1Message == "") != (r.ROS2Message == ""):
+			return nil, bad("ros1_message_name and ros2_message_name go together")
+		case r.ROS1Message == "":
+			if len(r.Fields) > 0 {
+				return nil, bad("fields_1_to_2 needs a message rule")
+			}
+			rn.pkgs[r.ROS1Package] = r.ROS2Package
+			continue
+		}
+		from := r.ROS1Package + "/" + r.ROS1Message
+		rn.types[from] = r.ROS2Package + "/" + r.ROS2Message
+		for f1, f2 := range r.Fields {
+			if strings.Contains(f1, ".") || strings.Contains(f2, ".") {
+				return nil, bad("fields_1_to_2 " + f1 + ": nested field paths are not supported")
+			}
+			if rn.fields[from] == nil {
+				rn.fields[from] = map[string]string{}
+			}
+			rn.fields[from][f1] = f2
+		}
+	}
+	return rn, nil
+}
+
+// ros2Name is the canonical ROS 2 name ("pkg/Type") of ROS1 type name.
+func (rn *Renames) ros2Name(name string) string {
+	if rn != nil {
+		if n, ok := rn.types[name]; ok {
+			return n
+		}
+	}
+	if n, ok := staticRenames[name]; ok {
+		return n
+	}
+	if rn != nil {
+		pkg, base, _ := strings.Cut(name, "/")
+		if p, ok := rn.pkgs[pkg]; ok {
+			return p + "/" + base
+		}
+	}
+	return name
+}
+
+// ros1Header is the ROS1 header, which loses seq in ROS 2.
+const ros1Header = "std_msgs/Header"
+
+// ros2Builtin are the texts of the ROS 2 types ROS1 primitives become.
+var ros2Builtin = map[string]string{
+	"builtin_interfaces/Time":     "int32 sec\nuint32 nanosec\n",
+	"builtin_interfaces/Duration": "int32 sec\nuint32 nanosec\n",
+	ros1Header:                    "builtin_interfaces/Time stamp\nstring frame_id\n",
+}
+
+// ROS2Equivalent returns the ROS 2 type rosbags-convert makes of ROS1 type
+// t: pkg/Type becomes pkg/msg/Type (renamed by rn, which may be nil, and
+// tf/tfMessage by tf2_msgs/TFMessage), std_msgs/Header loses seq, time
+// and duration become builtin_interfaces/msg/Time and Duration, byte stays
+// byte (ROS 2's octet, as common_interfaces has it: one byte on the wire,
+// read unsigned) and char is uint8. Apart from Header.seq the wire
+// layout is the ROS1 one, field for field, so that TranscodeROS1 can write
+// the CDR as the ROS1 message is read.
+func ROS2Equivalent(t *msgdef.Type, rn *Renames) (*msgdef.Type, error) {
+	if t.Dialect != msgdef.ROS1 {
+		return nil, fmt.Errorf("%s: not a ROS1 type", t.Name)
+	}
+	var b strings.Builder
+	b.WriteString(ros2Text(t, rn))
+	used := map[string]bool{}
+	for _, d := range append([]*msgdef.Type{t}, dependencies(t)...) {
+		for i := range d.Fields {
+			switch d.Fields[i].Kind {
+			case msgdef.Time:
+				used["builtin_interfaces/Time"] = true
+			case msgdef.Duration:
+				used["builtin_interfaces/Duration"] = true
+			}
+		}
+		if d.Name == ros1Header {
+			used["builtin_interfaces/Time"] = true
+		}
+	}
+	for _, d := range dependencies(t) {
+		fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, ros2Name(rn.ros2Name(d.Name)), ros2Text(d, rn))
+	}
+	for _, n := range []string{"builtin_interfaces/Time", "builtin_interfaces/Duration"} {
+		if used[n] {
+			fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, ros2Name(n), ros2Builtin[n])
+		}
+	}
+	t2, err := msgdef.ParseBundle(ros2Name(rn.ros2Name(t.Name)), b.String(), msgdef.ROS2, nil)
+	if err != nil {
+		return nil, fmt.Errorf("ROS 2 equivalent of %s: %w", t.Name, err)
+	}
+	return t2, nil
+}
+
+// ros2Text is the ROS 2 .msg text of one ROS1 type (see ROS2Equivalent).
+func ros2Text(t *msgdef.Type, rn *Renames) string {
+	if t.Name == ros1Header {
+		return ros2Builtin[ros1Header]
+	}
+	var fields map[string]string
+	if rn != nil {
+		fields = rn.fields[t.Name]
+	}
+	var b strings.Builder
+	for _, c := range t.Constants {
+		v := c.Value
+		if c.Kind == msgdef.String {
+			v = strconv.Quote(v)
+		}
+		fmt.Fprintf(&b, "%s %s=%s\n", ros2Prim(c.Kind), c.Name, v)
+	}
+	for i := range t.Fields {
+		f := &t.Fields[i]
+		typ := ros2Prim(f.Kind)
+		if f.Prim == "byte" {
+			typ = "byte" // ROS 2's octet, as common_interfaces write ROS1's byte fields
+		}
+		if f.Kind == msgdef.Struct {
+			typ = ros2Name(rn.ros2Name(f.Msg.Name))
+		}
+		switch f.Array {
+		case msgdef.Fixed:
+			typ += "[" + strconv.Itoa(f.Len) + "]"
+		case msgdef.Sequence:
+			typ += "[]"
+		}
+		name := f.Name
+		if n, ok := fields[name]; ok {
+			name = n
+		}
+		fmt.Fprintf(&b, "%s %s\n", typ, name)
+	}
+	return b.String()
+}
+
+// ros2Prim is the ROS 2 name of the ROS1 primitive kind k, with the same
+// wire size and signedness.
+func ros2Prim(k msgdef.Kind) string {
+	switch k {
+	case msgdef.Time:
+		return "builtin_interfaces/msg/Time"
+	case msgdef.Duration:
+		return "builtin_interfaces/msg/Duration"
+	}
+	return k.String() // uint8 for ROS1 char
+}
+
+// TranscodeROS1 returns a function that rewrites messages of ROS1 type t1
+// as CDR of t2 = ROS2Equivalent(t1): one pass of dec (compiled for t1)
+// straight into a CDR encoder, dropping every Header's seq; ROS1 time and
+// duration are the two 4-byte words of builtin_interfaces Time and
+// Duration (a ROS1 time past 2038 keeps its bits).
+func TranscodeROS1(dec Decoder) func(data []byte) ([]byte, error) {
+	return func(data []byte) ([]byte, error) {
+		s := &dropSeq{}
+		s.enc.Start(make([]byte, 0, len(data)+16))
+		if err := dec.Decode(data, s); err != nil {
+			return nil, err
+		}
+		return s.enc.Out(), nil
+	}
+}
+
+// dropSeq passes a ROS1 message's events to the CDR encoder, without the
+// seq of each std_msgs/Header.
+type dropSeq struct {
+	enc    cdr.Encoder
+	header []bool // per open struct: is it a Header
+	first  bool   // the next field is the first of a Header
+}
+
+func (s *dropSeq) BeginMessage(t *msgdef.Type) {
+	s.enc.BeginMessage(t)
+	s.header = append(s.header[:0], t.Name == ros1Header)
+	s.first = t.Name == ros1Header
+}
+func (s *dropSeq) EndMessage() { s.enc.EndMessage() }
+func (s *dropSeq) BeginStruct(f *msgdef.Field) {
+	s.first = false
+	s.enc.BeginStruct(f)
+	h := f.Msg.Name == ros1Header
+	s.header = append(s.header, h)
+	s.first = h
+}
+func (s *dropSeq) EndStruct() {
+	s.first = false
+	s.header = s.header[:len(s.header)-1]
+	s.enc.EndStruct()
+}
+func (s *dropSeq) BeginArray(f *msgdef.Field, n int) { s.first = false; s.enc.BeginArray(f, n) }
+func (s *dropSeq) EndArray()                         { s.enc.EndArray() }
+func (s *dropSeq) Bool(f *msgdef.Field, v bool)      { s.first = false; s.enc.Bool(f, v) }
+func (s *dropSeq) Int(f *msgdef.Field, v int64)      { s.first = false; s.enc.Int(f, v) }
+func (s *dropSeq) Uint(f *msgdef.Field, v uint64) {
+	if s.first && f.Name == "seq" {
+		s.first = false
+		return
+	}
+	s.first = false
+	s.enc.Uint(f, v)
+}
+func (s *dropSeq) Float(f *msgdef.Field, v float64)      { s.first = false; s.enc.Float(f, v) }
+func (s *dropSeq) String(f *msgdef.Field, v []byte)      { s.first = false; s.enc.String(f, v) }
+func (s *dropSeq) Bytes(f *msgdef.Field, v []byte)       { s.first = false; s.enc.Bytes(f, v) }
+func (s *dropSeq) Time(f *msgdef.Field, sec, nsec int64) { s.first = false; s.enc.Time(f, sec, nsec) }
+
+var _ sink.Sink = (*dropSeq)(nil)
+
+// ToROS2 returns a function that re-encodes messages of a channel as CDR
+// of their ROS 2 type (ROS2Equivalent, names by rn), and the channel to
+// write them on, carrying its RIHS01 type_description_hash in Metadata.
+// CDR channels pass through (nil function) with their definition; JSON
+// ones are refused.
+func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (func([]byte) ([]byte, error), *record.Channel, error) {
+	switch ch.MessageEncoding {
+	case "cdr":
+		out, err := r.WithDefinition(ch)
+		if err != nil {
+			return nil, nil, err
+		}
+		c := *out
+		c.Metadata = map[string]string{}
+		if dec, err := r.For(ch); err == nil {
+			c.Metadata["type_description_hash"] = msgdef.TypeHash(dec.Type())
+		}
+		return nil, &c, nil
+	case "ros1":
+	default:
+		return nil, nil, fmt.Errorf("%w: topic %s has %s messages, which a ROS 2 recording cannot hold", record.ErrUnsupported, ch.Topic, ch.MessageEncoding)
+	}
+	dec, err := r.For(ch)
+	if err != nil {
+		return nil, nil, err
+	}
+	t2, err := ROS2Equivalent(dec.Type(), rn)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "cdr",
+		Schema:   &record.Schema{Name: t2.FullName, Encoding: "ros2msg", Data: []byte(ROS2Bundle(t2))},
+		Metadata: map[string]string{"type_description_hash": msgdef.TypeHash(t2)}}
+	return TranscodeROS1(dec), out, nil
+}

@@ -1,0 +1,96 @@
+package decode
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode/msgdef"
+)
+
+// TestROS2EquivalentHashes: the ROS 2 type a ROS1 common type converts to
+// has the RIHS01 hash of the real ROS 2 type (the built-in Jazzy
+// definition; rosidl's own hash of builtin_interfaces/msg/Time is checked
+// in msgdef): names, field types, byte and the Header without seq all
+// agree. (A ROS1 Marker lacks ROS 2's texture and mesh fields: its hash
+// differs, rightly.)
+func TestROS2EquivalentHashes(t *testing.T) {
+	reg := msgdef.Default()
+	jazzy := msgdef.Default()
+	if err := jazzy.SetDistro("jazzy"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"std_msgs/Header", "geometry_msgs/PoseStamped", "geometry_msgs/TransformStamped",
+		"sensor_msgs/Imu", "sensor_msgs/Image", "sensor_msgs/LaserScan", "sensor_msgs/PointCloud2",
+		"diagnostic_msgs/DiagnosticArray", "std_msgs/Empty"} {
+		t1, err := reg.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t2, err := ROS2Equivalent(t1, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		full := strings.Replace(name, "/", "/msg/", 1)
+		want, err := jazzy.Lookup(full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if t2.FullName != full {
+			t.Errorf("%s: ROS 2 name %s", name, t2.FullName)
+		}
+		if got, w := msgdef.TypeHash(t2), msgdef.TypeHash(want); got != w {
+			t.Errorf("%s: hash %s, ROS 2's %s", name, got, w)
+		}
+	}
+}
+
+// TestMappingRules: ros1_bridge's rule format renames packages, messages
+// and top-level fields; bad rules are errors naming the rule.
+func TestMappingRules(t *testing.T) {
+	rn, err := ParseMappingRules([]byte(`
+-
+  ros1_package_name: 'uuid_msgs'
+  ros1_message_name: 'UniqueID'
+  ros2_package_name: 'unique_identifier_msgs'
+  ros2_message_name: 'UUID'
+  fields_1_to_2:
+    uuid: 'uuid'
+-
+  ros1_package_name: 'lama_msgs'
+  ros2_package_name: 'lama_interfaces'
+-
+  ros1_package_name: 'x'
+  ros1_service_name: 'S'
+  ros2_package_name: 'y'
+  ros2_service_name: 'S'
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]string{"uuid_msgs/UniqueID": "unique_identifier_msgs/UUID", "lama_msgs/Crossing": "lama_interfaces/Crossing",
+		"tf/tfMessage": "tf2_msgs/TFMessage", "geometry_msgs/Pose": "geometry_msgs/Pose"} {
+		if got := rn.ros2Name(in); got != want {
+			t.Errorf("%s -> %s, want %s", in, got, want)
+		}
+	}
+	for _, bad := range []string{"- {ros1_package_name: a}", "- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M}",
+		"- {ros1_package_name: a, ros2_package_name: b, fields_1_to_2: {x: y}}", "{not: a list}",
+		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {a.b: c}}"} {
+		if _, err := ParseMappingRules([]byte(bad)); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// FuzzParseMappingRules: any rules text parses or fails with an error,
+// never panics.
+func FuzzParseMappingRules(f *testing.F) {
+	f.Add([]byte("- {ros1_package_name: a, ros2_package_name: b}\n"))
+	f.Add([]byte("- {ros1_package_name: a, ros1_message_name: M, ros2_package_name: b, ros2_message_name: N, fields_1_to_2: {x: y}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rn, err := ParseMappingRules(data)
+		if err == nil && rn == nil {
+			t.Fatal("nil rules without an error")
+		}
+	})
+}

@@ -1,0 +1,437 @@
+package rosbag2
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/db3"
+	"github.com/baglab/baglab/recording/mcapfile"
+	"github.com/klauspost/compress/zstd"
+	"gopkg.in/yaml.v3"
+)
+
+// The storages a rosbag2 folder holds its splits in (storage_identifier).
+const (
+	StorageMCAP   = "mcap"
+	StorageSQLite = "sqlite3"
+)
+
+// The compression modes of rosbag2 (--compression-mode): none, zstd of
+// each closed split file, zstd of each message.
+const (
+	ModeNone    = ""
+	ModeFile    = "file"
+	ModeMessage = "message"
+)
+
+// MetadataVersion is the metadata.yaml version the Writer writes.
+const MetadataVersion = 9
+
+// Options configure a Writer. The zero value writes one MCAP split with
+// zstd chunks.
+type Options struct {
+	// Storage is StorageMCAP ("" too) or StorageSQLite.
+	Storage string
+	// ChunkCompression compresses the chunks of MCAP splits: "zstd" (""
+	// too), "lz4" or "none". It does not apply to SQLite.
+	ChunkCompression string
+	// Mode compresses with zstd each split file once written (ModeFile:
+	// NAME_N.mcap.zstd) or each message (ModeMessage), as rosbag2's
+	// --compression-mode with --compression-format zstd.
+	Mode string
+	// SplitSize starts a new split when the message bytes of the current
+	// one reach it (0: never); SplitDuration when a message is that much
+	// later than the current split's first (0: never).
+	SplitSize     int64
+	SplitDuration time.Duration
+	// ROSDistro is metadata.yaml's and the sqlite schema table's
+	// ros_distro.
+	ROSDistro string
+}
+
+// Check reports what is wrong with o, naming the option.
+func (o Options) Check() error {
+	switch o.Storage {
+	case "", StorageMCAP:
+		switch o.ChunkCompression {
+		case "", "zstd", "lz4", "none":
+		default:
+			return fmt.Errorf("MCAP chunk compression %q: want zstd, lz4 or none", o.ChunkCompression)
+		}
+	case StorageSQLite:
+		if o.ChunkCompression != "" && o.ChunkCompression != "none" {
+			return fmt.Errorf("sqlite3 storage has no chunks to compress with %s (use --compression-mode file or message)", o.ChunkCompression)
+		}
+	default:
+		return fmt.Errorf("storage %q: want mcap or sqlite3", o.Storage)
+	}
+	switch o.Mode {
+	case ModeNone, ModeFile, ModeMessage:
+	default:
+		return fmt.Errorf("compression mode %q: want none, file or message", o.Mode)
+	}
+	if o.SplitSize < 0 || o.SplitDuration < 0 {
+		return errors.New("split size and duration cannot be negative")
+	}
+	return nil
+}
+
+// splitFile is a storage file being written.
+type splitFile interface {
+	record.Writer
+	Abort()
+}
+
+// channel is a channel of the recording.
+type channel struct {
+	c     record.Channel // as written: metadata offered_qos_profiles, type_description_hash
+	count uint64
+	inner uint32 // its id in the current split
+}
+
+// file is one split as metadata.yaml lists it.
+type file struct {
+	path       string
+	start, end int64
+	count      uint64
+}
+
+// Writer writes a rosbag2 folder. It implements record.Writer; AddChannel
+// takes the channel's offered_qos_profiles (version 9 YAML, "" for none)
+// and type_description_hash from its Metadata.
+type Writer struct {
+	o      Options
+	dir    *atomicfile.Dir
+	name   string // the folder's base name, the splits' stem
+	cur    splitFile
+	curLen int64 // message bytes in the current split
+	chans  []*channel
+	files  []*file
+	zenc   *zstd.Encoder
+	count  uint64
+	start  int64
+	end    int64
+	done   bool
+}
+
+// Create starts a rosbag2 folder at path, built under a temporary name
+// beside it and renamed into place by Close.
+func Create(path string, o Options) (*Writer, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	if o.Storage == "" {
+		o.Storage = StorageMCAP
+	}
+	d, err := atomicfile.CreateDir(path)
+	if err != nil {
+		return nil, err
+	}
+	w := &Writer{o: o, dir: d, name: filepath.Base(filepath.Clean(path))}
+	if o.Mode != ModeNone {
+		if w.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1)); err != nil {
+			d.Abort()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *Writer) ext() string {
+	if w.o.Storage == StorageSQLite {
+		return ".db3"
+	}
+	return ".mcap"
+}
+
+// open starts the next split and adds every channel to it.
+func (w *Writer) open() error {
+	name := w.name + "_" + strconv.Itoa(len(w.files)) + w.ext()
+	path := filepath.Join(w.dir.Name(), name)
+	var err error
+	if w.o.Storage == StorageSQLite {
+		var f *db3.Writer
+		f, err = db3.Create(path, db3.WithROSDistro(w.o.ROSDistro))
+		w.cur = f
+	} else {
+		c := w.o.ChunkCompression
+		if c == "" {
+			c = "zstd"
+		}
+		var f *mcapfile.Writer
+		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithLibrary("baglab"))
+		w.cur = f
+	}
+	if err != nil {
+		w.cur = nil
+		return err
+	}
+	w.files = append(w.files, &file{path: name})
+	w.curLen = 0
+	for _, ch := range w.chans {
+		if err := w.addToSplit(ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addToSplit adds ch to the current split.
+func (w *Writer) addToSplit(ch *channel) error {
+	c := ch.c
+	c.Metadata = map[string]string{"offered_qos_profiles": ch.c.Metadata["offered_qos_profiles"]}
+	if h := ch.c.Metadata["type_description_hash"]; h != "" {
+		key := "topic_type_hash" // rosbag2's MCAP channel metadata
+		if w.o.Storage == StorageSQLite {
+			key = "type_description_hash"
+		}
+		c.Metadata[key] = h
+	}
+	id, err := w.cur.AddChannel(&c)
+	ch.inner = id
+	return err
+}
+
+// AddChannel adds a topic; its id counts from 1 in the order added.
+func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
+	if w.done {
+		return 0, errors.New("rosbag2: writer is closed")
+	}
+	if c.Schema == nil || c.Schema.Name == "" {
+		return 0, fmt.Errorf("rosbag2: topic %s has no type", c.Topic)
+	}
+	ch := &channel{c: *c}
+	w.chans = append(w.chans, ch)
+	if w.cur != nil {
+		if err := w.addToSplit(ch); err != nil {
+			return 0, err
+		}
+	}
+	return uint32(len(w.chans)), nil
+}
+
+// WriteMessage writes m on channel id, starting a new split first when
+// the current one is full.
+func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
+	if w.done {
+		return errors.New("rosbag2: writer is closed")
+	}
+	if id == 0 || int(id) > len(w.chans) {
+		return fmt.Errorf("rosbag2: unknown channel %d", id)
+	}
+	ch := w.chans[id-1]
+	if w.cur != nil {
+		f := w.files[len(w.files)-1]
+		if (w.o.SplitSize > 0 && w.curLen >= w.o.SplitSize) ||
+			(w.o.SplitDuration > 0 && f.count > 0 && m.LogTime-f.start >= int64(w.o.SplitDuration)) {
+			if err := w.closeSplit(); err != nil {
+				return err
+			}
+		}
+	}
+	if w.cur == nil {
+		if err := w.open(); err != nil {
+			return err
+		}
+	}
+	out := *m
+	if w.o.Mode == ModeMessage {
+		out.Data = w.zenc.EncodeAll(m.Data, make([]byte, 0, len(m.Data)/2+16))
+	}
+	if err := w.cur.WriteMessage(ch.inner, &out); err != nil {
+		return err
+	}
+	f := w.files[len(w.files)-1]
+	if f.count == 0 || m.LogTime < f.start {
+		f.start = m.LogTime
+	}
+	if f.count == 0 || m.LogTime > f.end {
+		f.end = m.LogTime
+	}
+	if w.count == 0 || m.LogTime < w.start {
+		w.start = m.LogTime
+	}
+	if w.count == 0 || m.LogTime > w.end {
+		w.end = m.LogTime
+	}
+	f.count++
+	ch.count++
+	w.count++
+	w.curLen += int64(len(out.Data))
+	return nil
+}
+
+// closeSplit finishes the current split (and compresses it in ModeFile).
+func (w *Writer) closeSplit() error {
+	cur := w.cur
+	w.cur = nil
+	if err := cur.Close(); err != nil {
+		return err
+	}
+	if w.o.Mode != ModeFile {
+		return nil
+	}
+	f := w.files[len(w.files)-1]
+	src := filepath.Join(w.dir.Name(), f.path)
+	if err := w.compressFile(src, src+".zstd"); err != nil {
+		return err
+	}
+	f.path += ".zstd"
+	return os.Remove(src)
+}
+
+// compressFile writes the zstd stream of src to dst.
+func (w *Writer) compressFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	z, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1))
+	if err == nil {
+		_, err = io.Copy(z, in)
+		if cerr := z.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Close finishes the last split, writes metadata.yaml and renames the
+// folder into place. A recording without messages holds one empty split
+// with every topic, as rosbag2 writes it.
+func (w *Writer) Close() error {
+	if w.done {
+		return nil
+	}
+	err := func() error {
+		if w.cur == nil && len(w.files) == 0 {
+			if err := w.open(); err != nil {
+				return err
+			}
+		}
+		if w.cur != nil {
+			if err := w.closeSplit(); err != nil {
+				return err
+			}
+		}
+		return os.WriteFile(filepath.Join(w.dir.Name(), "metadata.yaml"), w.metadata(), 0o644)
+	}()
+	w.done = true
+	if w.zenc != nil {
+		w.zenc.Close()
+	}
+	if err != nil {
+		w.dir.Abort()
+		return err
+	}
+	return w.dir.Commit()
+}
+
+// Abort removes everything written.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if w.cur != nil {
+		w.cur.Abort()
+	}
+	if w.zenc != nil {
+		w.zenc.Close()
+	}
+	w.dir.Abort()
+}
+
+// metadata renders metadata.yaml (version 9) as rosbag2 writes it.
+func (w *Writer) metadata() []byte {
+	var b strings.Builder
+	p := func(indent int, format string, args ...any) {
+		b.WriteString(strings.Repeat("  ", indent))
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	p(0, "rosbag2_bagfile_information:")
+	p(1, "version: %d", MetadataVersion)
+	p(1, "storage_identifier: %s", w.o.Storage)
+	p(1, "duration:")
+	p(2, "nanoseconds: %d", w.end-w.start)
+	p(1, "starting_time:")
+	p(2, "nanoseconds_since_epoch: %d", w.start)
+	p(1, "message_count: %d", w.count)
+	if len(w.chans) == 0 {
+		p(1, "topics_with_message_count: []")
+	} else {
+		p(1, "topics_with_message_count:")
+	}
+	for _, ch := range w.chans {
+		p(2, "- topic_metadata:")
+		p(4, "name: %s", yamlString(ch.c.Topic))
+		p(4, "type: %s", yamlString(ch.c.Schema.Name))
+		p(4, "serialization_format: %s", yamlString(ch.c.MessageEncoding))
+		if qos := ch.c.Metadata["offered_qos_profiles"]; qos == "" {
+			p(4, "offered_qos_profiles: []")
+		} else {
+			p(4, "offered_qos_profiles:")
+			for _, l := range strings.Split(qos, "\n") {
+				p(5, "%s", l)
+			}
+		}
+		p(4, "type_description_hash: %s", yamlString(ch.c.Metadata["type_description_hash"]))
+		p(3, "message_count: %d", ch.count)
+	}
+	format, mode := "", ""
+	switch w.o.Mode {
+	case ModeFile:
+		format, mode = "zstd", "FILE"
+	case ModeMessage:
+		format, mode = "zstd", "MESSAGE"
+	}
+	p(1, "compression_format: %s", yamlString(format))
+	p(1, "compression_mode: %s", yamlString(mode))
+	p(1, "relative_file_paths:")
+	for _, f := range w.files {
+		p(2, "- %s", yamlString(f.path))
+	}
+	p(1, "files:")
+	for _, f := range w.files {
+		p(2, "- path: %s", yamlString(f.path))
+		p(3, "starting_time:")
+		p(4, "nanoseconds_since_epoch: %d", f.start)
+		p(3, "duration:")
+		p(4, "nanoseconds: %d", f.end-f.start)
+		p(3, "message_count: %d", f.count)
+	}
+	p(1, "custom_data: ~")
+	p(1, "ros_distro: %s", yamlString(w.o.ROSDistro))
+	return []byte(b.String())
+}
+
+// yamlString is s as a YAML scalar: plain when that reads back as the
+// same string, else quoted ("" for the empty string, as yaml-cpp writes
+// it).
+func yamlString(s string) string {
+	if s == "" {
+		return `""`
+	}
+	var back string
+	if yaml.Unmarshal([]byte(s), &back) == nil && back == s && !strings.ContainsAny(s, "\n#:") {
+		return s
+	}
+	return strconv.Quote(s)
+}
