@@ -23,7 +23,7 @@ var DatasetKeys = Keys{
 // first recording that cannot be described fails it.
 func DatasetDocument(paths []string) ([]byte, error) {
 	var failed error
-	ds, _, err := recording.DescribeEach(context.Background(), paths, func(_ string, err error) { failed = cmp.Or(failed, err) })
+	ds, _, err := recording.DescribeEach(context.Background(), paths, recording.OpenOptions{}, func(_ string, err error) { failed = cmp.Or(failed, err) })
 	if err = cmp.Or(err, failed); err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/internal/zfile"
 	"github.com/baglab/baglab/recording/mcapfile"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // CheckOptions configure Check.
@@ -24,6 +25,8 @@ type CheckOptions struct {
 	// number of messages, and returns the function told of each message
 	// decoded.
 	Progress func(total int64) func(n int)
+	// Remote reads URLs (see OpenOptions.Remote).
+	Remote *remote.Session
 }
 
 // Check examines the recording at path and lists its problems:
@@ -40,6 +43,9 @@ type CheckOptions struct {
 // file that cannot be examined at all (not a recording, unreadable), or
 // ctx ending.
 func Check(ctx context.Context, path string, o CheckOptions) ([]record.Problem, error) {
+	if remote.IsURL(path) {
+		return checkURL(ctx, path, o)
+	}
 	probs, err := checkStructure(path)
 	if err != nil {
 		return nil, err

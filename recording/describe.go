@@ -40,10 +40,15 @@ type AttachmentInfo struct {
 // Describe summarises the one recording at path (a file or a rosbag2
 // folder; a plain folder is an *InputError, see Expand).
 func Describe(path string) (*Description, error) {
+	return DescribeWith(path, OpenOptions{})
+}
+
+// DescribeWith is Describe with options (o.Remote reads URLs).
+func DescribeWith(path string, o OpenOptions) (*Description, error) {
 	if _, err := Expand([]string{path}); err != nil {
 		return nil, err
 	}
-	r, err := Open(path)
+	r, err := OpenWith(path, o)
 	if err != nil {
 		return nil, err
 	}

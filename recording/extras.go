@@ -30,14 +30,17 @@ type extrasWriter interface {
 }
 
 // parts lists the single-file readers behind r (the splits of a rosbag2
-// folder), or r itself.
+// folder; the format's reader of a stream or a URL), or r itself.
 func parts(r record.Reader) []record.Reader {
-	if m, ok := r.(*multiReader); ok {
+	switch x := r.(type) {
+	case *multiReader:
 		var out []record.Reader
-		for _, p := range m.readers {
+		for _, p := range x.readers {
 			out = append(out, parts(p)...)
 		}
 		return out
+	case interface{ Unwrap() record.Reader }:
+		return parts(x.Unwrap())
 	}
 	return []record.Reader{r}
 }

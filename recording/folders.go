@@ -9,6 +9,7 @@ import (
 
 	"github.com/baglab/baglab/internal/fserr"
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // InputError is an input that cannot be opened at all: it does not exist,
@@ -39,6 +40,14 @@ var splitName = regexp.MustCompile(`^(.*)_([0-9]+)\.([a-z0-9]+)$`)
 func Expand(paths []string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
+		if remote.IsURL(p) {
+			found, err := expandURL(p)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, found...)
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			return nil, &InputError{Path: p, Err: fserr.Cause(err)}
@@ -119,15 +128,27 @@ func IsBag2Folder(dir string) bool {
 	if err != nil {
 		return false
 	}
-	name, ext, n := "", "", 0
+	var names []string
 	for _, e := range entries {
-		if e.IsDir() {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return isBag2Names(names)
+}
+
+// isBag2Names reports whether the files of a folder, by name, make one
+// rosbag2 recording (see IsBag2Folder).
+func isBag2Names(names []string) bool {
+	name, ext, n := "", "", 0
+	for _, f := range names {
+		if f == "metadata.yaml" {
+			return true
+		}
+		if !recordingExt(f) {
 			continue
 		}
-		if !recordingExt(e.Name()) {
-			continue
-		}
-		m := splitName.FindStringSubmatch(e.Name())
+		m := splitName.FindStringSubmatch(f)
 		if m == nil || !isSplitExt(m[3]) || (n > 0 && (m[1] != name || m[3] != ext)) {
 			return false
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/parallel"
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // ErrSelection is the cause of a selection that cannot be used: a topic
@@ -70,6 +71,8 @@ type InputOptions struct {
 	// Stdin is read for the path "-" (Stdin), as OpenStream reads a
 	// stream; nil leaves "-" an ordinary (missing) path.
 	Stdin io.Reader
+	// Remote reads the URLs among the paths (see OpenOptions.Remote).
+	Remote *remote.Session
 }
 
 // Inputs are the recordings a command reads: each path opened (folders
@@ -115,7 +118,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		given = append(given, Given{Path: p, Recordings: len(e)})
 	}
 	in := &Inputs{paths: expanded, given: given, res: decode.NewResolver(o.Registry), o: o}
-	open := OpenOptions{OnWarning: func(err error) { in.warn("%v", err) }, KeepUnverified: o.KeepUnverified}
+	open := OpenOptions{OnWarning: func(err error) { in.warn("%v", err) }, KeepUnverified: o.KeepUnverified, Remote: o.Remote}
 	if o.SkipBad {
 		open.OnSkip = func(err error) { in.report(err) }
 	}

@@ -11,11 +11,15 @@ import (
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // Sniff reports the format of the file at path from its first bytes. A
 // directory is a rosbag2 folder (db3 or MCAP storage, see metadata.yaml).
 func Sniff(path string) (Format, error) {
+	if remote.IsURL(path) {
+		return sniffURL(path)
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", err
@@ -108,6 +112,12 @@ type OpenOptions struct {
 	// damaged), marked record.Message.Unverified; by default they are left
 	// out and reported.
 	KeepUnverified bool
+	// Remote reads the URLs among the paths (s3://, gs://, azblob://,
+	// http(s)://; see package remote): the command's session, whose
+	// context bounds every request and which keeps each object for every
+	// reading of it. Nil opens each URL in a session of its own, closed
+	// with its reader.
+	Remote *remote.Session
 }
 
 // Open opens a recording of any supported format. A rosbag2 folder with MCAP
@@ -121,6 +131,9 @@ func Open(path string) (record.Reader, error) {
 
 // OpenWith is Open with options.
 func OpenWith(path string, o OpenOptions) (record.Reader, error) {
+	if remote.IsURL(path) {
+		return openURL(path, o)
+	}
 	format, err := Sniff(path)
 	if err != nil {
 		return nil, err

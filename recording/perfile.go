@@ -11,8 +11,9 @@ import (
 // as given, so that Describe says what is wrong with it. A recording that
 // cannot be described goes to fail and the others are still described;
 // DescribeEach stops early only when ctx ends, with ctx's error. paths
-// lists every recording tried, described or not, in order.
-func DescribeEach(ctx context.Context, args []string, fail func(path string, err error)) (descs []*Description, paths []string, err error) {
+// lists every recording tried, described or not, in order. o.Remote, when
+// set, reads the URLs among args.
+func DescribeEach(ctx context.Context, args []string, o OpenOptions, fail func(path string, err error)) (descs []*Description, paths []string, err error) {
 	for _, arg := range args {
 		expanded, err := Expand([]string{arg})
 		if err != nil {
@@ -21,7 +22,7 @@ func DescribeEach(ctx context.Context, args []string, fail func(path string, err
 		paths = append(paths, expanded...)
 	}
 	for _, path := range paths {
-		d, err := Describe(path)
+		d, err := DescribeWith(path, o)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, nil, ctx.Err()

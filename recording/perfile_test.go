@@ -20,7 +20,7 @@ func TestDescribeEach(t *testing.T) {
 	broken := filepath.Join("..", "testdata", "sample", "broken")
 	missing := filepath.Join(t.TempDir(), "missing.bag")
 	var failed []string
-	descs, paths, err := recording.DescribeEach(context.Background(), []string{broken, missing}, func(path string, err error) {
+	descs, paths, err := recording.DescribeEach(context.Background(), []string{broken, missing}, recording.OpenOptions{}, func(path string, err error) {
 		failed = append(failed, path)
 		if path == missing && !errors.Is(err, fs.ErrNotExist) {
 			t.Errorf("%s: %v, want ErrNotExist", path, err)
@@ -47,7 +47,7 @@ func TestDescribeEach(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := recording.DescribeEach(ctx, []string{missing}, func(string, error) { t.Error("fail called after ctx ended") }); !errors.Is(err, context.Canceled) {
+	if _, _, err := recording.DescribeEach(ctx, []string{missing}, recording.OpenOptions{}, func(string, error) { t.Error("fail called after ctx ended") }); !errors.Is(err, context.Canceled) {
 		t.Errorf("ended ctx: %v, want context.Canceled", err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/baglab/baglab/internal/fserr"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // Exit codes, documented in `baglab --help` and README.
@@ -105,6 +106,7 @@ func exitCode(err error) int {
 		ie  *recording.InputError
 		oe  *outputFailure
 		pe  *fs.PathError
+		rm  *remote.Error
 		sel = recording.ErrSelection
 	)
 	switch {
@@ -128,7 +130,7 @@ func exitCode(err error) int {
 		return exitOutput
 	case errors.Is(err, sel):
 		return exitUsage
-	case errors.As(err, &ie):
+	case errors.As(err, &ie), errors.As(err, &rm):
 		return exitNoInput
 	case errors.As(err, &re):
 		return exitBadInput

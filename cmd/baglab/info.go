@@ -50,7 +50,7 @@ failure.`,
 
 func runInfo(ctx context.Context, o *infoOptions) error {
 	var failed error
-	sums, paths, err := recording.DescribeEach(ctx, o.files, func(path string, err error) {
+	sums, paths, err := recording.DescribeEach(ctx, o.files, recording.OpenOptions{Remote: o.g.remote}, func(path string, err error) {
 		// Go on with the other files; the first failure decides the exit
 		// code.
 		printError(o.g.stderr, err)

@@ -82,6 +82,7 @@ func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.In
 		OnSkip:         func(err error) { g.warn("baglab: skipped: %v", err) },
 		OnWarning:      func(s string) { g.warn("baglab: warning: %s", s) },
 		Stdin:          stdin,
+		Remote:         g.remote,
 	}, err
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/recording/remote"
 	"github.com/spf13/cobra"
 )
 
@@ -31,6 +32,10 @@ type globalOptions struct {
 	stdout      io.Writer
 	stderr      io.Writer
 	reg         *msgdef.Registry // registry's, once built
+	// remote reads the URLs of the run (s3://, http(s):// ...), its
+	// requests ended by the run's signal; stats prints its counts.
+	remote *remote.Session
+	stats  bool
 }
 
 // registry returns the definitions registry: the embedded native packages
@@ -104,6 +109,7 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		"directory of extra message packages (<pkg>/msg/*.msg, srv/, action/); repeatable")
 	root.PersistentFlags().StringVar(&g.distro, "distro", "",
 		"ROS 2 distribution ("+strings.Join(msgdef.Distros(), ", ")+") whose built-in common interfaces decode the types a recording stores no definition of; default: the recording's ros_distro, else the types all of them define alike")
+	root.PersistentFlags().BoolVar(&g.stats, "stats", false, "print on stderr the requests and bytes each URL input cost")
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr (warnings and what --skip-bad skips still print)")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
@@ -165,6 +171,8 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 	}()
 	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
+	g.remote = remote.NewSession(ctx, remote.Options{OnNote: func(s string) { g.note("baglab: note: %s", s) }})
+	defer g.remote.Close()
 	root := newRootCmd(g)
 	root.SetArgs(args)
 	err := singleDashLongFlag(root, args)
@@ -173,6 +181,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if g.stopProfile != nil {
 		g.stopProfile()
+	}
+	if g.stats {
+		g.remote.WriteStats(stderr)
 	}
 	var completed *completedError
 	if err != nil && ctx.Err() != nil && !errors.As(err, &completed) {

@@ -225,6 +225,14 @@ func (r *Reader) readIndex() error {
 		return &record.Error{File: r.path, Offset: pos, Field: "index", Err: record.ErrTruncated,
 			Detail: "index section holds fewer connections or chunk infos than the bag header counts"}
 	}
+	if p, ok := r.r.(prefetcher); ok {
+		// A remote bag: fetch the scattered chunk headers in parallel.
+		offs := make([]int64, len(infos))
+		for i, ci := range infos {
+			offs[i] = int64(ci.ChunkPos)
+		}
+		p.Prefetch(offs, minWindow)
+	}
 	for _, ci := range infos {
 		for _, cc := range ci.Counts {
 			if r.conns[cc.Conn] == nil {
@@ -250,6 +258,12 @@ func (r *Reader) readIndex() error {
 		}
 	}
 	return nil
+}
+
+// prefetcher is an io.ReaderAt that can fetch scattered ranges ahead of
+// their reads, in parallel (a remote object, package remote).
+type prefetcher interface {
+	Prefetch(offs []int64, n int64)
 }
 
 // readTerminalConnections registers the connection records at index_pos

@@ -14,8 +14,9 @@
 // path-style. http(s) URLs are read with net/http Range requests.
 //
 // Open makes one request for the head of the object (which tells its size
-// and ETag) and one for its tail (256 KiB, where a ROS1 bag's index and an
-// MCAP summary sit); every later read goes through a bounded block cache,
+// and ETag) and one for its tail (250,000 bytes, as the mcap CLI reads,
+// where a ROS1 bag's index and an MCAP summary sit); every later read goes
+// through a bounded block cache,
 // fetches the missing blocks of one read in one request, runs the
 // requests of concurrent reads in parallel and reads ahead, in parallel
 // requests, while a reader goes through the object in order. Stats counts

@@ -18,14 +18,19 @@ import (
 // Options tune an Object; the zero value takes the defaults below.
 type Options struct {
 	// Head and Tail are the bytes Open fetches at either end (16 KiB and
-	// 256 KiB): the magic and header at the start, a bag's index or an
+	// 250,000 bytes): the magic and header at the start, a bag's index or an
 	// MCAP summary at the end.
 	Head, Tail int64
-	// Block is the unit of the cache (1 MiB); Cache bounds it (64 MiB).
+	// Block is the unit of the cache (8 KiB: a small read at a random
+	// place, such as a record header, costs no more); the missing blocks
+	// of one read are fetched with one request, however many. Cache bounds
+	// the cache (64 MiB).
 	Block, Cache int64
 	// Readahead is the most a sequential reading fetches ahead (16 MiB),
 	// in requests of ReadaheadRequest bytes (4 MiB) at once.
 	Readahead, ReadaheadRequest int64
+	// Parallel bounds the requests of one object in flight at once (16).
+	Parallel int
 	// Retries is how often a failed request is tried again (5), waiting
 	// Backoff (200 ms), doubled each time up to 5 s.
 	Retries int
@@ -47,11 +52,14 @@ func (o Options) withDefaults() Options {
 		}
 	}
 	def(&o.Head, 16<<10)
-	def(&o.Tail, 256<<10)
-	def(&o.Block, 1<<20)
+	def(&o.Tail, 250_000)
+	def(&o.Block, 8<<10)
 	def(&o.Cache, 64<<20)
 	def(&o.Readahead, 16<<20)
 	def(&o.ReadaheadRequest, 4<<20)
+	if o.Parallel <= 0 {
+		o.Parallel = 16
+	}
 	if o.Retries == 0 {
 		o.Retries = 5
 	}
@@ -96,14 +104,15 @@ type Object struct {
 
 	head, tail []byte // fetched by Open: [0, len(head)) and [tailOff, size)
 	tailOff    int64
-	spool      *os.File // the whole object, when the server ignored Range
+	spool      *os.File      // the whole object, when the server ignored Range
+	sem        chan struct{} // bounds the requests in flight
 
 	mu      sync.Mutex
 	blocks  map[int64]*block
 	lru     list.List // of *block, most recently used first
 	cached  int64
 	lastEnd int64 // end of the latest read, for readahead
-	ahead   int64 // current readahead window
+	ahead   int64 // bytes read in order so far (the readahead window)
 	aheadTo int64 // blocks before this are read ahead already
 
 	requests, bytes, retries atomic.Int64
@@ -172,7 +181,7 @@ func Open(ctx context.Context, url string, opts Options) (*Object, error) {
 
 func open(ctx context.Context, url string, f fetcher, o Options) (*Object, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	obj := &Object{url: url, f: f, o: o, ctx: ctx, cancel: cancel, blocks: map[int64]*block{}}
+	obj := &Object{url: url, f: f, o: o, ctx: ctx, cancel: cancel, blocks: map[int64]*block{}, sem: make(chan struct{}, o.Parallel)}
 	if err := obj.start(); err != nil {
 		cancel()
 		return nil, err
@@ -392,6 +401,44 @@ func (obj *Object) readBlocks(p []byte, off int64) error {
 	return err
 }
 
+// Prefetch starts fetching, in parallel requests, the n bytes at each of
+// offs that the cache lacks, and returns at once: a reader that knows the
+// scattered places it will read next (a ROS1 bag's chunk headers) reads
+// them then without a round trip each.
+func (obj *Object) Prefetch(offs []int64, n int64) {
+	if obj.spool != nil || n <= 0 {
+		return
+	}
+	B := obj.o.Block
+	var runs [][]*block
+	obj.mu.Lock()
+	for _, off := range offs {
+		off, end := max(off, int64(len(obj.head))), min(off+n, obj.tailOff)
+		if off >= end {
+			continue
+		}
+		var run []*block
+		for i := off / B; i <= (end-1)/B; i++ {
+			if obj.blocks[i] != nil {
+				if len(run) > 0 {
+					runs = append(runs, run)
+				}
+				run = nil
+				continue
+			}
+			run = append(run, obj.newBlock(i))
+		}
+		if len(run) > 0 {
+			runs = append(runs, run)
+		}
+	}
+	obj.evict()
+	obj.mu.Unlock()
+	for _, r := range runs {
+		go obj.fill(r)
+	}
+}
+
 // newBlock adds an empty block to the cache; obj.mu is held.
 func (obj *Object) newBlock(i int64) *block {
 	b := &block{idx: i, done: make(chan struct{})}
@@ -403,16 +450,18 @@ func (obj *Object) newBlock(i int64) *block {
 
 // readahead returns the runs of blocks to fetch ahead of a read of [off,
 // end) whose last block is last: none unless the read starts where the
-// previous one ended, then a window that doubles with each such read up
-// to Readahead, cut into ReadaheadRequest runs. obj.mu is held.
+// previous one ended; then as many bytes ahead as the reads in order so
+// far took (so that what a reading of small records fetches ahead is
+// never more than it read), up to Readahead, cut into ReadaheadRequest
+// runs. obj.mu is held.
 func (obj *Object) readahead(off, end, last int64) [][]*block {
 	seq := off == obj.lastEnd
 	obj.lastEnd = end
 	if !seq {
-		obj.ahead = 0
+		obj.ahead = end - off
 		return nil
 	}
-	obj.ahead = min(max(2*obj.ahead, 2*obj.o.Block), obj.o.Readahead)
+	obj.ahead = min(obj.ahead+end-off, obj.o.Readahead)
 	B := obj.o.Block
 	from := max(last+1, obj.aheadTo)
 	to := min((end+obj.ahead+B-1)/B, (obj.tailOff+B-1)/B)
@@ -491,6 +540,14 @@ func (obj *Object) fill(run []*block) {
 	}
 	var err error
 	if from < to {
+		select {
+		case obj.sem <- struct{}{}:
+			defer func() { <-obj.sem }()
+		case <-obj.ctx.Done():
+			err = &Error{URL: obj.url, Op: "read", Off: from, N: to - from, Err: context.Cause(obj.ctx)}
+		}
+	}
+	if from < to && err == nil {
 		var n int
 		n, err = obj.fetch(from, buf[from-start:to-start], nil, ready)
 		if err == nil && int64(n) < to-from {

@@ -1,0 +1,297 @@
+package recording
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/remote"
+)
+
+// Recordings named by URL (package remote) are read in place: a ROS1 bag
+// or an MCAP file through range requests, fetching its head and tail when
+// it is opened and then only the chunks a reading asks for; a format that
+// needs a named file (a rosbag2 .db3 database, a rosbag2 folder) and the
+// checks of doctor and check, which read every byte, go through a private
+// temporary copy, which the session's note announces.
+
+// session returns o.Remote, or a session of its own (private true) that
+// the caller closes.
+func (o OpenOptions) session() (s *remote.Session, private bool) {
+	if o.Remote != nil {
+		return o.Remote, false
+	}
+	return remote.NewSession(context.Background(), remote.Options{}), true
+}
+
+// urlError is the error of a URL that cannot be opened: an *InputError
+// (exit 4 in the CLI) naming the URL, wrapping the remote error.
+func urlError(url string, err error) error {
+	var ie *InputError
+	if err == nil || errors.As(err, &ie) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	var re *remote.Error
+	if errors.As(err, &re) && re.URL == url {
+		return &InputError{Path: url, Err: re.Err}
+	}
+	return &InputError{Path: url, Err: err}
+}
+
+// openURL opens the recording at a URL: an object read through range
+// requests when its format reads from an io.ReaderAt, a private copy
+// otherwise.
+func openURL(url string, o OpenOptions) (record.Reader, error) {
+	s, private := o.session()
+	done := func() {
+		if private {
+			s.Close()
+		}
+	}
+	if remote.IsPrefix(url) {
+		r, err := openURLCopy(url, s, o)
+		done()
+		return r, err
+	}
+	obj, err := s.Open(url)
+	if err != nil {
+		done()
+		return nil, urlError(url, err)
+	}
+	format, err := sniffObject(obj)
+	if err != nil {
+		done()
+		return nil, err
+	}
+	if c, _ := formatRow(format); c.reader == nil {
+		r, err := openURLCopy(url, s, o)
+		done()
+		return r, err
+	}
+	r, err := OpenReaderAt(obj, obj.Size(), url, o)
+	if err != nil {
+		obj.Trim()
+		done()
+		return nil, err
+	}
+	release := obj.Trim
+	if private {
+		release = func() { s.Close() }
+	}
+	return &urlReader{Reader: r, release: release}, nil
+}
+
+// sniffObject tells the format of an object from its first bytes.
+func sniffObject(obj *remote.Object) (Format, error) {
+	head := make([]byte, min(obj.Size(), 16))
+	if n, err := obj.ReadAt(head, 0); err != nil && (err != io.EOF || n < len(head)) {
+		return "", urlError(obj.URL(), err)
+	}
+	return sniffBytes(obj.URL(), head)
+}
+
+// sniffURL is Sniff of a URL.
+func sniffURL(url string) (Format, error) {
+	s := remote.NewSession(context.Background(), remote.Options{})
+	defer s.Close()
+	if remote.IsPrefix(url) {
+		entries, err := remote.List(s.Context(), url)
+		if err != nil {
+			return "", urlError(url, err)
+		}
+		for _, e := range entries {
+			if e.Name == "metadata.yaml" || !e.Dir && isBag2Names([]string{e.Name}) {
+				dir, err := copyURL(url, s)
+				if err != nil {
+					return "", err
+				}
+				defer os.RemoveAll(dir)
+				return sniffDir(filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/"))))
+			}
+		}
+		return "", &InputError{Path: url, Err: errors.New("a folder, not one recording; name the recordings in it")}
+	}
+	obj, err := s.Open(url)
+	if err != nil {
+		return "", urlError(url, err)
+	}
+	return sniffObject(obj)
+}
+
+// urlReader is a recording read from a remote object; closing it drops
+// the object's cached blocks (or closes its private session).
+type urlReader struct {
+	record.Reader
+	release func()
+}
+
+// Unwrap returns the format's reader.
+func (u *urlReader) Unwrap() record.Reader { return u.Reader }
+
+// Close closes the reader and releases the object; idempotent.
+func (u *urlReader) Close() error {
+	err := u.Reader.Close()
+	if u.release != nil {
+		u.release()
+		u.release = nil
+	}
+	return err
+}
+
+// openURLCopy opens the recording at url (an object or a rosbag2 folder)
+// from a private temporary copy, removed when the reader closes.
+func openURLCopy(url string, s *remote.Session, o OpenOptions) (record.Reader, error) {
+	dir, err := copyURL(url, s)
+	if err != nil {
+		return nil, err
+	}
+	local := filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/")))
+	r, err := OpenWith(local, o)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, renameError(err, local, url)
+	}
+	return &urlReader{Reader: r, release: func() { os.RemoveAll(dir) }}, nil
+}
+
+// copyURL copies the object at url, or every object directly under the
+// prefix url (a rosbag2 folder), into a new private temporary folder,
+// under the URL's last name; the caller removes the folder.
+func copyURL(url string, s *remote.Session) (string, error) {
+	dir, err := os.MkdirTemp("", "baglab-remote-*")
+	if err != nil {
+		return "", err
+	}
+	name := path.Base(strings.TrimSuffix(url, "/"))
+	urls, dst := []string{url}, []string{filepath.Join(dir, name)}
+	if remote.IsPrefix(url) {
+		entries, err := remote.List(s.Context(), url)
+		if err != nil {
+			os.RemoveAll(dir)
+			return "", urlError(url, err)
+		}
+		urls, dst = nil, nil
+		for _, e := range entries {
+			if !e.Dir {
+				urls = append(urls, e.URL)
+				dst = append(dst, filepath.Join(dir, name, e.Name))
+			}
+		}
+		if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	s.Note("%s: copied to a private temporary folder (this format is read from a named file)", url)
+	for i, u := range urls {
+		if err := copyObject(s, u, dst[i]); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
+// copyObject copies one object into the file dst, fetching each byte once.
+func copyObject(s *remote.Session, url, dst string) error {
+	obj, err := s.Open(url)
+	if err != nil {
+		return urlError(url, err)
+	}
+	defer obj.Trim()
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, io.NewSectionReader(obj, 0, obj.Size()))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return urlError(url, err)
+	}
+	return nil
+}
+
+// renameError makes an error about the local copy at local name url
+// instead.
+func renameError(err error, local, url string) error {
+	var re *record.Error
+	if errors.As(err, &re) && strings.HasPrefix(re.File, local) {
+		re.File = url + strings.TrimPrefix(re.File, local)
+	}
+	var ie *InputError
+	if errors.As(err, &ie) && strings.HasPrefix(ie.Path, local) {
+		ie.Path = url + strings.TrimPrefix(ie.Path, local)
+	}
+	return err
+}
+
+// expandURL is Expand of one URL: an object is one recording; a prefix
+// ("s3://bucket/runs/") is one when it is a rosbag2 folder, and otherwise
+// stands for the recordings directly under it and its rosbag2
+// sub-folders, in name order.
+func expandURL(url string) ([]string, error) {
+	if !remote.IsPrefix(url) {
+		return []string{url}, nil
+	}
+	ctx := context.Background()
+	entries, err := remote.List(ctx, url)
+	if err != nil {
+		return nil, urlError(url, err)
+	}
+	if isBag2Names(fileNames(entries)) {
+		return []string{url}, nil
+	}
+	var out []string
+	for _, e := range entries {
+		switch {
+		case e.Dir:
+			sub, err := remote.List(ctx, e.URL)
+			if err == nil && isBag2Names(fileNames(sub)) {
+				out = append(out, e.URL)
+			}
+		case recordingExt(e.Name):
+			out = append(out, e.URL)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &record.Error{File: url, Offset: -1, Err: record.ErrFormat,
+			Detail: "a folder with no recordings in it (.bag, .mcap or .db3 files, or rosbag2 folders)"}
+	}
+	return out, nil
+}
+
+func fileNames(entries []remote.Entry) []string {
+	var names []string
+	for _, e := range entries {
+		if !e.Dir {
+			names = append(names, e.Name)
+		}
+	}
+	return names
+}
+
+// checkURL is Check of a URL: the checks read every byte, so they run on
+// a private temporary copy; what they find names the URL.
+func checkURL(ctx context.Context, url string, o CheckOptions) ([]record.Problem, error) {
+	s := o.Remote
+	if s == nil {
+		s = remote.NewSession(ctx, remote.Options{})
+		defer s.Close()
+	}
+	dir, err := copyURL(url, s)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	local := filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/")))
+	o.Remote = nil
+	probs, err := Check(ctx, local, o)
+	return probs, renameError(err, local, url)
+}
