@@ -132,6 +132,23 @@ func fieldName(name string, i int) string {
 	return name
 }
 
+// packed reports whether the points are little-endian with their fields
+// in offset order, one after the other, filling point_step: as PCD's
+// binary data lays them out.
+func (l *cloudLayout) packed() bool {
+	if l.f.BigEndian {
+		return false
+	}
+	at := uint32(0)
+	for i, fd := range l.fields {
+		if fd.Offset != at {
+			return false
+		}
+		at += uint32(l.sizes[i]) * fd.Count
+	}
+	return at == l.f.PointStep
+}
+
 // point returns the bytes of the i-th point.
 func (l *cloudLayout) point(i int) []byte {
 	w := int(l.f.Width)
@@ -212,6 +229,16 @@ func (l *cloudLayout) writePCD(w *bufio.Writer, n, width, height int, ascii bool
 		"WIDTH %d\nHEIGHT %d\nVIEWPOINT 0 0 0 1 0 0 0\nPOINTS %d\nDATA %s\n",
 		strings.Join(names, " "), strings.Join(sizes, " "), strings.Join(types, " "), strings.Join(counts, " "),
 		width, height, n, data)
+	if !ascii && n == l.points && l.packed() {
+		// the points are PCD's binary data already: one write per row
+		rowLen := int(l.f.Width) * int(l.f.PointStep)
+		for y := 0; y < int(l.f.Height) && n > 0; y++ {
+			if _, err := w.Write(l.f.Data[y*int(l.f.Step) : y*int(l.f.Step)+rowLen]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var buf []byte
 	for i := 0; i < l.points; i++ {
 		if !keep(i) {

@@ -93,15 +93,15 @@ func TestPeerImages(t *testing.T) {
 	bag := peerBag(t)
 	dir, res := extract(t, media.Options{Jobs: 2}, recording.Selection{}, bag)
 	lines := peerCheck(t, bag, dir)
-	if len(lines) != 76 || len(res.Entries) != 76 {
-		t.Errorf("%d messages checked, %d files written; want 76 (70 images, 4 compressed, 2 clouds)", len(lines), len(res.Entries))
+	if len(lines) != 77 || len(res.Entries) != 77 {
+		t.Errorf("%d messages checked, %d files written; want 77 (70 images, 4 compressed, 3 clouds)", len(lines), len(res.Entries))
 	}
 	seen := map[string]bool{}
 	for _, l := range lines {
 		seen[l.Topic] = true
 	}
 	for _, topic := range []string{"/cam/rgb8/padded", "/cam/bgra16/big", "/cam/8uc2", "/cam/16uc4", "/cam/32fc1/big",
-		"/cam/bayer_grbg16", "/cam/yuv422", "/cam/compressed_jpg", "/cam/depth32/compressedDepth", "/cloud/organized"} {
+		"/cam/bayer_grbg16", "/cam/yuv422", "/cam/compressed_jpg", "/cam/depth32/compressedDepth", "/cloud/organized", "/cloud/packed"} {
 		if !seen[topic] {
 			t.Errorf("%s was not checked", topic)
 		}
@@ -117,8 +117,8 @@ func TestPeerRawASCII(t *testing.T) {
 	testenv.RequirePeer(t, "open3d", "pcl")
 	bag := peerBag(t)
 	dir, _ := extract(t, media.Options{Jobs: 2, Raw: true, ASCII: true}, recording.Selection{Topics: []string{"re:^/cam/bayer", "re:^/cloud"}}, bag)
-	if n := len(peerCheck(t, bag, dir, "raw", "ascii")); n != 22 {
-		t.Errorf("%d messages checked, want 22", n)
+	if n := len(peerCheck(t, bag, dir, "raw", "ascii")); n != 23 {
+		t.Errorf("%d messages checked, want 23", n)
 	}
 }
 
@@ -133,8 +133,8 @@ func TestPeerCloudOptions(t *testing.T) {
 	sel := recording.Selection{Topics: []string{"re:^/cloud"}}
 	dir, res := extract(t, media.Options{DropNaN: true}, sel, bag)
 	peerCheck(t, bag, dir, "dropnan")
-	if res.Entries[0].Points != 8 || res.Entries[1].Points != 10 {
-		t.Errorf("points kept %d, %d; want 8 and 10 (two NaN points each)", res.Entries[0].Points, res.Entries[1].Points)
+	if res.Entries[0].Points != 8 || res.Entries[1].Points != 10 || res.Entries[2].Points != 19 {
+		t.Errorf("points kept %d, %d, %d; want 8, 10 and 19 (two NaN points, two, one)", res.Entries[0].Points, res.Entries[1].Points, res.Entries[2].Points)
 	}
 	dir, _ = extract(t, media.Options{Cloud: media.PLY}, sel, bag)
 	peerCheck(t, bag, dir)

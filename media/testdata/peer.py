@@ -148,6 +148,15 @@ def write(path):
         for organized in (False, True):
             bag.write("/cloud" + ("/organized" if organized else ""), cloud(t, rng, organized), rospy.Time(T0 + t))
             t += 1
+        # a cloud as PCL packs PointXYZRGB without padding: x y z rgb, 16 bytes, by point_cloud2
+        pts = [(float(x), float(y), float(z), struct.unpack("<f", struct.pack("<I", 0xFF000000 | (i * 2654435761 & 0xFFFFFF)))[0])
+               for i, (x, y, z) in enumerate(rng.uniform(-2, 2, size=(20, 3)).astype(np.float32))]
+        pts[5] = (float("nan"),) + pts[5][1:]
+        fields = [PointField("x", 0, PointField.FLOAT32, 1), PointField("y", 4, PointField.FLOAT32, 1),
+                  PointField("z", 8, PointField.FLOAT32, 1), PointField("rgb", 12, PointField.FLOAT32, 1)]
+        c = point_cloud2.create_cloud(Header(seq=t, stamp=rospy.Time(T0 + t), frame_id="lidar"), fields, pts)
+        bag.write("/cloud/packed", c, rospy.Time(T0 + t))
+        t += 1
 
 
 def unpad(m):
