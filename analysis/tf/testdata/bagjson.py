@@ -13,6 +13,8 @@ import rosbag
 def main():
     with rosbag.Bag(sys.argv[1]) as b:
         for topic, msg, t in b.read_messages():
+            if not hasattr(msg, 'transforms') and msg._type != 'geometry_msgs/PoseStamped':
+                continue
             out = {'log': t.to_nsec(), 'topic': topic}
             if hasattr(msg, 'transforms'):
                 out['transforms'] = [{

@@ -18,7 +18,9 @@ Frames (tf2 stamps in seconds from T0):
   world2 -> island      /tf, publisher /other: a second tree
   odom -> base_link     repeated stamps now and then (TF_REPEATED_DATA)
 /pose (geometry_msgs/PoseStamped in base_link, 20 Hz) for --at-topic
-and export --tf-frame.
+and export --tf-frame, with /point (geometry_msgs/PointStamped in arm,
+20 Hz) and /posecov (geometry_msgs/PoseWithCovarianceStamped in laser,
+10 Hz: a pose nested one level deeper).
 """
 import io
 import math
@@ -27,7 +29,7 @@ import sys
 
 import rosbag
 import rospy
-from geometry_msgs.msg import PoseStamped, TransformStamped
+from geometry_msgs.msg import PointStamped, PoseStamped, PoseWithCovarianceStamped, TransformStamped
 from tf2_msgs.msg import TFMessage
 
 
@@ -116,6 +118,27 @@ def main():
         p.pose.position.x, p.pose.position.y, p.pose.position.z = (1.0, 0.1 * k % 1.0, 0.2)
         (p.pose.orientation.x, p.pose.orientation.y, p.pose.orientation.z, p.pose.orientation.w) = quat(0, 0, 0.1 * k)
         add(ns + 2000000, '/pose', '/tracker', p)
+        k += 1
+        ns += 50 * 10**6
+
+    # points in arm at 20 Hz, poses with covariance in laser at 10 Hz
+    ns = start + 13 * 10**6
+    k = 0
+    while ns < end:
+        p = PointStamped()
+        p.header.frame_id = 'arm'
+        p.header.stamp = rospy.Time(ns // 10**9, ns % 10**9)
+        p.point.x, p.point.y, p.point.z = (0.3, -0.1 * (k % 7), 0.05 * k % 1.0)
+        add(ns + 1000000, '/point', '/tracker', p)
+        if k % 2 == 0:
+            c = PoseWithCovarianceStamped()
+            c.header.frame_id = 'laser'
+            c.header.stamp = p.header.stamp
+            c.pose.pose.position.x, c.pose.pose.position.y = (2.0, 0.01 * k)
+            (c.pose.pose.orientation.x, c.pose.pose.orientation.y, c.pose.pose.orientation.z,
+             c.pose.pose.orientation.w) = quat(0.1, 0, -0.05 * k)
+            c.pose.covariance = [0.01 * i for i in range(36)]
+            add(ns + 1500000, '/posecov', '/tracker', c)
         k += 1
         ns += 50 * 10**6
 

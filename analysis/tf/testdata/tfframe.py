@@ -1,10 +1,11 @@
-"""Express each geometry_msgs/PoseStamped of a topic in another frame with
-Debian's tf2 (BufferCore fed the bag's /tf and /tf_static, as tf2peer.py
-does) and tf2_geometry_msgs.do_transform_pose:
-python3 tfframe.py BAG TOPIC FRAME
+"""Express each message of a topic in another frame with Debian's tf2
+(BufferCore fed the bag's /tf and /tf_static, as tf2peer.py does) and
+tf2_geometry_msgs: python3 tfframe.py BAG TOPIC FRAME
 
-Prints one JSON line per message: [x, y, z, qx, qy, qz, qw], or null where
-tf2 raises an exception.
+geometry_msgs/PoseStamped and the pose.pose of PoseWithCovarianceStamped
+go through do_transform_pose and print [x, y, z, qx, qy, qz, qw];
+PointStamped through do_transform_point, [x, y, z]. One JSON line per
+message, null where tf2 raises an exception.
 """
 import json
 import sys
@@ -14,6 +15,7 @@ import rosbag
 import rospy
 import tf2_geometry_msgs
 import tf2_py
+from geometry_msgs.msg import PoseStamped
 
 
 def main():
@@ -39,6 +41,15 @@ def main():
         except tf2_py.TransformException:
             print('null')
             continue
+        if p._type == 'geometry_msgs/PointStamped':
+            pt = tf2_geometry_msgs.do_transform_point(p, tr).point
+            print(json.dumps([pt.x, pt.y, pt.z]))
+            continue
+        if p._type == 'geometry_msgs/PoseWithCovarianceStamped':
+            ps = PoseStamped()
+            ps.header = p.header
+            ps.pose = p.pose.pose
+            p = ps
         out = tf2_geometry_msgs.do_transform_pose(p, tr).pose
         print(json.dumps([out.position.x, out.position.y, out.position.z,
                           out.orientation.x, out.orientation.y, out.orientation.z, out.orientation.w]))
