@@ -13,8 +13,8 @@
 # rate (publisher queue 100, rosnode's default), one recorder at a time:
 # baglab record into an uncompressed bag, an lz4 bag and an lz4 MCAP, and
 # rosbag record into an uncompressed and an lz4 bag, each with its default
-# --buffsize, and prints per run the messages lost, CPU-seconds per
-# recorded GB and peak RSS.
+# --buffsize, and prints per run the messages lost (by the publisher's
+# queue or the recorder), CPU-seconds per recorded GB and peak RSS.
 # It starts its own roscore on a free loopback port with its own ROS_HOME
 # and stops only the process groups it started.
 set -euo pipefail
@@ -42,7 +42,9 @@ if [ -n "${SWEEP:-}" ]; then
       if [ "$who" = baglab ]; then
         start rec /usr/bin/time -f '%M %U %S' -o "$DIR/sweep.rss" ./bin/baglab record -q "${flags[@]}" -O "$out" /points
       else
-        start rec /usr/bin/time -f '%M %U %S' -o "$DIR/sweep.rss" rosbag record "${flags[@]}" -O "$out" /points
+        # The C++ recorder itself: the rosbag front end's own rusage
+        # would not include it.
+        start rec /usr/bin/time -f '%M %U %S' -o "$DIR/sweep.rss" /usr/lib/rosbag/record "${flags[@]}" -O "$out" /points
       fi
       g=${PGIDS[-1]}
       hz=$($PY -c "print($mbs * 1e6 / (1 << 20))")
