@@ -59,6 +59,23 @@ start of every split, keeping its latching and callerid (rosbag drops them,
 ros_comm#2350). On a terminal, a table on stderr shows per topic the
 publishers, messages, rate, bandwidth and drops, and the file size.
 
+--snapshot records into memory instead of a file: a ring buffer keeps the
+last --snapshot-duration (30s) of messages, at most --snapshot-size MB
+(512), and writes them to a new file, named by -o with the trigger time
+before its extension (run_2024-05-06-07-08-09.bag), when triggered by
+SIGUSR1 or by the node's ~trigger_snapshot service (std_srvs/Trigger:
+'rosservice call /NODE/trigger_snapshot'; with --snapshot-service
+rosbag_snapshot the same name serves rosbag_snapshot_msgs/TriggerSnapshot,
+whose filename, topics, start_time and stop_time select what is written).
+~enable_snapshot (std_srvs/SetBool) pauses (false) and resumes (true)
+buffering. The messages the buffer let go are counted per topic in each
+snapshot's statistics ("evicted"). The recorder runs until Ctrl-C.
+
+A message larger than --buffsize (or --max-message) is dropped as it
+arrives, never held, and counted; a publisher silent for 5 s in the middle
+of a message is disconnected and reconnected. When the master restarts,
+the recorder registers again and records the publishers that come after.
+
 The node honours ROS_MASTER_URI, ROS_IP, ROS_HOSTNAME, ROS_NAMESPACE and the
 __name:=, __ns:=, __master:=, __ip:= arguments; its default name is
 /baglab_record_PID. It listens on ROS_HOSTNAME/ROS_IP when set, else on
@@ -78,7 +95,8 @@ const recordExample = `  baglab record -o run.bag /chatter /tf
   baglab record -e '/camera/.*' -o cams.mcap --compression zstd
   baglab record -o split.bag --split --duration 5m --max-splits 12 -a --repeat-latched
   baglab record -o imu.bag -l 100 /imu
-  baglab record -o nav.bag --node /move_base`
+  baglab record -o nav.bag --node /move_base
+  baglab record --snapshot --snapshot-duration 60s -o blackbox.bag -a __name:=/blackbox`
 
 func newRecordCmd(g *globalOptions) *cobra.Command {
 	o := &recordOptions{g: g, a: recorder.DefaultArgs()}
@@ -110,13 +128,17 @@ func newRecordCmd(g *globalOptions) *cobra.Command {
 	f.StringVar(&o.a.Compression, "compression", "", "chunk compression: bag none|lz4|bz2 (default none), MCAP zstd|lz4|none (default zstd)")
 	f.IntVar(&o.a.ChunkKB, "chunksize", o.a.ChunkKB, "chunk size in KB")
 	f.IntVarP(&o.a.BuffMB, "buffsize", "b", o.a.BuffMB, "buffer size in MB; when full the oldest message is dropped and counted (0 = unbounded)")
-	f.IntVar(&o.a.MaxMessageMB, "max-message", o.a.MaxMessageMB, "drop a publisher connection that sends a message over this many MB")
+	f.IntVar(&o.a.MaxMessageMB, "max-message", o.a.MaxMessageMB, "drop (as it arrives) a message over this many MB")
 	f.StringVarP(&o.a.MinSpace, "min-space", "L", o.a.MinSpace, "stop recording when the disk has less free space than this (K, M, G suffixes; 0 = no check)")
 	f.BoolVar(&o.a.RepeatLatched, "repeat-latched", false, "repeat the last latched messages at the start of each split file")
 	f.BoolVarP(&o.a.Publish, "publish", "p", false, "latch the file name on begin_write (std_msgs/String) when a file opens")
 	f.BoolVarP(&o.a.Force, "force", "f", false, "overwrite the output file if it exists")
 	f.BoolVar(&o.tcpNoDelay, "tcpnodelay", false, "accepted for rosbag compatibility: TCP_NODELAY is always on")
 	f.BoolVar(&o.a.UDP, "udp", false, "UDPROS transport (not supported)")
+	f.BoolVar(&o.a.Snapshot, "snapshot", false, "keep messages in memory and write them when triggered (SIGUSR1, ~trigger_snapshot)")
+	f.StringVar(&o.a.SnapshotDuration, "snapshot-duration", "", "with --snapshot, keep this long: 30, 30s, 5m (default 30s)")
+	f.StringVar(&o.a.SnapshotSize, "snapshot-size", "", "with --snapshot, keep at most this many MB (or with K, M, G; default 512)")
+	f.StringVar(&o.a.SnapshotService, "snapshot-service", "", "with --snapshot, serve ~trigger_snapshot as rosbag_snapshot's TriggerSnapshot (rosbag_snapshot) instead of std_srvs/Trigger")
 	_ = f.MarkHidden("output-name")
 	return cmd
 }
@@ -144,7 +166,13 @@ func runRecord(ctx context.Context, o *recordOptions, args []string) error {
 	if lim := r.MemoryLimit(); lim > 0 {
 		defer softMemoryLimit(lim)()
 	}
-	g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.FirstPath())
+	if ro.Snapshot != nil {
+		g.note("baglab record: buffering the last %s (at most %d MB) for snapshots beside %s; SIGUSR1 or ~trigger_snapshot writes one (Ctrl-C stops)",
+			ro.Snapshot.Duration, ro.Snapshot.Size>>20, ro.Output)
+		defer snapshotOnSignal(r, g)()
+	} else {
+		g.note("baglab record: recording to %s.active (Ctrl-C stops)", ro.FirstPath())
+	}
 	res, err := r.Run(ctx)
 	if res != nil {
 		printRecordSummary(g, res)

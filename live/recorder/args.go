@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -42,6 +43,11 @@ type Args struct {
 	RepeatLatched, Publish, Force bool
 	// UDP is --udp, which is refused: only TCPROS is spoken.
 	UDP bool
+	// Snapshot is --snapshot; SnapshotDuration (ParseDuration),
+	// SnapshotSize (ParseSize, MB without a suffix) and SnapshotService
+	// are --snapshot-duration, --snapshot-size and --snapshot-service.
+	Snapshot                                        bool
+	SnapshotDuration, SnapshotSize, SnapshotService string
 }
 
 // DefaultArgs are rosbag record's defaults.
@@ -113,6 +119,23 @@ func (a Args) Options(now time.Time) (Options, error) {
 		ro.MinSpace = -1
 	}
 	ro.NodeOptions.MaxMessage = a.MaxMessageMB << 20
+	if !a.Snapshot {
+		if a.SnapshotDuration != "" || a.SnapshotSize != "" || a.SnapshotService != "" {
+			return ro, argsErrorf("--snapshot-duration, --snapshot-size and --snapshot-service need --snapshot")
+		}
+		return ro, nil
+	}
+	ro.Snapshot = &SnapshotOptions{Service: a.SnapshotService}
+	if ro.Snapshot.Duration, err = ParseDuration(a.SnapshotDuration); err != nil {
+		return ro, argsErrorf("--snapshot-duration %v", err)
+	}
+	if a.SnapshotSize != "" {
+		if ro.Snapshot.Size, err = ParseSize(a.SnapshotSize, 1<<20); err != nil || ro.Snapshot.Size == 0 {
+			return ro, argsErrorf("--snapshot-size %s: want a size such as 512, 100M or 2G", a.SnapshotSize)
+		}
+	}
+	ro.Snapshot.Duration = cmp.Or(ro.Snapshot.Duration, DefaultSnapshotDuration)
+	ro.Snapshot.Size = cmp.Or(ro.Snapshot.Size, DefaultSnapshotSize)
 	return ro, nil
 }
 

@@ -26,6 +26,18 @@
 // the context (SIGINT, SIGTERM) stops the subscriptions, drains the queue
 // and closes the file.
 //
+// Messages are read into memory only as they arrive and only when they can
+// be kept: the queue is the subscribers' rosnode.Budget, so messages still
+// arriving count against BufSize, and one larger than BufSize (or the
+// node's MaxMessage) is dropped as it arrives and counted. Record sets a
+// soft memory limit of MemoryLimit.
+//
+// With Options.Snapshot the messages go into a ring buffer in memory (the
+// newest Duration, at most Size bytes) instead of a file; Snapshot writes
+// them to a new file when triggered, as do the node's ~trigger_snapshot
+// (std_srvs/Trigger, or rosbag_snapshot_msgs/TriggerSnapshot) and
+// ~enable_snapshot (std_srvs/SetBool: pause and resume) services.
+//
 // Topics named explicitly are subscribed at once; with All, Regex or Node
 // the master is polled every second and topics that appear are picked up.
 package recorder

@@ -1,6 +1,7 @@
 package recorder
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -74,6 +75,11 @@ type Options struct {
 	// Force overwrites an existing output file; without it New fails with
 	// an error wrapping fs.ErrExist.
 	Force bool
+	// Snapshot, when set, keeps messages in a ring buffer in memory and
+	// writes them only when a snapshot is triggered (see SnapshotOptions);
+	// Output then names the snapshots (the time is added before its
+	// extension) and Split, Size, Duration and Limit cannot be used.
+	Snapshot *SnapshotOptions
 	// Node configures the recorder's ROS node (name, master, host).
 	NodeOptions rosnode.Options
 	// Logf receives warnings and connection errors; nil discards them.
@@ -124,7 +130,21 @@ func (o *Options) check() error {
 	default:
 		return usagef("compression %q is not available for %s (bag: none, lz4, bz2; MCAP: zstd, lz4, none)", c, filepath.Ext(o.Output))
 	}
-	if err := o.checkOutput(o.outputPath(0)); err != nil {
+	if s := o.Snapshot; s != nil {
+		if o.Split || o.Size > 0 || o.Duration > 0 || o.Limit > 0 || o.Publish {
+			return usagef("--snapshot cannot be used with --split, --size, --duration, --limit or --publish")
+		}
+		if s.Duration < 0 || s.Size < 0 {
+			return usagef("negative --snapshot-duration or --snapshot-size")
+		}
+		if s.Service != "" && s.Service != "rosbag_snapshot" {
+			return usagef("--snapshot-service %q: want rosbag_snapshot, or none for std_srvs/Trigger", s.Service)
+		}
+		c := *s
+		c.Duration = cmp.Or(c.Duration, DefaultSnapshotDuration)
+		c.Size = cmp.Or(c.Size, DefaultSnapshotSize)
+		o.Snapshot = &c
+	} else if err := o.checkOutput(o.outputPath(0)); err != nil {
 		return err
 	}
 	if o.ChunkSize <= 0 {

@@ -159,6 +159,9 @@ type TopicStats struct {
 	Received int64 `json:"received"`
 	Written  int64 `json:"written"`
 	Dropped  int64 `json:"dropped"`
+	// Evicted counts, in snapshot mode, those the buffer let go to keep
+	// within --snapshot-duration and --snapshot-size.
+	Evicted int64 `json:"evicted,omitempty"`
 	// FileWritten counts those written to this file.
 	FileWritten int64 `json:"file_written"`
 	Bytes       int64 `json:"bytes"`

@@ -29,7 +29,8 @@ type topicState struct {
 	bytes    atomic.Int64
 	dropped  atomic.Int64
 	written  atomic.Int64
-	full     atomic.Bool // reached Limit
+	evicted  atomic.Int64 // from the snapshot buffer
+	full     atomic.Bool  // reached Limit
 }
 
 // Result is what a finished recording reports.
@@ -96,6 +97,11 @@ type Recorder struct {
 
 	cur    atomic.Pointer[output] // for the status table
 	status *statusTable
+
+	ring      *ring // snapshot mode's buffer; nil otherwise
+	running   atomic.Pointer[rosnode.Node]
+	snapMu    sync.Mutex // one snapshot written at a time
+	snapshots []string   // snapshot files written
 }
 
 // New validates o and returns a recorder; Run starts it. An output that
@@ -118,6 +124,9 @@ func New(o Options) (*Recorder, error) {
 	}
 	r := &Recorder{o: o, regexes: res, q: newQueue(o.BufSize), topics: map[string]*topicState{}, stopCh: make(chan struct{})}
 	r.q.onEvict = r.warnDrop
+	if s := o.Snapshot; s != nil {
+		r.ring = &ring{maxBytes: s.Size, maxAge: s.Duration}
+	}
 	if o.Status != nil {
 		r.status = newStatusTable(o.Status)
 		r.o.Logf = r.status.logf(o.Logf)
@@ -178,17 +187,24 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
-	out, err := r.open(0, r.started, beginWrite)
-	if err != nil {
+	r.running.Store(node)
+	var out *output
+	if r.ring != nil {
+		if err := r.serveSnapshot(); err != nil {
+			return nil, err
+		}
+	} else if out, err = r.open(0, r.started, beginWrite); err != nil {
 		return nil, err
 	}
 
 	for _, t := range o.Topics {
 		if !o.Regex {
 			if err := r.subscribe(node.Resolve(t), true); err != nil {
-				out.w.Close()
-				out.f.Close()
-				os.Remove(out.active)
+				if out != nil {
+					out.w.Close()
+					out.f.Close()
+					os.Remove(out.active)
+				}
 				return nil, err
 			}
 		}
@@ -212,7 +228,11 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 
 	writerDone := make(chan error, 1)
 	var closed []string
-	go func() { writerDone <- r.writeLoop(&out, &closed, beginWrite) }()
+	if r.ring != nil {
+		go func() { writerDone <- r.snapshotLoop() }()
+	} else {
+		go func() { writerDone <- r.writeLoop(&out, &closed, beginWrite) }()
+	}
 
 	var werr error
 	select {
@@ -251,6 +271,9 @@ func (r *Recorder) Run(ctx context.Context) (*Result, error) {
 			closed = append(closed, out.path)
 		}
 	}
+	r.snapMu.Lock()
+	closed = append(closed, r.snapshots...)
+	r.snapMu.Unlock()
 	res.Files = closed
 	return res, werr
 }
@@ -704,7 +727,8 @@ func (r *Recorder) topicStats(out *output) []TopicStats {
 		if !t.record.Load() {
 			continue
 		}
-		s := TopicStats{Topic: t.name, Received: t.received.Load(), Written: t.written.Load(), Dropped: t.dropped.Load(), Bytes: t.bytes.Load()}
+		s := TopicStats{Topic: t.name, Received: t.received.Load(), Written: t.written.Load(), Dropped: t.dropped.Load(),
+			Evicted: t.evicted.Load(), Bytes: t.bytes.Load()}
 		if out != nil {
 			s.FileWritten = out.written[t]
 		}
