@@ -137,7 +137,17 @@ func runMedia(ctx context.Context, o *mediaOptions) error {
 		return err
 	}
 	g := o.g
-	in, err := g.open(o.files, &o.read, "media", nil)
+	reg, err := g.registry()
+	if err != nil {
+		return err
+	}
+	// the progress bar counts the messages of the types that hold media
+	// (as the registry defines them; a type it lacks is counted)
+	want := func(typ string) bool {
+		t, err := reg.Lookup(typ)
+		return err != nil || media.HasMedia(t)
+	}
+	in, err := g.open(o.files, &o.read, "media", want)
 	if err != nil {
 		return err
 	}
