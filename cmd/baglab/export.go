@@ -217,6 +217,9 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	inputs := export.DatasetInputs(ctx, in.Inputs)
 	for i := range inputs {
 		inputs[i].Selection = o.read.describe()
+		if o.tfFrame != "" { // the rows carry one more field: say so in the manifest
+			inputs[i].Selection = strings.TrimSpace(inputs[i].Selection + " --tf-frame " + o.tfFrame)
+		}
 	}
 	jobs := min(o.jobs, len(inputs))
 	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()

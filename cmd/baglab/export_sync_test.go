@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
@@ -129,5 +131,26 @@ func TestExportSyncUsage(t *testing.T) {
 		if _, errs, code := run(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errs)
 		}
+	}
+}
+
+// TestExportTFFrameDataset: the manifest of a dataset exported with
+// --tf-frame says so, and a run without it (whose rows would lack the
+// in_<frame> field) is refused like a run with another selection.
+func TestExportTFFrameDataset(t *testing.T) {
+	bag := filepath.Join(t.TempDir(), "tf.bag")
+	if err := studygen.WriteTF(bag, studygen.TFOptions{Seconds: 3, CloudBytes: 1200}); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "ds")
+	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--topics", "/pose", "--tf-frame", "map"); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	rows, err := export.ReadManifest(out)
+	if err != nil || len(rows) != 1 || rows[0].Selection != "--topics /pose --tf-frame map" {
+		t.Fatalf("manifest: %+v, %v", rows, err)
+	}
+	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--topics", "/pose"); code != exitUsage || !strings.Contains(stderr, "--tf-frame map") {
+		t.Errorf("rerun without --tf-frame: exit %d: %s", code, stderr)
 	}
 }
