@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -477,5 +478,38 @@ func TestPublisherSurvivesStalledSubscribers(t *testing.T) {
 	}
 	if pub.Drops() == 0 {
 		t.Fatal("no drops counted for the stuck subscriber")
+	}
+}
+
+// A publisher whose slave API answers requestTopic with a 50 MB body is
+// read no further than MaxSlaveRequest bytes: the connection attempt fails
+// with a log line, and what the node allocates stays small.
+func TestRequestTopicResponseBound(t *testing.T) {
+	slave := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, "<?xml version=\"1.0\"?><methodResponse><params><param><value><string>")
+		chunk := bytes.Repeat([]byte("x"), 1<<20)
+		for range 50 {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+		io.WriteString(w, "</string></value></param></params></methodResponse>")
+	}))
+	defer slave.Close()
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, slave.URL+"/"), Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := n.Subscribe("/y", rosnode.SubscribeOptions{OnMessage: func(*rosnode.Message) {}}); err != nil {
+		t.Fatal(err)
+	}
+	l.waitFor(t, "subscriber /y: connection to "+slave.URL+"/ closed: xmlrpc requestTopic")
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("a 50 MB requestTopic answer allocated %d MiB", grew>>20)
 	}
 }

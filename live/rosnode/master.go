@@ -13,11 +13,15 @@ type Master struct {
 	URI      string
 	CallerID string
 	client   xmlrpc.Client
+	// peers calls other nodes' slave APIs, whose answers (requestTopic,
+	// getSubscriptions) are small: a node cannot make this one read more
+	// than MaxSlaveRequest bytes.
+	peers xmlrpc.Client
 }
 
 // NewMaster returns a client of the master at uri.
 func NewMaster(uri, callerID string) *Master {
-	return &Master{URI: uri, CallerID: callerID}
+	return &Master{URI: uri, CallerID: callerID, peers: xmlrpc.Client{MaxBody: MaxSlaveRequest}}
 }
 
 // TopicType is a topic and its type.
@@ -229,7 +233,7 @@ func (m *Master) GetParam(ctx context.Context, key string) (v any, ok bool, err 
 // GetSubscriptions asks the node whose slave API is at nodeURI which
 // topics it subscribes to (rosbag record --node).
 func (m *Master) GetSubscriptions(ctx context.Context, nodeURI string) ([]TopicType, error) {
-	v, err := callAPI(ctx, &m.client, nodeURI, "getSubscriptions", m.CallerID)
+	v, err := callAPI(ctx, &m.peers, nodeURI, "getSubscriptions", m.CallerID)
 	if err != nil {
 		return nil, err
 	}
@@ -238,7 +242,7 @@ func (m *Master) GetSubscriptions(ctx context.Context, nodeURI string) ([]TopicT
 
 // requestTopic asks the publisher at uri for a TCPROS endpoint for topic.
 func (m *Master) requestTopic(ctx context.Context, uri, topic string) (string, int, error) {
-	v, err := callAPI(ctx, &m.client, uri, "requestTopic", m.CallerID, topic, []any{[]any{"TCPROS"}})
+	v, err := callAPI(ctx, &m.peers, uri, "requestTopic", m.CallerID, topic, []any{[]any{"TCPROS"}})
 	if err != nil {
 		return "", 0, err
 	}

@@ -81,6 +81,7 @@ func New(ctx context.Context, o Options) (*Node, error) {
 	}
 	n.master = NewMaster(o.MasterURI, o.Name)
 	n.master.client.HTTP = &http.Client{Timeout: o.Timeout}
+	n.master.peers.HTTP = n.master.client.HTTP
 	n.ctx, n.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	n.httpS = &http.Server{
 		Handler: &xmlrpc.Server{Handle: n.handleSlave, OnError: func(remote string, err error) {

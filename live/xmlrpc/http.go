@@ -15,6 +15,9 @@ import (
 type Client struct {
 	// HTTP is the client used; nil means a client with a 10 s timeout.
 	HTTP *http.Client
+	// MaxBody bounds a response body in bytes (MaxBody when 0): a longer
+	// one fails to decode after that many bytes.
+	MaxBody int64
 }
 
 var defaultHTTP = &http.Client{Timeout: 10 * time.Second}
@@ -42,7 +45,11 @@ func (c *Client) Call(ctx context.Context, url, method string, params ...any) (a
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("xmlrpc %s at %s: HTTP %s", method, url, resp.Status)
 	}
-	v, err := DecodeResponse(io.LimitReader(resp.Body, MaxBody))
+	limit := c.MaxBody
+	if limit <= 0 {
+		limit = MaxBody
+	}
+	v, err := DecodeResponse(io.LimitReader(resp.Body, limit))
 	if err != nil {
 		return nil, fmt.Errorf("xmlrpc %s at %s: %w", method, url, err)
 	}
