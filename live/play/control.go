@@ -165,7 +165,7 @@ func (p *Player) Seek(ctx context.Context, t int64) error {
 
 // seek restarts reading at seekTo, after the latched messages before it.
 func (p *Player) seek(ctx context.Context) error {
-	p.seeking = false
+	p.seeking, p.sought = false, true
 	t := p.seekTo
 	p.filter.Start = t
 	p.loopEnd = -1

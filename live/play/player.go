@@ -66,6 +66,7 @@ type Player struct {
 	started        bool // the schedule is anchored (a loop's first message is out)
 	paused         bool
 	seeking        bool  // a Seek to seekTo waits for the play loop
+	sought         bool  // the pass under way starts at seekTo
 	seekTo         int64 // ns
 	burst          *burst
 	delayed        bool  // by the rate-control topic
@@ -280,6 +281,7 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 		if err != nil {
 			return err
 		}
+		p.sought = false // a seek past the last message: the next loop starts at the start
 		p.stats.Loops++
 		p.endBurst() // the data ended before the burst did
 		if !p.o.Loop || n == 0 {
@@ -414,9 +416,15 @@ func (p *Player) playOnce(ctx context.Context, ra *readAhead) (n int, first, las
 		}
 		if n == 0 {
 			first = it.t
-			p.anchor(p.loopStart(), it.t)
+			// After a seek the schedule starts at the time sought, so
+			// that the gap to the first message is kept.
+			from := it.t
+			if p.sought {
+				from, p.sought = min(p.seekTo, it.t), false
+			}
+			p.anchor(p.loopStart(), from)
 			p.started = true
-			p.pausedBag = it.t
+			p.pausedBag = from
 			p.prevBag = -1
 			p.rateSeed = it.t
 		}
