@@ -108,7 +108,9 @@ func stringMsg(s string) []byte {
 // own: a publisher sending a 300 MB message (over the buffer: dropped as it
 // arrives, never held), then small messages on the same connection (kept);
 // six 60 MB XML-RPC bodies at once (refused past 1 MiB); a publisherUpdate
-// removing a publisher (logged with its caller); a flood of malformed
+// removing a publisher (logged with its caller); three publishers of 50 MB
+// messages at once (kept while the buffer has room, else dropped as they
+// arrive); a flood of malformed
 // requests (logged at most 5 times per 10 s, then counted). Meanwhile the
 // real publisher (rostopic pub) keeps being recorded, and the recorder's
 // peak RSS stays under 64 MB + 150 MB (831 MB before, for the frame alone).
@@ -117,7 +119,7 @@ func TestRecordHostilePeers(t *testing.T) {
 	rostest.Require(t, "rostopic")
 	m.Start(t, "real", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", "/real", "std_msgs/String", "data: real")
 	out := filepath.Join(t.TempDir(), "hostile.bag")
-	rec := startBaglab(t, m, "rec", "record", "-O", out, "--buffsize", "64", "/real", "/evil", "__name:=/rec_hostile")
+	rec := startBaglab(t, m, "rec", "record", "-O", out, "--buffsize", "64", "/real", "/evil", "/many", "__name:=/rec_hostile")
 	mc := rosnode.NewMaster(m.URI, "/evil")
 	ctx := context.Background()
 	var recURI string
@@ -148,6 +150,24 @@ func TestRecordHostilePeers(t *testing.T) {
 		t.Fatal(err)
 	}
 	evil.sent.Wait()
+	// Three publishers of 50 MB messages at once, each under the buffer
+	// but not all three within it: those the buffer has no room for are
+	// dropped as they arrive.
+	var many []*evilPublisher
+	for i := range 3 {
+		e := newEvilPublisher(t, "/many", func(c net.Conn) {
+			tcpros.WriteFrame(c, stringMsg(strings.Repeat("m", 50<<20)))
+			tcpros.WriteFrame(c, stringMsg(fmt.Sprintf("small %d", i)))
+		})
+		mc := rosnode.NewMaster(m.URI, fmt.Sprintf("/many%d", i))
+		if _, err := mc.RegisterPublisher(ctx, "/many", "std_msgs/String", e.uri); err != nil {
+			t.Fatal(err)
+		}
+		many = append(many, e)
+	}
+	for _, e := range many {
+		e.sent.Wait()
+	}
 
 	// Six 60 MB bodies at once.
 	var wg sync.WaitGroup
@@ -203,6 +223,19 @@ func TestRecordHostilePeers(t *testing.T) {
 	evilMsgs, real := got["/evil"], got["/real"]
 	if len(evilMsgs) != 5 || string(evilMsgs[0].Data[4:]) != "after 0" {
 		t.Errorf("/evil: %d messages, want the 5 after the dropped one", len(evilMsgs))
+	}
+	// Of the three 50 MB messages, those kept and those dropped add up,
+	// and the small ones after them are all kept.
+	var large, small int
+	for _, m := range got["/many"] {
+		if len(m.Data) > 1<<20 {
+			large++
+		} else {
+			small++
+		}
+	}
+	if large == 3 || small != 3 {
+		t.Errorf("/many: %d large and %d small messages kept, want fewer than 3 and 3", large, small)
 	}
 	if len(real) < 40 {
 		t.Fatalf("/real: %d messages", len(real))
