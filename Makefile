@@ -25,11 +25,11 @@ VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 all: build
 
 build:
-	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/baglab
+	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/baglab
 
 ## install: go install ./cmd/baglab into $(go env GOBIN), default ~/go/bin
 install:
-	$(GO) install -ldflags "-X main.version=$(VERSION)" ./cmd/baglab
+	$(GO) install -trimpath -ldflags "-s -w -X main.version=$(VERSION)" ./cmd/baglab
 
 ## deps: the independent peers the tests compare against (Debian ROS1, npm MCAP/CDR/DuckDB, chromium)
 deps: deps-apt deps-npm

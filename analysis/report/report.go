@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/baglab/baglab/analysis"
@@ -90,7 +91,8 @@ type inputRow struct {
 	Start, End, Duration string
 }
 
-var page = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+var page = sync.OnceValue(func() *template.Template { // parsed on first use, not at every start of baglab
+	return template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{{.Title}}</title>
 <style>
@@ -188,6 +190,7 @@ document.querySelectorAll("table.data").forEach(function (t) {
 </script>
 </body></html>
 `))
+})
 
 // Render writes the page: the provenance, then for each result with data
 // its summary, its tables (per-observation ones left out; long ones
@@ -262,7 +265,7 @@ func Render(w io.Writer, pg Page) error {
 		}
 		data.Sections = append(data.Sections, s)
 	}
-	if err := page.Execute(w, data); err != nil {
+	if err := page().Execute(w, data); err != nil {
 		return err
 	}
 	if len(data.Sections) == 0 {
