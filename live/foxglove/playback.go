@@ -62,6 +62,7 @@ type Playback struct {
 
 	reqs chan controlReq
 	subs chan struct{}
+	done chan struct{} // closed when Run returns
 
 	mu   sync.Mutex
 	snap PlaybackState // the state, for clients that connect
@@ -102,7 +103,7 @@ func NewPlayback(in *recording.Inputs, o PlaybackOptions) (*Playback, error) {
 	f := in.Filter()
 	p := &Playback{src: play.FromInputs(in), res: in.Resolver(), topic: f.Topic, skip: in.Skip, o: o,
 		start: sum.StartNs, end: sum.EndNs, chans: map[*record.Channel]*pchan{}, byKey: map[string]*pchan{},
-		nextID: 1, reqs: make(chan controlReq, 16), subs: make(chan struct{}, 1)}
+		nextID: 1, reqs: make(chan controlReq, 16), subs: make(chan struct{}, 1), done: make(chan struct{})}
 	if f.Start != 0 {
 		p.start = max(p.start, f.Start)
 	}
@@ -150,7 +151,11 @@ func (p *Playback) ServerOptions(o Options) Options {
 	o.Capabilities = append(o.Capabilities, CapTime, CapPlaybackControl)
 	o.DataStart, o.DataEnd = p.start, p.end
 	o.OnPlaybackControl = func(c *Client, r *PlaybackControlRequest) {
-		p.reqs <- controlReq{c: c, r: r}
+		select {
+		case p.reqs <- controlReq{c: c, r: r}:
+		case <-p.done:
+			c.SendStatus(LevelError, "playback is over")
+		}
 	}
 	o.OnSubscribers = func(_ uint32, n int) {
 		if n > 0 {
@@ -279,6 +284,7 @@ type player struct {
 // Run plays to srv's clients until ctx ends, serving their playback
 // control requests. srv must have been made with ServerOptions.
 func (p *Playback) Run(ctx context.Context, srv *Server) error {
+	defer close(p.done)
 	p.srv = srv
 	srv.Advertise(p.Channels()...)
 	st := &player{status: Paused, speed: p.o.Speed, cur: p.start, sent: -1}
