@@ -46,7 +46,7 @@ type InputFile struct {
 func DescribeInputs(in *recording.Inputs) ([]Input, error) {
 	out := make([]Input, in.Len())
 	for i, p := range in.Paths() {
-		d, err := describeInput(p, in.FileSummary(i))
+		d, err := describeInput(p, in.File(i).Summary())
 		if err != nil {
 			return nil, err
 		}
@@ -66,7 +66,7 @@ func DescribePaths(in *recording.Inputs) ([]Input, error) {
 	for _, g := range given {
 		sums := make([]*record.Summary, g.Recordings)
 		for j := range sums {
-			sums[j] = in.FileSummary(k + j)
+			sums[j] = in.File(k + j).Summary()
 		}
 		d, err := describeInput(g.Path, recording.CombineSummaries(sums))
 		if err != nil {

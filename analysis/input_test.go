@@ -40,7 +40,7 @@ func TestDescribePaths(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, b := in.FileSummary(0), in.FileSummary(1)
+	q, b := in.File(0).Summary(), in.File(1).Summary()
 	folder, err := digest.Of(runs)
 	if err != nil {
 		t.Fatal(err)

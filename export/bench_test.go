@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
@@ -20,7 +21,7 @@ import (
 // benchInput is an in-memory recording of ros1-encoded messages.
 type benchInput struct {
 	msgs  []*record.Message
-	decs  map[*record.Channel]TypedDecoder
+	decs  map[*record.Channel]decode.Decoder
 	bytes int64
 }
 
@@ -36,7 +37,7 @@ func (in *benchInput) add(t testing.TB, topic, typ string, n int, make func(rng 
 	}
 	ch := &record.Channel{Topic: topic, MessageEncoding: "ros1", Schema: &record.Schema{Name: typ, Encoding: "ros1msg"}}
 	if in.decs == nil {
-		in.decs = map[*record.Channel]TypedDecoder{}
+		in.decs = map[*record.Channel]decode.Decoder{}
 	}
 	in.decs[ch] = typed{mt, d}
 	rng := rand.New(rand.NewSource(int64(len(in.msgs))))
@@ -88,8 +89,9 @@ func (in *benchInput) run(b *testing.B, jobs int, opts ...Option) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		inputs := []Input{{Path: "bench.bag", Open: func() (record.Iterator, error) { return &sliceIter{msgs: in.msgs}, nil }}}
-		if err := e.Run(context.Background(), inputs, func(ch *record.Channel) (TypedDecoder, error) { return in.decs[ch], nil }, jobs); err != nil {
+		inputs := []Input{{Path: "bench.bag", Open: decoded(func() (record.Iterator, error) { return &sliceIter{msgs: in.msgs}, nil },
+			func(ch *record.Channel) (decode.Decoder, error) { return in.decs[ch], nil })}}
+		if err := e.Run(context.Background(), inputs, jobs); err != nil {
 			b.Fatal(err)
 		}
 		if err := e.Close(); err != nil {
@@ -170,7 +172,7 @@ func BenchmarkExportPeakHeap(b *testing.B) {
 	dps, _ := ros1.Compile(ps)
 	chPC := &record.Channel{Topic: "/points", MessageEncoding: "ros1"}
 	chPS := &record.Channel{Topic: "/pose", MessageEncoding: "ros1"}
-	decs := map[*record.Channel]TypedDecoder{chPC: typed{pc, dpc}, chPS: typed{ps, dps}}
+	decs := map[*record.Channel]decode.Decoder{chPC: typed{pc, dpc}, chPS: typed{ps, dps}}
 	rng := rand.New(rand.NewSource(1))
 	cloudData, _ := ros1.Encode(cloud(1<<20)(rng, pc))
 	poseData, _ := ros1.Encode(randValue(rng, ps))
@@ -201,7 +203,8 @@ func BenchmarkExportPeakHeap(b *testing.B) {
 		open := func() (record.Iterator, error) {
 			return &streamIter{n: clouds * 101, cloud: cloudData, pose: poseData, chPC: chPC, chPS: chPS}, nil
 		}
-		if err := e.Run(context.Background(), []Input{{Path: "big.bag", Open: open}}, func(ch *record.Channel) (TypedDecoder, error) { return decs[ch], nil }, 1); err != nil {
+		resolve := func(ch *record.Channel) (decode.Decoder, error) { return decs[ch], nil }
+		if err := e.Run(context.Background(), []Input{{Path: "big.bag", Open: decoded(open, resolve)}}, 1); err != nil {
 			b.Fatal(err)
 		}
 		if err := e.Close(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
@@ -60,8 +61,9 @@ func (it *sliceIter) Close() error {
 
 // corpus is a small multi-topic recording set made with ros1.Encode.
 type corpus struct {
-	inputs []Input
-	decs   map[*record.Channel]TypedDecoder
+	inputs []Input // raw with resolve
+	raw    []func() (record.Iterator, error)
+	decs   map[*record.Channel]decode.Decoder
 	msgs   [][]*record.Message
 }
 
@@ -78,7 +80,7 @@ var corpusTopics = []struct{ topic, typ string }{
 // corpus topics, log times one second apart (crossing midnight UTC).
 func newCorpus(t testing.TB, files, n int) *corpus {
 	reg := msgdef.Default()
-	c := &corpus{decs: map[*record.Channel]TypedDecoder{}}
+	c := &corpus{decs: map[*record.Channel]decode.Decoder{}}
 	rng := rand.New(rand.NewSource(7))
 	start := int64(1700006400e9) - int64(n/2)*1e9 // midnight in the middle of each file
 	for f := 0; f < files; f++ {
@@ -109,14 +111,60 @@ func newCorpus(t testing.TB, files, n int) *corpus {
 			msgs = append(msgs, &record.Message{Channel: ch, LogTime: lt, PublishTime: lt, Sequence: uint64(i), Source: path, Offset: -1, Data: data})
 		}
 		c.msgs = append(c.msgs, msgs)
-		c.inputs = append(c.inputs, Input{Path: path, Open: func() (record.Iterator, error) {
-			return &sliceIter{msgs: msgs}, nil
-		}})
+		c.raw = append(c.raw, func() (record.Iterator, error) { return &sliceIter{msgs: msgs}, nil })
 	}
+	c.inputs = c.with(c.resolve)
 	return c
 }
 
-func (c *corpus) resolve(ch *record.Channel) (TypedDecoder, error) { return c.decs[ch], nil }
+func (c *corpus) resolve(ch *record.Channel) (decode.Decoder, error) { return c.decs[ch], nil }
+
+// with is the corpus's inputs, their messages' decoders given by resolve.
+func (c *corpus) with(resolve func(*record.Channel) (decode.Decoder, error)) []Input {
+	ins := make([]Input, len(c.raw))
+	for i, open := range c.raw {
+		ins[i] = Input{Path: fmt.Sprintf("rec/run%d.bag", i), Open: decoded(open, resolve)}
+	}
+	return ins
+}
+
+// decoded adapts open and resolve to Input.Open: each message of open's
+// iterator with the decoder resolve gives its channel, once per channel
+// (a nil decoder leaves the channel out), as recording.Decoded hands them;
+// an error of resolve ends the reading.
+func decoded(open func() (record.Iterator, error), resolve func(*record.Channel) (decode.Decoder, error)) func() (Messages, error) {
+	return func() (Messages, error) {
+		it, err := open()
+		if err != nil {
+			return nil, err
+		}
+		return &resolving{it: it, resolve: resolve, decs: map[*record.Channel]decode.Decoder{}}, nil
+	}
+}
+
+// resolving is decoded's iterator.
+type resolving struct {
+	it      record.Iterator
+	resolve func(*record.Channel) (decode.Decoder, error)
+	decs    map[*record.Channel]decode.Decoder
+}
+
+func (r *resolving) Next() (*record.Message, decode.Decoder, error) {
+	m, err := r.it.Next()
+	if err != nil {
+		return nil, nil, err
+	}
+	d, ok := r.decs[m.Channel]
+	if !ok {
+		if d, err = r.resolve(m.Channel); err != nil {
+			return nil, nil, err
+		}
+		r.decs[m.Channel] = d
+	}
+	return m, d, nil
+}
+
+func (r *resolving) Close() error { return r.it.Close() }
 
 // exportDir runs an export of c into a new directory and returns it.
 func exportDir(t *testing.T, c *corpus, jobs int, opts ...Option) string {
@@ -128,7 +176,7 @@ func exportDir(t *testing.T, c *corpus, jobs int, opts ...Option) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Run(context.Background(), c.inputs, c.resolve, jobs); err != nil {
+	if err := e.Run(context.Background(), c.inputs, jobs); err != nil {
 		e.Abort()
 		t.Fatal(err)
 	}
@@ -226,9 +274,9 @@ func TestDeterministic(t *testing.T) {
 func TestAtomic(t *testing.T) {
 	c := newCorpus(t, 3, 60)
 	broken := append([]*record.Message(nil), c.msgs[1][:30]...)
-	c.inputs[1].Open = func() (record.Iterator, error) {
+	c.inputs[1].Open = decoded(func() (record.Iterator, error) {
 		return &sliceIter{msgs: broken, err: &record.Error{File: "rec/run1.bag", Offset: 1234, Err: record.ErrTruncated}}, nil
-	}
+	}, c.resolve)
 	for _, jobs := range []int{1, 3} {
 		for _, part := range []Partition{PartitionNone, PartitionDate} {
 			root := t.TempDir()
@@ -238,7 +286,7 @@ func TestAtomic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = e.Run(context.Background(), c.inputs, c.resolve, jobs)
+			err = e.Run(context.Background(), c.inputs, jobs)
 			if !errors.Is(err, record.ErrTruncated) {
 				t.Fatalf("jobs %d: err %v", jobs, err)
 			}
@@ -259,7 +307,7 @@ func TestBadMessage(t *testing.T) {
 	c.msgs[0][13].Data = c.msgs[0][13].Data[:5]
 	dir := t.TempDir()
 	e, _ := New(dir)
-	err := e.Run(context.Background(), c.inputs, c.resolve, 1)
+	err := e.Run(context.Background(), c.inputs, 1)
 	var re *record.Error
 	if !errors.As(err, &re) || re.File != "rec/run0.bag" || re.Topic != corpusTopics[1].topic || !errors.Is(err, record.ErrTruncated) {
 		t.Fatalf("err %v", err)
@@ -268,7 +316,7 @@ func TestBadMessage(t *testing.T) {
 
 	var skipped []error
 	e, _ = New(dir, WithSkipBad(func(err error) { skipped = append(skipped, err) }))
-	if err := e.Run(context.Background(), c.inputs, c.resolve, 1); err != nil {
+	if err := e.Run(context.Background(), c.inputs, 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
@@ -288,12 +336,12 @@ func TestRunControl(t *testing.T) {
 	t.Run("skip channel", func(t *testing.T) {
 		dir := t.TempDir()
 		e, _ := New(dir)
-		err := e.Run(context.Background(), c.inputs, func(ch *record.Channel) (TypedDecoder, error) {
+		err := e.Run(context.Background(), c.with(func(ch *record.Channel) (decode.Decoder, error) {
 			if ch.Topic == "/chatter" {
-				return nil, ErrSkipChannel
+				return nil, nil
 			}
 			return c.decs[ch], nil
-		}, 2)
+		}), 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +356,7 @@ func TestRunControl(t *testing.T) {
 	t.Run("resolver error", func(t *testing.T) {
 		e, _ := New(t.TempDir())
 		boom := errors.New("boom")
-		err := e.Run(context.Background(), c.inputs, func(*record.Channel) (TypedDecoder, error) { return nil, boom }, 3)
+		err := e.Run(context.Background(), c.with(func(*record.Channel) (decode.Decoder, error) { return nil, boom }), 3)
 		if !errors.Is(err, boom) {
 			t.Fatalf("err %v", err)
 		}
@@ -318,7 +366,7 @@ func TestRunControl(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
 		e, _ := New(t.TempDir())
-		if err := e.Run(ctx, c.inputs, c.resolve, 2); !errors.Is(err, context.Canceled) {
+		if err := e.Run(ctx, c.inputs, 2); !errors.Is(err, context.Canceled) {
 			t.Fatalf("err %v", err)
 		}
 		e.Abort()
@@ -328,10 +376,10 @@ func TestRunControl(t *testing.T) {
 		ins := append([]Input(nil), c.inputs...)
 		for i := range ins {
 			msgs := c.msgs[i]
-			ins[i].Open = func() (record.Iterator, error) { return &sliceIter{msgs: msgs, closed: &closed[i]}, nil }
+			ins[i].Open = decoded(func() (record.Iterator, error) { return &sliceIter{msgs: msgs, closed: &closed[i]}, nil }, c.resolve)
 		}
 		e, _ := New(t.TempDir())
-		if err := e.Run(context.Background(), ins, c.resolve, 2); err != nil {
+		if err := e.Run(context.Background(), ins, 2); err != nil {
 			t.Fatal(err)
 		}
 		e.Close()

@@ -44,7 +44,7 @@ func exportSamples(t *testing.T, paths []string, io recording.InputOptions, opts
 	defer in.Close()
 	dir := t.TempDir()
 	opts = append([]Option{WithPartitionBy(PartitionDate), WithVersion("test")}, opts...)
-	rep, err := ExportDataset(context.Background(), dir, DatasetInputs(context.Background(), in), InputsResolver(in, nil),
+	rep, err := ExportDataset(context.Background(), dir, inputsDataset(context.Background(), in),
 		DatasetOptions{Jobs: 2}, opts...)
 	if err != nil || rep.Exported != len(paths) {
 		t.Fatalf("export: %+v, %v", rep, err)
@@ -171,12 +171,12 @@ func TestManifestSelectionCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	inputs := DatasetInputs(context.Background(), in)
+	inputs := inputsDataset(context.Background(), in)
 	for i := range inputs {
 		inputs[i].Selection = "--topics " + strings.Join(sel.Topics, ",") + " --start " + sel.Start
 	}
 	dir := t.TempDir()
-	if _, err := ExportDataset(context.Background(), dir, inputs, InputsResolver(in, nil), DatasetOptions{Jobs: 2},
+	if _, err := ExportDataset(context.Background(), dir, inputs, DatasetOptions{Jobs: 2},
 		WithPartitionBy(PartitionDate), WithVersion("test")); err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestManifestSelectionCounts(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, r := range rows {
-		s := in.FileSummary(slices.Index(paths, r.Path))
+		s := in.File(slices.Index(paths, r.Path)).Summary()
 		if r.Recording == nil || r.Recording.MessageCount != int64(s.MessageCount) || r.Recording.StartNs != s.StartNs ||
 			r.Recording.EndNs != s.EndNs || len(r.Recording.Topics) != len(s.Topics) {
 			t.Errorf("row %d (%s): recording %+v, want the summary's %d messages, %d..%d, %d topics", i, r.Path, r.Recording,
@@ -246,7 +246,7 @@ func TestManifestRowExported(t *testing.T) {
 	summary.MessageCount -= 4
 	dir := t.TempDir()
 	var skipped []error
-	if _, err := ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{},
+	if _, err := ExportDataset(context.Background(), dir, inputs, DatasetOptions{},
 		WithPartitionBy(PartitionDate), WithVersion("test"), WithSkipBad(func(err error) { skipped = append(skipped, err) })); err != nil {
 		t.Fatal(err)
 	}
@@ -278,4 +278,17 @@ func TestManifestRowExported(t *testing.T) {
 	if want, _ := json.Marshal(rec); string(got) != string(want) {
 		t.Errorf("recording %s, want %s", got, want)
 	}
+}
+
+// inputsDataset are the recordings of in as ExportDataset's inputs, as
+// baglab export makes them: each opened (its selected messages with their
+// decoders, recording.File.Decoded) only when the export reaches it.
+func inputsDataset(ctx context.Context, in *recording.Inputs) []DatasetInput {
+	ds := make([]DatasetInput, in.Len())
+	for i := range ds {
+		f := in.File(i)
+		open := func() (Messages, error) { return f.Decoded(ctx) }
+		ds[i] = DatasetInput{Input: Input{Path: f.Path(), Open: open}, Summary: f.Summary()}
+	}
+	return ds
 }

@@ -92,7 +92,7 @@ var (
 // Exporter.Run does, and no manifest: such files hold the rows of one run
 // and are never added to, so a directory that holds files is refused
 // (ErrAppend) unless do.Force, which writes over them.
-func ExportDataset(ctx context.Context, dir string, inputs []DatasetInput, resolve Resolver, do DatasetOptions, opts ...Option) (*DatasetReport, error) {
+func ExportDataset(ctx context.Context, dir string, inputs []DatasetInput, do DatasetOptions, opts ...Option) (*DatasetReport, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
@@ -110,7 +110,7 @@ func ExportDataset(ctx context.Context, dir string, inputs []DatasetInput, resol
 		return nil, err
 	}
 	if cfg.partition == PartitionNone {
-		return exportPlain(ctx, dir, inputs, existing, resolve, do, opts)
+		return exportPlain(ctx, dir, inputs, existing, do, opts)
 	}
 	if !do.Force {
 		if err := checkDatasetDir(dir); err != nil {
@@ -129,7 +129,7 @@ func ExportDataset(ctx context.Context, dir string, inputs []DatasetInput, resol
 	if err := made.MkdirAll(filepath.Join(dir, filepath.FromSlash(ManifestDir))); err != nil {
 		return nil, err
 	}
-	rep, err := exportDataset(ctx, dir, inputs, resolve, jobs, do.Force, note, cfg, opts)
+	rep, err := exportDataset(ctx, dir, inputs, jobs, do.Force, note, cfg, opts)
 	if rep == nil || rep.Exported == 0 && rep.Skipped == 0 {
 		made.RemoveEmpty()
 	}
@@ -152,7 +152,7 @@ func checkLayout(file string, cfg config) error {
 
 // exportDataset hashes the inputs, skips those recorded and exports the
 // rest.
-func exportDataset(ctx context.Context, dir string, inputs []DatasetInput, resolve Resolver, jobs int, force bool,
+func exportDataset(ctx context.Context, dir string, inputs []DatasetInput, jobs int, force bool,
 	note func(string, ...any), cfg config, opts []Option) (*DatasetReport, error) {
 	digests, err := digestAll(ctx, inputs, jobs)
 	if err != nil {
@@ -186,7 +186,7 @@ func exportDataset(ctx context.Context, dir string, inputs []DatasetInput, resol
 		old[i] = row
 		todo = append(todo, i)
 	}
-	return rep, exportParts(ctx, dir, inputs, digests, todo, old, resolve, jobs, cfg, opts, rep)
+	return rep, exportParts(ctx, dir, inputs, digests, todo, old, jobs, cfg, opts, rep)
 }
 
 // checkDatasetDir fails with ErrNotDataset when dir holds files and no
@@ -253,7 +253,7 @@ func partOf(d digest.Digest) string { return d.SHA256[:16] }
 // up to jobs commits at once, so that waiting for the disk does not leave
 // a core idle.
 func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests []digest.Digest, todo []int,
-	old []*ManifestRow, resolve Resolver, jobs int, cfg config, opts []Option, rep *DatasetReport) error {
+	old []*ManifestRow, jobs int, cfg config, opts []Option, rep *DatasetReport) error {
 	var (
 		mu      sync.Mutex
 		commits sync.WaitGroup
@@ -269,7 +269,7 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 		i := todo[k]
 		in := inputs[i].Input
 		in.Part = partOf(digests[i])
-		e, err := runExporter(ctx, dir, []Input{in}, resolve, 1, opts)
+		e, err := runExporter(ctx, dir, []Input{in}, 1, opts)
 		if err != nil {
 			errs[k] = err
 			return err
@@ -310,8 +310,8 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 // exportAll exports inputs, jobs at a time, through an Exporter of their
 // own, closing it (or aborting it on error or cancellation), and returns
 // the files written, relative to dir.
-func exportAll(ctx context.Context, dir string, inputs []Input, resolve Resolver, jobs int, opts []Option) ([]string, error) {
-	e, err := runExporter(ctx, dir, inputs, resolve, jobs, opts)
+func exportAll(ctx context.Context, dir string, inputs []Input, jobs int, opts []Option) ([]string, error) {
+	e, err := runExporter(ctx, dir, inputs, jobs, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -321,12 +321,12 @@ func exportAll(ctx context.Context, dir string, inputs []Input, resolve Resolver
 // runExporter runs inputs, jobs at a time, through a new Exporter, which
 // it aborts on an error or a cancellation; the caller closes it
 // (closeExporter).
-func runExporter(ctx context.Context, dir string, inputs []Input, resolve Resolver, jobs int, opts []Option) (*Exporter, error) {
+func runExporter(ctx context.Context, dir string, inputs []Input, jobs int, opts []Option) (*Exporter, error) {
 	e, err := New(dir, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if err := e.Run(ctx, inputs, resolve, jobs); err != nil {
+	if err := e.Run(ctx, inputs, jobs); err != nil {
 		e.Abort()
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func closeExporter(dir string, e *Exporter) ([]string, error) {
 
 // exportPlain exports the inputs into per-topic files in one run, into a
 // directory that holds no files unless force.
-func exportPlain(ctx context.Context, dir string, inputs []DatasetInput, existing []string, resolve Resolver,
+func exportPlain(ctx context.Context, dir string, inputs []DatasetInput, existing []string,
 	do DatasetOptions, opts []Option) (*DatasetReport, error) {
 	if !do.Force {
 		if len(existing) > 0 {
@@ -367,7 +367,7 @@ func exportPlain(ctx context.Context, dir string, inputs []DatasetInput, existin
 	for i := range inputs {
 		ins[i] = inputs[i].Input
 	}
-	files, err := exportAll(ctx, dir, ins, resolve, do.Jobs, opts)
+	files, err := exportAll(ctx, dir, ins, do.Jobs, opts)
 	if err != nil {
 		return nil, err
 	}

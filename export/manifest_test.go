@@ -63,7 +63,7 @@ func TestExportDatasetResume(t *testing.T) {
 	opts := []Option{WithPartitionBy(PartitionDate), WithVersion("test")}
 
 	whole := t.TempDir()
-	rep, err := ExportDataset(context.Background(), whole, inputs, c.resolve, DatasetOptions{Jobs: 2}, opts...)
+	rep, err := ExportDataset(context.Background(), whole, inputs, DatasetOptions{Jobs: 2}, opts...)
 	if err != nil || rep.Exported != 3 || rep.Skipped != 0 {
 		t.Fatalf("uninterrupted: %+v, %v", rep, err)
 	}
@@ -71,8 +71,8 @@ func TestExportDatasetResume(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	cut := append([]DatasetInput(nil), inputs...)
-	cut[1].Open = func() (record.Iterator, error) { cancel(); return nil, ctx.Err() }
-	if _, err := ExportDataset(ctx, dir, cut, c.resolve, DatasetOptions{Jobs: 1}, opts...); !errors.Is(err, context.Canceled) {
+	cut[1].Open = func() (Messages, error) { cancel(); return nil, ctx.Err() }
+	if _, err := ExportDataset(ctx, dir, cut, DatasetOptions{Jobs: 1}, opts...); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted export: %v", err)
 	}
 	rows, err := ReadManifest(dir)
@@ -81,7 +81,7 @@ func TestExportDatasetResume(t *testing.T) {
 	}
 	var notes []string
 	note := func(f string, a ...any) { notes = append(notes, fmt.Sprintf(f, a...)) }
-	rep, err = ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2, Note: note}, opts...)
+	rep, err = ExportDataset(context.Background(), dir, inputs, DatasetOptions{Jobs: 2, Note: note}, opts...)
 	if err != nil || rep.Exported != 2 || rep.Skipped != 1 {
 		t.Fatalf("resumed: %+v, %v", rep, err)
 	}
@@ -99,7 +99,7 @@ func TestExportDatasetResume(t *testing.T) {
 	}
 
 	// Again: nothing changes.
-	rep, err = ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2}, opts...)
+	rep, err = ExportDataset(context.Background(), dir, inputs, DatasetOptions{Jobs: 2}, opts...)
 	if err != nil || rep.Exported != 0 || rep.Skipped != 3 {
 		t.Fatalf("third run: %+v, %v", rep, err)
 	}
@@ -114,7 +114,7 @@ func TestManifestRows(t *testing.T) {
 	c := newCorpus(t, 2, 12)
 	inputs := datasetInputs(t, c)
 	dir := t.TempDir()
-	if _, err := ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2},
+	if _, err := ExportDataset(context.Background(), dir, inputs, DatasetOptions{Jobs: 2},
 		WithPartitionBy(PartitionSource), WithVersion("test")); err != nil {
 		t.Fatal(err)
 	}
@@ -175,35 +175,35 @@ func TestExportDatasetRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	date := WithPartitionBy(PartitionDate)
-	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}, date); !errors.Is(err, ErrNotDataset) {
+	if _, err := ExportDataset(ctx, other, inputs, DatasetOptions{}, date); !errors.Is(err, ErrNotDataset) {
 		t.Errorf("foreign directory: %v", err)
 	}
-	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}); !errors.Is(err, ErrAppend) {
+	if _, err := ExportDataset(ctx, other, inputs, DatasetOptions{}); !errors.Is(err, ErrAppend) {
 		t.Errorf("unpartitioned into a foreign directory: %v", err)
 	}
-	if rep, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{Force: true}, date); err != nil || rep.Exported != 1 {
+	if rep, err := ExportDataset(ctx, other, inputs, DatasetOptions{Force: true}, date); err != nil || rep.Exported != 1 {
 		t.Errorf("--force: %+v, %v", rep, err)
 	}
-	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}, WithPartitionBy(PartitionSource)); !errors.Is(err, ErrLayout) {
+	if _, err := ExportDataset(ctx, other, inputs, DatasetOptions{}, WithPartitionBy(PartitionSource)); !errors.Is(err, ErrLayout) {
 		t.Errorf("another partitioning: %v", err)
 	}
-	if _, err := ExportDataset(ctx, other, inputs, c.resolve, DatasetOptions{}); !errors.Is(err, ErrLayout) {
+	if _, err := ExportDataset(ctx, other, inputs, DatasetOptions{}); !errors.Is(err, ErrLayout) {
 		t.Errorf("unpartitioned into a dataset: %v", err)
 	}
 	plain := t.TempDir()
-	if _, err := ExportDataset(ctx, plain, inputs, c.resolve, DatasetOptions{}); err != nil {
+	if _, err := ExportDataset(ctx, plain, inputs, DatasetOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(plain, "_baglab")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("unpartitioned export wrote a manifest: %v", err)
 	}
-	if _, err := ExportDataset(ctx, plain, inputs, c.resolve, DatasetOptions{}); !errors.Is(err, ErrAppend) {
+	if _, err := ExportDataset(ctx, plain, inputs, DatasetOptions{}); !errors.Is(err, ErrAppend) {
 		t.Errorf("second unpartitioned run: %v", err)
 	}
 	empty := filepath.Join(t.TempDir(), "new")
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := ExportDataset(cctx, empty, inputs, c.resolve, DatasetOptions{}, date); !errors.Is(err, context.Canceled) {
+	if _, err := ExportDataset(cctx, empty, inputs, DatasetOptions{}, date); !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(empty, "_baglab")); !errors.Is(err, os.ErrNotExist) {
@@ -221,7 +221,7 @@ func TestExportDatasetCommitFailure(t *testing.T) {
 	inputs := datasetInputs(t, c)
 	opts := []Option{WithPartitionBy(PartitionDate), WithVersion("test")}
 	whole := t.TempDir()
-	if _, err := ExportDataset(context.Background(), whole, inputs, c.resolve, DatasetOptions{Jobs: 1}, opts...); err != nil {
+	if _, err := ExportDataset(context.Background(), whole, inputs, DatasetOptions{Jobs: 1}, opts...); err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte("recording 1")) // datasetInputs' content of input 1
@@ -239,7 +239,7 @@ func TestExportDatasetCommitFailure(t *testing.T) {
 	if len(blockers) == 0 {
 		t.Fatalf("no part file of input 1 (%s) in %v", part, sortedKeys(tree(t, whole)))
 	}
-	_, err := ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 1, Force: true}, opts...)
+	_, err := ExportDataset(context.Background(), dir, inputs, DatasetOptions{Jobs: 1, Force: true}, opts...)
 	if err == nil || !strings.Contains(err.Error(), part) {
 		t.Fatalf("export with a blocked part file: %v, want an error naming %s", err, part)
 	}
@@ -262,7 +262,7 @@ func TestExportDatasetCommitFailure(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rep, err := ExportDataset(context.Background(), dir, inputs, c.resolve, DatasetOptions{Jobs: 2}, opts...)
+	rep, err := ExportDataset(context.Background(), dir, inputs, DatasetOptions{Jobs: 2}, opts...)
 	if err != nil || rep.Exported != 4-len(rows) || rep.Skipped != len(rows) {
 		t.Fatalf("rerun: %+v, %v; want %d exported, %d skipped", rep, err, 4-len(rows), len(rows))
 	}

@@ -2,38 +2,30 @@ package export
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/parallel"
 	"github.com/baglab/baglab/record"
 )
 
-// TypedDecoder is a Decoder that knows its message type (decode.Decoder is
-// one).
-type TypedDecoder interface {
-	Decoder
-	Type() *msgdef.Type
+// Messages are an input's selected messages in order, each with its
+// channel's decoder; a nil decoder leaves the message out (a channel
+// whose messages are not exported: JSON-encoded). recording.Decoded is
+// one: the messages of recording.Inputs read under its one skip rule.
+type Messages interface {
+	Next() (*record.Message, decode.Decoder, error)
+	Close() error
 }
-
-// Resolver returns the decoder for a channel's messages. Run calls it once
-// per channel of each input, from several goroutines when jobs > 1. It
-// returns ErrSkipChannel to leave a channel out.
-type Resolver func(ch *record.Channel) (TypedDecoder, error)
-
-// ErrSkipChannel, returned by a Resolver, leaves the channel's messages out
-// of the export.
-var ErrSkipChannel = errors.New("export: skip channel")
 
 // Input is one recording for Run.
 type Input struct {
 	// Path names the input in the source_file column and partitions.
 	Path string
-	// Open returns the input's selected messages in order; Run closes the
-	// iterator.
-	Open func() (record.Iterator, error)
+	// Open returns the input's selected messages in order with their
+	// decoders; Run closes the iterator.
+	Open func() (Messages, error)
 	// Part, when set, names the input's partitioned part files
 	// (part-<Part>.parquet) instead of its input number, so that part
 	// files of any run are private to their input (the export manifest
@@ -48,7 +40,7 @@ type Input struct {
 // Memory grows with jobs (each input holds up to the memory budget). On
 // error or when ctx ends Run stops and returns the first error in input
 // order; the caller then calls Abort (or Close to keep what was written).
-func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jobs int) error {
+func (e *Exporter) Run(ctx context.Context, inputs []Input, jobs int) error {
 	jobs = max(1, min(jobs, len(inputs)))
 	first := e.reserve(len(inputs))
 	e.nameParts(first, inputs)
@@ -86,7 +78,7 @@ func (e *Exporter) Run(ctx context.Context, inputs []Input, resolve Resolver, jo
 				}
 			}
 		}
-		errs[i] = s.run(ctx, inputs[i], resolve)
+		errs[i] = s.run(ctx, inputs[i])
 		return errs[i]
 	})
 	if ordered {
@@ -166,7 +158,7 @@ func (e *Exporter) nameParts(first int, inputs []Input) {
 }
 
 // run exports one input through s and closes s.
-func (s *Source) run(ctx context.Context, in Input, resolve Resolver) (err error) {
+func (s *Source) run(ctx context.Context, in Input) (err error) {
 	defer func() {
 		if err != nil && s.err == nil {
 			s.err = err // Close drops the buffered rows
@@ -180,9 +172,6 @@ func (s *Source) run(ctx context.Context, in Input, resolve Resolver) (err error
 		return err
 	}
 	defer it.Close()
-	decs := map[*record.Channel]TypedDecoder{} // nil: skipped
-	var last *record.Channel                   // the channel of the previous message
-	var d TypedDecoder                         // and its decoder
 	done := ctx.Done()
 	for {
 		select {
@@ -190,26 +179,12 @@ func (s *Source) run(ctx context.Context, in Input, resolve Resolver) (err error
 			return ctx.Err()
 		default:
 		}
-		m, err := it.Next()
+		m, d, err := it.Next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
-		}
-		if m.Channel != last {
-			var ok bool
-			if d, ok = decs[m.Channel]; !ok {
-				d, err = resolve(m.Channel)
-				if errors.Is(err, ErrSkipChannel) {
-					d, err = nil, nil
-				}
-				if err != nil {
-					return err
-				}
-				decs[m.Channel] = d
-			}
-			last = m.Channel
 		}
 		if d == nil {
 			continue

@@ -91,7 +91,7 @@ func Extract(ctx context.Context, in *recording.Inputs, dir string, o Options) (
 	want := in.Resolver()
 	types := map[string]bool{}
 	for i := 0; i < in.Len(); i++ {
-		chans, err := in.Channels(i)
+		chans, err := in.File(i).Channels()
 		if err != nil {
 			return nil, err
 		}

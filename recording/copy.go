@@ -29,7 +29,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 			return 0, err
 		}
 	}
-	it, open, err := in.messages(ctx)
+	it, open, err := in.messages(ctx, in.filter)
 	if err != nil {
 		return 0, err
 	}
@@ -199,7 +199,7 @@ func channelKey(format Format, c *record.Channel) string {
 // definition, which a copy must then take from the registry.
 func (in *Inputs) storesNoDefinitions() bool {
 	for i := range in.files {
-		chans, err := in.Channels(i)
+		chans, err := in.File(i).Channels()
 		if err != nil {
 			return false
 		}

@@ -59,7 +59,7 @@ func TestInputsOpenLazily(t *testing.T) {
 	most, wrong := 0, 0
 	msgs := make([]uint64, len(paths))
 	err = in.Each(context.Background(), recording.EachOptions{Jobs: 2, Visit: func(file int, m *record.Message, _ decode.Decoder) error {
-		chans, _ := in.Channels(file)
+		chans, _ := in.File(file).Channels()
 		n := openFiles(t)
 		mu.Lock()
 		defer mu.Unlock()
@@ -80,7 +80,7 @@ func TestInputsOpenLazily(t *testing.T) {
 		t.Errorf("%d messages carry a channel that Channels does not list", wrong)
 	}
 	for i, n := range msgs {
-		if want := in.FileSummary(i).MessageCount; n != want {
+		if want := in.File(i).Summary().MessageCount; n != want {
 			t.Errorf("%s: %d messages, the summary says %d", paths[i], n, want)
 		}
 	}
@@ -88,7 +88,7 @@ func TestInputsOpenLazily(t *testing.T) {
 		t.Errorf("%d files open after Each, %d before", n, base)
 	}
 	for i := range paths {
-		it, err := in.FileMessages(context.Background(), i)
+		it, err := in.File(i).Messages(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

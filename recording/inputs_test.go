@@ -137,7 +137,7 @@ func TestInputsEach(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := range paths {
-			if want := in.FileSummary(i).MessageCount; uint64(perFile[i]) != want || !done[i] {
+			if want := in.File(i).Summary().MessageCount; uint64(perFile[i]) != want || !done[i] {
 				t.Errorf("jobs %d: %s: %d messages (done %v), summary says %d", jobs, paths[i], perFile[i], done[i], want)
 			}
 		}

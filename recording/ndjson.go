@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/record"
 )
@@ -51,7 +50,7 @@ func (in *Inputs) WriteNDJSON(ctx context.Context, w io.Writer, o NDJSONOptions)
 		workers = runtime.GOMAXPROCS(0)
 	}
 	out := bufio.NewWriterSize(w, 1<<20)
-	p := newCatPipeline(ctx, in.res, env, it, workers, in.o.SkipBad)
+	p := newCatPipeline(ctx, in, env, it, workers, in.o.SkipBad)
 	defer p.stop()
 	var n int64
 	for b := range p.order {
@@ -61,7 +60,7 @@ func (in *Inputs) WriteNDJSON(ctx context.Context, w io.Writer, o NDJSONOptions)
 			return n, err
 		}
 		for _, e := range b.skipped {
-			in.report(e)
+			_ = in.Skip(e) // SkipBad is set: it reports
 		}
 		lines := b.ends
 		if o.Limit > 0 && n+int64(len(lines)) > o.Limit {
@@ -111,12 +110,12 @@ type catPipeline struct {
 	quit  chan struct{}
 }
 
-func newCatPipeline(ctx context.Context, res *decode.Resolver, env envelope, it record.Iterator, workers int, skipBad bool) *catPipeline {
+func newCatPipeline(ctx context.Context, in *Inputs, env envelope, it record.Iterator, workers int, skipBad bool) *catPipeline {
 	p := &catPipeline{order: make(chan *catBatch, 2*workers), quit: make(chan struct{})}
 	work := make(chan *catBatch, 2*workers)
 	for i := 0; i < workers; i++ {
 		go func() {
-			lw := newLineWriter(res, env)
+			lw := newLineWriter(in.NewPlan(nil), env)
 			for b := range work {
 				b.render(lw, skipBad)
 				close(b.done)
@@ -240,14 +239,13 @@ func (b *catBatch) render(lw *lineWriter, skipBad bool) {
 
 // lineWriter renders messages as NDJSON lines.
 type lineWriter struct {
-	res  *decode.Resolver
+	plan *Plan
 	env  envelope
-	decs map[*record.Channel]decode.Decoder
 	jw   *sink.JSONWriter
 }
 
-func newLineWriter(res *decode.Resolver, env envelope) *lineWriter {
-	return &lineWriter{res: res, env: env, decs: map[*record.Channel]decode.Decoder{}, jw: sink.NewJSONWriter()}
+func newLineWriter(plan *Plan, env envelope) *lineWriter {
+	return &lineWriter{plan: plan, env: env, jw: sink.NewJSONWriter()}
 }
 
 // appendLine appends m as one NDJSON line (with its newline) to dst. On
@@ -262,14 +260,9 @@ func (lw *lineWriter) appendLine(dst []byte, m *record.Message) ([]byte, error) 
 		}
 		b = append(b, m.Data...)
 	} else {
-		dec, ok := lw.decs[ch]
-		if !ok {
-			var err error
-			dec, err = lw.res.For(ch)
-			if err != nil {
-				return dst[:start], definitionError(err, m.Source, ch)
-			}
-			lw.decs[ch] = dec
+		dec, _, err := lw.plan.Decoder(m)
+		if err != nil {
+			return dst[:start], err
 		}
 		lw.jw.Begin(b)
 		if err := dec.Decode(m.Data, lw.jw); err != nil {

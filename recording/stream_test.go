@@ -131,8 +131,8 @@ func TestInputsStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	if in.Paths()[0] != "-" || in.FileSummary(0).MessageCount == 0 {
-		t.Errorf("paths %v, stdin summary %+v", in.Paths(), in.FileSummary(0))
+	if in.Paths()[0] != "-" || in.File(0).Summary().MessageCount == 0 {
+		t.Errorf("paths %v, stdin summary %+v", in.Paths(), in.File(0).Summary())
 	}
 	if _, err := OpenInputs([]string{"-", "-"}, InputOptions{Stdin: bytes.NewReader(raw)}); err == nil {
 		t.Error("stdin read twice")

@@ -4,17 +4,12 @@ import (
 	"math"
 	"strings"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/header"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/sink"
+	"github.com/baglab/baglab/decode/value"
 )
-
-// Decoder is a codec compiled for one type (decode.Decoder and
-// export.TypedDecoder are ones).
-type Decoder interface {
-	Type() *msgdef.Type
-	Decode(data []byte, s sink.Sink) error
-}
 
 // geometry kinds a Framer expresses in another frame.
 const (
@@ -113,7 +108,7 @@ func outType(n *node, name string) *msgdef.Type {
 
 // Wrap returns a decoder of dec's messages with the added field, and
 // false when dec's type has no header or no geometry to express.
-func (f *Framer) Wrap(dec Decoder) (Decoder, bool) {
+func (f *Framer) Wrap(dec decode.Decoder) (decode.Decoder, bool) {
 	t := dec.Type()
 	if !header.Has(t) {
 		return nil, false
@@ -127,13 +122,14 @@ func (f *Framer) Wrap(dec Decoder) (Decoder, bool) {
 	name := "in_" + f.Frame
 	ext := *t
 	ext.Fields = append(append([]msgdef.Field(nil), t.Fields...), msgdef.Field{Name: name, Kind: msgdef.Struct, Msg: outType(root, "In"+strings.ReplaceAll(f.Frame, "/", "_")), TypeName: "baglab/In"})
-	return &framed{f: f, dec: dec, t: &ext, root: root, slots: slots, field: &ext.Fields[len(ext.Fields)-1]}, true
+	return &framed{Decoder: dec, f: f, t: &ext, root: root, slots: slots, field: &ext.Fields[len(ext.Fields)-1]}, true
 }
 
-// framed is a wrapped decoder.
+// framed is a wrapped decoder: its type and Decode add the field; the
+// UTF-8 checks are the wrapped decoder's.
 type framed struct {
+	decode.Decoder
 	f     *Framer
-	dec   Decoder
 	t     *msgdef.Type
 	root  *node
 	slots int
@@ -142,9 +138,18 @@ type framed struct {
 
 func (d *framed) Type() *msgdef.Type { return d.t }
 
+// DecodeValue decodes data, with the added field, into a value tree.
+func (d *framed) DecodeValue(data []byte) (*value.Struct, error) {
+	b := value.NewBuilder()
+	if err := d.Decode(data, b); err != nil {
+		return nil, err
+	}
+	return b.Result(), nil
+}
+
 func (d *framed) Decode(data []byte, s sink.Sink) error {
 	c := capture{out: s, vals: make([]Transform, d.slots), stack: []*node{d.root}}
-	if err := d.dec.Decode(data, &c); err != nil {
+	if err := d.Decoder.Decode(data, &c); err != nil {
 		return err
 	}
 	h, _ := c.hs.Header()

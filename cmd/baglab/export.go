@@ -2,16 +2,21 @@ package main
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 
 	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
 
 type exportOptions struct {
-	g            *globalOptions
-	files        []string
+	g     *globalOptions
+	files []string
+	// notedJSON are the JSON topics said not to be exported
+	notedJSON    map[string]bool
 	read         readFlags
 	out          string
 	format       string
@@ -196,7 +201,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	}
 	if path, ok := strings.CutPrefix(o.arrays, "explode:"); ok {
 		// A typo in --arrays explode:PATH must not export JSON cells silently.
-		if found, types := in.HasArrayField(path); !found {
+		if found, types := export.HasArrayField(in.Inputs, path); !found {
 			return usageErrorf("--arrays explode:%s: no selected topic has an array field %q (types: %s)", path, path, strings.Join(types, ", "))
 		}
 	}
@@ -206,23 +211,72 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	if o.read.keepUnverified {
 		opts = append(opts, export.WithUnverifiedColumn()) // marks the rows no CRC vouches for
 	}
-	resolve := export.InputsResolver(in.Inputs, func(topic string, err error) {
-		g.note("baglab: topic %s not exported: %v", topic, err)
-	})
+	wrap := func(m export.Messages) export.Messages { return m }
 	if o.tfFrame != "" {
-		if resolve, err = tfFramed(ctx, g, o.files, o.read, o.tfFrame, resolve); err != nil {
+		if wrap, err = tfFramed(ctx, g, o.files, o.read, o.tfFrame); err != nil {
 			return err
 		}
 	}
-	inputs := export.DatasetInputs(ctx, in.Inputs)
+	inputs := make([]export.DatasetInput, in.Len())
 	for i := range inputs {
-		inputs[i].Selection = o.read.describe()
+		f := in.File(i)
+		open := func() (export.Messages, error) {
+			m, err := f.Decoded(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return wrap(m), nil
+		}
+		inputs[i] = export.DatasetInput{Input: export.Input{Path: f.Path(), Open: open}, Summary: f.Summary(), Selection: o.read.describe()}
 		if o.tfFrame != "" { // the rows carry one more field: say so in the manifest
 			inputs[i].Selection = strings.TrimSpace(inputs[i].Selection + " --tf-frame " + o.tfFrame)
 		}
+		o.noteJSON(in, f)
 	}
 	jobs := min(o.jobs, len(inputs))
 	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()
 	defer gcPercentUnderLimit(exportGCPercent)()
-	return o.exportDataset(ctx, in, inputs, resolve, opts, jobs)
+	return o.exportDataset(ctx, in, inputs, opts, jobs)
+}
+
+// noteJSON says once per topic that the JSON-encoded selected channels of
+// f are not exported (their messages are no typed rows).
+func (o *exportOptions) noteJSON(in *reading, f recording.File) {
+	chans, _ := f.Channels()
+	for _, ch := range chans {
+		sel := in.Filter().Topic
+		if ch.MessageEncoding != "json" || (sel != nil && !sel(ch.Topic)) || o.notedJSON[ch.Topic] {
+			continue
+		}
+		if _, err := in.Resolver().For(ch); err != nil {
+			if o.notedJSON == nil {
+				o.notedJSON = map[string]bool{}
+			}
+			o.notedJSON[ch.Topic] = true
+			o.g.note("baglab: topic %s not exported: %v", ch.Topic, record.WithFile(err, f.Path(), -1, ch.Topic))
+		}
+	}
+}
+
+// exportDataset exports inputs into o.out through its manifest
+// (export.ExportDataset): inputs already there are skipped unless --force.
+func (o *exportOptions) exportDataset(ctx context.Context, in *reading, inputs []export.DatasetInput, opts []export.Option, jobs int) error {
+	g := o.g
+	rep, err := export.ExportDataset(ctx, o.out, inputs, export.DatasetOptions{Force: o.force, Jobs: jobs, Note: g.note}, opts...)
+	if errors.Is(err, export.ErrDataset) {
+		return usageErrorf("--out %s: %v", o.out, err)
+	}
+	if err != nil {
+		return outputError(o.out, err)
+	}
+	in.bar.done()
+	if rep.Exported == 0 {
+		g.note("baglab: nothing to export: all %d file(s) are in %s already (--force exports them again)", len(inputs), o.out)
+		return nil
+	}
+	g.note("baglab: exported %d file(s) into %d dataset file(s) under %s", rep.Exported, len(rep.Files), o.out)
+	if rep.Skipped > 0 {
+		g.note("baglab: %d file(s) skipped: in %s already", rep.Skipped, o.out)
+	}
+	return nil
 }

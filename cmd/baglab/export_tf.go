@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/baglab/baglab/analysis/tf"
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/export"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
@@ -14,10 +15,11 @@ func addTFFrameFlag(cmd *cobra.Command, frame *string) {
 	cmd.Flags().StringVar(frame, "tf-frame", "", "add to every message with a Header and a pose, point or transform the same value in this frame (field in_<FRAME>; NaN where no transform exists at the stamp), from the recordings' /tf and /tf_static")
 }
 
-// tfFramed wraps resolve so that the messages it can express in frame get
-// the in_<frame> field, with the transforms of every TF topic of the
-// files (whatever the selection: static transforms come first).
-func tfFramed(ctx context.Context, g *globalOptions, files []string, read readFlags, frame string, resolve export.Resolver) (export.Resolver, error) {
+// tfFramed returns what wraps an input's messages so that those it can
+// express in frame get the in_<frame> field, with the transforms of every
+// TF topic of the files (whatever the selection: static transforms come
+// first).
+func tfFramed(ctx context.Context, g *globalOptions, files []string, read readFlags, frame string) (func(export.Messages) export.Messages, error) {
 	o, err := g.inputOptions(files, &readFlags{skipBad: read.skipBad, keepUnverified: read.keepUnverified})
 	if err != nil {
 		return nil, err
@@ -37,14 +39,30 @@ func tfFramed(ctx context.Context, g *globalOptions, files []string, read readFl
 		g.warn("baglab: --tf-frame %s: no transform names that frame (frames: %v)", frame, r.Buffer.Frames())
 	}
 	f := tf.NewFramer(r.Buffer, frame)
-	return func(ch *record.Channel) (export.TypedDecoder, error) {
-		d, err := resolve(ch)
-		if err != nil {
-			return nil, err
-		}
-		if w, ok := f.Wrap(d); ok {
-			return w, nil
-		}
-		return d, nil
+	return func(m export.Messages) export.Messages {
+		return &framedMessages{Messages: m, f: f, wrapped: map[decode.Decoder]decode.Decoder{}}
 	}, nil
+}
+
+// framedMessages are messages whose decoders f wraps (once per decoder).
+type framedMessages struct {
+	export.Messages
+	f       *tf.Framer
+	wrapped map[decode.Decoder]decode.Decoder
+}
+
+func (m *framedMessages) Next() (*record.Message, decode.Decoder, error) {
+	msg, d, err := m.Messages.Next()
+	if err != nil || d == nil {
+		return msg, d, err
+	}
+	w, ok := m.wrapped[d]
+	if !ok {
+		w = d
+		if fw, ok := m.f.Wrap(d); ok {
+			w = fw
+		}
+		m.wrapped[d] = w
+	}
+	return msg, w, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -137,6 +138,72 @@ func TestQuietStillSaysWhatWasSkipped(t *testing.T) {
 		}
 		if strings.Contains(stderr, "baglab: wrote") {
 			t.Errorf("%v: a note despite --quiet:\n%s", args, stderr)
+		}
+	}
+}
+
+// mcapWithUnknownType is a node script that writes, with npm
+// @mcap/core's McapWriter, an MCAP file (argv[2]) of 3 std_msgs/String
+// messages on /a and 4 on /thing, whose type nobody_msgs/Thing the file
+// stores no definition of and no registry knows.
+const mcapWithUnknownType = `
+const path = require("path");
+const fs = require("fs");
+const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
+const { McapWriter } = req("@mcap/core");
+const chunks = [];
+let pos = 0n;
+const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer.from(b)); pos += BigInt(b.byteLength); } };
+(async () => {
+  const w = new McapWriter({ writable });
+  await w.start({ profile: "ros1", library: "test" });
+  const s = await w.registerSchema({ name: "std_msgs/String", encoding: "ros1msg", data: Buffer.from("string data\n") });
+  const u = await w.registerSchema({ name: "nobody_msgs/Thing", encoding: "ros1msg", data: Buffer.from("") });
+  const a = await w.registerChannel({ topic: "/a", messageEncoding: "ros1", schemaId: s, metadata: new Map() });
+  const t = await w.registerChannel({ topic: "/thing", messageEncoding: "ros1", schemaId: u, metadata: new Map() });
+  for (let i = 0; i < 7; i++) {
+    const txt = Buffer.from("m" + i);
+    const data = Buffer.concat([Buffer.from([txt.length, 0, 0, 0]), txt]);
+    await w.addMessage({ channelId: i % 2 ? a : t, sequence: i, logTime: BigInt(5e9 + i * 1e9), publishTime: BigInt(5e9 + i * 1e9), data });
+  }
+  await w.end();
+  fs.writeFileSync(process.argv[2], Buffer.concat(chunks));
+})();
+`
+
+// TestSkipBadSaidAlikeByEveryVerb: cat, export and analyze all with
+// --skip-bad --quiet, on an MCAP file (written by npm @mcap/core) whose
+// topic /thing has a type nobody defines, each name /thing once, in the
+// same words, and exit 0 (issue 31 A3). Before, cat named it once per
+// message, export only in a note --quiet hid, and analyze not at all.
+func TestSkipBadSaidAlikeByEveryVerb(t *testing.T) {
+	testenv.RequirePeer(t, "mcap")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "unknown.mcap")
+	if out, err := exec.Command("node", "-e", mcapWithUnknownType, testenv.NodeDir(t), path).CombinedOutput(); err != nil {
+		t.Fatalf("@mcap/core writer: %v\n%s", err, out)
+	}
+	var want []string
+	for _, args := range [][]string{
+		{"cat", "--skip-bad", "--quiet", path},
+		{"export", "--skip-bad", "--quiet", path, "--out", filepath.Join(dir, "x")},
+		{"analyze", "all", "--skip-bad", "--quiet", "--no-learn", "--json", path},
+	} {
+		_, stderr, code := run(t, args...)
+		var reports []string
+		for _, l := range strings.Split(stderr, "\n") {
+			if strings.Contains(l, "/thing") {
+				reports = append(reports, l)
+			}
+		}
+		if code != 0 || len(reports) != 1 || !strings.HasPrefix(reports[0], "baglab: skipped: ") || !strings.Contains(stderr, "1 message(s) skipped") {
+			t.Errorf("%s: exit %d, %d lines naming /thing, want 1 skip report:\n%s", args[0], code, len(reports), stderr)
+			continue
+		}
+		if want == nil {
+			want = reports
+		} else if reports[0] != want[0] {
+			t.Errorf("%s says %q, cat %q", args[0], reports[0], want[0])
 		}
 	}
 }

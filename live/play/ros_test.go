@@ -389,8 +389,7 @@ func TestPlayROS2RecordedByRosbagRecord(t *testing.T) {
 	// What convert writes: each message re-encoded by ToROS1.
 	want := map[string][]string{}
 	for i := range in.Len() {
-		r := in.Reader(i)
-		it, err := r.Messages(record.Filter{})
+		it, err := in.File(i).Messages(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

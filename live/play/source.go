@@ -1,6 +1,8 @@
 package play
 
 import (
+	"context"
+
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 )
@@ -25,7 +27,7 @@ func (s inputsSource) Summary() (*record.Summary, error) { return s.in.Summary()
 func (s inputsSource) Channels() ([]*record.Channel, error) {
 	var all []*record.Channel
 	for i := range s.in.Len() {
-		chans, err := s.in.Channels(i)
+		chans, err := s.in.File(i).Channels()
 		if err != nil {
 			return nil, err
 		}
@@ -34,17 +36,7 @@ func (s inputsSource) Channels() ([]*record.Channel, error) {
 	return all, nil
 }
 
+// Messages are the messages of the inputs that f selects, merged.
 func (s inputsSource) Messages(f record.Filter) (record.Iterator, error) {
-	its := make([]record.Iterator, 0, s.in.Len())
-	for i := range s.in.Len() {
-		it, err := s.in.Reader(i).Messages(f)
-		if err != nil {
-			for _, it := range its {
-				it.Close()
-			}
-			return nil, err
-		}
-		its = append(its, it)
-	}
-	return recording.Merge(its), nil
+	return s.in.MessagesWith(context.Background(), f)
 }
