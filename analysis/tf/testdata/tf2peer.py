@@ -3,7 +3,9 @@
 order: python3 tf2peer.py BAG < queries
 
 Each query line is TARGET, SOURCE and TIME_NS separated by tabs; each answer is one JSON line,
-{"stamp", "t": [x, y, z], "q": [x, y, z, w]} or {"error", "msg"}.
+{"stamp", "t": [x, y, z], "q": [x, y, z, w], "rpy": [roll, pitch, yaw]} or
+{"error", "msg"}; rpy is PyKDL's Rotation.GetRPY (python3-pykdl), left
+out when PyKDL is not installed.
 BufferCore keeps 10 s of history by default; baglab keeps the whole
 recording, so the buffer here keeps 10^6 s.
 """
@@ -14,6 +16,11 @@ import sys
 import rosbag
 import rospy
 import tf2_py
+
+try:
+    import PyKDL
+except ImportError:
+    PyKDL = None
 
 TF_TYPES = ('tf2_msgs/TFMessage', 'tf/tfMessage')
 
@@ -37,7 +44,10 @@ def main():
         try:
             r = buf.lookup_transform_core(target, source, rospy.Time(ns // 10**9, ns % 10**9))
             tr, ro = r.transform.translation, r.transform.rotation
-            out.append({'stamp': r.header.stamp.to_nsec(), 't': [tr.x, tr.y, tr.z], 'q': [ro.x, ro.y, ro.z, ro.w]})
+            o = {'stamp': r.header.stamp.to_nsec(), 't': [tr.x, tr.y, tr.z], 'q': [ro.x, ro.y, ro.z, ro.w]}
+            if PyKDL is not None:
+                o['rpy'] = list(PyKDL.Rotation.Quaternion(ro.x, ro.y, ro.z, ro.w).GetRPY())
+            out.append(o)
         except tf2_py.TransformException as e:
             out.append({'error': type(e).__name__, 'msg': str(e)})
     for o in out:
