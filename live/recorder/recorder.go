@@ -145,7 +145,7 @@ func (r *Recorder) MemoryLimit() int64 {
 	if r.o.BufSize < 0 {
 		return 0
 	}
-	return r.o.BufSize + r.o.BufSize/8 + 48<<20
+	return r.o.BufSize + r.o.BufSize/8 + 32<<20
 }
 
 // stop ends the recording for reason (the first reason wins).

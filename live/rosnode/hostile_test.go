@@ -513,3 +513,49 @@ func TestRequestTopicResponseBound(t *testing.T) {
 		t.Errorf("a 50 MB requestTopic answer allocated %d MiB", grew>>20)
 	}
 }
+
+// Messages of one size, released by the receiver, are read into the
+// buffers they came in: 40 clouds of 1 MiB + 111 B allocate a few
+// buffers, not 40 (and not the 2 MiB each that growing a 1 MiB buffer
+// cost before).
+func TestSubscriberReusesBuffers(t *testing.T) {
+	const size, count = 1<<20 + 111, 40
+	uri := fakePublisher(t, func(i int, c net.Conn) {
+		msg := bytes.Repeat([]byte{7}, size)
+		for range count {
+			if tcpros.WriteFrame(c, msg) != nil {
+				return
+			}
+		}
+		io.Copy(io.Discard, c)
+	})
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, uri)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	done := make(chan struct{})
+	k := 0
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if _, err := n.Subscribe("/y", rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) {
+		if len(m.Data) != size {
+			t.Errorf("message of %d bytes", len(m.Data))
+		}
+		m.Release()
+		if k++; k == count {
+			close(done)
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("%d of %d messages", k, count)
+	}
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("%d messages of %d bytes allocated %d MiB", count, size, grew>>20)
+	}
+}

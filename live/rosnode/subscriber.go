@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sort"
 	"strconv"
@@ -114,6 +115,9 @@ type link struct {
 	cancel context.CancelFunc
 	cur    atomic.Pointer[linkStats]
 	free   chan []byte // released buffers (bufPool)
+	// delivered is the largest message this publisher delivered whole,
+	// read only by the link's goroutine.
+	delivered int
 }
 
 type linkStats struct {
@@ -387,7 +391,7 @@ func (l *link) receive(c net.Conn, conn *Connection, st *linkStats) error {
 			l.drop(conn, st, size, fmt.Errorf("%w: %d bytes, limit %d", tcpros.ErrTooLarge, size, limit))
 			continue
 		}
-		b, reserved, err := tcpros.ReadBody(r, keep, n.pool.get(l, keep), reserve)
+		b, reserved, err := l.read(r, keep, reserve)
 		if err == nil || errors.Is(err, tcpros.ErrNoRoom) {
 			if derr := tcpros.Discard(r, size-keep); derr != nil {
 				err = derr
@@ -405,8 +409,27 @@ func (l *link) receive(c net.Conn, conn *Connection, st *linkStats) error {
 		}
 		st.bytes.Add(int64(size))
 		st.msgs.Add(1)
+		l.delivered = max(l.delivered, keep)
 		o.OnMessage(&Message{Conn: conn, Data: b, Size: size, Received: time.Now(), link: l})
 	}
+}
+
+// read reads a message body of n bytes: into a released buffer when one
+// fits; else, when this publisher has already delivered a message that
+// large, into a new buffer of exactly n bytes, reserved whole (a stream
+// of same-sized messages then costs one allocation each, not a growing
+// series); else into memory that grows as the bytes arrive.
+func (l *link) read(r io.Reader, n int, reserve func(int) bool) ([]byte, int, error) {
+	buf := l.sub.node.pool.get(l, n)
+	if buf != nil || n == 0 || n > l.delivered || (reserve != nil && !reserve(n)) {
+		return tcpros.ReadBody(r, n, buf, reserve)
+	}
+	pre := 0
+	if reserve != nil {
+		pre = n
+	}
+	b, _, err := tcpros.ReadBody(r, n, make([]byte, 0, n), nil)
+	return b, pre, err
 }
 
 // drop counts and reports a message that was not kept.
