@@ -45,6 +45,10 @@ func isCompressedDepth(format string) bool { return strings.Contains(format, "co
 // depthParam[2] (the inverse-depth quantisation of 32FC1 images).
 const depthHeader = 12
 
+// maxDepthPixels bounds a compressedDepth image (8192 x 8192): what its
+// decoding allocates stays bounded by a depth camera's frame.
+const maxDepthPixels = 1 << 26
+
 // compressedDepth decodes a compressedDepth image: for 16UC1 the PNG it
 // holds (returned as png, written as it is), for 32FC1 a raster of its
 // depths in millimetres (see depthMM), decoded from the quantised inverse
@@ -72,8 +76,9 @@ func compressedDepth(f *Frame) (pngBytes []byte, r *raster, err error) {
 	if err != nil {
 		return nil, nil, bad("data", record.ErrFormat, "compressedDepth PNG: %v", err)
 	}
-	if int64(cfg.Width)*int64(cfg.Height)*2 > 1100*int64(len(body)) {
-		// deflate compresses at most ~1032:1: refuse sizes no data can fill
+	if px := int64(cfg.Width) * int64(cfg.Height); px*2 > 1100*int64(len(body)) || px > maxDepthPixels {
+		// deflate compresses at most ~1032:1: refuse sizes no data can fill,
+		// and depth images beyond any camera's
 		return nil, nil, bad("data", record.ErrFormat, "compressedDepth PNG of %d x %d pixels in %d bytes", cfg.Width, cfg.Height, len(body))
 	}
 	img, err := png.Decode(bytes.NewReader(body))
