@@ -2,15 +2,21 @@ package media_test
 
 import (
 	"bytes"
+	"encoding/binary"
 	"image"
 	"image/png"
+	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 	"github.com/baglab/baglab/media"
 	"github.com/baglab/baglab/recording"
 )
@@ -83,5 +89,60 @@ func TestROS2Containers(t *testing.T) {
 		if !bytes.Equal(rgba.Pix, want) {
 			t.Errorf("%s: pixels %v, want %v", in, rgba.Pix, want)
 		}
+	}
+}
+
+// TestROS2Peer: ROS 2 media serialized by npm @foxglove/rosmsg2-serialization
+// into an MCAP file written by npm @mcap/core (ros2media.js): the bgr8
+// image's rows cut at their width and reordered to RGB, the mono16 image
+// in PNG's byte order, the cloud's points, the JPEG's own bytes, each
+// with its header stamp.
+func TestROS2Peer(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2")
+	path := filepath.Join(t.TempDir(), "media.mcap")
+	if out, err := exec.Command("node", "testdata/ros2media.js", testenv.NodeDir(t), path).CombinedOutput(); err != nil {
+		t.Fatalf("ros2media.js: %v\n%s", err, out)
+	}
+	dir, res := extract(t, media.Options{}, recording.Selection{}, path)
+	if len(res.Entries) != 4 {
+		t.Fatalf("%d files, want 4", len(res.Entries))
+	}
+	for i, e := range res.Entries {
+		if e.Stamp != int64(1714564800+i+1)*1e9+7 || e.FrameID != "camera" {
+			t.Errorf("%s: stamp %d, frame %q", e.Topic, e.Stamp, e.FrameID)
+		}
+	}
+	read := func(rel string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	img, err := png.Decode(bytes.NewReader(read(res.Entries[0].Path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := img.(*image.RGBA).Pix, []byte{3, 2, 1, 255, 6, 5, 4, 255, 9, 8, 7, 255, 13, 12, 11, 255, 16, 15, 14, 255, 19, 18, 17, 255}; !bytes.Equal(got, want) {
+		t.Errorf("bgr8: %v, want %v", got, want)
+	}
+	img, err = png.Decode(bytes.NewReader(read(res.Entries[1].Path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := img.(*image.Gray16).Pix, []byte{0x02, 0x01, 0x04, 0x03, 0x06, 0x05, 0xfe, 0xff}; !bytes.Equal(got, want) {
+		t.Errorf("mono16: %v, want %v", got, want)
+	}
+	pcd := read(res.Entries[2].Path)
+	body := pcd[bytes.Index(pcd, []byte("DATA binary\n"))+len("DATA binary\n"):]
+	var pts []float32
+	for i := 0; i+4 <= len(body); i += 4 {
+		pts = append(pts, math.Float32frombits(binary.LittleEndian.Uint32(body[i:])))
+	}
+	if want := []float32{1.5, -2, 3.25, 4, 5.5, -6}; !slices.Equal(pts, want) {
+		t.Errorf("cloud: %v, want %v", pts, want)
+	}
+	if e := res.Entries[3]; !strings.HasSuffix(e.Path, ".jpg") || !bytes.Equal(read(e.Path), []byte{0xff, 0xd8, 0xff, 0xe0, 1, 2, 3}) {
+		t.Errorf("jpeg: %s", e.Path)
 	}
 }
