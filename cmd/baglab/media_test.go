@@ -68,7 +68,6 @@ func TestMediaCommand(t *testing.T) {
 // page names no other file), within --max-media-bytes.
 func TestReportPictures(t *testing.T) {
 	study := mediaStudy(t)
-	page := filepath.Join(t.TempDir(), "r.html")
 	imgs := regexp.MustCompile(`<img src="data:image/png;base64,([^"]+)" width="(\d+)" height="(\d+)" alt="([^"]*)"`)
 	for _, c := range []struct {
 		budget      string
@@ -76,6 +75,7 @@ func TestReportPictures(t *testing.T) {
 		maxBase64   int
 		leftOutNote bool
 	}{{"1048576", 6, 1 << 21, false}, {"2000", 2, 2000 * 4 / 3 * 2, true}, {"0", 0, 0, false}} {
+		page := filepath.Join(t.TempDir(), "r.html")
 		if _, stderr, code := run(t, "report", study, "-o", page, "--max-media-bytes", c.budget); code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
