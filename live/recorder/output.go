@@ -155,7 +155,8 @@ func (out *output) write(it *item, t time.Time) error {
 type TopicStats struct {
 	Topic string `json:"topic"`
 	// Received counts messages received; Written those written (to every
-	// file so far); Dropped those dropped from a full buffer.
+	// file so far); Dropped those dropped from a full buffer or, larger
+	// than the buffer or --max-message, as they arrived.
 	Received int64 `json:"received"`
 	Written  int64 `json:"written"`
 	Dropped  int64 `json:"dropped"`

@@ -559,3 +559,54 @@ func TestSubscriberReusesBuffers(t *testing.T) {
 		t.Errorf("%d messages of %d bytes allocated %d MiB", count, size, grew>>20)
 	}
 }
+
+// A publisher that accepts the connection and never sends its header is
+// dropped after Timeout with a log line, and tried again with backoff.
+func TestSubscriberDropsSilentPublisher(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var mu sync.Mutex
+	accepted := 0
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			accepted++
+			mu.Unlock()
+			go func() { io.Copy(io.Discard, c); c.Close() }()
+		}
+	}()
+	port := ln.Addr().(*net.TCPAddr).Port
+	slave := httptest.NewServer(&xmlrpc.Server{Handle: func(string, []any) (any, error) {
+		return []any{1, "", []any{"TCPROS", "127.0.0.1", port}}, nil
+	}})
+	defer slave.Close()
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, slave.URL+"/"),
+		Timeout: 200 * time.Millisecond, Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	if _, err := n.Subscribe("/y", rosnode.SubscribeOptions{OnMessage: func(*rosnode.Message) {}}); err != nil {
+		t.Fatal(err)
+	}
+	l.waitFor(t, "subscriber /y: connection to "+slave.URL+"/ closed: tcpros: reading header")
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		mu.Lock()
+		k := accepted
+		mu.Unlock()
+		if k >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("not tried again")
+		}
+	}
+}
