@@ -1,9 +1,13 @@
 // Package recording is baglab's front door to recordings.
 //
 // Open recognises one recording by its magic bytes (ROS1 bag 2.0, MCAP,
-// rosbag2 sqlite3, or a rosbag2 folder) and Create starts one. The
-// containers themselves live in the subpackages bag, mcapfile and db3;
-// decoding a message is package decode's job (decode.Resolver turns a
+// rosbag2 sqlite3, or a rosbag2 folder) and Create starts one. Every
+// format is one row of the format table in formats.go (its magic, file
+// endings, open, reader, check, repair, create and compressions); the
+// containers themselves live in the subpackages bag, mcapfile and db3 and
+// take one option set, record.ReadOptions. Their summaries are folded by
+// record.SummaryBuilder and their splits merged by internal/merge.
+// Decoding a message is package decode's job (decode.Resolver turns a
 // channel's schema into a compiled codec, ROS1 or CDR, cached by schema).
 //
 // Commands read through Inputs, which owns every step between the paths a
@@ -19,6 +23,7 @@
 //	defer in.Close()
 //	err = in.RequireDefinitions()                         // one error naming every missing type
 //	it, err := in.Messages(ctx)                           // one stream in log time order (cat, convert, play)
+//	d, err := in.File(i).Decoded(ctx)                     // one recording, with each message's decoder (export)
 //	err = in.Each(ctx, recording.EachOptions{Jobs: 4, Want: want, Visit: visit}) // per input, in parallel (analyses)
 //
 // OpenInputs expands folders (see Expand): a rosbag2 folder is one
@@ -36,9 +41,11 @@
 // Skip-bad has one meaning for every reading: damaged chunks and records
 // the containers can step over, messages that do not decode and channels
 // without a usable definition all go to Inputs.Skip, which reports them
-// and lets the reading go on, or stops it when SkipBad is off. Every
-// iterator of Inputs checks its context, so a command stops promptly on a
-// signal.
+// and lets the reading go on, or stops it when SkipBad is off. A Plan
+// gives each reader its channels' decoders; a channel without one is
+// reported once per topic and type, when the inputs are opened, in every
+// verb. Every iterator of Inputs checks its context, so a command stops
+// promptly on a signal.
 //
 // On top of Inputs sit WriteNDJSON (the cat format, rendered in parallel
 // and written in order), CopyTo (convert, filter, merge: definitions,
