@@ -2,6 +2,7 @@ package decode
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -56,8 +57,13 @@ func ros2Name(name string) string {
 
 // ros1Text renders one ROS2 type in the ROS1 dialect with the same wire
 // layout in ROS1 terms: wstring and bounded strings become string, bounded
-// sequences become T[], ROS2 byte (octet) becomes uint8, defaults go.
+// sequences become T[], byte stays byte, defaults go; builtin_interfaces
+// Time and Duration become time and duration and std_msgs/Header gets
+// back its seq (written 0), as rosbags converts ROS 2 to ROS1.
 func ros1Text(t *msgdef.Type) string {
+	if isROS2Header(t) {
+		return "uint32 seq\ntime stamp\nstring frame_id\n"
+	}
 	var b strings.Builder
 	for _, c := range t.Constants {
 		fmt.Fprintf(&b, "%s %s=%s\n", ros1Prim(c.Kind, c.Prim), c.Name, ros1ConstantValue(c))
@@ -65,9 +71,12 @@ func ros1Text(t *msgdef.Type) string {
 	for i := range t.Fields {
 		f := &t.Fields[i]
 		typ := ""
-		if f.Kind == msgdef.Struct {
+		switch {
+		case f.Kind == msgdef.Struct && ros1Builtin[f.Msg.Name] != "":
+			typ = ros1Builtin[f.Msg.Name]
+		case f.Kind == msgdef.Struct:
 			typ = f.Msg.Name
-		} else {
+		default:
 			typ = ros1Prim(f.Kind, f.Prim)
 		}
 		switch f.Array {
@@ -112,12 +121,22 @@ func ros1Prim(k msgdef.Kind, prim string) string {
 	case msgdef.WString:
 		return "string"
 	case msgdef.Uint8:
-		if prim == "char" {
-			return "char"
+		if prim == "char" || prim == "byte" {
+			return prim // ROS 2's byte (octet) is ROS1's byte on the wire
 		}
 		return "uint8"
 	}
 	return k.String()
+}
+
+// ros1Builtin are the ROS1 primitives of ROS 2's builtin_interfaces.
+var ros1Builtin = map[string]string{"builtin_interfaces/Time": "time", "builtin_interfaces/Duration": "duration"}
+
+// isROS2Header reports whether t is ROS 2's std_msgs/Header (no seq),
+// which is ROS1's with seq 0.
+func isROS2Header(t *msgdef.Type) bool {
+	return t.Dialect == msgdef.ROS2 && t.Name == "std_msgs/Header" && len(t.Fields) == 2 &&
+		t.Fields[0].Name == "stamp" && t.Fields[1].Name == "frame_id"
 }
 
 // ROS1Equivalent returns a ROS1 type with t's wire layout (for writing ROS2
@@ -129,6 +148,9 @@ func ROS1Equivalent(t *msgdef.Type) (*msgdef.Type, *record.Schema, error) {
 	var b strings.Builder
 	b.WriteString(ros1Text(t))
 	for _, d := range dependencies(t) {
+		if ros1Builtin[d.Name] != "" {
+			continue // a primitive in ROS1
+		}
 		fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, d.Name, ros1Text(d))
 	}
 	r1, err := msgdef.ParseBundle(t.Name, b.String(), msgdef.ROS1, nil)
@@ -138,26 +160,71 @@ func ROS1Equivalent(t *msgdef.Type) (*msgdef.Type, *record.Schema, error) {
 	return r1, &record.Schema{Name: r1.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(r1)), MD5: msgdef.MD5(r1)}, nil
 }
 
-// retype points every struct of v at the matching type of t, which has the
-// same layout (see ROS1Equivalent).
-func retype(v *value.Struct, t *msgdef.Type) {
-	v.Type = t
+// toROS1 returns v, a value of a ROS 2 type, as a value of t, its ROS1
+// equivalent (ROS1Equivalent): builtin Time and Duration structs become
+// ROS1 times and durations (the same instant, nanoseconds below a second
+// as ROS1 keeps them), a Header gets seq 0, a byte
+// its signed ROS1 value; everything else is shared with v.
+func toROS1(v *value.Struct, t *msgdef.Type) *value.Struct {
+	if isROS2Header(v.Type) && len(t.Fields) == 3 {
+		return &value.Struct{Type: t, Fields: []any{uint64(0), ros1Field(&t.Fields[1], v.Fields[0]), ros1Field(&t.Fields[2], v.Fields[1])}}
+	}
+	out := &value.Struct{Type: t, Fields: make([]any, len(t.Fields))}
+	src := v.Fields
 	for i := range t.Fields {
-		f := &t.Fields[i]
-		if f.Kind != msgdef.Struct {
-			continue
+		out.Fields[i] = ros1Field(&t.Fields[i], src[i])
+	}
+	return out
+}
+
+// ros1Field converts one field value (see toROS1).
+func ros1Field(f *msgdef.Field, x any) any {
+	if a, ok := x.([]any); ok {
+		out := make([]any, len(a))
+		for i, e := range a {
+			out[i] = ros1Elem(f, e)
 		}
-		switch x := v.Fields[i].(type) {
-		case *value.Struct:
-			retype(x, f.Msg)
-		case []any:
-			for _, e := range x {
-				if s, ok := e.(*value.Struct); ok {
-					retype(s, f.Msg)
-				}
+		return out
+	}
+	return ros1Elem(f, x)
+}
+
+func ros1Elem(f *msgdef.Field, x any) any {
+	switch f.Kind {
+	case msgdef.Time, msgdef.Duration:
+		s, ok := x.(*value.Struct)
+		if !ok || len(s.Fields) != 2 {
+			return x
+		}
+		sec, _ := s.Fields[0].(int64)
+		nsec, _ := s.Fields[1].(uint64)
+		// ROS1 keeps nsecs in [0, 1e9) (genpy normalises them so): the
+		// same instant, normalised, when ROS1 can hold it; else the bits.
+		total := sec*1e9 + int64(nsec)
+		q, r := total/1e9, total%1e9
+		if r < 0 {
+			q, r = q-1, r+1e9
+		}
+		if f.Kind == msgdef.Time {
+			if total >= 0 && q <= math.MaxUint32 {
+				return value.Time{Sec: q, Nsec: r}
 			}
+			return value.Time{Sec: int64(uint32(sec)), Nsec: int64(uint32(nsec))}
+		}
+		if q >= math.MinInt32 && q <= math.MaxInt32 {
+			return value.Duration{Sec: q, Nsec: r}
+		}
+		return value.Duration{Sec: sec, Nsec: int64(int32(uint32(nsec)))}
+	case msgdef.Struct:
+		if s, ok := x.(*value.Struct); ok {
+			return toROS1(s, f.Msg)
+		}
+	case msgdef.Int8:
+		if u, ok := x.(uint64); ok { // ROS 2's byte read unsigned
+			return int64(int8(uint8(u)))
 		}
 	}
+	return x
 }
 
 // ToROS1 returns a function that re-encodes messages of a channel as ROS1,
@@ -180,8 +247,7 @@ func (r *Resolver) ToROS1(ch *record.Channel) (func([]byte) ([]byte, error), *re
 		if err != nil {
 			return nil, err
 		}
-		retype(v, t1)
-		return ros1.Encode(v)
+		return ros1.Encode(toROS1(v, t1))
 	}, out, nil
 }
 

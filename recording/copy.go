@@ -237,6 +237,17 @@ func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel
 	if err != nil {
 		return nil, nil, err
 	}
+	if Latched(ch) && c.Metadata["latching"] == "" {
+		// a ROS 2 publisher offering transient-local durability
+		md := maps.Clone(c.Metadata)
+		if md == nil {
+			md = map[string]string{}
+		}
+		md["latching"] = "1"
+		cc := *c
+		cc.Metadata = md
+		c = &cc
+	}
 	if ch.MessageEncoding == "ros1" {
 		conv = nil
 	}

@@ -361,7 +361,9 @@ func (f *dbFile) load() error {
 			return err
 		}
 		s := &record.Schema{Name: typ}
-		if d, ok := defs[typ]; ok && (d.encoding == "ros2msg" || d.encoding == "ros2idl") && d.text != "" {
+		if d, ok := defs[typ]; ok && (d.encoding == "ros2msg" || d.encoding == "ros2idl") && (d.text != "" || d.encoding == "ros2msg" && hash != "") {
+			// an empty ros2msg text with a type hash is an empty message's
+			// definition (rosbag2 and baglab write it so)
 			s.ID, s.Encoding, s.Data = uint16(d.id), d.encoding, []byte(d.text)
 		} else if ok && d.encoding == msgdef.EncodingUnknown && d.text == "" {
 			s.ID, s.Encoding = uint16(d.id), d.encoding // rosbag2 found no definition

@@ -4,6 +4,9 @@ tests. Run with /usr/bin/python3.
 
   ros1peer.py rewrite IN OUT   write OUT with rosbag's writer: every message
                                of IN, raw, on its own connection header
+  ros1peer.py headers BAG      print per topic its connection's type, md5sum
+                               and latching, and the seq of every
+                               std_msgs/Header in its messages
   ros1peer.py values BAG       print every message as JSON, in the shape the
                                ROS 2 conversion gives it: std_msgs/Header
                                without seq, time and duration as
@@ -60,8 +63,28 @@ def main():
                 # types with the same definition, whose _type is one name
                 msgs.append({"topic": topic, "type": header["type"].decode(), "log_time_ns": t.to_nsec(), "message": conv(msg)})
         json.dump(msgs, sys.stdout)
+    elif cmd == "headers":
+        out = {}
+        with rosbag.Bag(sys.argv[2]) as bag:
+            for c in bag._get_connections():
+                h = c.header
+                t = out.setdefault(c.topic, {"type": c.datatype, "md5sum": c.md5sum, "latching": h.get("latching", b"0").decode(), "seqs": []})
+            for topic, msg, _ in bag.read_messages():
+                out[topic]["seqs"].extend(seqs(msg))
+        json.dump(out, sys.stdout)
     else:
         sys.exit("unknown command " + cmd)
+
+
+def seqs(v):
+    """The seq of every std_msgs/Header in message v."""
+    if isinstance(v, genpy.Message):
+        if v._type == "std_msgs/Header":
+            return [v.seq]
+        return [s for name in v.__slots__ for s in seqs(getattr(v, name))]
+    if isinstance(v, (list, tuple)):
+        return [s for x in v for s in seqs(x)]
+    return []
 
 
 main()
