@@ -353,6 +353,27 @@ func TestPlaybackControl(t *testing.T) {
 	if st := got[len(got)-1].state; st.CurrentTime != t0+1500e6 || st.RequestID != "" {
 		t.Errorf("Ended state: %+v", st)
 	}
+	// Play without a seek stays Ended, as in the SDK's player; a seek
+	// back plays again.
+	c.control(CommandPlay, 4, -1, "play-2")
+	got = c.until(5*time.Second, func(e event) bool { return isState(e) && e.state.RequestID == "play-2" })
+	if st := got[len(got)-1].state; st.Status != Ended {
+		t.Errorf("play after the end: %+v", st)
+	}
+	c.control(CommandPlay, 4, t0+1350e6, "seek-2")
+	got = c.until(5*time.Second, func(e event) bool { return isState(e) && e.state.Status == Ended })
+	texts = texts[:0]
+	for _, e := range got {
+		if e.op == OpMessageData {
+			texts = append(texts, string(e.data[4:]))
+		}
+		if isState(e) && e.state.RequestID == "seek-2" && (e.state.Status != Playing || !e.state.DidSeek) {
+			t.Errorf("seek after the end: %+v", e.state)
+		}
+	}
+	if strings.Join(texts, " ") != "map1 1400 1500" {
+		t.Errorf("after the seek back from the end: %q", texts)
+	}
 }
 
 func jsonString(v any) string {
