@@ -28,16 +28,9 @@ type Row struct {
 	ErrorKind string `json:"error_kind,omitempty"`
 }
 
-// LookupAll looks source up in target at each time.
-func (b *Buffer) LookupAll(target, source string, times []int64) []Row {
-	rows := make([]Row, len(times))
-	for i, t := range times {
-		rows[i] = b.row(target, source, t)
-	}
-	return rows
-}
-
-func (b *Buffer) row(target, source string, t int64) Row {
+// LookupRow looks source up in target at time t (ns; 0 is the latest
+// common time) and returns the result as a Row.
+func (b *Buffer) LookupRow(target, source string, t int64) Row {
 	tr, stamp, err := b.Lookup(target, source, t)
 	if err != nil {
 		r := Row{TimeNs: t, StampNs: t, Error: err.Error()}

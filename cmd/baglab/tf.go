@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -161,46 +163,112 @@ func runTF(ctx context.Context, o *tfOptions) error {
 	if err != nil {
 		return err
 	}
-	rows := r.Buffer.LookupAll(o.target, o.source, times)
-	failed := 0
-	for _, row := range rows {
+	w, err := o.rowWriter()
+	if err != nil {
+		return err
+	}
+	n, failed := 0, 0
+	for t := range times {
+		row := r.Buffer.LookupRow(o.target, o.source, t)
 		if row.Error != "" {
 			failed++
 		}
+		if err := w.write(row); err != nil {
+			w.abort()
+			return err
+		}
+		n++
 	}
 	if failed > 0 {
-		o.g.note("baglab: %d of %d lookup(s) failed (see the error column)", failed, len(rows))
+		o.g.note("baglab: %d of %d lookup(s) failed (see the error column)", failed, n)
 	}
+	return w.close()
+}
+
+// rowWriter writes lookups one by one (memory does not grow with their
+// number): a table, JSON lines, or export's writers.
+type rowWriter interface {
+	write(tf.Row) error
+	close() error
+	abort()
+}
+
+func (o *tfOptions) rowWriter() (rowWriter, error) {
 	if o.out != "" {
-		return o.writeRows(rows)
+		format, _ := export.ParseFormat(o.format)
+		topic := "/tf/" + strings.Trim(o.target, "/") + "/" + strings.Trim(o.source, "/")
+		t, err := export.NewTable(o.out, topic, tf.RowType, tf.RowDefinition, export.WithFormat(format), export.WithVersion(version))
+		if err != nil {
+			return nil, outputError(o.out, err)
+		}
+		return &tableRows{o: o, t: t}, nil
 	}
 	w := bufio.NewWriterSize(o.g.stdout, 64<<10)
 	if o.json {
-		enc := json.NewEncoder(w)
-		for _, row := range rows {
-			if err := enc.Encode(row); err != nil {
-				return err
-			}
-		}
-	} else if err := printRows(w, rows); err != nil {
-		return err
+		return &jsonRows{w: w, enc: json.NewEncoder(w)}, nil
 	}
-	return w.Flush()
+	return &textRows{w: w}, printHead(w)
 }
 
-// times are the lookup times the flags ask for.
-func (o *tfOptions) times(in *recording.Inputs, stamps []int64) ([]int64, error) {
+type jsonRows struct {
+	w   *bufio.Writer
+	enc *json.Encoder
+}
+
+func (j *jsonRows) write(r tf.Row) error { return j.enc.Encode(r) }
+func (j *jsonRows) close() error         { return j.w.Flush() }
+func (j *jsonRows) abort()               {}
+
+type textRows struct {
+	w *bufio.Writer
+	b []byte
+}
+
+func (t *textRows) write(r tf.Row) error {
+	t.b = appendRow(t.b[:0], r)
+	_, err := t.w.Write(t.b)
+	return err
+}
+func (t *textRows) close() error { return t.w.Flush() }
+func (t *textRows) abort()       {}
+
+// tableRows writes the lookups through export's writers.
+type tableRows struct {
+	o *tfOptions
+	t *export.Table
+	n uint64
+}
+
+func (t *tableRows) write(r tf.Row) error {
+	v := r.Value(t.o.target, t.o.source)
+	meta := export.Meta{LogTime: r.StampNs, PublishTime: r.StampNs, Sequence: t.n}
+	t.n++
+	return t.t.Add(meta, export.DecoderFunc(func(_ []byte, s sink.Sink) error { return v.Emit(s) }))
+}
+
+func (t *tableRows) close() error {
+	if err := t.t.Close(); err != nil {
+		return outputError(t.o.out, err)
+	}
+	t.o.g.note("baglab: wrote %d lookup(s) to %s", t.n, strings.Join(t.t.Files(), ", "))
+	return nil
+}
+
+func (t *tableRows) abort() { t.t.Abort() }
+
+// times are the lookup times the flags ask for, in order.
+func (o *tfOptions) times(in *recording.Inputs, stamps []int64) (iter.Seq[int64], error) {
 	sum := in.Summary()
 	switch {
 	case o.atTopic != "":
-		return stamps, nil
+		return slices.Values(stamps), nil
 	case len(o.at) > 0:
 		var ts []int64
 		for _, a := range o.at {
 			spec, _ := recording.ParseTimeSpec(a)
 			ts = append(ts, spec.Resolve(sum.StartNs))
 		}
-		return ts, nil
+		return slices.Values(ts), nil
 	}
 	start, end := sum.StartNs, sum.EndNs
 	if f := in.Filter(); f.Start != 0 {
@@ -209,15 +277,17 @@ func (o *tfOptions) times(in *recording.Inputs, stamps []int64) ([]int64, error)
 	if f := in.Filter(); f.End != 0 {
 		end = f.End - 1
 	}
-	const maxTimes = 100_000_000
+	const maxTimes = 1_000_000_000
 	if n := (end - start) / int64(o.every); n > maxTimes {
 		return nil, usageErrorf("--every %v: %d lookups over the recording, more than %d", o.every, n, maxTimes)
 	}
-	var ts []int64
-	for t := start; t <= end; t += int64(o.every) {
-		ts = append(ts, t)
-	}
-	return ts, nil
+	return func(yield func(int64) bool) {
+		for t := start; t <= end; t += int64(o.every) {
+			if !yield(t) {
+				return
+			}
+		}
+	}, nil
 }
 
 func (o *tfOptions) printTree(frames []tf.Frame) error {
@@ -260,37 +330,33 @@ func stampText(ns int64) string {
 	return fmt.Sprintf("%d.%09d", sec, nsec)
 }
 
-// printRows prints the lookups as a table of fixed-width columns (no
+// printHead prints the head of the lookup table: fixed-width columns (no
 // tabwriter: it would hold the whole table to size them).
-func printRows(out io.Writer, rows []tf.Row) error {
+func printHead(w io.Writer) error {
 	const head = "%-20s%12s%12s%12s%11s%11s%11s%11s%11s%11s%11s  ERROR\n"
-	if _, err := fmt.Fprintf(out, head, "TIME", "X", "Y", "Z", "QX", "QY", "QZ", "QW", "ROLL", "PITCH", "YAW"); err != nil {
-		return err
+	_, err := fmt.Fprintf(w, head, "TIME", "X", "Y", "Z", "QX", "QY", "QZ", "QW", "ROLL", "PITCH", "YAW")
+	return err
+}
+
+// appendRow appends one line of the lookup table.
+func appendRow(b []byte, r tf.Row) []byte {
+	b = append(b, stampText(r.StampNs)...)
+	if r.Error != "" {
+		b = append(b, strings.Repeat(" ", 12*3+11*7+2)...)
+		b = append(b, r.ErrorKind...)
+		b = append(b, ": "...)
+		b = append(b, r.Error...)
+		return append(b, '\n')
 	}
-	var b []byte
-	for _, r := range rows {
-		b = append(b[:0], stampText(r.StampNs)...)
-		if r.Error != "" {
-			b = append(b, strings.Repeat(" ", 12*3+11*7+2)...)
-			b = append(b, r.ErrorKind...)
-			b = append(b, ": "...)
-			b = append(b, r.Error...)
-		} else {
-			t, q := r.Translation, r.Rotation
-			for k, v := range []float64{t.X, t.Y, t.Z, q.X, q.Y, q.Z, q.W, *r.Roll, *r.Pitch, *r.Yaw} {
-				width := 11
-				if k < 3 {
-					width = 12
-				}
-				b = appendPadded(b, v, width)
-			}
+	t, q := r.Translation, r.Rotation
+	for k, v := range []float64{t.X, t.Y, t.Z, q.X, q.Y, q.Z, q.W, *r.Roll, *r.Pitch, *r.Yaw} {
+		width := 11
+		if k < 3 {
+			width = 12
 		}
-		b = append(b, '\n')
-		if _, err := out.Write(b); err != nil {
-			return err
-		}
+		b = appendPadded(b, v, width)
 	}
-	return nil
+	return append(b, '\n')
 }
 
 // appendPadded appends v with 6 decimals, right-aligned in width.
@@ -301,27 +367,4 @@ func appendPadded(b []byte, v float64, width int) []byte {
 		b = append(b, ' ')
 	}
 	return append(b, n...)
-}
-
-// writeRows writes the lookups through export's writers.
-func (o *tfOptions) writeRows(rows []tf.Row) error {
-	format, _ := export.ParseFormat(o.format)
-	topic := "/tf/" + strings.Trim(o.target, "/") + "/" + strings.Trim(o.source, "/")
-	t, err := export.NewTable(o.out, topic, tf.RowType, tf.RowDefinition, export.WithFormat(format), export.WithVersion(version))
-	if err != nil {
-		return outputError(o.out, err)
-	}
-	for i, r := range rows {
-		v := r.Value(o.target, o.source)
-		meta := export.Meta{LogTime: r.StampNs, PublishTime: r.StampNs, Sequence: uint64(i)}
-		if err := t.Add(meta, export.DecoderFunc(func(_ []byte, s sink.Sink) error { return v.Emit(s) })); err != nil {
-			t.Abort()
-			return err
-		}
-	}
-	if err := t.Close(); err != nil {
-		return outputError(o.out, err)
-	}
-	o.g.note("baglab: wrote %d lookup(s) to %s", len(rows), strings.Join(t.Files(), ", "))
-	return nil
 }
