@@ -2,8 +2,10 @@
 // their header stamps, as ROS's message_filters synchronizers do when fed
 // a recording in log-time order: Approximate is the python
 // ApproximateTimeSynchronizer (message_filters 1.15, Debian's), Exact the
-// TimeSynchronizer. Join turns a matched set into one row of a dataset,
-// each topic's fields under the topic's name.
+// TimeSynchronizer. Sync matches values by stamp; Run feeds it a
+// recording's messages by their header stamps, and a Joined type turns
+// each matched Set into one row of a dataset, each topic's fields under
+// the topic's name.
 //
 // The python ApproximateTimeSynchronizer is not the C++ ApproximateTime
 // policy: it keeps up to queue-size messages per topic keyed by stamp
