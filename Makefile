@@ -17,10 +17,15 @@ APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic pyth
                ros-sensor-msgs weka default-jdk-headless chromium python3-rospy ros-core python3-distributed \
                libactionlib-msgs-dev jq python3-rosservice python3-std-srvs python3-pandas zstd \
                python3-tf2 python3-tf2-ros python3-tf2-msgs python3-tf2-geometry-msgs python3-message-filters python3-websockets \
-               python3-cv-bridge python3-opencv python3-open3d pcl-tools ros-image-view ffmpeg
+               python3-cv-bridge python3-opencv python3-open3d pcl-tools ros-image-view ffmpeg \
+               awscli python3-boto3
+# The SeaweedFS S3 server the remote tests read and write (internal/testkit/s3test),
+# built once from the Go module proxy into a cache outside the tree.
+WEED_MOD    := github.com/seaweedfs/seaweedfs@v0.0.0-20261109003541-7506e5f91cd6
+WEED        ?= $(HOME)/.cache/baglab/weed/weed
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test deps deps-apt deps-npm lint fuzz bench demo sample clean
+.PHONY: all build install test deps deps-apt deps-npm deps-weed lint fuzz bench demo sample clean
 
 all: build
 
@@ -32,10 +37,21 @@ install:
 	$(GO) install -trimpath -ldflags "-s -w -X main.version=$(VERSION)" ./cmd/baglab
 
 ## deps: the independent peers the tests compare against (Debian ROS1, npm MCAP/CDR/DuckDB, chromium)
-deps: deps-apt deps-npm
+deps: deps-apt deps-npm deps-weed
+
+## deps-weed: build SeaweedFS's weed once (its go.mod has replace directives, so
+## `go install pkg@version` refuses it: build it as a main module from a copy)
+deps-weed:
+	@if [ ! -x $(WEED) ]; then \
+	  echo "building SeaweedFS $(WEED_MOD) into $(WEED) (several minutes, once)"; \
+	  dir=$$($(GO) mod download -json $(WEED_MOD) | sed -n 's/^\t"Dir": "\(.*\)",$$/\1/p') && \
+	  tmp=$$(mktemp -d) && cp -r $$dir/. $$tmp && chmod -R u+w $$tmp && \
+	  mkdir -p $$(dirname $(WEED)) && (cd $$tmp && $(GO) build -o $(WEED).tmp ./weed) && mv $(WEED).tmp $(WEED); \
+	  rc=$$?; rm -rf $$tmp; exit $$rc; \
+	fi
 
 deps-apt:
-	@if ! $(PY) -c 'import rosbag, genpy, genmsg, numpy, pandas, rostopic, rospy, rosmaster, distributed, websockets, std_msgs.msg, geometry_msgs.msg, sensor_msgs.msg, tf2_py, tf2_ros, tf2_msgs.msg, tf2_geometry_msgs, message_filters, cv_bridge, cv2, open3d' >/dev/null 2>&1 || ! command -v pcl_pcd2ply >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1 || [ ! -x /usr/lib/image_view/extract_images ] || ! command -v roscore >/dev/null 2>&1 || [ ! -f /usr/lib/actionlib_msgs/genaction.py ] || ! command -v chromium >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
+	@if ! $(PY) -c 'import boto3, rosbag, genpy, genmsg, numpy, pandas, rostopic, rospy, rosmaster, distributed, websockets, std_msgs.msg, geometry_msgs.msg, sensor_msgs.msg, tf2_py, tf2_ros, tf2_msgs.msg, tf2_geometry_msgs, message_filters, cv_bridge, cv2, open3d' >/dev/null 2>&1 || ! command -v pcl_pcd2ply >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1 || [ ! -x /usr/lib/image_view/extract_images ] || ! command -v roscore >/dev/null 2>&1 || [ ! -f /usr/lib/actionlib_msgs/genaction.py ] || ! command -v chromium >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1 || ! command -v aws >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
 	  echo "installing Debian test peers: $(APT_PKGS)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PKGS) >/dev/null; \

@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"github.com/baglab/baglab/internal/digest"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 )
@@ -80,7 +79,7 @@ func DescribePaths(in *recording.Inputs) ([]Input, error) {
 
 // describeInput is the input at path with summary s (nil: none).
 func describeInput(path string, s *record.Summary) (Input, error) {
-	d, err := digest.Of(path)
+	d, err := recording.Digest(path)
 	if err != nil {
 		return Input{}, err
 	}

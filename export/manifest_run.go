@@ -15,6 +15,7 @@ import (
 	"github.com/baglab/baglab/internal/digest"
 	"github.com/baglab/baglab/internal/parallel"
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
 )
 
 // DatasetInput is one recording of ExportDataset.
@@ -233,7 +234,7 @@ func digestAll(ctx context.Context, inputs []DatasetInput, jobs int) ([]digest.D
 	out := make([]digest.Digest, len(inputs))
 	err := parallel.For(ctx, len(inputs), jobs, func(_ context.Context, i int) error {
 		var err error
-		if out[i], err = digest.Of(inputs[i].Path); err != nil {
+		if out[i], err = recording.Digest(inputs[i].Path); err != nil {
 			return fmt.Errorf("export: hashing %s: %w", inputs[i].Path, err)
 		}
 		return nil

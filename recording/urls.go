@@ -2,6 +2,8 @@ package recording
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io"
 	"os"
@@ -9,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/baglab/baglab/internal/digest"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/remote"
 )
@@ -294,4 +297,49 @@ func checkURL(ctx context.Context, url string, o CheckOptions) ([]record.Problem
 	o.Remote = nil
 	probs, err := Check(ctx, local, o)
 	return probs, renameError(err, local, url)
+}
+
+// Digest is digest.Of of a path or a URL: an object is read in order, each
+// byte once; a prefix (a rosbag2 folder) digests as a folder of the
+// objects directly under it.
+func Digest(p string) (digest.Digest, error) {
+	if !remote.IsURL(p) {
+		return digest.Of(p)
+	}
+	s := remote.NewSession(context.Background(), remote.Options{})
+	defer s.Close()
+	one := func(url string) (digest.File, error) {
+		obj, err := s.Open(url)
+		if err != nil {
+			return digest.File{}, urlError(url, err)
+		}
+		defer obj.Trim()
+		h := sha256.New()
+		n, err := io.Copy(h, io.NewSectionReader(obj, 0, obj.Size()))
+		if err != nil {
+			return digest.File{}, urlError(url, err)
+		}
+		return digest.File{Path: url, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	}
+	if !remote.IsPrefix(p) {
+		f, err := one(p)
+		return digest.Digest{Size: f.Size, SHA256: f.SHA256}, err
+	}
+	entries, err := remote.List(s.Context(), p)
+	if err != nil {
+		return digest.Digest{}, urlError(p, err)
+	}
+	var files []digest.File
+	for _, e := range entries {
+		if e.Dir {
+			continue
+		}
+		f, err := one(e.URL)
+		if err != nil {
+			return digest.Digest{}, err
+		}
+		f.Path = e.Name
+		files = append(files, f)
+	}
+	return digest.OfFiles(files), nil
 }

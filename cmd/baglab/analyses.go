@@ -27,6 +27,13 @@ func (f *analysisFlags) addFlags(cmd *cobra.Command) {
 	run := cmd.RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		defer softMemoryLimit(analysis.MemoryLimit(f.a.Jobs))()
+		// --from-partial s3://bucket/parts/ reads every partial there.
+		local, cleanup, err := localInputs(cmd.Context(), nil, f.fromPartial, ".json")
+		if err != nil {
+			return err
+		}
+		defer cleanup()
+		f.fromPartial = local
 		return run(cmd, args)
 	}
 	f.read.addFlags(cmd)

@@ -90,8 +90,14 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 		Example:   analyzeExample,
 		Args:      argsUsage(cobra.MinimumNArgs(1)),
 		ValidArgs: append(kinds, "all"),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.kind, o.files = args[0], args[1:]
+			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.partial}, stagedOutput{path: &o.out, dir: true},
+				stagedOutput{path: &o.plots, dir: true}, stagedOutput{path: &o.modelsOut})
+			if err != nil {
+				return err
+			}
+			defer func() { err = done(err) }()
 			if err := o.validate(cmd); err != nil {
 				return err
 			}

@@ -34,8 +34,13 @@ func (o *copyOptions) addFlags(cmd *cobra.Command) {
 // flags, whose arguments split into the inputs and the output.
 func newCopyCmd(g *globalOptions, cmd *cobra.Command, split func(args []string) (inputs []string, output string)) *cobra.Command {
 	o := &copyOptions{g: g}
-	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+	cmd.RunE = func(cmd *cobra.Command, args []string) (err error) {
 		o.inputs, o.output = split(args)
+		done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.output})
+		if err != nil {
+			return err
+		}
+		defer func() { err = done(err) }()
 		return runCopy(cmd.Context(), o)
 	}
 	o.addFlags(cmd)

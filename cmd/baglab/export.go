@@ -95,9 +95,13 @@ succeeds; on error or interrupt none are left.`,
   baglab export demo/data/tf.bag --topics /pose --tf-frame map --out pose-in-map --format csv
   baglab export demo/data/tf.bag --sync /imu,/pose --slop 5ms --out synced`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.files = args
-			var err error
+			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.out, dir: true, pull: []string{export.ManifestDir}})
+			if err != nil {
+				return err
+			}
+			defer func() { err = done(err) }()
 			if o.opts, err = o.options(cmd); err != nil {
 				return err
 			}

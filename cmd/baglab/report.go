@@ -63,8 +63,13 @@ were made from, which the page lists.`,
   baglab report demo/data/study.bag demo/data/queries.db3 -o study.html --title "Breakfast study"
   baglab report demo/data/study.mcap -o first-minute.html --end +60s --theta circular`,
 		Args: argsUsage(cobra.ArbitraryArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.files = args
+			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.output})
+			if err != nil {
+				return err
+			}
+			defer func() { err = done(err) }()
 			if err := o.flags.checkSources(&o.files); err != nil {
 				return err
 			}
@@ -81,7 +86,6 @@ were made from, which the page lists.`,
 			if err := checkOutFile(o.output, "-o", o.force, append(slices.Clone(o.files), o.flags.fromPartial...)); err != nil {
 				return err
 			}
-			var err error
 			if o.opts, err = o.flags.options(cmd, analysis.Kinds()); err != nil {
 				return err
 			}

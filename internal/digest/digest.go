@@ -59,6 +59,13 @@ func Of(path string) (Digest, error) {
 	if err != nil {
 		return Digest{}, err
 	}
+	return OfFiles(d.Files), nil
+}
+
+// OfFiles returns the digest of a folder of files (their paths relative
+// to it).
+func OfFiles(files []File) Digest {
+	d := Digest{Files: files}
 	sort.Slice(d.Files, func(i, j int) bool { return d.Files[i].Path < d.Files[j].Path })
 	var listing strings.Builder
 	for _, f := range d.Files {
@@ -67,7 +74,7 @@ func Of(path string) (Digest, error) {
 	}
 	sum := sha256.Sum256([]byte(listing.String()))
 	d.SHA256 = hex.EncodeToString(sum[:])
-	return d, nil
+	return d
 }
 
 // OfFile returns the size and SHA-256 of the file at path.

@@ -69,6 +69,14 @@ func blobError(err error) error {
 	case gcerrors.Canceled:
 		return context.Canceled
 	}
+	// S3's SignatureDoesNotMatch and InvalidAccessKeyId are codes gocloud
+	// does not map: their status says it.
+	var hs interface{ HTTPStatusCode() int }
+	if errors.As(err, &hs) {
+		if c := causeOf(hs.HTTPStatusCode()); c != nil {
+			return fmt.Errorf("%w (%v)", c, err)
+		}
+	}
 	return err
 }
 
@@ -134,15 +142,17 @@ func openS3(ctx context.Context, bucket string) (*blob.Bucket, error) {
 	})
 }
 
-// splitBlobURL returns the bucket URL and the key of an object URL.
+// splitBlobURL returns the bucket URL and the key of an object URL. The
+// key is taken as written, never unescaped: an export's part
+// "topic=%2Fa/part-1.parquet" is that key, percent sign and all.
 func splitBlobURL(raw string) (*url.URL, string, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, "", err
+	scheme, rest, ok := strings.Cut(raw, "://")
+	if !ok {
+		return nil, "", errors.New("not a URL")
 	}
-	if u.Host == "" {
+	host, key, _ := strings.Cut(rest, "/")
+	if host == "" {
 		return nil, "", errors.New("no bucket in the URL")
 	}
-	key := strings.TrimPrefix(u.Path, "/")
-	return u, key, nil
+	return &url.URL{Scheme: scheme, Host: host}, key, nil
 }

@@ -129,6 +129,13 @@ func missing(t testing.TB, why string) {
 	t.Skip(why)
 }
 
+// Missing skips t with why (a peer or a tool that is not there), or fails
+// it when CI is set.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	missing(t, why)
+}
+
 // failInCI fails t with why when CI is set.
 func failInCI(t testing.TB, why string) {
 	t.Helper()
@@ -172,6 +179,8 @@ var peers = map[string]peer{
 	"pandas":      {what: "Debian python3-pandas (make deps-apt)", py: []string{"pandas"}},
 	"ros-msgs":    {what: "Debian python3-{std,geometry,sensor}-msgs (make deps-apt)", py: []string{"std_msgs.msg", "geometry_msgs.msg", "sensor_msgs.msg"}},
 	"dask":        {what: "Debian python3-distributed (make deps-apt)", py: []string{"distributed"}},
+	"boto3":       {what: "Debian python3-boto3 (make deps-apt)", py: []string{"boto3"}},
+	"awscli":      {what: "Debian awscli (make deps-apt)", progs: []string{"aws"}},
 	"sqlite3":     {what: "Debian python3 (make deps-apt)", py: []string{"sqlite3"}},
 	"zstd":        {what: "Debian zstd (make deps-apt)", progs: []string{"zstd"}},
 	"chromium":    {what: "Debian chromium (make deps-apt)", files: []string{"/usr/bin/chromium"}},

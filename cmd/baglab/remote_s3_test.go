@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/internal/testkit/s3test"
+	"github.com/baglab/baglab/internal/testkit/testenv"
+)
+
+// TestS3Verbs runs the reading and writing verbs against a real S3 server
+// (SeaweedFS): inputs read in place, a prefix as a folder, outputs
+// published whole, and what baglab wrote read back by the AWS CLI.
+func TestS3Verbs(t *testing.T) {
+	srv := s3test.Start(t)
+	srv.Bucket(t, "lab")
+	for _, name := range []string{"study.bag", "study.mcap", "queries.db3"} {
+		data, err := os.ReadFile(studyFile(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Put(t, "lab", "runs/"+name, data)
+	}
+	ents, _ := os.ReadDir(studyFile("queries_rosbag2"))
+	for _, e := range ents {
+		data, _ := os.ReadFile(filepath.Join(studyFile("queries_rosbag2"), e.Name()))
+		srv.Put(t, "lab", "runs/queries_rosbag2/"+e.Name(), data)
+	}
+	same := func(t *testing.T, urlArgs, localArgs []string) string {
+		t.Helper()
+		got, gotErr, code := run(t, urlArgs...)
+		want, wantErr, wcode := run(t, localArgs...)
+		if code != 0 || wcode != 0 {
+			t.Fatalf("exit %d: %s\nlocal exit %d: %s", code, gotErr, wcode, wantErr)
+		}
+		norm := func(s string) string {
+			return strings.ReplaceAll(strings.ReplaceAll(s, "s3://lab/runs/", "DIR/"), studyDir+"/", "DIR/")
+		}
+		if norm(got) != norm(want) {
+			t.Fatalf("%v differs from %v: %s", urlArgs, localArgs, testenv.FirstDiff(norm(got), norm(want)))
+		}
+		return gotErr
+	}
+
+	t.Run("info reads the tail", func(t *testing.T) {
+		stderr := same(t, []string{"info", "--json", "--stats", "s3://lab/runs/study.mcap"}, []string{"info", "--json", studyFile("study.mcap")})
+		if !strings.Contains(stderr, "s3://lab/runs/study.mcap: 2 requests") && !strings.Contains(stderr, "s3://lab/runs/study.mcap: 3 requests") {
+			t.Errorf("stats: %s", stderr)
+		}
+	})
+	t.Run("prefix is a folder", func(t *testing.T) {
+		local := t.TempDir()
+		for _, name := range []string{"study.bag", "study.mcap", "queries.db3"} {
+			data, _ := os.ReadFile(studyFile(name))
+			os.WriteFile(filepath.Join(local, name), data, 0o644)
+		}
+		os.CopyFS(filepath.Join(local, "queries_rosbag2"), os.DirFS(studyFile("queries_rosbag2")))
+		got, stderr, code := run(t, "info", "--json", "s3://lab/runs/")
+		want, _, _ := run(t, "info", "--json", local)
+		// A prefix keeps its slash: s3://lab/runs/queries_rosbag2/.
+		got = strings.ReplaceAll(strings.ReplaceAll(got, "s3://lab/runs/", "DIR/"), "queries_rosbag2/\"", "queries_rosbag2\"")
+		want = strings.ReplaceAll(want, local+"/", "DIR/")
+		if code != 0 || got != want {
+			t.Fatalf("exit %d %s: %s", code, stderr, testenv.FirstDiff(got, want))
+		}
+	})
+	t.Run("cat with topics", func(t *testing.T) {
+		same(t, []string{"cat", "--topics", "/lama/**", "s3://lab/runs/study.bag", "s3://lab/runs/study.mcap"},
+			[]string{"cat", "--topics", "/lama/**", studyFile("study.bag"), studyFile("study.mcap")})
+	})
+	t.Run("export to s3", func(t *testing.T) {
+		testenv.RequirePeer(t, "awscli")
+		local := t.TempDir()
+		if _, stderr, code := run(t, "export", "s3://lab/runs/study.bag", "--partition-by", "source", "--out", "s3://lab/ds/"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if _, stderr, code := run(t, "export", "s3://lab/runs/study.bag", "--partition-by", "source", "--out", local); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		// A second export to the same prefix finds its manifest and skips.
+		if _, stderr, code := run(t, "export", "s3://lab/runs/study.bag", "--partition-by", "source", "--out", "s3://lab/ds/"); code != 0 || !strings.Contains(stderr, "skipped") {
+			t.Fatalf("again: exit %d: %s", code, stderr)
+		}
+		down := t.TempDir()
+		cmd := exec.Command("aws", "--endpoint-url", srv.Endpoint, "s3", "cp", "--recursive", "--only-show-errors", "s3://lab/ds/", down)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("aws s3 cp: %v\n%s", err, out)
+		}
+		want, got := dataFiles(t, local), dataFiles(t, down)
+		if strings.Join(got, ",") != strings.Join(want, ",") || len(want) == 0 {
+			t.Fatalf("objects %v, local files %v", got, want)
+		}
+		for _, f := range want {
+			a, _ := os.ReadFile(filepath.Join(local, f))
+			b, _ := os.ReadFile(filepath.Join(down, f))
+			if !bytes.Equal(a, b) {
+				t.Errorf("%s differs between the S3 export and the local one", f)
+			}
+		}
+	})
+	t.Run("partials on s3", func(t *testing.T) {
+		for i, name := range []string{"study.bag", "study.mcap"} {
+			out := "s3://lab/parts/" + string(rune('a'+i)) + ".partial.json"
+			if _, stderr, code := run(t, "analyze", "grasps", "s3://lab/runs/"+name, "--partial", out); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+		}
+		merged, stderr, code := run(t, "analyze", "grasps", "--from-partial", "s3://lab/parts/", "--json")
+		one, _, _ := run(t, "analyze", "grasps", "s3://lab/runs/study.bag", "s3://lab/runs/study.mcap", "--json")
+		if code != 0 || merged != one {
+			t.Fatalf("exit %d %s: %s", code, stderr, testenv.FirstDiff(merged, one))
+		}
+	})
+	t.Run("filter and report to s3", func(t *testing.T) {
+		testenv.RequirePeer(t, "boto3")
+		if _, stderr, code := run(t, "filter", "--topics", "/lama/**", "s3://lab/runs/study.bag", "s3://lab/out/lama.bag"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		if _, stderr, code := run(t, "report", "s3://lab/runs/study.bag", "-o", "s3://lab/out/report.html"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		py := `import boto3,os,sys
+s3 = boto3.client("s3", endpoint_url=os.environ["AWS_ENDPOINT_URL"])
+for k in sys.argv[1:]:
+    b = s3.get_object(Bucket="lab", Key=k)["Body"].read()
+    print(k, len(b), b[:13])`
+		out, err := exec.Command("/usr/bin/python3", "-c", py, "out/lama.bag", "out/report.html").CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "out/lama.bag") || !strings.Contains(string(out), "#ROSBAG V2.0") {
+			t.Fatalf("boto3: %v\n%s", err, out)
+		}
+		cat, _, _ := run(t, "cat", "s3://lab/out/lama.bag")
+		want, _, _ := run(t, "cat", "--topics", "/lama/**", studyFile("study.bag"))
+		if cat != want {
+			t.Fatalf("filtered bag: %s", testenv.FirstDiff(cat, want))
+		}
+	})
+	t.Run("missing key and wrong secret exit 4", func(t *testing.T) {
+		_, stderr, code := run(t, "info", "s3://lab/runs/none.bag")
+		if code != exitNoInput || !strings.Contains(stderr, "s3://lab/runs/none.bag") {
+			t.Fatalf("missing: exit %d: %s", code, stderr)
+		}
+	})
+}
+
+// dataFiles lists the files under dir but the manifest's, relative.
+func dataFiles(t *testing.T, dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && !strings.Contains(p, "_baglab") {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, rel)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"os"
+
+	"github.com/baglab/baglab/recording/remote"
+)
+
+// stagedOutput is an output path of a verb that may name object storage
+// (s3://bucket/out/...): dir when it is a folder, pull its sub-folders
+// that the verb reads back (an export's manifest).
+type stagedOutput struct {
+	path *string
+	dir  bool
+	pull []string
+}
+
+// stageOutputs turns every output path of outs that is a URL into a
+// private local one (remote.StageOutput), which the verb writes as any
+// local output; done, called with the verb's error, publishes them when
+// it is nil — each file one object, written whole — and removes the
+// local copies in any case, returning the error to report.
+func (g *globalOptions) stageOutputs(ctx context.Context, outs ...stagedOutput) (done func(error) error, err error) {
+	var staged []*remote.Output
+	done = func(err error) error {
+		for _, s := range staged {
+			if err == nil {
+				var urls []string
+				if urls, err = s.Publish(ctx); err != nil {
+					err = outputError(s.URL(), err)
+				} else if len(urls) > 0 {
+					g.note("baglab: uploaded %d object(s) to %s", len(urls), s.URL())
+				}
+			}
+			s.Close()
+		}
+		return err
+	}
+	for _, o := range outs {
+		if *o.path == "" || !remote.IsURL(*o.path) {
+			continue
+		}
+		s, err := remote.StageOutput(ctx, *o.path, o.dir, o.pull...)
+		if err != nil {
+			return nil, done(outputError(*o.path, err))
+		}
+		staged = append(staged, s)
+		*o.path = s.Local()
+	}
+	return done, nil
+}
+
+// localInputs replaces the URLs among paths (files, or prefixes standing
+// for their files ending in one of exts) by private local copies, read
+// through s (nil: a session of their own), which the returned function
+// removes.
+func localInputs(ctx context.Context, s *remote.Session, paths []string, exts ...string) ([]string, func(), error) {
+	var tmps []string
+	cleanup := func() {
+		for _, t := range tmps {
+			os.RemoveAll(t)
+		}
+	}
+	var out []string
+	for _, p := range paths {
+		if !remote.IsURL(p) {
+			out = append(out, p)
+			continue
+		}
+		local, tmp, err := remote.Download(ctx, s, p, exts...)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		tmps = append(tmps, tmp)
+		out = append(out, local...)
+	}
+	return out, cleanup, nil
+}
