@@ -128,6 +128,14 @@ func TestExamples(t *testing.T) {
 	if err == nil { // make demo's transforms
 		err = studygen.WriteTF(filepath.Join(demo, "demo", "data", "tf.bag"), studygen.TFOptions{Seconds: 20, CloudBytes: 12000})
 	}
+	if err == nil { // the repository's example contract, as in a clone
+		var spec []byte
+		if spec, err = os.ReadFile(filepath.Join(testenv.Root(t), "examples", "contract.yaml")); err == nil {
+			if err = os.MkdirAll(filepath.Join(demo, "examples"), 0o755); err == nil {
+				err = os.WriteFile(filepath.Join(demo, "examples", "contract.yaml"), spec, 0o644)
+			}
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
