@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +9,6 @@ import (
 	"sort"
 
 	"github.com/baglab/baglab/internal/fserr"
-	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/remote"
 )
 
@@ -19,6 +19,11 @@ type InputError struct {
 	Path string
 	Err  error
 }
+
+// ErrNoRecordings is the cause of an InputError for a folder (or an object
+// storage prefix) that holds nothing baglab reads: there is no input to
+// open, as with a path that does not exist.
+var ErrNoRecordings = errors.New("a folder with no recordings in it (.bag, .mcap or .db3 files, or rosbag2 folders)")
 
 func (e *InputError) Error() string { return fmt.Sprintf("input %s: %v", e.Path, e.Err) }
 
@@ -61,8 +66,7 @@ func Expand(paths []string) ([]string, error) {
 			return nil, err
 		}
 		if len(found) == 0 {
-			return nil, &record.Error{File: p, Offset: -1, Err: record.ErrFormat,
-				Detail: "a folder with no recordings in it (.bag, .mcap or .db3 files, or rosbag2 folders)"}
+			return nil, &InputError{Path: p, Err: ErrNoRecordings}
 		}
 		out = append(out, found...)
 	}

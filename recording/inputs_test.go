@@ -49,9 +49,8 @@ func TestExpand(t *testing.T) {
 		t.Error("IsBag2Folder: the split folder is one recording, the plain folder is not")
 	}
 	_, err = recording.Expand([]string{filepath.Join(dir, "plain", "empty")})
-	var re *record.Error
-	if !errors.As(err, &re) {
-		t.Errorf("empty folder: %v, want a record.Error", err)
+	if ie := (*recording.InputError)(nil); !errors.As(err, &ie) || !errors.Is(err, recording.ErrNoRecordings) {
+		t.Errorf("empty folder: %v, want an InputError with ErrNoRecordings (exit 4, no input)", err)
 	}
 	_, err = recording.Expand([]string{filepath.Join(dir, "nope.bag")})
 	var ie *recording.InputError

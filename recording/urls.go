@@ -264,8 +264,7 @@ func expandURL(url string) ([]string, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, &record.Error{File: url, Offset: -1, Err: record.ErrFormat,
-			Detail: "a folder with no recordings in it (.bag, .mcap or .db3 files, or rosbag2 folders)"}
+		return nil, &InputError{Path: url, Err: ErrNoRecordings}
 	}
 	return out, nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 
 	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
@@ -137,9 +136,6 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 		return err
 	}
 	defer in.close()
-	if in.SelectsNothing() {
-		return usageErrorf("--topics, --start and --end select no message of %s: nothing to write", strings.Join(o.inputs, ", "))
-	}
 	var n int64
 	if err := writeRecording(ctx, o.output, co, func(w recording.Writer) (err error) {
 		n, err = in.CopyTo(ctx, w, format)

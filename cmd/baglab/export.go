@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"runtime"
 	"strings"
 
@@ -267,10 +266,7 @@ func (o *exportOptions) noteJSON(in *reading, f recording.File) {
 func (o *exportOptions) exportDataset(ctx context.Context, in *reading, inputs []export.DatasetInput, opts []export.Option, jobs int) error {
 	g := o.g
 	rep, err := export.ExportDataset(ctx, o.out, inputs, export.DatasetOptions{Force: o.force, Jobs: jobs, Note: g.note}, opts...)
-	if errors.Is(err, export.ErrDataset) {
-		return usageErrorf("--out %s: %v", o.out, err)
-	}
-	if err != nil {
+	if err != nil { // export.ErrDataset included: the folder is an existing output (exit 5)
 		return outputError(o.out, err)
 	}
 	in.bar.done()

@@ -150,7 +150,7 @@ func TestExportDatasetRefused(t *testing.T) {
 		{"export", bag, "--out", other, "--partition-by", "date"},
 		{"export", bag, "--out", other},
 	} {
-		if _, stderr, code := run(t, args...); code != exitUsage || !strings.Contains(stderr, "notes.txt") || !strings.Contains(stderr, "--force") {
+		if _, stderr, code := run(t, args...); code != exitOutput || !strings.Contains(stderr, "notes.txt") || !strings.Contains(stderr, "--force") {
 			t.Errorf("%v: exit %d: %s", args, code, stderr)
 		}
 	}
@@ -160,7 +160,7 @@ func TestExportDatasetRefused(t *testing.T) {
 	if _, stderr, code := run(t, "export", bag, "--out", other, "--partition-by", "date", "--force"); code != 0 {
 		t.Fatalf("--force: exit %d: %s", code, stderr)
 	}
-	if _, stderr, code := run(t, "export", bag, "--out", other, "--partition-by", "source"); code != exitUsage || !strings.Contains(stderr, "--partition-by date") {
+	if _, stderr, code := run(t, "export", bag, "--out", other, "--partition-by", "source"); code != exitOutput || !strings.Contains(stderr, "--partition-by date") {
 		t.Errorf("another partitioning: exit %d: %s", code, stderr)
 	}
 	plain := filepath.Join(dir, "plain")
@@ -168,7 +168,7 @@ func TestExportDatasetRefused(t *testing.T) {
 		t.Fatalf("plain: exit %d: %s", code, stderr)
 	}
 	before := fileTree(t, plain)
-	if _, stderr, code := run(t, "export", studyFile("study.mcap"), "--out", plain); code != exitUsage || !strings.Contains(stderr, "never added to") {
+	if _, stderr, code := run(t, "export", studyFile("study.mcap"), "--out", plain); code != exitOutput || !strings.Contains(stderr, "never added to") {
 		t.Errorf("second plain run: exit %d: %s", code, stderr)
 	}
 	assertSameTree(t, before, fileTree(t, plain))
@@ -187,7 +187,7 @@ func TestExportDatasetSelection(t *testing.T) {
 	}
 	before := fileTree(t, out)
 	_, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date")
-	if code != exitUsage || !strings.Contains(stderr, "with --topics /lama/objects, this run selects every message") {
+	if code != exitOutput || !strings.Contains(stderr, "with --topics /lama/objects, this run selects every message") {
 		t.Errorf("rerun without --topics: exit %d: %s", code, stderr)
 	}
 	assertSameTree(t, before, fileTree(t, out))

@@ -150,7 +150,7 @@ func TestExportTFFrameDataset(t *testing.T) {
 	if err != nil || len(rows) != 1 || rows[0].Selection != "--topics /pose --tf-frame map" {
 		t.Fatalf("manifest: %+v, %v", rows, err)
 	}
-	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--topics", "/pose"); code != exitUsage || !strings.Contains(stderr, "--tf-frame map") {
+	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--topics", "/pose"); code != exitOutput || !strings.Contains(stderr, "--tf-frame map") {
 		t.Errorf("rerun without --tf-frame: exit %d: %s", code, stderr)
 	}
 }

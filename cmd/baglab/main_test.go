@@ -305,7 +305,25 @@ func TestFilterAndMerge(t *testing.T) {
 	}
 }
 
+// TestExitCodes: README's exit-code table, row by row, with the rules
+// decided for the cases that differed by verb: a time window outside the
+// recording is a warning (exit 0) in every verb, filter writing a
+// recording without messages; an export into a folder that holds other
+// files is an existing output (5, not 2); a folder with no recordings is
+// an input that cannot be opened (4, not 3). 130, 143 and 129 are
+// TestSignalLeavesNoTemporary's; 141 TestBrokenPipe's.
 func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	other := filepath.Join(dir, "other")
+	for _, d := range []string{empty, other} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(other, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		name string
 		args []string
@@ -321,6 +339,13 @@ func TestExitCodes(t *testing.T) {
 		{"bad time", []string{"cat", "--start", "yesterday", studyFile("study.bag")}, exitUsage, "RFC 3339"},
 		{"doctor damaged", []string{"doctor", "--no-decode", studyFile("broken/study-crc.mcap")}, exitProblem, "CRC"},
 		{"doctor clean", []string{"doctor", studyFile("study.bag")}, exitOK, "ok"},
+		{"window outside: cat", []string{"cat", "--start", "+1h", studyFile("study.bag")}, exitOK, "no message is selected"},
+		{"window outside: analyze", []string{"analyze", "grasps", "--start", "+1h", studyFile("study.bag")}, exitOK, "no message is selected"},
+		{"window outside: filter", []string{"filter", "--start", "+1h", studyFile("study.bag"), filepath.Join(dir, "w.bag")}, exitOK, "wrote 0 messages"},
+		{"export into other files", []string{"export", studyFile("study.bag"), "--out", other}, exitOutput, "other"},
+		{"existing output", []string{"filter", studyFile("study.bag"), filepath.Join(dir, "w.bag")}, exitOutput, "--force"},
+		{"folder without recordings", []string{"info", empty}, exitNoInput, "no recordings"},
+		{"pattern selecting nothing", []string{"cat", "--topics", "/nope", studyFile("study.bag")}, exitUsage, "/nope"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -71,14 +71,17 @@ the analyses these experiments exist for.
 Exit codes:
   0    ok
   1    a problem was found (doctor, baseline drift), or another failure
-  2    usage error (flags, arguments, --topics/--start/--end)
+  2    usage error (flags, arguments, a --topics pattern matching no topic,
+       a time that does not parse; a window outside the recording is a
+       warning)
   3    bad input data (the message names the file, byte offset and field)
   4    an input cannot be opened (missing, not readable, a folder where a
-       file is expected)
+       file is expected, a folder without recordings)
   5    an output cannot be written (exists without --force, not writable,
        disk full)
   129  hung up (SIGHUP); no partial output is kept
-  130  interrupted (SIGINT); no partial output is kept
+  130  interrupted (SIGINT); no partial output is kept (record and play:
+       Ctrl-C is their normal end, exit 0 with the recording kept)
   141  stdout was closed early (a pipe into head)
   143  terminated (SIGTERM); no partial output is kept
 
