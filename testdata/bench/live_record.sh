@@ -14,7 +14,8 @@
 # baglab record into an uncompressed bag, an lz4 bag and an lz4 MCAP, and
 # rosbag record into an uncompressed and an lz4 bag, each with its default
 # --buffsize, and prints per run the messages lost (by the publisher's
-# queue or the recorder), CPU-seconds per recorded GB and peak RSS.
+# queue or the recorder), CPU-seconds per recorded GB, peak RSS and the
+# machine's load average as the run ended.
 # It starts its own roscore on a free loopback port with its own ROS_HOME
 # and stops only the process groups it started.
 set -euo pipefail
@@ -33,7 +34,7 @@ $PY -c 'from sensor_msgs.msg import PointCloud2 as P; open("'"$DIR"'/cloud.def",
 TOPICS=(/points $(for i in $(seq 0 9); do echo /small_$i; done))
 
 if [ -n "${SWEEP:-}" ]; then
-  printf "%7s %-7s %-9s %9s %9s %6s %9s %9s\n" MB/s who format published recorded lost% CPU-s/GB peakMiB
+  printf "%7s %-7s %-9s %9s %9s %6s %9s %9s %6s\n" MB/s who format published recorded lost% CPU-s/GB peakMiB load1
   for mbs in $SWEEP; do
     for run in "baglab bag none" "baglab bag lz4" "baglab mcap lz4" "rosbag bag none" "rosbag bag lz4"; do
       set -- $run; who=$1 ext=$2 comp=$3
@@ -55,10 +56,11 @@ if [ -n "${SWEEP:-}" ]; then
       pub=$(awk '$2=="/points"{print $3}' "$DIR/published.txt")
       rec=$(./bin/baglab info --json "$out" | $PY -c 'import json,sys; d=json.load(sys.stdin); print(sum(t["message_count"] for t in d["topics"] if t["topic"]=="/points"))')
       read -r rss usr sys_ < <(tail -1 "$DIR/sweep.rss")
+      read -r load1 _ < /proc/loadavg
       $PY -c "
 pub, rec, rss, cpu = $pub, $rec, $rss, $usr + $sys_
 gb = rec * ((1 << 20) + 111) / 1e9
-print('%7s %-7s %-9s %9d %9d %6.2f %9.2f %9d' % ('$mbs', '$who', '$ext/$comp', pub, rec, 100.0 * (pub - rec) / max(pub, 1), cpu / max(gb, 1e-9), rss // 1024))"
+print('%7s %-7s %-9s %9d %9d %6.2f %9.2f %9d %6s' % ('$mbs', '$who', '$ext/$comp', pub, rec, 100.0 * (pub - rec) / max(pub, 1), cpu / max(gb, 1e-9), rss // 1024, '$load1'))"
     done
   done
   exit 0
