@@ -361,6 +361,9 @@ func appendRow(b []byte, r tf.Row) []byte {
 
 // appendPadded appends v with 6 decimals, right-aligned in width.
 func appendPadded(b []byte, v float64, width int) []byte {
+	if v == 0 {
+		v = 0 // not "-0.000000"
+	}
 	var num [32]byte
 	n := strconv.AppendFloat(num[:0], v, 'f', 6, 64)
 	for i := len(n); i < width; i++ {
