@@ -11,6 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/baglab/baglab/export"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/testenv"
@@ -152,5 +156,59 @@ func TestExportTFFrameDataset(t *testing.T) {
 	}
 	if _, stderr, code := run(t, "export", bag, "--out", out, "--partition-by", "date", "--topics", "/pose"); code != exitOutput || !strings.Contains(stderr, "--tf-frame map") {
 		t.Errorf("rerun without --tf-frame: exit %d: %s", code, stderr)
+	}
+}
+
+// TestExportSyncParquet reads the Parquet --sync writes with arrow-go:
+// one struct column per topic (named by the topic) beside the meta
+// columns, one row per set, and the stamps of the sets the CSV holds.
+func TestExportSyncParquet(t *testing.T) {
+	testenv.RequirePeer(t, "rosbag", "ros-msgs")
+	dir := filepath.Join(testenv.Root(t), "analysis", "timesync", "testdata")
+	bag := filepath.Join(t.TempDir(), "sync.bag")
+	if out, err := exec.Command(testenv.Python, filepath.Join(dir, "syncbag.py"), bag).CombinedOutput(); err != nil {
+		t.Fatalf("syncbag.py: %v\n%s", err, out)
+	}
+	topics := []string{"/a", "/b", "/c"}
+	csvDir, pqDir := filepath.Join(t.TempDir(), "csv"), filepath.Join(t.TempDir(), "pq")
+	if _, errs, code := run(t, "export", bag, "--sync", "/a,/b,/c", "--slop", "20ms", "--out", csvDir, "--format", "csv", "--time-format", "ns"); code != 0 {
+		t.Fatalf("export --sync csv: exit %d: %s", code, errs)
+	}
+	if _, errs, code := run(t, "export", bag, "--sync", "/a,/b,/c", "--slop", "20ms", "--out", pqDir); code != 0 {
+		t.Fatalf("export --sync parquet: exit %d: %s", code, errs)
+	}
+	want := syncStamps(t, filepath.Join(csvDir, "synced.csv"), topics)
+	f, err := os.Open(filepath.Join(pqDir, "synced.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	tbl, err := pqarrow.ReadTable(t.Context(), f, nil, pqarrow.ArrowReadProperties{}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tbl.Release()
+	if int(tbl.NumRows()) != len(want) {
+		t.Fatalf("%d rows, the CSV %d", tbl.NumRows(), len(want))
+	}
+	for k, topic := range topics {
+		idx := tbl.Schema().FieldIndices(topic)
+		if len(idx) != 1 {
+			t.Fatalf("no column %s: %v", topic, tbl.Schema())
+		}
+		row := 0
+		for _, chunk := range tbl.Column(idx[0]).Data().Chunks() {
+			st := chunk.(*array.Struct)
+			hi, _ := st.DataType().(*arrow.StructType).FieldIdx("header")
+			hdr := st.Field(hi).(*array.Struct)
+			si, _ := hdr.DataType().(*arrow.StructType).FieldIdx("stamp")
+			stamps := hdr.Field(si).(*array.Timestamp)
+			for i := 0; i < stamps.Len(); i++ {
+				if got := int64(stamps.Value(i)); got != want[row][k] {
+					t.Fatalf("row %d %s.header.stamp %d, CSV %d", row, topic, got, want[row][k])
+				}
+				row++
+			}
+		}
 	}
 }
