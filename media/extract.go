@@ -88,7 +88,8 @@ func Extract(ctx context.Context, in *recording.Inputs, dir string, o Options) (
 			x.remove()
 		}
 	}()
-	want := in.Resolver()
+	// the types that hold media, at any depth, as their decoders read them
+	resolver := in.Resolver()
 	types := map[string]bool{}
 	for i := 0; i < in.Len(); i++ {
 		chans, err := in.File(i).Channels()
@@ -96,7 +97,7 @@ func Extract(ctx context.Context, in *recording.Inputs, dir string, o Options) (
 			return nil, err
 		}
 		for _, ch := range chans {
-			if dec, err := want.For(ch); err == nil && HasMedia(dec.Type()) {
+			if dec, err := resolver.For(ch); err == nil && HasMedia(dec.Type()) {
 				types[recording.TypeName(ch)] = true
 			}
 		}

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/baglab/baglab/media"
 	"github.com/spf13/cobra"
@@ -172,6 +172,6 @@ func runMedia(ctx context.Context, o *mediaOptions) error {
 		return errProblemsFound
 	}
 	g.note("baglab: wrote %d image(s), %d compressed image(s), %d point cloud(s) and %d video(s) under %s; index %s",
-		counts[media.Image], counts[media.Compressed], counts[media.Cloud], len(res.Videos), o.out, fmt.Sprint(res.Index))
+		counts[media.Image], counts[media.Compressed], counts[media.Cloud], len(res.Videos), o.out, strings.Join(res.Index, ", "))
 	return nil
 }
