@@ -21,6 +21,12 @@ Usage:
       [--partition-by date] [--batch 10] \\
       [--scheduler tcp://host:8786 | --workers 4] FILE... | --list FILES.txt
 
+Recordings, --out and --partials may be object storage URLs
+(s3://bucket/runs/a.bag, s3://bucket/dataset/, s3://bucket/partials/):
+baglab reads and writes them in place, so the workers need no shared file
+system, only the same credentials (AWS_* variables, AWS_ENDPOINT_URL for
+an S3-compatible server).
+
 Without --scheduler a LocalCluster of --workers processes (one thread
 each) is started on loopback with free ports and --local-dir as its
 scratch space, and stopped at the end. With --scheduler ADDRESS the tasks
@@ -41,6 +47,15 @@ def run_baglab(argv):
     """Runs one baglab command on a worker; returns (argv, exit code, stderr)."""
     p = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     return argv, p.returncode, p.stderr
+
+
+def is_url(p):
+    return "://" in p
+
+
+def local_or_url(p):
+    """An absolute path, or the URL as given."""
+    return p if is_url(p) else os.path.abspath(p)
 
 
 def batches(files, n):
@@ -76,9 +91,10 @@ def main():
             files += [l.strip() for l in f if l.strip()]
     if not files:
         ap.error("no recordings given")
-    files = [os.path.abspath(f) for f in files]
-    out, partials = os.path.abspath(args.out), os.path.abspath(args.partials)
-    os.makedirs(partials, exist_ok=True)
+    files = [local_or_url(f) for f in files]
+    out, partials = local_or_url(args.out), local_or_url(args.partials)
+    if not is_url(partials):
+        os.makedirs(partials, exist_ok=True)
 
     from dask.distributed import Client, LocalCluster
 
@@ -95,7 +111,8 @@ def main():
         groups = batches(files, max(args.batch, 1))
         exports = [[args.baglab, "export", *g, "--out", out, "--partition-by", args.partition_by, "--jobs", "1"]
                    for g in groups]
-        names = [os.path.join(partials, "%06d.partial.json" % i) for i in range(len(groups))]
+        names = [partials.rstrip("/") + "/%06d.partial.json" % i if is_url(partials)
+                 else os.path.join(partials, "%06d.partial.json" % i) for i in range(len(groups))]
         analyses = [[args.baglab, "analyze", args.analyze, *g, "--partial", n, "--jobs", "1"]
                     for g, n in zip(groups, names)]
         # pure=False: a rerun of the script runs the commands again (baglab

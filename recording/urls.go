@@ -159,7 +159,39 @@ func openURLCopy(url string, s *remote.Session, o OpenOptions) (record.Reader, e
 		os.RemoveAll(dir)
 		return nil, renameError(err, local, url)
 	}
-	return &urlReader{Reader: r, release: func() { os.RemoveAll(dir) }}, nil
+	return &copyReader{urlReader{Reader: r, release: func() { os.RemoveAll(dir) }}, local, url}, nil
+}
+
+// copyReader is a recording read from a private copy of a URL: its
+// messages name the URL as their source, not the copy.
+type copyReader struct {
+	urlReader
+	local, url string
+}
+
+// Messages iterates the copy's messages, naming the URL as their source.
+func (c *copyReader) Messages(f record.Filter) (record.Iterator, error) {
+	it, err := c.Reader.Messages(f)
+	if err != nil {
+		return nil, renameError(err, c.local, c.url)
+	}
+	return &sourceIter{it, c.local, c.url}, nil
+}
+
+type sourceIter struct {
+	record.Iterator
+	local, url string
+}
+
+func (s *sourceIter) Next() (*record.Message, error) {
+	m, err := s.Iterator.Next()
+	if err != nil {
+		return m, renameError(err, s.local, s.url)
+	}
+	if rest, ok := strings.CutPrefix(m.Source, s.local); ok {
+		m.Source = s.url + rest
+	}
+	return m, nil
 }
 
 // copyURL copies the object at url, or every object directly under the

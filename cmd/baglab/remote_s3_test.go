@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/baglab/baglab/internal/testkit/s3test"
@@ -87,7 +88,7 @@ func TestS3Verbs(t *testing.T) {
 			t.Fatalf("again: exit %d: %s", code, stderr)
 		}
 		down := t.TempDir()
-		cmd := exec.Command("aws", "--endpoint-url", srv.Endpoint, "s3", "cp", "--recursive", "--only-show-errors", "s3://lab/ds/", down)
+		cmd := exec.Command("/usr/bin/aws", "--endpoint-url", srv.Endpoint, "s3", "cp", "--recursive", "--only-show-errors", "s3://lab/ds/", down)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("aws s3 cp: %v\n%s", err, out)
 		}
@@ -159,4 +160,61 @@ func dataFiles(t *testing.T, dir string) []string {
 	})
 	sort.Strings(out)
 	return out
+}
+
+// TestDaskFleetS3 runs examples/dask_fleet.py on a Dask LocalCluster of
+// two worker processes with no shared file system: the recordings, the
+// dataset and the partials are on a real S3 server (SeaweedFS). The
+// merged result equals one analyze of the same URLs in one process, and
+// the dataset (read back with the AWS CLI) equals one export of them.
+func TestDaskFleetS3(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts a Dask cluster")
+	}
+	testenv.RequirePeer(t, "dask", "awscli")
+	srv := s3test.Start(t)
+	srv.Bucket(t, "fleet")
+	var urls []string
+	for i, f := range fleetStudies(t, 2) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := "runs/" + string(rune('a'+i)) + "-" + filepath.Base(f)
+		srv.Put(t, "fleet", key, data)
+		urls = append(urls, "s3://fleet/"+key)
+	}
+	bin := baglabOnPath(t)
+	work := t.TempDir()
+	result := filepath.Join(work, "result.json")
+	args := []string{"../../examples/dask_fleet.py", "--baglab", bin, "--out", "s3://fleet/ds/", "--partials", "s3://fleet/parts/",
+		"--partition-by", "source", "--result", result, "--workers", "2", "--batch", "2", "--local-dir", filepath.Join(work, "scratch")}
+	cmd := exec.Command(testenv.Python, append(args, urls...)...)
+	cmd.Env = append(os.Environ(), exampleMainEnv+"=1", "HOME="+work, "DASK_TEMPORARY_DIRECTORY="+filepath.Join(work, "scratch"))
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	t.Cleanup(func() {
+		if cmd.Process != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("dask_fleet.py: %v\n%s", err, out)
+	}
+	want, stderr, code := run(t, append([]string{"analyze", "all", "--json"}, urls...)...)
+	if code != 0 {
+		t.Fatalf("one analyze: exit %d: %s", code, stderr)
+	}
+	got, err := os.ReadFile(result)
+	if err != nil || string(got) != want {
+		t.Fatalf("merged partials differ from one analyze: %v %s", err, testenv.FirstDiff(string(got), want))
+	}
+	ref := filepath.Join(work, "reference")
+	if _, stderr, code := run(t, append([]string{"export", "--out", ref, "--partition-by", "source", "--jobs", "2"}, urls...)...); code != 0 {
+		t.Fatalf("one export: exit %d: %s", code, stderr)
+	}
+	down := filepath.Join(work, "down")
+	if out, err := exec.Command("/usr/bin/aws", "--endpoint-url", srv.Endpoint, "--only-show-errors", "s3", "cp", "--recursive", "s3://fleet/ds/", down).CombinedOutput(); err != nil {
+		t.Fatalf("aws s3 cp: %v\n%s", err, out)
+	}
+	assertSameTree(t, fileTree(t, ref), fileTree(t, down))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/feature/ec2/imds"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/azureblob" // azblob://
@@ -117,10 +118,17 @@ func bucketOf(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 // AWS_* variables, the shared config and credentials files. With an
 // endpoint set (AWS_ENDPOINT_URL, AWS_ENDPOINT_URL_S3 or the profile's
 // endpoint_url) the server is an S3-compatible one: it is addressed
-// path-style, and its region defaults to us-east-1. The SDK's own retries
+// path-style, and its region defaults to us-east-1. EC2 instance metadata
+// credentials are used only with AWS_EC2_METADATA_DISABLED=false. The SDK's own retries
 // are off: Object retries, once, for every scheme.
 func openS3(ctx context.Context, bucket string) (*blob.Bucket, error) {
-	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	var opts []func(*awsconfig.LoadOptions) error
+	if os.Getenv("AWS_EC2_METADATA_DISABLED") != "false" {
+		// No instance metadata unless asked for: off an EC2 instance the
+		// SDK would otherwise try 169.254.169.254 for credentials.
+		opts = append(opts, awsconfig.WithEC2IMDSClientEnableState(imds.ClientDisabled))
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
 		return nil, err
 	}

@@ -76,7 +76,7 @@ func Start(t testing.TB) *Server {
 		fmt.Sprintf("-volume.port=%d", ports[2]), fmt.Sprintf("-volume.port.grpc=%d", ports[3]),
 		fmt.Sprintf("-filer.port=%d", ports[4]), fmt.Sprintf("-filer.port.grpc=%d", ports[5]),
 		"-filer", "-s3", fmt.Sprintf("-s3.port=%d", ports[6]), fmt.Sprintf("-s3.port.grpc=%d", ports[7]),
-		"-s3.config="+filepath.Join(dir, "s3.json"), "-master.volumeSizeLimitMB=1024", "-volume.max=0")
+		"-s3.config="+filepath.Join(dir, "s3.json"), "-s3.port.iceberg=0", "-s3.port.lance=0", "-master.volumeSizeLimitMB=1024", "-volume.max=0")
 	log, err := os.Create(filepath.Join(dir, "weed.log"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# What reading a recording in place on an S3 server costs, against the same
+# file on local disk (issue 25): requests, bytes fetched and wall time of
+# info, a one-topic cat, a 1-second window and a whole export of a recording
+# of at least 1 GB. The S3 server is SeaweedFS's weed (make deps-weed), run
+# on free loopback ports with a data folder of its own under DIR and stopped
+# (its process alone) at the end; the recording is generated once into DIR
+# (go run ./testdata/gen -big; the MCAP is its uncompressed conversion).
+#
+#   testdata/bench/remote.sh [DIR]     SIZE=1050000000 FILE=big.mcap BAGLAB=bin/baglab
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+DIR=${1:-/tmp/baglab-bench-remote}
+SIZE=${SIZE:-1050000000}
+FILE=${FILE:-big.mcap}
+WEED=${WEED:-$HOME/.cache/baglab/weed/weed}
+mkdir -p "$DIR"
+DIR=$(cd "$DIR" && pwd)
+if [ -z "${BAGLAB:-}" ]; then
+	make -s build
+	BAGLAB=$ROOT/bin/baglab
+fi
+[ -x "$WEED" ] || make -s deps-weed
+[ -x /usr/bin/aws ] || { echo "needs Debian's AWS CLI (make deps-apt)"; exit 1; }
+
+[ -f "$DIR/big.bag" ] || go run ./testdata/gen -big "$DIR/big.bag" -size "$SIZE" >/dev/null
+[ -f "$DIR/big.mcap" ] || "$BAGLAB" convert -q "$DIR/big.bag" "$DIR/big.mcap" --compression none
+
+port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+P=(); for _ in 1 2 3 4 5 6 7 8; do P+=("$(port)"); done
+rm -rf "$DIR/weed" && mkdir -p "$DIR/weed/data"
+cat > "$DIR/weed/s3.json" <<JSON
+{"identities":[{"name":"bench","credentials":[{"accessKey":"bench","secretKey":"bench-secret"}],"actions":["Admin","Read","List","Write"]}]}
+JSON
+setsid "$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$DIR/weed/data" \
+	-master.port="${P[0]}" -master.port.grpc="${P[1]}" -volume.port="${P[2]}" -volume.port.grpc="${P[3]}" \
+	-filer -filer.port="${P[4]}" -filer.port.grpc="${P[5]}" -s3 -s3.port="${P[6]}" -s3.port.grpc="${P[7]}" \
+	-s3.config="$DIR/weed/s3.json" -s3.port.iceberg=0 -s3.port.lance=0 -master.volumeSizeLimitMB=1024 -volume.max=0 >"$DIR/weed/log" 2>&1 &
+WEED_PID=$!
+trap 'kill -TERM -- -$WEED_PID 2>/dev/null || true' EXIT
+export AWS_ENDPOINT_URL=http://127.0.0.1:${P[6]} AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret \
+	AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
+AWS=(/usr/bin/aws --endpoint-url "$AWS_ENDPOINT_URL" --only-show-errors)
+for _ in $(seq 60); do "${AWS[@]}" s3 mb s3://bench >/dev/null 2>&1 && break; sleep 1; done
+for _ in $(seq 60); do "${AWS[@]}" s3 cp "$DIR/$FILE" "s3://bench/$FILE" && break; sleep 1; done
+
+LOCAL=$DIR/$FILE URL=s3://bench/$FILE
+BYTES=$(stat -c %s "$LOCAL")
+TOPIC=$("$BAGLAB" info --json "$LOCAL" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(max(d["topics"], key=lambda t: t["message_count"])["topic"])')
+declare -A CMD=(
+	[info]="info"
+	[cat1topic]="cat --topics $TOPIC"
+	[window1s]="cat --start +30s --end +31s"
+	[export]="export --out @OUT"
+)
+now() { date +%s.%N; }
+printf '%-10s %12s %12s %14s %9s %9s %7s\n' what requests bytes "% of file" "local s" "s3 s" ratio
+for what in info cat1topic window1s export; do
+	for where in local s3; do
+		src=$LOCAL; [ $where = s3 ] && src=$URL
+		out=$DIR/out-$where; rm -rf "$out"
+		args=${CMD[$what]//@OUT/$out}
+		t0=$(now)
+		# shellcheck disable=SC2086
+		"$BAGLAB" $args --stats "$src" >/dev/null 2>"$DIR/$what-$where.err" || { cat "$DIR/$what-$where.err"; exit 1; }
+		t1=$(now)
+		eval "T_$where=$(echo "$t1 - $t0" | bc)"
+	done
+	line=$(grep "stats: $URL" "$DIR/$what-s3.err" || true)
+	req=$(sed -n 's/.*: \([0-9]*\) requests.*/\1/p' <<<"$line")
+	got=$(sed -n 's/.*), \([0-9]*\) of .*/\1/p' <<<"$line")
+	printf '%-10s %12s %12s %13.3f%% %9.2f %9.2f %7.2f\n' "$what" "$req" "$got" \
+		"$(echo "100 * $got / $BYTES" | bc -l)" "$T_local" "$T_s3" "$(echo "$T_s3 / $T_local" | bc -l)"
+done
+echo "file: $FILE, $BYTES bytes; one topic: $TOPIC"
