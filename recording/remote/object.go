@@ -112,7 +112,8 @@ type Object struct {
 	lru     list.List // of *block, most recently used first
 	cached  int64
 	lastEnd int64 // end of the latest read, for readahead
-	ahead   int64 // bytes read in order so far (the readahead window)
+	streak  int64 // bytes read in order so far
+	ahead   int64 // the readahead window: half the streak, at most Readahead
 	aheadTo int64 // blocks before this are read ahead already
 
 	requests, bytes, retries atomic.Int64
@@ -289,7 +290,7 @@ func (obj *Object) Trim() {
 		}
 		e = prev
 	}
-	obj.lastEnd, obj.ahead, obj.aheadTo = 0, 0, 0
+	obj.lastEnd, obj.streak, obj.ahead, obj.aheadTo = 0, 0, 0, 0
 }
 
 // Close stops the object's requests and drops its cache; idempotent.
@@ -450,18 +451,22 @@ func (obj *Object) newBlock(i int64) *block {
 
 // readahead returns the runs of blocks to fetch ahead of a read of [off,
 // end) whose last block is last: none unless the read starts where the
-// previous one ended; then as many bytes ahead as the reads in order so
-// far took (so that what a reading of small records fetches ahead is
-// never more than it read), up to Readahead, cut into ReadaheadRequest
-// runs. obj.mu is held.
+// previous one ended (or a little past it); then half as many bytes ahead
+// as the reads in order so far took (so that what a reading fetches ahead
+// and then leaves is never more than half what it read), up to Readahead,
+// cut into ReadaheadRequest runs. obj.mu is held.
 func (obj *Object) readahead(off, end, last int64) [][]*block {
-	seq := off == obj.lastEnd
+	// In order: at the end of the previous read, or a little past it (the
+	// records a reading of chunks steps over, such as MCAP message
+	// indexes), which readahead then fetches too.
+	seq := off >= obj.lastEnd && off-obj.lastEnd <= nearGap && obj.lastEnd > 0
 	obj.lastEnd = end
 	if !seq {
-		obj.ahead = end - off
+		obj.streak, obj.ahead = end-off, 0
 		return nil
 	}
-	obj.ahead = min(obj.ahead+end-off, obj.o.Readahead)
+	obj.streak += end - off
+	obj.ahead = min(obj.streak/2, obj.o.Readahead)
 	B := obj.o.Block
 	from := max(last+1, obj.aheadTo)
 	to := min((end+obj.ahead+B-1)/B, (obj.tailOff+B-1)/B)
@@ -612,6 +617,10 @@ func (obj *Object) fetch(off int64, dst []byte, accept func(objectInfo, io.Reade
 	}
 	return got, nil
 }
+
+// nearGap is the most a read may start past the end of the previous one
+// and still count as reading in order.
+const nearGap = 256 << 10
 
 // errStalled ends a request whose server sent nothing for Options.Stall.
 var errStalled = errors.New("no data for too long")

@@ -46,7 +46,7 @@ for _ in $(seq 60); do "${AWS[@]}" s3 mb s3://bench >/dev/null 2>&1 && break; sl
 for _ in $(seq 60); do "${AWS[@]}" s3 cp "$DIR/$FILE" "s3://bench/$FILE" && break; sleep 1; done
 
 LOCAL=$DIR/$FILE URL=s3://bench/$FILE
-BYTES=$(stat -c %s "$LOCAL")
+BYTES=$(stat -L -c %s "$LOCAL")
 TOPIC=$("$BAGLAB" info --json "$LOCAL" | python3 -c 'import json,sys; d=json.load(sys.stdin); print(max(d["topics"], key=lambda t: t["message_count"])["topic"])')
 declare -A CMD=(
 	[info]="info"
