@@ -159,6 +159,12 @@ func Extract(ctx context.Context, in *recording.Inputs, dir string, o Options) (
 	})
 	close(work)
 	wg.Wait()
+	if ctx.Err() == nil {
+		if err := x.commit(x.pending); err != nil {
+			cancel(err)
+		}
+		x.pending = nil
+	}
 	if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
 		return nil, c
 	}
@@ -201,6 +207,7 @@ type extraction struct {
 	used      map[string]bool
 	entries   []Entry
 	committed []string
+	pending   []pending
 }
 
 func (x *extraction) add(path string) {
@@ -213,6 +220,9 @@ func (x *extraction) add(path string) {
 func (x *extraction) remove() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	for _, p := range x.pending {
+		p.f.Abort()
+	}
 	for _, p := range x.committed {
 		os.Remove(p)
 	}
@@ -314,16 +324,63 @@ func (x *extraction) write(f *Frame) error {
 		}
 		return err
 	}
-	if err := out.Commit(); err != nil {
-		return &OutputError{Path: path, Err: err}
-	}
 	e.Path = rel
 	x.mu.Lock()
-	x.committed = append(x.committed, path)
-	x.entries = append(x.entries, e)
+	x.pending = append(x.pending, pending{out, e})
+	var batch []pending
+	if len(x.pending) >= commitBatch {
+		batch, x.pending = x.pending, nil
+	}
 	x.mu.Unlock()
-	if x.o.Progress != nil {
-		x.o.Progress()
+	return x.commit(batch)
+}
+
+// commitBatch is the number of written frames synced at once (see
+// commit).
+const commitBatch = 64
+
+// pending is a frame written under its temporary name, waiting for its
+// sync and rename.
+type pending struct {
+	f *atomicfile.File
+	e Entry
+}
+
+// commit syncs a batch of written frames at once (atomicfile.CloseAll:
+// one journal commit serves many files, where a sync per frame made the
+// workers wait on the disk more than they computed) and renames them
+// into place; on failure the batch's files are removed.
+func (x *extraction) commit(batch []pending) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	files := make([]*atomicfile.File, len(batch))
+	for i, p := range batch {
+		files[i] = p.f
+	}
+	err := atomicfile.CloseAll(files)
+	for i, p := range batch {
+		if err == nil {
+			if err = p.f.Commit(); err != nil {
+				err = &OutputError{Path: p.f.Path(), Err: err}
+			}
+		}
+		if err != nil {
+			for _, q := range batch[i:] {
+				q.f.Abort()
+			}
+			if _, ok := err.(*OutputError); !ok {
+				err = &OutputError{Path: x.dir, Err: err}
+			}
+			return err
+		}
+		x.mu.Lock()
+		x.committed = append(x.committed, p.f.Path())
+		x.entries = append(x.entries, p.e)
+		x.mu.Unlock()
+		if x.o.Progress != nil {
+			x.o.Progress()
+		}
 	}
 	return nil
 }
