@@ -82,6 +82,7 @@ func (s Skipped) AsError(file string) *Error {
 		extra = append(extra, fmt.Sprintf("damaged bytes [%d, %d)", s.Offset, s.Offset+s.Length))
 	}
 	e.Detail = strings.Join(extra, "; ")
+	e.Stretch = &s
 	return &e
 }
 

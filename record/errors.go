@@ -30,6 +30,10 @@ type Error struct {
 	Field  string // field path, e.g. "placements[12].position.x", or record field
 	Err    error  // a sentinel above, possibly wrapped with detail
 	Detail string // extra human detail
+	// Stretch is the damaged stretch a reader went past, when the error
+	// reports one (Skipped.AsError): its byte range and the messages it
+	// kept or dropped, for the count of what a reading lost.
+	Stretch *Skipped
 }
 
 func (e *Error) Error() string {

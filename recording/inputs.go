@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -95,6 +96,8 @@ type Inputs struct {
 	res     *decode.Resolver
 	o       InputOptions
 	skipped atomic.Int64
+	lossMu  sync.Mutex
+	loss    Losses
 	// leftOut holds the topics and types of the channels Skip reported as
 	// left out (a Plan's channelError), each reported once
 	leftOut sync.Map
@@ -277,9 +280,80 @@ func (in *Inputs) Skip(err error) error {
 
 func (in *Inputs) report(err error) {
 	in.skipped.Add(1)
+	in.tally(err)
 	if in.o.OnSkip != nil {
 		in.o.OnSkip(err)
 	}
+}
+
+// Losses is what the skip-bad readings of the inputs left out or kept
+// unverified so far, for the closing count of a command.
+type Losses struct {
+	// Ranges counts the damaged byte stretches read past, Bytes their
+	// bytes.
+	Ranges int
+	Bytes  int64
+	// Dropped counts the messages left out that the readers saw and
+	// counted (a chunk whose CRC fails, messages that do not decode);
+	// Estimated those of stretches whose messages could not be counted
+	// (a cut or unreadable stretch), estimated from the bytes lost at the
+	// mean message size of the rest of the file.
+	Dropped, Estimated uint64
+	// Unverified counts the messages kept that no CRC vouches for.
+	Unverified uint64
+	// Topics counts the topics left out whole (no usable definition).
+	Topics int
+}
+
+// Losses returns what was left out or kept unverified so far.
+func (in *Inputs) Losses() Losses {
+	in.lossMu.Lock()
+	defer in.lossMu.Unlock()
+	return in.loss
+}
+
+// tally adds what err, a skipped stretch, message or channel, lost.
+func (in *Inputs) tally(err error) {
+	in.lossMu.Lock()
+	defer in.lossMu.Unlock()
+	var re *record.Error
+	switch {
+	case errors.As(err, &re) && re.Stretch != nil:
+		s := re.Stretch
+		in.loss.Ranges++
+		if s.Length > 0 {
+			in.loss.Bytes += s.Length
+		}
+		switch {
+		case s.Unverified:
+			in.loss.Unverified += s.Kept
+		case s.Dropped > 0:
+			in.loss.Dropped += s.Dropped
+		case s.Length > 0:
+			in.loss.Estimated += in.estimate(re.File, s.Length)
+		}
+	case isUndecodableChannel(err):
+		in.loss.Topics++
+	default:
+		in.loss.Dropped++ // one message that does not decode
+	}
+}
+
+// estimate is how many messages length bytes of file held, at the mean
+// size of the messages its summary counts (0 when unknown).
+func (in *Inputs) estimate(file string, length int64) uint64 {
+	for i, p := range in.paths {
+		if p != file || i >= len(in.sums) || in.sums[i].MessageCount == 0 {
+			continue
+		}
+		st, err := os.Stat(p)
+		if err != nil || st.Size() <= length {
+			return 0
+		}
+		per := float64(st.Size()-length) / float64(in.sums[i].MessageCount)
+		return uint64(float64(length)/per + 0.5)
+	}
+	return 0
 }
 
 func (in *Inputs) warn(format string, args ...any) {

@@ -94,3 +94,10 @@ func (in *Inputs) reportOnce(err error) bool {
 	_, dup := in.leftOut.LoadOrStore(ce.key, true)
 	return !dup
 }
+
+// isUndecodableChannel reports whether err leaves a whole channel out (a
+// Plan's error), not one message or stretch.
+func isUndecodableChannel(err error) bool {
+	var ce channelError
+	return errors.As(err, &ce)
+}

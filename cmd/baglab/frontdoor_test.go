@@ -133,7 +133,7 @@ func TestQuietStillSaysWhatWasSkipped(t *testing.T) {
 		{"analyze", "all", "-q", "--skip-bad", "--no-learn", "--json", path},
 	} {
 		_, stderr, code := run(t, args...)
-		if code != 0 || !strings.Contains(stderr, "baglab: skipped: ") || !strings.Contains(stderr, "message(s) skipped") {
+		if code != 0 || !strings.Contains(stderr, "baglab: skipped: ") || !strings.Contains(stderr, "baglab: --skip-bad: ") {
 			t.Errorf("%v: exit %d, stderr without the skip reports:\n%s", args, code, stderr)
 		}
 		if strings.Contains(stderr, "baglab: wrote") {
@@ -196,7 +196,7 @@ func TestSkipBadSaidAlikeByEveryVerb(t *testing.T) {
 				reports = append(reports, l)
 			}
 		}
-		if code != 0 || len(reports) != 1 || !strings.HasPrefix(reports[0], "baglab: skipped: ") || !strings.Contains(stderr, "1 message(s) skipped") {
+		if code != 0 || len(reports) != 1 || !strings.HasPrefix(reports[0], "baglab: skipped: ") || !strings.Contains(stderr, "baglab: --skip-bad: 1 topic without a usable definition left out; see above") {
 			t.Errorf("%s: exit %d, %d lines naming /thing, want 1 skip report:\n%s", args[0], code, len(reports), stderr)
 			continue
 		}

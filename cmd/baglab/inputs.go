@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/baglab/baglab/decode"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/english"
 
 	"github.com/baglab/baglab/recording"
 	"github.com/schollz/progressbar/v3"
@@ -107,10 +109,36 @@ func (g *globalOptions) open(files []string, f *readFlags, what string, want fun
 // close ends the progress bar, says what was skipped and closes the inputs.
 func (r *reading) close() {
 	r.bar.done()
-	if n := r.Skipped(); n > 0 {
-		r.g.warn("baglab: %d message(s) skipped (damaged ranges, undecodable messages, topics without a definition: see above)", n)
-	}
+	sayLosses(r.g, r.Inputs)
 	r.Inputs.Close()
+}
+
+// sayLosses ends a reading with skip-bad's count, never hidden by
+// --quiet: the messages left out (counted, and estimated for stretches
+// whose messages could not be counted), the messages kept unverified,
+// the damaged byte ranges and the topics left out whole.
+func sayLosses(g *globalOptions, in *recording.Inputs) {
+	if in.Skipped() == 0 {
+		return
+	}
+	l := in.Losses()
+	var parts []string
+	if l.Dropped > 0 || l.Estimated == 0 && l.Topics == 0 {
+		parts = append(parts, english.Count(l.Dropped, "message")+" left out")
+	}
+	if l.Estimated > 0 {
+		parts = append(parts, fmt.Sprintf("about %s lost in unreadable bytes (estimated from the mean message size of the file; a cut file may have held more past its end)", english.Count(l.Estimated, "message")))
+	}
+	if l.Unverified > 0 {
+		parts = append(parts, english.Count(l.Unverified, "message")+" kept unverified (no CRC vouches for them)")
+	}
+	if l.Ranges > 0 {
+		parts = append(parts, fmt.Sprintf("%s (%s)", english.Count(l.Ranges, "damaged byte range"), english.Count(l.Bytes, "byte")))
+	}
+	if l.Topics > 0 {
+		parts = append(parts, english.Count(l.Topics, "topic")+" without a usable definition left out")
+	}
+	g.warn("baglab: --skip-bad: %s; see above", strings.Join(parts, ", "))
 }
 
 // progress is a progress bar on stderr, shown only when stderr is a terminal.

@@ -195,9 +195,7 @@ func runPlay(ctx context.Context, o *playOptions, args []string) error {
 		float64(sum.DurationNs)/1e9, n.Name(), n.Master().URI, keysHint(po.Keys != nil))
 	st, err := p.Run(ctx, play.NodeAdvertiser{Node: n})
 	g.note("baglab: %s", st)
-	if n := in.Skipped(); n > 0 {
-		g.warn("baglab: %d damaged range(s) or message(s) skipped (see above)", n)
-	}
+	sayLosses(g, in)
 	if st.Dropped > 0 {
 		g.warn("baglab: warning: %d messages dropped for subscribers that did not keep up (their queue of --queue %d was full)", st.Dropped, o.a.Queue)
 	}

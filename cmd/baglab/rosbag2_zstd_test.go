@@ -70,7 +70,7 @@ func TestFileCompressedRosbag2(t *testing.T) {
 		}
 	}
 	out, stderr, code := run(t, "cat", "--skip-bad", z)
-	if n := strings.Count(out, "\n"); n != 101 || strings.Count(stderr, "skipped: "+bad) != 1 || !strings.Contains(stderr, "1 message(s) skipped") {
+	if n := strings.Count(out, "\n"); n != 101 || strings.Count(stderr, "skipped: "+bad) != 1 || !strings.Contains(stderr, "1 damaged byte range") {
 		t.Errorf("cat --skip-bad: exit %d, %d messages (want split_0's 101): %s", code, n, stderr)
 	}
 	left("after the damaged reads")

@@ -158,9 +158,7 @@ func runServe(ctx context.Context, o *serveOptions, files []string) error {
 	if serr := <-errc; err == nil {
 		err = serr
 	}
-	if n := in.Skipped(); n > 0 {
-		g.warn("baglab: %d damaged range(s) or message(s) skipped (see above)", n)
-	}
+	sayLosses(g, in)
 	return err
 }
 
