@@ -41,9 +41,10 @@ WEED_PID=$!
 trap 'kill -TERM -- -$WEED_PID 2>/dev/null || true' EXIT
 export AWS_ENDPOINT_URL=http://127.0.0.1:${P[6]} AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret \
 	AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
-AWS=(/usr/bin/aws --endpoint-url "$AWS_ENDPOINT_URL" --only-show-errors)
-for _ in $(seq 60); do "${AWS[@]}" s3 mb s3://bench >/dev/null 2>&1 && break; sleep 1; done
-for _ in $(seq 60); do "${AWS[@]}" s3 cp "$DIR/$FILE" "s3://bench/$FILE" && break; sleep 1; done
+AWS=(/usr/bin/aws --endpoint-url "$AWS_ENDPOINT_URL")
+for _ in $(seq 120); do "${AWS[@]}" s3 ls >/dev/null 2>&1 && break; sleep 1; done
+"${AWS[@]}" s3 ls s3://bench >/dev/null 2>&1 || "${AWS[@]}" s3 mb s3://bench
+for _ in $(seq 60); do "${AWS[@]}" s3 cp --only-show-errors "$DIR/$FILE" "s3://bench/$FILE" && break; sleep 1; done
 
 LOCAL=$DIR/$FILE URL=s3://bench/$FILE
 BYTES=$(stat -L -c %s "$LOCAL")
