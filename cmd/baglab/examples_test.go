@@ -39,7 +39,7 @@ type example struct {
 	where string // "baglab cat --help", "README.md:170"
 	line  string
 	exit  int  // the exit code a trailing "# exit N" announces (default 0)
-	live  bool // a record or play line: needs a ROS master, runs until interrupted
+	live  bool // a record, play or serve line: runs until interrupted
 }
 
 var exitNote = regexp.MustCompile(`#\s*exit (\d+)\s*$`)
@@ -95,8 +95,9 @@ func readmeExamples(t *testing.T) []example {
 	return out
 }
 
-// liveCommands need a ROS master and run until interrupted.
-var liveCommands = map[string]bool{"baglab record": true, "baglab play": true}
+// liveCommands run until interrupted (Ctrl-C, exit 0); record, play and
+// serve --ros need a ROS master.
+var liveCommands = map[string]bool{"baglab record": true, "baglab play": true, "baglab serve": true}
 
 // TestExamples runs every example of every --help and of the README, as
 // pasted into bash in a folder holding `make demo`'s files (demo/data,

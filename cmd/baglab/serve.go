@@ -70,7 +70,7 @@ unless the network is trusted. Ctrl-C stops the server (exit 0).`
 const serveExample = `  # after make demo:
   baglab serve demo/data/study.bag
   baglab serve demo/data/ --port 9000 --topics '/rail_pick_and_place/**' --speed 2
-  baglab serve damaged.bag.active --skip-bad --paused
+  baglab serve demo/data/broken/study.bag.active --skip-bad --paused
   baglab serve --ros --client-publish          # the live graph of ROS_MASTER_URI`
 
 func newServeCmd(g *globalOptions) *cobra.Command {
