@@ -38,7 +38,12 @@ setsid "$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$DIR/weed/data" \
 	-filer -filer.port="${P[4]}" -filer.port.grpc="${P[5]}" -s3 -s3.port="${P[6]}" -s3.port.grpc="${P[7]}" \
 	-s3.config="$DIR/weed/s3.json" -s3.port.iceberg=0 -s3.port.lance=0 -master.volumeSizeLimitMB=1024 -volume.max=0 >"$DIR/weed/log" 2>&1 &
 WEED_PID=$!
-trap 'kill -TERM -- -$WEED_PID 2>/dev/null || true' EXIT
+stop() {
+	kill -TERM -- -"$WEED_PID" 2>/dev/null || true
+	sleep 1
+	for p in "${P[@]}"; do rm -f /tmp/seaweedfs-*-"$p".sock; done # weed's sockets, by its ports
+}
+trap stop EXIT
 export AWS_ENDPOINT_URL=http://127.0.0.1:${P[6]} AWS_ACCESS_KEY_ID=bench AWS_SECRET_ACCESS_KEY=bench-secret \
 	AWS_REGION=us-east-1 AWS_EC2_METADATA_DISABLED=true
 AWS=(/usr/bin/aws --endpoint-url "$AWS_ENDPOINT_URL")

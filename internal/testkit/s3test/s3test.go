@@ -97,6 +97,13 @@ func Start(t testing.TB) *Server {
 			<-exited
 		}
 		log.Close()
+		// weed leaves Unix sockets named by port in /tmp: remove its own.
+		for _, p := range ports {
+			socks, _ := filepath.Glob(fmt.Sprintf("/tmp/seaweedfs-*-%d.sock", p))
+			for _, s := range socks {
+				os.Remove(s)
+			}
+		}
 	})
 	s := &Server{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", ports[6])}
 	t.Setenv("AWS_ENDPOINT_URL", s.Endpoint)
