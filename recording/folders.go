@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/baglab/baglab/internal/fserr"
 	"github.com/baglab/baglab/recording/remote"
@@ -61,7 +62,7 @@ func Expand(paths []string) ([]string, error) {
 			out = append(out, p)
 			continue
 		}
-		found, err := folderRecordings(p)
+		found, _, err := folderRecordings(p)
 		if err != nil {
 			return nil, err
 		}
@@ -94,26 +95,49 @@ func expandInputs(paths []string, stdin bool) ([]string, error) {
 	return out, nil
 }
 
-// folderRecordings lists the recordings directly in a plain folder.
-func folderRecordings(dir string) ([]string, error) {
+// folderRecordings lists the recordings directly in a plain folder, and
+// the names of the other entries it leaves out (sub-folders that are no
+// rosbag2 recording, other files; hidden ones are not named).
+func folderRecordings(dir string) (found, leftOut []string, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return nil, &InputError{Path: dir, Err: fserr.Cause(err)}
+		return nil, nil, &InputError{Path: dir, Err: fserr.Cause(err)}
 	}
-	var out []string
 	for _, e := range entries { // ReadDir sorts by name
 		p := filepath.Join(dir, e.Name())
-		if e.IsDir() || e.Type()&os.ModeSymlink != 0 && isDirPath(p) {
+		switch {
+		case e.IsDir() || e.Type()&os.ModeSymlink != 0 && isDirPath(p):
 			if IsBag2Folder(p) {
-				out = append(out, p)
+				found = append(found, p)
+				continue
 			}
+		case recordingExt(e.Name()):
+			found = append(found, p)
 			continue
 		}
-		if recordingExt(e.Name()) {
-			out = append(out, p)
+		if !strings.HasPrefix(e.Name(), ".") {
+			leftOut = append(leftOut, e.Name())
 		}
 	}
-	return out, nil
+	return found, leftOut, nil
+}
+
+// FolderNote says which entries of the plain folder dir a reading leaves
+// out, or "" when there are none (or dir is no such folder).
+func FolderNote(dir string) string {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() || IsBag2Folder(dir) {
+		return ""
+	}
+	_, left, err := folderRecordings(dir)
+	if err != nil || len(left) == 0 {
+		return ""
+	}
+	const most = 5
+	names := left
+	if len(names) > most {
+		names = append(names[:most:most], fmt.Sprintf("and %d more", len(left)-most))
+	}
+	return fmt.Sprintf("%s: left out %d entries that are not recordings (sub-folders are not searched): %s", dir, len(left), strings.Join(names, ", "))
 }
 
 func isDirPath(p string) bool {

@@ -125,6 +125,11 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		given = append(given, Given{Path: p, Recordings: len(e)})
 	}
 	in := &Inputs{paths: expanded, given: given, res: decode.NewResolver(o.Registry), o: o}
+	for _, p := range paths {
+		if note := FolderNote(p); note != "" {
+			in.warn("%s", note)
+		}
+	}
 	open := OpenOptions{OnWarning: func(err error) { in.warn("%v", err) }, KeepUnverified: o.KeepUnverified, Remote: o.Remote}
 	if o.SkipBad {
 		open.OnSkip = func(err error) { in.report(err) }

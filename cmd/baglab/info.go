@@ -50,6 +50,11 @@ failure.`,
 
 func runInfo(ctx context.Context, o *infoOptions) error {
 	var failed error
+	for _, f := range o.files {
+		if note := recording.FolderNote(f); note != "" {
+			o.g.warn("baglab: warning: %s", note)
+		}
+	}
 	sums, paths, err := recording.DescribeEach(ctx, o.files, recording.OpenOptions{Remote: o.g.remote}, func(path string, err error) {
 		// Go on with the other files; the first failure decides the exit
 		// code.
