@@ -222,3 +222,29 @@ func TestRecordDropsThenInterrupt(t *testing.T) {
 		t.Errorf("the recording was not kept: %v", err)
 	}
 }
+
+// TestRecordAllEndsQuietly: record -a subscribes to its own /rosout; a
+// normal Ctrl-C printed "publisher /rosout: subscriber ... disconnected:
+// writev ...: use of closed network connection", an error-looking line
+// for the link the recorder itself closed.
+func TestRecordAllEndsQuietly(t *testing.T) {
+	m := rostest.StartMaster(t)
+	rostest.Require(t, "rostopic")
+	m.Setenv(t)
+	m.Start(t, "pub-chatter", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", "/chatter", "std_msgs/String", "data: hello")
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout, stderr bytes.Buffer
+	g := &globalOptions{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	a := recorder.DefaultArgs()
+	a.All, a.Output = true, filepath.Join(t.TempDir(), "all.bag")
+	done := make(chan error, 1)
+	go func() { done <- runRecord(ctx, &recordOptions{g: g, a: a}, nil) }()
+	time.Sleep(3 * time.Second)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("record -a: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "/rosout") || strings.Contains(stderr.String(), "use of closed network connection") {
+		t.Errorf("record -a, Ctrl-C: stderr %q; want /rosout recorded and no closed-connection line", stderr.String())
+	}
+}

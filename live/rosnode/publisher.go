@@ -2,6 +2,7 @@ package rosnode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -276,7 +277,12 @@ func (p *Publisher) serve(c net.Conn, peer string, id int64) {
 			err := tcpros.WriteFrame(c, b)
 			pc.pending.Add(-1)
 			if err != nil {
-				p.node.opts.Logf("publisher %s: subscriber %s disconnected: %v", p.topic, peer, err)
+				// net.ErrClosed: this side closed the link, because the
+				// subscriber went away (the read above ended) or the node
+				// is shutting down; neither is worth a line.
+				if !errors.Is(err, net.ErrClosed) {
+					p.node.opts.Logf("publisher %s: subscriber %s disconnected: %v", p.topic, peer, err)
+				}
 				pc.stop()
 				p.remove(pc)
 				return
