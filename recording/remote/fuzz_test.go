@@ -26,7 +26,7 @@ func FuzzResponses(f *testing.F) {
 	f.Add(503, "", int64(0), 0, uint8(0))
 	f.Fuzz(func(t *testing.T, status int, contentRange string, contentLength int64, bodyLen int, mode uint8) {
 		if status < 100 || status > 599 || bodyLen < 0 || bodyLen > 1<<16 {
-			t.Skip()
+			return // not a response net/http can send
 		}
 		data := randomBytes(64, 12)
 		ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
