@@ -157,18 +157,9 @@ func TestMergeSharesConnections(t *testing.T) {
 	}
 }
 
-// mcapWithSequences is a node script that writes, with npm @mcap/core's
-// McapWriter, an MCAP file (argv[2]) of 20 ros1 messages on two channels
+// mcapWithSequences is a mcapByNode body: 20 ros1 messages on two channels
 // of /a, with sequence 1000+i and publish times apart from their log times.
 const mcapWithSequences = `
-const path = require("path");
-const fs = require("fs");
-const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
-const { McapWriter } = req("@mcap/core");
-const chunks = [];
-let pos = 0n;
-const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer.from(b)); pos += BigInt(b.byteLength); } };
-(async () => {
   const w = new McapWriter({ writable, chunkSize: 200 });
   await w.start({ profile: "ros1", library: "test" });
   const s = await w.registerSchema({ name: "std_msgs/String", encoding: "ros1msg", data: Buffer.from("string data\n") });
@@ -180,9 +171,6 @@ const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer
     const data = Buffer.concat([Buffer.from([txt.length, 0, 0, 0]), txt]);
     await w.addMessage({ channelId: i % 2 ? c2 : c1, sequence: 1000 + i, logTime: BigInt(5e9 + Math.floor(i / 4) * 1e9), publishTime: BigInt(4e9 + i), data });
   }
-  await w.end();
-  fs.writeFileSync(process.argv[2], Buffer.concat(chunks));
-})();
 `
 
 // mcapMessage is a message as testdata/mcapdump.cjs prints it.
@@ -222,9 +210,7 @@ func TestFilterKeepsMCAPSequence(t *testing.T) {
 	testenv.RequirePeer(t, "mcap")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.mcap")
-	if out, err := exec.Command("node", "-e", mcapWithSequences, testenv.NodeDir(t), src).CombinedOutput(); err != nil {
-		t.Fatalf("@mcap/core writer: %v\n%s", err, out)
-	}
+	mcapByNode(t, mcapWithSequences, src)
 	in := readMCAPMessages(t, src)
 	if len(in) != 20 {
 		t.Fatalf("@mcap/core wrote %d messages, want 20", len(in))
@@ -295,18 +281,9 @@ func TestFilterWindowAsRosbagFilter(t *testing.T) {
 	}
 }
 
-// mcapWithEmptyChannel is a node script that writes, with npm @mcap/core's
-// McapWriter, an MCAP file (argv[2]) of 3 ros1 messages on /a and a
+// mcapWithEmptyChannel is a mcapByNode body: 3 ros1 messages on /a and a
 // channel /empty (the same type) without messages.
 const mcapWithEmptyChannel = `
-const path = require("path");
-const fs = require("fs");
-const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
-const { McapWriter } = req("@mcap/core");
-const chunks = [];
-let pos = 0n;
-const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer.from(b)); pos += BigInt(b.byteLength); } };
-(async () => {
   const w = new McapWriter({ writable });
   await w.start({ profile: "ros1", library: "test" });
   const s = await w.registerSchema({ name: "std_msgs/String", encoding: "ros1msg", data: Buffer.from("string data\n") });
@@ -318,9 +295,6 @@ const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer
     const data = Buffer.concat([Buffer.from([txt.length, 0, 0, 0]), txt]);
     await w.addMessage({ channelId: a, sequence: i, logTime: BigInt(5e9 + i * 1e9), publishTime: BigInt(5e9 + i * 1e9), data });
   }
-  await w.end();
-  fs.writeFileSync(process.argv[2], Buffer.concat(chunks));
-})();
 `
 
 // TestEmptyTopicSurvivesCopy: a channel without messages, in an MCAP file
@@ -336,9 +310,7 @@ func TestEmptyTopicSurvivesCopy(t *testing.T) {
 	testenv.RequirePeer(t, "mcap")
 	dir := t.TempDir()
 	src := filepath.Join(dir, "src.mcap")
-	if out, err := exec.Command("node", "-e", mcapWithEmptyChannel, testenv.NodeDir(t), src).CombinedOutput(); err != nil {
-		t.Fatalf("@mcap/core writer: %v\n%s", err, out)
-	}
+	mcapByNode(t, mcapWithEmptyChannel, src)
 	type topic struct {
 		Topic        string `json:"topic"`
 		Type         string `json:"type"`
@@ -381,5 +353,29 @@ func TestEmptyTopicSurvivesCopy(t *testing.T) {
 	slices.Sort(topics)
 	if !slices.Equal(topics, []string{"/a"}) || len(got.Messages) != 3 {
 		t.Errorf("rosbag reads connections %v and %d messages, want /a and 3", topics, len(got.Messages))
+	}
+}
+
+// mcapByNode writes path with npm @mcap/core's McapWriter (an independent
+// MCAP writer): body runs between the writer's setup and its end, with
+// McapWriter and writable in scope, and must make the writer w and start
+// it.
+func mcapByNode(t *testing.T, body, path string) {
+	t.Helper()
+	const prologue = `const path = require("path");
+const fs = require("fs");
+const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
+const { McapWriter } = req("@mcap/core");
+const chunks = [];
+let pos = 0n;
+const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer.from(b)); pos += BigInt(b.byteLength); } };
+(async () => {
+`
+	const epilogue = `  await w.end();
+  fs.writeFileSync(process.argv[2], Buffer.concat(chunks));
+})();
+`
+	if out, err := exec.Command("node", "-e", prologue+body+epilogue, testenv.NodeDir(t), path).CombinedOutput(); err != nil {
+		t.Fatalf("@mcap/core writer: %v\n%s", err, out)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -142,19 +141,10 @@ func TestQuietStillSaysWhatWasSkipped(t *testing.T) {
 	}
 }
 
-// mcapWithUnknownType is a node script that writes, with npm
-// @mcap/core's McapWriter, an MCAP file (argv[2]) of 3 std_msgs/String
+// mcapWithUnknownType is a mcapByNode body: 3 std_msgs/String
 // messages on /a and 4 on /thing, whose type nobody_msgs/Thing the file
 // stores no definition of and no registry knows.
 const mcapWithUnknownType = `
-const path = require("path");
-const fs = require("fs");
-const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
-const { McapWriter } = req("@mcap/core");
-const chunks = [];
-let pos = 0n;
-const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer.from(b)); pos += BigInt(b.byteLength); } };
-(async () => {
   const w = new McapWriter({ writable });
   await w.start({ profile: "ros1", library: "test" });
   const s = await w.registerSchema({ name: "std_msgs/String", encoding: "ros1msg", data: Buffer.from("string data\n") });
@@ -166,9 +156,6 @@ const writable = { position: () => pos, write: async (b) => { chunks.push(Buffer
     const data = Buffer.concat([Buffer.from([txt.length, 0, 0, 0]), txt]);
     await w.addMessage({ channelId: i % 2 ? a : t, sequence: i, logTime: BigInt(5e9 + i * 1e9), publishTime: BigInt(5e9 + i * 1e9), data });
   }
-  await w.end();
-  fs.writeFileSync(process.argv[2], Buffer.concat(chunks));
-})();
 `
 
 // TestSkipBadSaidAlikeByEveryVerb: cat, export and analyze all with
@@ -180,9 +167,7 @@ func TestSkipBadSaidAlikeByEveryVerb(t *testing.T) {
 	testenv.RequirePeer(t, "mcap")
 	dir := t.TempDir()
 	path := filepath.Join(dir, "unknown.mcap")
-	if out, err := exec.Command("node", "-e", mcapWithUnknownType, testenv.NodeDir(t), path).CombinedOutput(); err != nil {
-		t.Fatalf("@mcap/core writer: %v\n%s", err, out)
-	}
+	mcapByNode(t, mcapWithUnknownType, path)
 	var want []string
 	for _, args := range [][]string{
 		{"cat", "--skip-bad", "--quiet", path},
