@@ -12,6 +12,10 @@ type Skipped struct {
 	// Offset and Length locate the bytes in the file (Length runs to the
 	// end of the file when the rest is unreadable).
 	Offset, Length int64
+	// Beyond counts the bytes the file's own header says followed where
+	// the file now ends (a bag whose index position lies past its end):
+	// lost with the cut, and not part of Length.
+	Beyond int64
 	// Kept counts the messages still read from the stretch, Dropped those
 	// it was seen to hold that were left out.
 	Kept, Dropped uint64
@@ -80,6 +84,9 @@ func (s Skipped) AsError(file string) *Error {
 	}
 	if s.Length > 0 {
 		extra = append(extra, fmt.Sprintf("damaged bytes [%d, %d)", s.Offset, s.Offset+s.Length))
+	}
+	if s.Beyond > 0 {
+		extra = append(extra, fmt.Sprintf("%d bytes lost past the end of the file, by its header", s.Beyond))
 	}
 	e.Detail = strings.Join(extra, "; ")
 	e.Stretch = &s

@@ -295,14 +295,17 @@ func (in *Inputs) report(err error) {
 // unverified so far, for the closing count of a command.
 type Losses struct {
 	// Ranges counts the damaged byte stretches read past, Bytes their
-	// bytes.
+	// bytes; Beyond counts the bytes that files' own headers say followed
+	// where the files now end (cut bags).
 	Ranges int
 	Bytes  int64
+	Beyond int64
 	// Dropped counts the messages left out that the readers saw and
 	// counted (a chunk whose CRC fails, messages that do not decode);
 	// Estimated those of stretches whose messages could not be counted
-	// (a cut or unreadable stretch), estimated from the bytes lost at the
-	// mean message size of the rest of the file.
+	// (a cut or unreadable stretch), estimated from the bytes lost (in the
+	// file and past its end) at the mean message size of the rest of the
+	// file.
 	Dropped, Estimated uint64
 	// Unverified counts the messages kept that no CRC vouches for.
 	Unverified uint64
@@ -329,13 +332,16 @@ func (in *Inputs) tally(err error) {
 		if s.Length > 0 {
 			in.loss.Bytes += s.Length
 		}
+		if s.Beyond > 0 {
+			in.loss.Beyond += s.Beyond
+		}
 		switch {
 		case s.Unverified:
 			in.loss.Unverified += s.Kept
 		case s.Dropped > 0:
 			in.loss.Dropped += s.Dropped
-		case s.Length > 0:
-			in.loss.Estimated += in.estimate(re.File, s.Length)
+		case s.Length > 0 || s.Beyond > 0:
+			in.loss.Estimated += in.estimate(re.File, max(s.Length, 0), max(s.Beyond, 0))
 		}
 	case isUndecodableChannel(err):
 		in.loss.Topics++
@@ -344,9 +350,10 @@ func (in *Inputs) tally(err error) {
 	}
 }
 
-// estimate is how many messages length bytes of file held, at the mean
-// size of the messages its summary counts (0 when unknown).
-func (in *Inputs) estimate(file string, length int64) uint64 {
+// estimate is how many messages the damaged bytes of file held (length
+// of them in the file, beyond past its end), at the mean size of the
+// messages its summary counts in the rest (0 when unknown).
+func (in *Inputs) estimate(file string, length, beyond int64) uint64 {
 	for i, p := range in.paths {
 		if p != file || i >= len(in.sums) || in.sums[i].MessageCount == 0 {
 			continue
@@ -356,7 +363,7 @@ func (in *Inputs) estimate(file string, length int64) uint64 {
 			return 0
 		}
 		per := float64(st.Size()-length) / float64(in.sums[i].MessageCount)
-		return uint64(float64(length)/per + 0.5)
+		return uint64(float64(length+beyond)/per + 0.5)
 	}
 	return 0
 }

@@ -126,7 +126,10 @@ func sayLosses(g *globalOptions, in *recording.Inputs) {
 	if l.Dropped > 0 || l.Estimated == 0 && l.Topics == 0 {
 		parts = append(parts, english.Count(l.Dropped, "message")+" left out")
 	}
-	if l.Estimated > 0 {
+	switch {
+	case l.Estimated > 0 && l.Beyond > 0:
+		parts = append(parts, fmt.Sprintf("about %s lost in unreadable bytes and in the %s that the bag header says followed the cut end (estimated from the mean message size of the file)", english.Count(l.Estimated, "message"), english.Count(l.Beyond, "byte")))
+	case l.Estimated > 0:
 		parts = append(parts, fmt.Sprintf("about %s lost in unreadable bytes (estimated from the mean message size of the file; a cut file may have held more past its end)", english.Count(l.Estimated, "message")))
 	}
 	if l.Unverified > 0 {

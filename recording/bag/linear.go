@@ -62,6 +62,7 @@ func (it *linearIter) tail(s record.Skipped) error {
 		if !it.r.opts.SkipBad {
 			return s.Err
 		}
+		s.Beyond = it.r.beyondEnd()
 		it.skip(s)
 		return nil
 	}
@@ -100,7 +101,7 @@ func (it *linearIter) end(pos int64) error {
 	if !it.r.opts.SkipBad {
 		return it.r.cut
 	}
-	it.skip(record.Skipped{Offset: pos, Length: it.r.size - pos, Err: it.r.cut})
+	it.skip(record.Skipped{Offset: pos, Length: it.r.size - pos, Beyond: it.r.beyondEnd(), Err: it.r.cut})
 	return io.EOF
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -396,6 +397,15 @@ func (r *Reader) Header() BagHeader { return r.header }
 // crashed reports whether the bag was never closed (index_pos 0), so that
 // its end is torn as a matter of course.
 func (r *Reader) crashed() bool { return r.header.IndexPos == 0 }
+
+// beyondEnd is how many bytes of chunks the bag header says lie past the
+// end of the file: those a cut took with it (0 when none or unknown).
+func (r *Reader) beyondEnd() int64 {
+	if r.crashed() || r.header.IndexPos <= uint64(r.size) || r.header.IndexPos > math.MaxInt64 {
+		return 0
+	}
+	return int64(r.header.IndexPos) - r.size
+}
 
 // Indexed reports whether the reader uses the bag's index.
 func (r *Reader) Indexed() bool { return r.indexed }
