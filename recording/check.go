@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/internal/zfile"
@@ -25,6 +24,10 @@ type CheckOptions struct {
 	// number of messages, and returns the function told of each message
 	// decoded.
 	Progress func(total int64) func(n int)
+	// Distro is the ROS 2 distribution whose built-in definitions serve
+	// the types the recording stores none of (InputOptions.Distro; ""
+	// takes the one the recording names, as every verb does).
+	Distro string
 	// Remote reads URLs (see OpenOptions.Remote).
 	Remote *remote.Session
 }
@@ -32,7 +35,8 @@ type CheckOptions struct {
 // Check examines the recording at path and lists its problems:
 //   - the container's own structural check (bag.Check, mcapfile.Check,
 //     db3.Check), which a rosbag2 MCAP folder runs on each of its files;
-//   - once, for every channel: its definition resolves, and for ROS1 its
+//   - once, for every channel: its definition resolves, as every verb
+//     resolves it (OpenInputs and a Plan), and for ROS1 its
 //     MD5 agrees with the stored md5sum (an encoding baglab does not
 //     decode, protobuf say, is a warning: its messages are not checked);
 //   - unless o.NoDecode, every message decodes with its definition (at
@@ -93,9 +97,11 @@ func checkMCAPSplit(path string, compressed bool) ([]record.Problem, error) {
 	return mcapfile.CheckReaderAt(z, z.Size(), path), nil
 }
 
-// checkMessages resolves every channel's definition, compares ROS1 MD5s
-// and decodes every message. When the structural check already found
-// damage, read errors are not reported again.
+// checkMessages reads the recording at path as every verb reads its
+// inputs (OpenInputs, with the ROS 2 distribution it names, and a Plan of
+// its channels' decoders): it resolves every channel's definition,
+// compares ROS1 MD5s and decodes every message. When the structural
+// check already found damage, read errors are not reported again.
 func checkMessages(ctx context.Context, path string, o CheckOptions, damaged bool) ([]record.Problem, error) {
 	readError := func(err error) []record.Problem {
 		if damaged {
@@ -103,44 +109,41 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 		}
 		return []record.Problem{errorProblem(err)}
 	}
-	r, err := Open(path)
+	in, err := OpenInputs([]string{path}, InputOptions{Registry: o.Registry, Distro: o.Distro})
 	if err != nil {
 		return readError(err), nil
 	}
-	defer r.Close()
-	chans, err := r.Channels()
+	defer in.Close()
+	f := in.File(0)
+	chans, err := f.Channels()
 	if err != nil {
 		return readError(err), nil
 	}
-	res := decode.NewResolver(o.Registry)
+	plan := in.NewPlan(nil)
 	var probs []record.Problem
 	add := func(off int64, format string, args ...any) {
 		probs = append(probs, record.Problem{Offset: off, Severity: record.SeverityError, Message: fmt.Sprintf(format, args...)})
 	}
-	bad := map[*record.Channel]bool{}
 	type schemaCheck struct{ name, md5, def string }
 	checked := map[schemaCheck]bool{}
 	for _, ch := range chans {
-		if ch.MessageEncoding == "json" {
-			continue
-		}
-		dec, err := res.For(ch)
+		dec, _, err := plan.Channel(ch, path)
 		if err != nil {
-			var re *record.Error // the resolver's, naming the topic and type again
+			off := record.OffsetOf(err) // the record storing the definition, if known
+			var re *record.Error        // naming the file and topic again
 			if errors.As(err, &re) && re.Err != nil {
 				err = re.Err
 			}
-			bad[ch] = true
 			if errors.Is(err, record.ErrUnsupported) { // not damage: baglab cannot decode it
 				probs = append(probs, record.Problem{Offset: -1, Severity: record.SeverityWarning,
 					Message: fmt.Sprintf("topic %s: its messages are not checked: %v", ch.Topic, err)})
 				continue
 			}
-			add(-1, "topic %s: definition of %s: %v", ch.Topic, TypeName(ch), err)
+			add(off, "topic %s: definition of %s: %v", ch.Topic, TypeName(ch), err)
 			continue
 		}
 		s := ch.Schema
-		if ch.MessageEncoding != "ros1" || s == nil || s.MD5 == "" || s.MD5 == "*" {
+		if dec == nil || ch.MessageEncoding != "ros1" || s == nil || s.MD5 == "" || s.MD5 == "*" {
 			continue
 		}
 		if sum := msgdef.MD5(dec.Type()); sum != s.MD5 {
@@ -156,13 +159,9 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 	}
 	progress := func(int) {}
 	if o.Progress != nil {
-		var total int64
-		if sum, err := r.Summary(); err == nil {
-			total = int64(sum.MessageCount)
-		}
-		progress = o.Progress(total)
+		progress = o.Progress(int64(f.Summary().MessageCount))
 	}
-	it, err := r.Messages(record.Filter{})
+	it, err := f.Messages(ctx)
 	if err != nil {
 		return append(probs, readError(err)...), nil
 	}
@@ -170,24 +169,21 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 	failures := map[*record.Channel]int{}
 	invalid := map[*record.Channel]int{} // messages with strings that are not UTF-8
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		m, err := it.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			probs = append(probs, readError(err)...)
 			break
 		}
 		progress(1)
 		ch := m.Channel
-		if bad[ch] || ch.MessageEncoding == "json" {
-			continue
-		}
-		dec, err := res.For(ch)
-		if err != nil {
+		dec, ok, _ := plan.Decoder(m) // a channel's error is said above
+		if !ok || dec == nil {        // left out, or JSON
 			continue
 		}
 		before := dec.InvalidUTF8()

@@ -50,18 +50,30 @@ func (in *Inputs) NewPlan(want func(typ string) bool) *Plan {
 // and lets the reading go on.
 func (p *Plan) Decoder(m *record.Message) (dec decode.Decoder, ok bool, err error) {
 	if m.Channel != p.last {
-		p.last, p.cur = m.Channel, p.chans[m.Channel]
-		if p.cur == nil {
-			p.cur = p.resolve(m)
-			p.chans[m.Channel] = p.cur
-		}
+		p.last, p.cur = m.Channel, p.entry(m.Channel, m.Source)
 	}
 	return p.cur.dec, !p.cur.leave, p.cur.err
 }
 
-// resolve makes the entry of m's channel.
-func (p *Plan) resolve(m *record.Message) *planned {
-	ch := m.Channel
+// Channel is Decoder for a channel of the recording file, asked before
+// (or without) reading its messages.
+func (p *Plan) Channel(ch *record.Channel, file string) (dec decode.Decoder, ok bool, err error) {
+	e := p.entry(ch, file)
+	return e.dec, !e.leave, e.err
+}
+
+// entry is ch's entry, made the first time ch is asked for.
+func (p *Plan) entry(ch *record.Channel, file string) *planned {
+	e := p.chans[ch]
+	if e == nil {
+		e = p.resolve(ch, file)
+		p.chans[ch] = e
+	}
+	return e
+}
+
+// resolve makes the entry of ch, a channel of file.
+func (p *Plan) resolve(ch *record.Channel, file string) *planned {
 	switch {
 	case p.want != nil && !p.want(TypeName(ch)):
 		return &planned{leave: true}
@@ -70,7 +82,7 @@ func (p *Plan) resolve(m *record.Message) *planned {
 	}
 	dec, err := p.in.res.For(ch)
 	if err != nil {
-		return &planned{leave: true, err: undecodableChannel(err, m.Source, ch)}
+		return &planned{leave: true, err: undecodableChannel(err, file, ch)}
 	}
 	return &planned{dec: dec}
 }

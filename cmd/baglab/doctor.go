@@ -64,7 +64,7 @@ func runDoctor(ctx context.Context, o *doctorOptions) error {
 		}
 	}
 	defer endBar()
-	co := recording.CheckOptions{Registry: reg, NoDecode: o.noDecode, Remote: o.g.remote, Progress: func(total int64) func(int) {
+	co := recording.CheckOptions{Registry: reg, Distro: o.g.distro, NoDecode: o.noDecode, Remote: o.g.remote, Progress: func(total int64) func(int) {
 		bar = newProgress(o.g, total, "decode")
 		return bar.add
 	}}

@@ -191,6 +191,39 @@ func TestHumbleWithoutDefinitions(t *testing.T) {
 	}
 }
 
+// TestDoctorReadsAsCat: doctor resolves definitions as cat does — a
+// recording whose metadata names ros_distro: humble decodes with Humble's
+// built-in Range in both (doctor reported "no built-in definition without
+// --distro" before, while cat decoded every message), and --distro and a
+// recording naming none give both the same verdict.
+func TestDoctorReadsAsCat(t *testing.T) {
+	dir, _ := humbleFolders(t)
+	for _, c := range []struct {
+		what, folder string
+		args         []string
+		ok           bool
+		want         string
+	}{
+		{"ros_distro: humble", "range-named", nil, true, ""},
+		{"Range, no distribution named", "range", nil, false, "--distro"},
+		{"Humble Range read as Jazzy", "range-named", []string{"--distro", "jazzy"}, false, "byte 40"},
+	} {
+		path := filepath.Join(dir, c.folder)
+		_, catErr, catCode := run(t, append([]string{"cat", path}, c.args...)...)
+		out, stderr, code := run(t, append([]string{"doctor", path}, c.args...)...)
+		if (catCode == exitOK) != c.ok || (code == exitOK) != c.ok {
+			t.Errorf("%s: cat exit %d, doctor exit %d, want both ok=%v:\ncat: %s\ndoctor: %s%s", c.what, catCode, code, c.ok, catErr, out, stderr)
+			continue
+		}
+		if c.ok && out != path+": ok\n" {
+			t.Errorf("%s: doctor says %q", c.what, out)
+		}
+		if !c.ok && (!strings.Contains(out, c.want) || !strings.Contains(catErr, c.want)) {
+			t.Errorf("%s: want %q in both:\ncat: %s\ndoctor: %s", c.what, c.want, catErr, out)
+		}
+	}
+}
+
 // peerServiceEvents writes an MCAP as rosbag2 records the events of
 // services that use no other types (remap_msgs AddPlugin and RemovePlugin):
 // schema encoding "unknown" and the bare .srv text; npm @mcap/core writes
