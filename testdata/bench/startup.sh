@@ -17,7 +17,7 @@ RUNS=${RUNS:-20}
 PY=/usr/bin/python3
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
-[ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null
+command -v perf >/dev/null || { echo "startup.sh needs perf (linux-perf)" >&2; exit 1; }
 if [ -z "${BAGLAB:-}" ]; then
 	make -s build
 	BAGLAB=$ROOT/bin/baglab
@@ -39,12 +39,16 @@ ls -l "$DIR/mixed.bag" | awk '{printf "mixed bag: %.1f MB\n", $5 / 1e6}' >&2
 
 RES=$(mktemp -d)
 trap 'rm -rf "$ONE" "$RES"' EXIT
-# measure NAME CMD...: one run, "wall cpu" in seconds appended to RES/NAME
+# measure NAME CMD...: one run, "wall cpu" in seconds appended to RES/NAME;
+# wall from date's nanoseconds, CPU from perf stat's task-clock (both to
+# the microsecond: /usr/bin/time's 10 ms steps cannot time a start-up).
 measure() {
-	local name=$1
+	local name=$1 t0 t1
 	shift
-	/usr/bin/time -f "%e %U %S" -o "$RES/t" "$@" >/dev/null 2>&1
-	awk '{ printf "%s %.4f\n", $1, $2 + $3 }' "$RES/t" >>"$RES/$name"
+	t0=$(date +%s%N)
+	perf stat -x, -e task-clock -o "$RES/p" "$@" >/dev/null 2>&1
+	t1=$(date +%s%N)
+	awk -F, -v w=$((t1 - t0)) '$3 == "task-clock" { printf "%.6f %.6f\n", w / 1e9, $1 / 1e3 }' "$RES/p" >>"$RES/$name"
 }
 PYINFO='import rosbag, sys
 b = rosbag.Bag(sys.argv[1])
@@ -64,16 +68,17 @@ done
 
 # median NAME COLUMN
 median() { sort -n -k"$2" "$RES/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.1f", a / b; else print "-" }'; }
+ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
 echo
 echo "Medians on $(nproc) cores, $(date -u +%Y-%m-%d), RUNS=$RUNS (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
-echo "| command | wall | CPU | against | its wall | its CPU | wall ratio | CPU ratio |"
+echo "| command | wall | CPU | against | its wall | its CPU | wall, ours ÷ its | CPU, ours ÷ its |"
 echo "|---|---|---|---|---|---|---|---|"
 row() {
 	local w c pw pc
 	w=$(median "$1" 1) c=$(median "$1" 2) pw=$(median "$3" 1) pc=$(median "$3" 2)
-	echo "| $2 | $w s | $c s | $4 | $pw s | $pc s | $(ratio "$w" "$pw") | $(ratio "$c" "$pc") |"
+	echo "| $2 | $(ms "$w") | $(ms "$c") | $4 | $(ms "$pw") | $(ms "$pc") | $(ratio "$w" "$pw") | $(ratio "$c" "$pc") |"
 }
 row version "baglab version" one "Go one-liner"
 row info "baglab info mixed.bag" rosbag-info "python rosbag info"
