@@ -47,6 +47,10 @@ type Node struct {
 	connIDs atomic.Int64
 	pool    bufPool
 
+	// Open TCPROS connections: in total, in handshake per remote host,
+	// and after the handshake per callerid and topic or service.
+	tcpConns, handshakes, callers connLimit
+
 	rosout atomic.Pointer[Publisher] // AdvertiseRosout's
 	logSeq atomic.Uint32
 }
@@ -78,6 +82,10 @@ func New(ctx context.Context, o Options) (*Node, error) {
 		pubs:    map[string]*Publisher{},
 		subs:    map[string]*Subscriber{},
 		srvs:    map[string]*Service{},
+
+		tcpConns:   connLimit{total: o.MaxConns},
+		handshakes: connLimit{perKey: maxHandshakesPerHost},
+		callers:    connLimit{perKey: maxConnsPerCaller},
 	}
 	n.master = NewMaster(o.MasterURI, o.Name)
 	n.master.client.HTTP = &http.Client{Timeout: o.Timeout}
@@ -89,11 +97,16 @@ func New(ctx context.Context, o Options) (*Node, error) {
 		}, MaxBody: MaxSlaveRequest, MaxConcurrent: maxSlaveConcurrent},
 		ReadHeaderTimeout: o.Timeout,
 		ReadTimeout:       4 * o.Timeout,
+		IdleTimeout:       o.Timeout,
 	}
+	slaveLn := &limitListener{Listener: httpLn, lim: &connLimit{perKey: maxSlaveConnsPerHost, total: maxSlaveConns},
+		refused: func(c net.Conn, err error) {
+			o.Logf("slave API: connection from %s refused: %v", c.RemoteAddr(), err)
+		}}
 	n.wg.Add(3)
 	go func() {
 		defer n.wg.Done()
-		_ = n.httpS.Serve(httpLn)
+		_ = n.httpS.Serve(slaveLn)
 	}()
 	go func() {
 		defer n.wg.Done()
@@ -187,23 +200,48 @@ func (n *Node) serveTCPROS() {
 			}
 			return
 		}
+		host := hostOf(c.RemoteAddr())
+		if err := n.tcpConns.acquire(""); err != nil {
+			n.refuseConn(c, err)
+			continue
+		}
+		if err := n.handshakes.acquire(host); err != nil {
+			n.tcpConns.release("")
+			n.refuseConn(c, fmt.Errorf("%w before their header", err))
+			continue
+		}
 		n.wg.Add(1)
 		go func() {
 			defer n.wg.Done()
-			n.acceptConn(c)
+			defer n.tcpConns.release("")
+			n.acceptConn(c, host)
 		}()
 	}
+}
+
+// refuseConn closes a TCPROS connection beyond a bound of Options.MaxConns,
+// maxHandshakesPerHost or maxConnsPerCaller, with a log line.
+func (n *Node) refuseConn(c net.Conn, err error) {
+	n.opts.Logf("TCPROS connection from %s refused: %v", c.RemoteAddr(), err)
+	c.Close()
 }
 
 // acceptConn runs the server side of one TCPROS handshake and hands the
 // connection to its publisher or, for a header naming a service, to its
 // service.
-func (n *Node) acceptConn(c net.Conn) {
+func (n *Node) acceptConn(c net.Conn, host string) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		_ = tc.SetNoDelay(true)
 	}
 	_ = c.SetDeadline(time.Now().Add(n.opts.Timeout))
+	// Close does not wait for a peer that never sends its header.
+	stop := context.AfterFunc(n.ctx, func() { c.Close() })
 	h, err := tcpros.ReadHeader(c)
+	n.handshakes.release(host)
+	if !stop() {
+		c.Close()
+		return
+	}
 	if err != nil {
 		n.opts.Logf("TCPROS connection from %s closed: %v", c.RemoteAddr(), err)
 		c.Close()
@@ -215,11 +253,21 @@ func (n *Node) acceptConn(c net.Conn) {
 		_ = tcpros.WriteHeader(c, tcpros.Header{{Key: "error", Value: msg}})
 		c.Close()
 	}
-	if name, ok := h.Get("service"); ok {
+	name, isService := h.Get("service")
+	if !isService {
+		name = h.Value("topic")
+	}
+	caller := h.Value("callerid") + " " + name
+	if err := n.callers.acquire(caller); err != nil {
+		n.refuseConn(c, fmt.Errorf("%s to %s: %w", h.Value("callerid"), name, err))
+		return
+	}
+	defer n.callers.release(caller)
+	if isService {
 		n.acceptServiceClient(c, h, name, refuse)
 		return
 	}
-	topic := h.Value("topic")
+	topic := name
 	n.mu.Lock()
 	p := n.pubs[topic]
 	n.mu.Unlock()

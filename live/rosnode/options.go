@@ -48,6 +48,13 @@ type Options struct {
 	// OnShutdown is called once when a peer calls the slave API's shutdown
 	// (rosnode kill), with the reason given.
 	OnShutdown func(reason string)
+	// MaxConns bounds the TCPROS connections (subscribers of this node's
+	// publishers, clients of its services, and those in handshake) open at
+	// once (DefaultMaxConns when 0); more are closed at once with a log
+	// line. One host holds at most 64 connections in handshake and one
+	// callerid at most 8 to one topic or service; the slave API takes at
+	// most 64 connections from one host and 128 in all.
+	MaxConns int
 	// Timeout bounds each XML-RPC call and TCPROS handshake (5 s when 0).
 	Timeout time.Duration
 	// Now is the ROS time that stamps /rosout lines (Node.Log): /clock's
@@ -118,6 +125,9 @@ func (o Options) resolved() (Options, error) {
 	}
 	if o.PublishQueue <= 0 {
 		o.PublishQueue = DefaultPublishQueue
+	}
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
 	}
 	if o.Timeout <= 0 {
 		o.Timeout = 5 * time.Second
