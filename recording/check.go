@@ -119,7 +119,7 @@ func checkMessages(ctx context.Context, path string, o CheckOptions, damaged boo
 	if err != nil {
 		return readError(err), nil
 	}
-	plan := in.NewPlan(nil)
+	plan := in.newPlan(nil)
 	var probs []record.Problem
 	add := func(off int64, format string, args ...any) {
 		probs = append(probs, record.Problem{Offset: off, Severity: record.SeverityError, Message: fmt.Sprintf(format, args...)})

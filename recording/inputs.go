@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -87,17 +86,16 @@ type InputOptions struct {
 // readings is each one's summary and channels, so that thousands of
 // recordings cost no more open files than their readings at once.
 type Inputs struct {
-	paths   []string
-	given   []Given
-	files   []*inputFile
-	sums    []*record.Summary
-	total   *record.Summary
-	filter  record.Filter
-	res     *decode.Resolver
-	o       InputOptions
-	skipped atomic.Int64
-	lossMu  sync.Mutex
-	loss    Losses
+	paths  []string
+	given  []Given
+	files  []*inputFile
+	sums   []*record.Summary
+	total  *record.Summary
+	filter record.Filter
+	res    *decode.Resolver
+	o      InputOptions
+	lossMu sync.Mutex
+	loss   Losses
 	// leftOut holds the topics and types of the channels Skip reported as
 	// left out (a Plan's channelError), each reported once
 	leftOut sync.Map
@@ -247,12 +245,6 @@ func (in *Inputs) Filter() record.Filter { return in.filter }
 // Resolver is the definition resolver shared by every reading.
 func (in *Inputs) Resolver() *decode.Resolver { return in.res }
 
-// SkipBad reports whether damage is skipped rather than fatal.
-func (in *Inputs) SkipBad() bool { return in.o.SkipBad }
-
-// Skipped counts what was skipped so far.
-func (in *Inputs) Skipped() int64 { return in.skipped.Load() }
-
 // Close closes the recording read from a stream, if any (the files are
 // closed with the iterators that read them), and says through OnWarning
 // which types had messages with strings that are not valid UTF-8.
@@ -284,7 +276,6 @@ func (in *Inputs) Skip(err error) error {
 }
 
 func (in *Inputs) report(err error) {
-	in.skipped.Add(1)
 	in.tally(err)
 	if in.o.OnSkip != nil {
 		in.o.OnSkip(err)
@@ -313,7 +304,8 @@ type Losses struct {
 	Topics int
 }
 
-// Losses returns what was left out or kept unverified so far.
+// Losses returns what was left out or kept unverified so far: the zero
+// Losses when nothing was skipped.
 func (in *Inputs) Losses() Losses {
 	in.lossMu.Lock()
 	defer in.lossMu.Unlock()
@@ -387,19 +379,4 @@ func (in *Inputs) Count(want func(typ string) bool) int64 {
 		}
 	}
 	return n
-}
-
-// SelectsNothing reports whether the summaries show that the selection
-// keeps no message: no selected topic has a message in the time window.
-func (in *Inputs) SelectsNothing() bool {
-	f := in.filter
-	for _, t := range in.total.Topics {
-		if t.MessageCount == 0 || (f.Topic != nil && !f.Topic(t.Topic)) {
-			continue
-		}
-		if (f.End == 0 || t.StartNs < f.End) && (f.Start == 0 || t.EndNs >= f.Start) {
-			return false
-		}
-	}
-	return true
 }

@@ -27,16 +27,6 @@ func (in *Inputs) MessagesWith(ctx context.Context, f record.Filter) (record.Ite
 	return it, err
 }
 
-// Decoded iterates the selected messages of every recording as Messages
-// does, each with its channel's decoder under the one skip rule (Plan).
-func (in *Inputs) Decoded(ctx context.Context) (*Decoded, error) {
-	it, err := in.Messages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &Decoded{it: it, in: in, plan: in.NewPlan(nil)}, nil
-}
-
 // messages is MessagesWith, with the readers of the recordings its
 // iterator holds open, in input order: valid until the iterator is closed.
 func (in *Inputs) messages(ctx context.Context, filter record.Filter) (record.Iterator, []record.Reader, error) {
@@ -92,7 +82,7 @@ func (f File) Decoded(ctx context.Context) (*Decoded, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Decoded{it: it, in: f.in, plan: f.in.NewPlan(nil)}, nil
+	return &Decoded{it: it, in: f.in, plan: f.in.newPlan(nil)}, nil
 }
 
 // Decoded iterates messages with their channel's decoder (a Plan): the
@@ -217,7 +207,7 @@ func (in *Inputs) each(ctx context.Context, i int, o EachOptions) error {
 	}
 	it = in.watch(ctx, it)
 	defer it.Close()
-	plan := in.NewPlan(o.Want)
+	plan := in.newPlan(o.Want)
 	for {
 		m, err := it.Next()
 		if err == io.EOF {

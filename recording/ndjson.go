@@ -115,7 +115,7 @@ func newCatPipeline(ctx context.Context, in *Inputs, env envelope, it record.Ite
 	work := make(chan *catBatch, 2*workers)
 	for i := 0; i < workers; i++ {
 		go func() {
-			lw := newLineWriter(in.NewPlan(nil), env)
+			lw := newLineWriter(in.newPlan(nil), env)
 			for b := range work {
 				b.render(lw, skipBad)
 				close(b.done)

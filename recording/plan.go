@@ -14,7 +14,7 @@ import (
 // an error naming its file and topic; under SkipBad its messages are left
 // out and Skip reports it once per topic and type, also with --quiet.
 //
-// A Plan serves one goroutine (each reader makes its own with NewPlan);
+// A Plan serves one goroutine (each reader makes its own with newPlan);
 // the resolver behind it is shared and compiles each schema once.
 type Plan struct {
 	in    *Inputs
@@ -35,10 +35,10 @@ type planned struct {
 	err   error
 }
 
-// NewPlan returns a plan for one reader of the inputs. want, if not nil,
+// newPlan returns a plan for one reader of the inputs. want, if not nil,
 // picks the message types handed on ("pkg/Type" or "pkg/msg/Type" as
 // stored); the messages of other types are left out without a word.
-func (in *Inputs) NewPlan(want func(typ string) bool) *Plan {
+func (in *Inputs) newPlan(want func(typ string) bool) *Plan {
 	return &Plan{in: in, want: want, chans: map[*record.Channel]*planned{}}
 }
 

@@ -66,7 +66,7 @@ func TestPlanSkipRule(t *testing.T) {
 		if err != nil || len(chans) < 3 {
 			t.Fatalf("channels %d, %v", len(chans), err)
 		}
-		plan := in.NewPlan(nil)
+		plan := recording.NewPlan(in, nil)
 		msg := func(ch *record.Channel) *record.Message { return &record.Message{Channel: ch, Source: path} }
 		good, unsupported, damaged := chans[0], chans[1], chans[2]
 		d, ok, err := plan.Decoder(msg(good))

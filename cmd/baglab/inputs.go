@@ -118,10 +118,10 @@ func (r *reading) close() {
 // whose messages could not be counted), the messages kept unverified,
 // the damaged byte ranges and the topics left out whole.
 func sayLosses(g *globalOptions, in *recording.Inputs) {
-	if in.Skipped() == 0 {
+	l := in.Losses()
+	if l == (recording.Losses{}) {
 		return
 	}
-	l := in.Losses()
 	var parts []string
 	if l.Dropped > 0 || l.Estimated == 0 && l.Topics == 0 {
 		parts = append(parts, english.Count(l.Dropped, "message")+" left out")

@@ -1,0 +1,4 @@
+package recording
+
+// NewPlan is newPlan for the tests of the package's API.
+var NewPlan = (*Inputs).newPlan
