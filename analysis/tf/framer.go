@@ -16,26 +16,49 @@ const (
 	kindPoint     = iota // geometry_msgs/Point: x, y, z
 	kindPose             // geometry_msgs/Pose: position, orientation
 	kindTransform        // geometry_msgs/Transform: translation, rotation
+	kindVector           // a geometry_msgs/Vector3 that is a direction: x, y, z, rotated only
 )
 
-func geometryKind(name string) (int, bool) {
-	switch name {
+// maxPlanDepth bounds how deep plan looks for geometry.
+const maxPlanDepth = 8
+
+// geometryKind is the kind of field f of type parent, if it is geometry
+// tf2_geometry_msgs transforms: a Point, Pose or Transform anywhere, and a
+// Vector3 as the vector of a Vector3Stamped (do_transform_vector3) or the
+// force or torque of a Wrench (do_transform_wrench). Other Vector3s
+// (velocities, accelerations) are left alone: tf2 has no transform for
+// them.
+func geometryKind(parent *msgdef.Type, f *msgdef.Field) (int, bool) {
+	switch f.Msg.Name {
 	case "geometry_msgs/Point":
 		return kindPoint, true
 	case "geometry_msgs/Pose":
 		return kindPose, true
 	case "geometry_msgs/Transform":
 		return kindTransform, true
+	case "geometry_msgs/Vector3":
+		if parent.Name == "geometry_msgs/Vector3Stamped" || parent.Name == "geometry_msgs/Wrench" {
+			return kindVector, true
+		}
 	}
 	return 0, false
 }
 
+// isHeader reports whether f is a std_msgs/Header.
+func isHeader(f *msgdef.Field) bool {
+	return f.Kind == msgdef.Struct && f.Array == msgdef.Scalar && f.Msg != nil && f.Msg.Name == "std_msgs/Header"
+}
+
 // Framer adds to each message that has a std_msgs/Header and poses,
-// points or transforms (outside arrays) the same values expressed in
-// Frame, looked up at the header's stamp from header.frame_id: one more
-// field, "in_<Frame>", mirroring the paths of those fields
-// (in_map.pose.position.x). Where no transform exists at that stamp the
-// values are NaN.
+// points, transforms or tf2_geometry_msgs' vectors (Vector3Stamped,
+// Wrench) the same values expressed in Frame: one more field,
+// "in_<Frame>", mirroring the paths of those fields
+// (in_map.pose.position.x), arrays included, element by element
+// (in_map.poses of a PoseArray). Each value is transformed from the
+// frame_id at the stamp of the innermost header around it: the
+// message's, or an element's own (each PoseStamped of a nav_msgs/Path),
+// as tf2_geometry_msgs transforms each such element. Where no transform
+// exists at that stamp the values are NaN.
 type Framer struct {
 	buf   *Buffer
 	Frame string
@@ -49,11 +72,11 @@ func NewFramer(b *Buffer, frame string) *Framer {
 // node is one struct field on the way to a geometry field.
 type node struct {
 	name     string
-	children []*node
-	kind     int // for a leaf: its geometry kind
+	in       *msgdef.Field // the field in the input type
+	kind     int           // for a leaf: its geometry kind
 	leaf     bool
-	slot     int // a leaf's index among the values
-	t        *msgdef.Type
+	scoped   bool // its type has a std_msgs/Header of its own, which governs the geometry in it
+	children []*node
 	out      *msgdef.Field // the node's field in the added struct
 }
 
@@ -66,39 +89,40 @@ func (n *node) child(name string) *node {
 	return nil
 }
 
-// plan finds the geometry fields of t outside arrays, depth first.
-func plan(t *msgdef.Type, n *node, slots *int, depth int) {
-	if depth > 8 {
+// plan finds the geometry fields of t, depth first.
+func plan(t *msgdef.Type, n *node, depth int) {
+	if depth > maxPlanDepth {
 		return
 	}
 	for i := range t.Fields {
 		f := &t.Fields[i]
-		if f.Kind != msgdef.Struct || f.Array != msgdef.Scalar || f.Msg == nil || f.Name == "header" {
+		if f.Kind != msgdef.Struct || f.Msg == nil || isHeader(f) {
 			continue
 		}
-		if k, ok := geometryKind(f.Msg.Name); ok {
-			n.children = append(n.children, &node{name: f.Name, kind: k, leaf: true, slot: *slots, t: f.Msg})
-			*slots++
-			continue
+		c := &node{name: f.Name, in: f}
+		if k, ok := geometryKind(t, f); ok {
+			c.kind, c.leaf = k, true
+		} else {
+			c.scoped = header.Has(f.Msg)
+			plan(f.Msg, c, depth+1)
+			if len(c.children) == 0 {
+				continue
+			}
 		}
-		c := &node{name: f.Name}
-		plan(f.Msg, c, slots, depth+1)
-		if len(c.children) > 0 {
-			n.children = append(n.children, c)
-		}
+		n.children = append(n.children, c)
 	}
 }
 
-// outType builds the type of the added field: the nodes' paths, each leaf
-// of its own geometry type.
+// outType builds the type of the added field: the nodes' paths (arrays as
+// in the input), each leaf of its own geometry type.
 func outType(n *node, name string) *msgdef.Type {
 	t := &msgdef.Type{Name: "baglab/" + name, FullName: "baglab/" + name, Dialect: msgdef.ROS1}
 	for _, c := range n.children {
-		m := c.t
+		m := c.in.Msg
 		if !c.leaf {
 			m = outType(c, name+"_"+c.name)
 		}
-		t.Fields = append(t.Fields, msgdef.Field{Name: c.name, Kind: msgdef.Struct, Msg: m, TypeName: m.Name})
+		t.Fields = append(t.Fields, msgdef.Field{Name: c.name, Kind: msgdef.Struct, Msg: m, TypeName: m.Name, Array: c.in.Array, Len: c.in.Len})
 	}
 	for i, c := range n.children {
 		c.out = &t.Fields[i]
@@ -114,15 +138,14 @@ func (f *Framer) Wrap(dec decode.Decoder) (decode.Decoder, bool) {
 		return nil, false
 	}
 	root := &node{}
-	slots := 0
-	plan(t, root, &slots, 0)
-	if slots == 0 {
+	plan(t, root, 0)
+	if len(root.children) == 0 {
 		return nil, false
 	}
 	name := "in_" + f.Frame
 	ext := *t
 	ext.Fields = append(append([]msgdef.Field(nil), t.Fields...), msgdef.Field{Name: name, Kind: msgdef.Struct, Msg: outType(root, "In"+strings.ReplaceAll(f.Frame, "/", "_")), TypeName: "baglab/In"})
-	return &framed{Decoder: dec, f: f, t: &ext, root: root, slots: slots, field: &ext.Fields[len(ext.Fields)-1]}, true
+	return &framed{Decoder: dec, f: f, t: &ext, root: root, field: &ext.Fields[len(ext.Fields)-1]}, true
 }
 
 // framed is a wrapped decoder: its type and Decode add the field; the
@@ -132,7 +155,6 @@ type framed struct {
 	f     *Framer
 	t     *msgdef.Type
 	root  *node
-	slots int
 	field *msgdef.Field
 }
 
@@ -148,48 +170,99 @@ func (d *framed) DecodeValue(data []byte) (*value.Struct, error) {
 }
 
 func (d *framed) Decode(data []byte, s sink.Sink) error {
-	c := capture{out: s, vals: make([]Transform, d.slots), stack: []*node{d.root}}
+	c := capture{out: s, typ: d.t, root: d.root}
 	if err := d.Decoder.Decode(data, &c); err != nil {
 		return err
 	}
-	h, _ := c.hs.Header()
-	tr, _, err := d.f.buf.Lookup(d.f.Frame, strings.TrimPrefix(h.FrameID, "/"), h.Stamp)
-	if err != nil {
-		nan := math.NaN()
-		tr = Transform{Vec3{nan, nan, nan}, Quat{nan, nan, nan, nan}}
-	}
+	e := emitter{f: d.f, c: &c, trs: make([]*Transform, len(c.headers))}
 	s.BeginStruct(d.field)
-	d.emit(d.root, &c, tr, s)
+	e.children(d.root, s)
 	s.EndStruct()
 	s.EndMessage()
 	return nil
 }
 
-func (d *framed) emit(n *node, c *capture, tr Transform, s sink.Sink) {
+// emitter writes the added field from what capture kept, walking the plan
+// in the order the values were decoded.
+type emitter struct {
+	f      *Framer
+	c      *capture
+	vi, ai int          // the next value and array length
+	trs    []*Transform // the transform of each header, once looked up
+}
+
+var nanTransform = Transform{Vec3{math.NaN(), math.NaN(), math.NaN()}, Quat{math.NaN(), math.NaN(), math.NaN(), math.NaN()}}
+
+// transform is the transform from header h's frame into the Framer's at
+// its stamp, NaN where there is none.
+func (e *emitter) transform(h int) Transform {
+	if h < 0 || h >= len(e.trs) {
+		return nanTransform
+	}
+	if e.trs[h] == nil {
+		hd := e.c.headers[h]
+		tr, _, err := e.f.buf.Lookup(e.f.Frame, strings.TrimPrefix(string(hd.frameID), "/"), hd.sec*1e9+hd.nsec)
+		if err != nil {
+			tr = nanTransform
+		}
+		e.trs[h] = &tr
+	}
+	return *e.trs[h]
+}
+
+func (e *emitter) children(n *node, s sink.Sink) {
 	for _, ch := range n.children {
-		s.BeginStruct(ch.out)
-		if !ch.leaf {
-			d.emit(ch, c, tr, s)
-			s.EndStruct()
+		if ch.in.Array == msgdef.Scalar {
+			e.one(ch, s)
 			continue
 		}
-		v := tr.Compose(c.vals[ch.slot])
-		ft := ch.t.Fields
-		switch ch.kind {
-		case kindPoint:
-			vec(s, ft, v.Translation)
-		default: // pose and transform: a point and a quaternion
-			s.BeginStruct(&ft[0])
-			vec(s, ft[0].Msg.Fields, v.Translation)
-			s.EndStruct()
-			s.BeginStruct(&ft[1])
-			q := ft[1].Msg.Fields
-			s.Float(&q[0], v.Rotation.X)
-			s.Float(&q[1], v.Rotation.Y)
-			s.Float(&q[2], v.Rotation.Z)
-			s.Float(&q[3], v.Rotation.W)
-			s.EndStruct()
+		cnt := 0
+		if e.ai < len(e.c.counts) {
+			cnt = e.c.counts[e.ai]
 		}
+		e.ai++
+		s.BeginArray(ch.out, cnt)
+		for range cnt {
+			e.one(ch, s)
+		}
+		s.EndArray()
+	}
+}
+
+func (e *emitter) one(n *node, s sink.Sink) {
+	s.BeginStruct(n.out)
+	if n.leaf {
+		e.leaf(n, s)
+	} else {
+		e.children(n, s)
+	}
+	s.EndStruct()
+}
+
+func (e *emitter) leaf(n *node, s sink.Sink) {
+	gv := geomValue{v: nanTransform, hdr: -1}
+	if e.vi < len(e.c.vals) {
+		gv = e.c.vals[e.vi]
+	}
+	e.vi++
+	tr := e.transform(gv.hdr)
+	ft := n.in.Msg.Fields
+	switch n.kind {
+	case kindPoint:
+		vec(s, ft, tr.Apply(gv.v.Translation))
+	case kindVector: // do_transform_vector3: the translation set to 0
+		vec(s, ft, tr.Rotation.rotate(gv.v.Translation))
+	default: // pose and transform: a point and a quaternion
+		v := tr.Compose(gv.v)
+		s.BeginStruct(&ft[0])
+		vec(s, ft[0].Msg.Fields, v.Translation)
+		s.EndStruct()
+		s.BeginStruct(&ft[1])
+		q := ft[1].Msg.Fields
+		s.Float(&q[0], v.Rotation.X)
+		s.Float(&q[1], v.Rotation.Y)
+		s.Float(&q[2], v.Rotation.Z)
+		s.Float(&q[3], v.Rotation.W)
 		s.EndStruct()
 	}
 }
@@ -200,85 +273,172 @@ func vec(s sink.Sink, f []msgdef.Field, v Vec3) {
 	s.Float(&f[2], v.Z)
 }
 
-// capture passes every event on to out except EndMessage, and keeps the
-// header and the geometry values of the plan.
-type capture struct {
-	out   sink.Sink
-	hs    header.Sink
-	stack []*node // the plan node of each open struct, nil off the plan
-	arr   int     // open arrays
-	vals  []Transform
-	cur   *node // the geometry leaf inside, or nil
-	part  int   // 0 translation/position, 1 rotation/orientation
+// What an open struct or array of the input is, for capture.
+const (
+	stOff    = iota // off the plan
+	stStruct        // a struct whose fields node plans (the root or a branch)
+	stArray         // an array of node's elements
+	stLeaf          // a geometry value
+	stPart          // a pose's position or orientation (a transform's translation or rotation)
+	stHeader        // the std_msgs/Header of a scope
+	stStamp         // its ROS2 stamp
+)
+
+type open struct {
+	n    *node
+	st   uint8
+	part uint8 // stPart: 0 position/translation, 1 orientation/rotation
 }
 
-func (c *capture) BeginMessage(t *msgdef.Type) { c.out.BeginMessage(t); c.hs.BeginMessage(t) }
-func (c *capture) EndMessage()                 { c.hs.EndMessage() }
+// geomValue is one geometry value of the input and the header it is in.
+type geomValue struct {
+	v   Transform
+	hdr int
+}
+
+// capturedHeader is one std_msgs/Header of the input.
+type capturedHeader struct {
+	sec, nsec int64
+	frameID   []byte
+}
+
+// capture passes every event on to out except EndMessage, and keeps the
+// geometry values of the plan, the lengths of its arrays and the headers
+// that govern them, each in the order decoded.
+type capture struct {
+	out     sink.Sink
+	typ     *msgdef.Type // the type with the added field, for out
+	root    *node
+	stack   []open
+	vals    []geomValue
+	counts  []int
+	headers []capturedHeader
+	scope   []int // the header governing what is being decoded
+}
+
+func (c *capture) top() open { return c.stack[len(c.stack)-1] }
+
+func (c *capture) BeginMessage(*msgdef.Type) {
+	c.out.BeginMessage(c.typ)
+	c.stack = append(c.stack[:0], open{n: c.root, st: stStruct})
+	c.vals, c.counts = c.vals[:0], c.counts[:0]
+	c.headers = append(c.headers[:0], capturedHeader{})
+	c.scope = append(c.scope[:0], 0)
+}
+
+func (c *capture) EndMessage() {}
+
+// enter opens a struct of node n: a leaf starts a value in the header in
+// scope, a scoped branch a header of its own.
+func (c *capture) enter(n *node) open {
+	if n.leaf {
+		c.vals = append(c.vals, geomValue{v: Transform{Rotation: Identity}, hdr: c.scope[len(c.scope)-1]})
+		return open{n: n, st: stLeaf}
+	}
+	if n.scoped {
+		c.headers = append(c.headers, capturedHeader{})
+		c.scope = append(c.scope, len(c.headers)-1)
+	}
+	return open{n: n, st: stStruct}
+}
 
 func (c *capture) BeginStruct(f *msgdef.Field) {
 	c.out.BeginStruct(f)
-	c.hs.BeginStruct(f)
-	var next *node
-	if top := c.stack[len(c.stack)-1]; top != nil && c.arr == 0 {
-		next = top.child(f.Name)
-		if top.leaf {
-			next = nil
+	next := open{st: stOff}
+	switch top := c.top(); top.st {
+	case stStruct:
+		if isHeader(f) && (top.n == c.root || top.n.scoped) {
+			next = open{st: stHeader}
+		} else if ch := top.n.child(f.Name); ch != nil && ch.in.Array == msgdef.Scalar {
+			next = c.enter(ch)
+		}
+	case stArray:
+		next = c.enter(top.n)
+	case stLeaf:
+		if top.n.kind == kindPose || top.n.kind == kindTransform {
+			next = open{n: top.n, st: stPart}
 			if f.Name == "orientation" || f.Name == "rotation" {
-				c.part = 1
-			} else {
-				c.part = 0
+				next.part = 1
 			}
 		}
-	}
-	if next != nil && next.leaf {
-		c.cur = next
-		c.vals[next.slot] = Transform{Rotation: Identity}
+	case stHeader:
+		if f.Name == "stamp" {
+			next = open{st: stStamp}
+		}
 	}
 	c.stack = append(c.stack, next)
 }
 
 func (c *capture) EndStruct() {
 	c.out.EndStruct()
-	c.hs.EndStruct()
-	if n := c.stack[len(c.stack)-1]; n != nil && n == c.cur {
-		c.cur = nil
+	if top := c.top(); top.st == stStruct && top.n.scoped && len(c.scope) > 1 {
+		c.scope = c.scope[:len(c.scope)-1]
 	}
 	c.stack = c.stack[:len(c.stack)-1]
 }
 
 func (c *capture) BeginArray(f *msgdef.Field, n int) {
 	c.out.BeginArray(f, n)
-	c.hs.BeginArray(f, n)
-	c.arr++
+	next := open{st: stOff}
+	if top := c.top(); top.st == stStruct && f.Kind == msgdef.Struct {
+		if ch := top.n.child(f.Name); ch != nil && ch.in.Array != msgdef.Scalar {
+			c.counts = append(c.counts, n)
+			next = open{n: ch, st: stArray}
+		}
+	}
+	c.stack = append(c.stack, next)
 }
 
 func (c *capture) EndArray() {
 	c.out.EndArray()
-	c.hs.EndArray()
-	c.arr--
+	c.stack = c.stack[:len(c.stack)-1]
 }
 
-func (c *capture) Bool(f *msgdef.Field, v bool)   { c.out.Bool(f, v) }
-func (c *capture) Int(f *msgdef.Field, v int64)   { c.out.Int(f, v); c.hs.Int(f, v) }
-func (c *capture) Uint(f *msgdef.Field, v uint64) { c.out.Uint(f, v); c.hs.Uint(f, v) }
+// header is the header being decoded.
+func (c *capture) header() *capturedHeader { return &c.headers[c.scope[len(c.scope)-1]] }
+
+func (c *capture) Bool(f *msgdef.Field, v bool) { c.out.Bool(f, v) }
+
+func (c *capture) Int(f *msgdef.Field, v int64) {
+	c.out.Int(f, v)
+	if c.top().st == stStamp && f.Name == "sec" {
+		c.header().sec = v
+	}
+}
+
+func (c *capture) Uint(f *msgdef.Field, v uint64) {
+	c.out.Uint(f, v)
+	if c.top().st == stStamp && f.Name == "nanosec" {
+		c.header().nsec = int64(v)
+	}
+}
+
 func (c *capture) String(f *msgdef.Field, v []byte) {
 	c.out.String(f, v)
-	c.hs.String(f, v)
+	if c.top().st == stHeader && f.Name == "frame_id" {
+		h := c.header()
+		h.frameID = append(h.frameID[:0], v...)
+	}
 }
+
 func (c *capture) Bytes(f *msgdef.Field, v []byte) { c.out.Bytes(f, v) }
+
 func (c *capture) Time(f *msgdef.Field, sec, nsec int64) {
 	c.out.Time(f, sec, nsec)
-	c.hs.Time(f, sec, nsec)
+	if c.top().st == stHeader && f.Name == "stamp" && f.Kind == msgdef.Time {
+		h := c.header()
+		h.sec, h.nsec = sec, nsec
+	}
 }
 
 func (c *capture) Float(f *msgdef.Field, v float64) {
 	c.out.Float(f, v)
-	if c.cur == nil || c.arr > 0 {
+	top := c.top()
+	if top.st != stLeaf && top.st != stPart {
 		return
 	}
-	t := &c.vals[c.cur.slot]
-	inLeaf := c.stack[len(c.stack)-1] == c.cur
-	if c.cur.kind == kindPoint || !inLeaf && c.part == 0 {
+	t := &c.vals[len(c.vals)-1].v
+	if top.st == stLeaf && (top.n.kind == kindPoint || top.n.kind == kindVector) || top.st == stPart && top.part == 0 {
 		switch f.Name {
 		case "x":
 			t.Translation.X = v
@@ -289,7 +449,7 @@ func (c *capture) Float(f *msgdef.Field, v float64) {
 		}
 		return
 	}
-	if !inLeaf && c.part == 1 {
+	if top.st == stPart {
 		switch f.Name {
 		case "x":
 			t.Rotation.X = v

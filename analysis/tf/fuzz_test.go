@@ -110,3 +110,111 @@ const fuzzTFText = "geometry_msgs/TransformStamped[] transforms\n" + sep +
 	"MSG: geometry_msgs/Transform\ngeometry_msgs/Vector3 translation\ngeometry_msgs/Quaternion rotation\n" + sep +
 	"MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n" + sep +
 	"MSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n"
+
+// FuzzFramer decodes arbitrary bytes as a ROS1 and a ROS2 message with
+// geometry in a header's frame, in arrays of elements with headers of
+// their own, in a fixed array and in a Vector3Stamped, through a Framer:
+// a message that does not decode is an error, never a panic, and one that
+// decodes gets an added field with an element for each element of the
+// input's arrays.
+func FuzzFramer(f *testing.F) {
+	var seed []byte
+	u32 := func(v uint32) { seed = binary.LittleEndian.AppendUint32(seed, v) }
+	str := func(s string) { u32(uint32(len(s))); seed = append(seed, s...) }
+	hdr := func(frame string, sec uint32) { u32(0); u32(sec); u32(5e8); str(frame) }
+	pose := func(x float64) {
+		for _, v := range []float64{x, 1, 2, 0, 0, 0, 1} {
+			seed = binary.LittleEndian.AppendUint64(seed, math.Float64bits(v))
+		}
+	}
+	hdr("b", 1)
+	u32(2)
+	hdr("a", 1)
+	pose(1)
+	hdr("", 0)
+	pose(2)
+	pose(3)
+	pose(4)
+	hdr("b", 2)
+	for range 3 {
+		seed = binary.LittleEndian.AppendUint64(seed, math.Float64bits(0.5))
+	}
+	f.Add(seed)
+	f.Add([]byte{})
+	seedOK := false
+	defer func() {
+		if !seedOK && !f.Failed() {
+			f.Error("the seed does not decode as a ROS1 test/Scene")
+		}
+	}()
+	b := NewBuffer()
+	_ = b.SetTransform(Stamped{Parent: "map", Child: "a", Stamp: 1e9, Transform: Transform{Rotation: Identity}}, false)
+	_ = b.SetTransform(Stamped{Parent: "map", Child: "a", Stamp: 3e9, Transform: Transform{Translation: Vec3{X: 1}, Rotation: Identity}}, false)
+	_ = b.SetTransform(Stamped{Parent: "a", Child: "b", Transform: Transform{Translation: Vec3{Y: 1}, Rotation: Identity}}, true)
+	fr := NewFramer(b, "map")
+	var decs []decode.Decoder
+	for _, enc := range []string{"ros1msg", "ros2msg"} {
+		text, msgEnc := fuzzSceneText, "ros1"
+		if enc == "ros2msg" {
+			text = strings.Replace(strings.Replace(text, "uint32 seq\ntime stamp", "builtin_interfaces/Time stamp", 1),
+				"MSG: geometry_msgs/Pose\n", "MSG: builtin_interfaces/Time\nint32 sec\nuint32 nanosec\n"+sep+"MSG: geometry_msgs/Pose\n", 1)
+			msgEnc = "cdr"
+		}
+		ch := &record.Channel{Topic: "/scene", MessageEncoding: msgEnc, Schema: &record.Schema{Name: "test/Scene", Encoding: enc, Data: []byte(text)}}
+		d, err := decode.NewResolver(nil).For(ch)
+		if err != nil {
+			f.Fatal(err)
+		}
+		w, ok := fr.Wrap(d)
+		if !ok {
+			f.Fatalf("%s: nothing to frame", enc)
+		}
+		decs = append(decs, d, w)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for i := 0; i < len(decs); i += 2 {
+			in, errIn := decs[i].DecodeValue(data)
+			out, err := decs[i+1].DecodeValue(data)
+			if (errIn == nil) != (err == nil) {
+				t.Fatalf("decoder: %v, framed: %v", errIn, err)
+			}
+			if err != nil {
+				continue
+			}
+			if i == 0 && string(data) == string(seed) {
+				seedOK = true
+				// poses[0] in its own frame a, poses[1] in none, the rest
+				// in the message's b (map <- a <- b) at 1.5 s; the vector
+				// in b at 2.5 s, not moved
+				js, _ := out.LookupStruct("in_map").MarshalJSON()
+				if string(js) != seedInMap {
+					t.Errorf("seed in map:\n%s\nwant\n%s", js, seedInMap)
+				}
+			}
+			for _, path := range []string{"poses", "fixed"} {
+				a, _ := in.Lookup(path)
+				b, _ := out.Lookup("in_map." + path)
+				if x, y := a.([]any), b.([]any); len(x) != len(y) {
+					t.Fatalf("%s: %d elements, in_map: %d", path, len(x), len(y))
+				}
+			}
+			if _, ok := out.Lookup("in_map.vec.vector.x"); !ok {
+				t.Fatalf("no in_map.vec: %v", out)
+			}
+		}
+	})
+}
+
+const seedInMap = `{"poses":[{"pose":{"position":{"x":1.25,"y":1,"z":2},"orientation":{"x":0,"y":0,"z":0,"w":1}}},` +
+	`{"pose":{"position":{"x":"NaN","y":"NaN","z":"NaN"},"orientation":{"x":"NaN","y":"NaN","z":"NaN","w":"NaN"}}}],` +
+	`"fixed":[{"position":{"x":3.25,"y":2,"z":2},"orientation":{"x":0,"y":0,"z":0,"w":1}},` +
+	`{"position":{"x":4.25,"y":2,"z":2},"orientation":{"x":0,"y":0,"z":0,"w":1}}],"vec":{"vector":{"x":0.5,"y":0.5,"z":0.5}}}`
+
+const fuzzSceneText = "std_msgs/Header header\ngeometry_msgs/PoseStamped[] poses\ngeometry_msgs/Pose[2] fixed\ngeometry_msgs/Vector3Stamped vec\n" + sep +
+	"MSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n" + sep +
+	"MSG: geometry_msgs/Pose\ngeometry_msgs/Point position\ngeometry_msgs/Quaternion orientation\n" + sep +
+	"MSG: geometry_msgs/PoseStamped\nstd_msgs/Header header\ngeometry_msgs/Pose pose\n" + sep +
+	"MSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n" + sep +
+	"MSG: geometry_msgs/Vector3Stamped\nstd_msgs/Header header\ngeometry_msgs/Vector3 vector\n" + sep +
+	"MSG: geometry_msgs/Vector3\nfloat64 x\nfloat64 y\nfloat64 z\n" + sep +
+	"MSG: geometry_msgs/Quaternion\nfloat64 x\nfloat64 y\nfloat64 z\nfloat64 w\n"

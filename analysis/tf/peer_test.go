@@ -23,7 +23,7 @@ import (
 // tfBag writes the test recording with Debian's rosbag (testdata/tfbag.py).
 func tfBag(t testing.TB, seconds, t0 string, more ...string) string {
 	t.Helper()
-	testenv.RequirePeer(t, "rosbag", "tf2", "ros-msgs")
+	testenv.RequirePeer(t, "rosbag", "tf2", "ros-msgs", "nav-msgs")
 	path := filepath.Join(t.TempDir(), "tf.bag")
 	if out, err := exec.Command(testenv.Python, append([]string{"testdata/tfbag.py", path, seconds, t0}, more...)...).CombinedOutput(); err != nil {
 		t.Fatalf("tfbag.py: %v\n%s", err, out)

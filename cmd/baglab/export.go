@@ -74,10 +74,12 @@ CSV has a header from the message definition (dot paths: pose.position.x);
 row per element of that array) or first:N (columns a.0.x ... a.N-1.x).
 
 --tf-frame F adds to every message with a std_msgs/Header and a
-geometry_msgs Pose, Point or Transform (outside arrays) a field in_F with the
-same values expressed in frame F (in_map.pose.position.x), from the
-recordings' /tf and /tf_static at the header's stamp as tf2 looks them up
-(see baglab tf); NaN where no transform exists at that stamp.
+geometry_msgs Pose, Point or Transform, or the Vector3 of a Vector3Stamped or
+Wrench (rotated only), arrays included (PoseArray, nav_msgs/Path), a field
+in_F with the same values expressed in frame F (in_map.pose.position.x), from
+the recordings' /tf and /tf_static as tf2 looks them up (see baglab tf), each
+from the frame and at the stamp of the innermost header around it (a Path's
+PoseStamped: its own); NaN where no transform exists.
 
 --sync /a,/b[,/c] writes instead one dataset, DIR/synced.parquet (or .csv),
 one row per matched set, each topic's fields under the topic's name

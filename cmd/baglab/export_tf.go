@@ -12,7 +12,7 @@ import (
 )
 
 func addTFFrameFlag(cmd *cobra.Command, frame *string) {
-	cmd.Flags().StringVar(frame, "tf-frame", "", "add to every message with a Header and a pose, point or transform the same value in this frame (field in_<FRAME>; NaN where no transform exists at the stamp), from the recordings' /tf and /tf_static")
+	cmd.Flags().StringVar(frame, "tf-frame", "", "add to every message with a Header and poses, points, transforms or tf2's vectors (Vector3Stamped, Wrench), in arrays too, the same values in this frame (field in_<FRAME>; each from the innermost header's frame at its stamp; NaN where no transform exists), from the recordings' /tf and /tf_static")
 }
 
 // tfFramed returns what wraps an input's messages so that those it can

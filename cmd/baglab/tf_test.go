@@ -22,7 +22,7 @@ import (
 // nanosecond.
 func tfTestBag(t *testing.T) string {
 	t.Helper()
-	testenv.RequirePeer(t, "rosbag", "tf2", "ros-msgs")
+	testenv.RequirePeer(t, "rosbag", "tf2", "ros-msgs", "nav-msgs")
 	path := filepath.Join(t.TempDir(), "tf.bag")
 	script := filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tfbag.py")
 	if out, err := exec.Command(testenv.Python, script, path, "20", "1000").CombinedOutput(); err != nil {
@@ -211,39 +211,57 @@ func TestTFUsage(t *testing.T) {
 	}
 }
 
-// TestExportTFFrameMatchesTF2 exports /pose (PoseStamped in base_link),
-// /point (PointStamped in arm) and /posecov (PoseWithCovarianceStamped in
-// laser, its pose one level down) with --tf-frame map and compares the
-// in_map columns with Debian's tf2 BufferCore lookup and
-// tf2_geometry_msgs' do_transform_pose / do_transform_point of each
-// message: within 1e-9, and NaN exactly where tf2 raises an exception.
+// TestExportTFFrameMatchesTF2 exports, with --tf-frame map, /pose
+// (PoseStamped in base_link), /point (PointStamped in arm), /posecov
+// (PoseWithCovarianceStamped in laser, its pose one level down), /vector
+// (Vector3Stamped in arm), /wrench (WrenchStamped in laser), /poses
+// (PoseArray in base_link: each pose in the message's frame) and /path
+// (nav_msgs/Path: each PoseStamped in its own frame and stamp, some with
+// no transform, some with no frame) and compares the in_map columns with
+// Debian's tf2 BufferCore lookup and tf2_geometry_msgs' do_transform_pose,
+// _point, _vector3 and _wrench of each message, or of each element:
+// within 1e-9, and NaN exactly where tf2 raises an exception.
 func TestExportTFFrameMatchesTF2(t *testing.T) {
 	bag := tfTestBag(t)
 	testenv.RequirePeer(t, "tf2geometry")
 	dir := filepath.Join(t.TempDir(), "out")
-	if _, errs, code := run(t, "export", bag, "--topics", "/pose,/point,/posecov", "--tf-frame", "map", "--out", dir, "--format", "csv"); code != 0 {
+	if _, errs, code := run(t, "export", bag, "--topics", "/pose,/point,/posecov,/vector,/wrench,/poses,/path", "--tf-frame", "map", "--out", dir, "--format", "csv"); code != 0 {
 		t.Fatalf("export --tf-frame: exit %d: %s", code, errs)
 	}
 	pose := []string{"position.x", "position.y", "position.z", "orientation.x", "orientation.y", "orientation.z", "orientation.w"}
+	xyz := []string{"x", "y", "z"}
 	for _, c := range []struct {
-		topic, file, prefix string
-		cols                []string
-		rows                int
+		topic, file string
+		prefix      string // of the columns, or of the paths in each element of array
+		array       string // the column of an array, in JSON
+		cols        []string
+		rows        int
 	}{
-		{"/pose", "pose.csv", "in_map.pose.", pose, 400},
-		{"/point", "point.csv", "in_map.point.", []string{"x", "y", "z"}, 400},
-		{"/posecov", "posecov.csv", "in_map.pose.pose.", pose, 200},
+		{"/pose", "pose.csv", "in_map.pose.", "", pose, 400},
+		{"/point", "point.csv", "in_map.point.", "", xyz, 400},
+		{"/posecov", "posecov.csv", "in_map.pose.pose.", "", pose, 200},
+		{"/vector", "vector.csv", "in_map.vector.", "", xyz, 200},
+		{"/wrench", "wrench.csv", "in_map.wrench.", "", []string{"force.x", "force.y", "force.z", "torque.x", "torque.y", "torque.z"}, 200},
+		{"/poses", "poses.csv", "", "in_map.poses", pose, 200},
+		{"/path", "path.csv", "pose.", "in_map.poses", pose, 200},
 	} {
 		t.Run(c.topic, func(t *testing.T) {
 			out, err := exec.Command(testenv.Python, filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tfframe.py"), bag, c.topic, "map").Output()
 			if err != nil {
 				t.Fatalf("tfframe.py: %v", err)
 			}
-			var want [][]float64
+			// want[i][j]: element j of message i (one element outside arrays)
+			var want [][][]float64
 			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-				var v []float64
-				if err := json.Unmarshal([]byte(l), &v); err != nil {
-					t.Fatal(err)
+				var v [][]float64
+				if c.array == "" {
+					v = [][]float64{nil}
+					err = json.Unmarshal([]byte(l), &v[0])
+				} else {
+					err = json.Unmarshal([]byte(l), &v)
+				}
+				if err != nil {
+					t.Fatalf("tfframe.py: %q: %v", l, err)
 				}
 				want = append(want, v)
 			}
@@ -265,46 +283,99 @@ func TestExportTFFrameMatchesTF2(t *testing.T) {
 			}
 			var found, missing int
 			for i, rec := range recs[1:] {
-				// PyKDL returns the quaternion of a rotation matrix, whose
-				// sign is its own choice: q and -q are the same rotation
-				sign := 1.0
-				if want[i] != nil && len(c.cols) == 7 {
-					w, _ := strconv.ParseFloat(rec[col[c.prefix+"orientation.w"]], 64)
-					if w*want[i][6] < 0 {
-						sign = -1
-					}
+				got := tfFrameValues(t, rec, col, c.prefix, c.array, c.cols)
+				if want[i] == nil { // a PoseArray whose frame tf2 cannot transform
+					want[i] = make([][]float64, len(got))
 				}
-				for k, n := range c.cols {
-					ci, ok := col[c.prefix+n]
-					if !ok {
-						t.Fatalf("no column %s%s: %v", c.prefix, n, recs[0])
-					}
-					x, err := strconv.ParseFloat(rec[ci], 64)
-					if err != nil {
-						t.Fatalf("row %d %s: %v", i, n, err)
-					}
-					if want[i] == nil {
-						if !math.IsNaN(x) {
-							t.Fatalf("row %d: %s = %v where tf2 finds no transform", i, n, x)
+				if len(got) != len(want[i]) {
+					t.Fatalf("row %d: %d elements, tf2 %d", i, len(got), len(want[i]))
+				}
+				for j, w := range want[i] {
+					if w == nil {
+						for k, x := range got[j] {
+							if !math.IsNaN(x) {
+								t.Fatalf("row %d element %d: %s = %v where tf2 finds no transform", i, j, c.cols[k], x)
+							}
 						}
+						missing++
 						continue
 					}
-					if k >= 3 {
-						x *= sign
+					// PyKDL returns the quaternion of a rotation matrix, whose
+					// sign is its own choice: q and -q are the same rotation
+					sign := 1.0
+					if len(c.cols) == 7 && got[j][6]*w[6] < 0 {
+						sign = -1
 					}
-					if math.Abs(x-want[i][k]) > 1e-9 {
-						t.Fatalf("row %d: %s = %v, tf2 %v", i, n, x, want[i][k])
+					for k, x := range got[j] {
+						if k >= 3 && len(c.cols) == 7 {
+							x *= sign
+						}
+						if math.Abs(x-w[k]) > 1e-9 {
+							t.Fatalf("row %d element %d: %s = %v, tf2 %v", i, j, c.cols[k], x, w[k])
+						}
 					}
-				}
-				if want[i] == nil {
-					missing++
-				} else {
 					found++
 				}
 			}
+			t.Logf("%d values in map, %d where tf2 raises", found, missing)
 			if found < c.rows*9/10 || missing == 0 {
 				t.Errorf("%d values in map, %d without a transform: want both", found, missing)
 			}
 		})
 	}
+}
+
+// tfFrameValues returns the values of cols (under prefix) of one CSV row:
+// one element for columns of their own, or each element of the JSON array
+// in column array.
+func tfFrameValues(t *testing.T, rec []string, col map[string]int, prefix, array string, cols []string) [][]float64 {
+	t.Helper()
+	if array == "" {
+		v := make([]float64, len(cols))
+		for k, n := range cols {
+			ci, ok := col[prefix+n]
+			if !ok {
+				t.Fatalf("no column %s%s", prefix, n)
+			}
+			x, err := strconv.ParseFloat(rec[ci], 64)
+			if err != nil {
+				t.Fatalf("%s%s: %v", prefix, n, err)
+			}
+			v[k] = x
+		}
+		return [][]float64{v}
+	}
+	ci, ok := col[array]
+	if !ok {
+		t.Fatalf("no column %s", array)
+	}
+	var els []map[string]any
+	if err := json.Unmarshal([]byte(rec[ci]), &els); err != nil {
+		t.Fatalf("%s: %v", array, err)
+	}
+	var out [][]float64
+	for _, e := range els {
+		v := make([]float64, len(cols))
+		for k, n := range cols {
+			var x any = e
+			for _, part := range strings.Split(prefix+n, ".") {
+				m, _ := x.(map[string]any)
+				x = m[part]
+			}
+			switch x := x.(type) {
+			case float64:
+				v[k] = x
+			case string: // NaN, Inf
+				f, err := strconv.ParseFloat(x, 64)
+				if err != nil {
+					t.Fatalf("%s: %s%s = %q", array, prefix, n, x)
+				}
+				v[k] = f
+			default:
+				t.Fatalf("%s: no %s%s in %v", array, prefix, n, e)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
 }

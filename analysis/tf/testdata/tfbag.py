@@ -20,7 +20,12 @@ Frames (tf2 stamps in seconds from T0):
 /pose (geometry_msgs/PoseStamped in base_link, 20 Hz) for --at-topic
 and export --tf-frame, with /point (geometry_msgs/PointStamped in arm,
 20 Hz) and /posecov (geometry_msgs/PoseWithCovarianceStamped in laser,
-10 Hz: a pose nested one level deeper).
+10 Hz: a pose nested one level deeper); geometry in arrays and vectors
+at 10 Hz: /poses (geometry_msgs/PoseArray in base_link, 3 poses), /path
+(nav_msgs/Path in odom whose 4 PoseStamped carry their own frames, base_link,
+arm, laser and now and then "", and stamps 0 to 0.9 s older), /vector
+(geometry_msgs/Vector3Stamped in arm) and /wrench
+(geometry_msgs/WrenchStamped in laser).
 """
 import io
 import math
@@ -29,7 +34,9 @@ import sys
 
 import rosbag
 import rospy
-from geometry_msgs.msg import PointStamped, PoseStamped, PoseWithCovarianceStamped, TransformStamped
+from geometry_msgs.msg import (Point, Pose, PointStamped, PoseArray, PoseStamped, PoseWithCovarianceStamped,
+                               TransformStamped, Vector3Stamped, WrenchStamped)
+from nav_msgs.msg import Path
 from tf2_msgs.msg import TFMessage
 
 
@@ -141,6 +148,43 @@ def main():
             add(ns + 1500000, '/posecov', '/tracker', c)
         k += 1
         ns += 50 * 10**6
+
+    # geometry in arrays, and vectors, at 10 Hz
+    ns = start + 17 * 10**6
+    k = 0
+    frames = ('base_link', 'arm', 'laser', 'odom')
+    while ns < end:
+        stamp = rospy.Time(ns // 10**9, ns % 10**9)
+        pa = PoseArray()
+        pa.header.frame_id, pa.header.stamp = 'base_link', stamp
+        for i in range(3):
+            pa.poses.append(Pose(position=Point(0.5 * i, 0.1 * k % 1.0, -0.2 * i)))
+            o = pa.poses[-1].orientation
+            o.x, o.y, o.z, o.w = quat(0.1 * i, 0.02 * k, -0.1 * k)
+        add(ns + 1000000, '/poses', '/planner', pa)
+        path = Path()
+        path.header.frame_id, path.header.stamp = 'odom', stamp
+        for i, f in enumerate(frames):
+            e = PoseStamped()
+            e.header.frame_id = '' if (k + i) % 9 == 0 else f
+            e_ns = ns - i * 300 * 10**6
+            e.header.stamp = rospy.Time(e_ns // 10**9, e_ns % 10**9)
+            e.pose.position.x, e.pose.position.y, e.pose.position.z = (1.0 + i, -0.3 * i, 0.01 * k % 0.5)
+            o = e.pose.orientation
+            o.x, o.y, o.z, o.w = quat(0, 0.05 * i, 0.07 * k)
+            path.poses.append(e)
+        add(ns + 2000000, '/path', '/planner', path)
+        v = Vector3Stamped()
+        v.header.frame_id, v.header.stamp = 'arm', stamp
+        v.vector.x, v.vector.y, v.vector.z = (1.0, -0.5 + 0.01 * (k % 100), 0.25)
+        add(ns + 3000000, '/vector', '/sensor', v)
+        w = WrenchStamped()
+        w.header.frame_id, w.header.stamp = 'laser', stamp
+        w.wrench.force.x, w.wrench.force.y, w.wrench.force.z = (10.0, 0.1 * (k % 50), -9.81)
+        w.wrench.torque.x, w.wrench.torque.y, w.wrench.torque.z = (0.0, 1.5, -0.02 * (k % 30))
+        add(ns + 4000000, '/wrench', '/sensor', w)
+        k += 1
+        ns += 100 * 10**6
 
     events.sort()
     conns = {}

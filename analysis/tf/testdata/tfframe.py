@@ -4,8 +4,13 @@ tf2_geometry_msgs: python3 tfframe.py BAG TOPIC FRAME
 
 geometry_msgs/PoseStamped and the pose.pose of PoseWithCovarianceStamped
 go through do_transform_pose and print [x, y, z, qx, qy, qz, qw];
-PointStamped through do_transform_point, [x, y, z]. One JSON line per
-message, null where tf2 raises an exception.
+PointStamped through do_transform_point, [x, y, z]; Vector3Stamped
+through do_transform_vector3, [x, y, z]; WrenchStamped through
+do_transform_wrench, [fx, fy, fz, tx, ty, tz]. Arrays element by element,
+as a list: each pose of a PoseArray (in the message's frame and stamp)
+and each PoseStamped of a nav_msgs/Path (in its own) through
+do_transform_pose. One JSON line per message, null (for an element of a
+list: that element) where tf2 raises an exception.
 """
 import json
 import sys
@@ -35,11 +40,45 @@ def main():
                     buf.set_transform_static(tr, 'peer')
                 else:
                     buf.set_transform(tr, 'peer')
-    for p in poses:
+
+    def lookup(h):
         try:
-            tr = buf.lookup_transform_core(frame, p.header.frame_id, p.header.stamp)
+            return buf.lookup_transform_core(frame, h.frame_id, h.stamp)
         except tf2_py.TransformException:
+            return None
+
+    def pose(ps, tr):
+        out = tf2_geometry_msgs.do_transform_pose(ps, tr).pose
+        return [out.position.x, out.position.y, out.position.z,
+                out.orientation.x, out.orientation.y, out.orientation.z, out.orientation.w]
+
+    for p in poses:
+        if p._type == 'nav_msgs/Path':
+            els = []
+            for e in p.poses:
+                tr = lookup(e.header)
+                els.append(None if tr is None else pose(e, tr))
+            print(json.dumps(els))
+            continue
+        tr = lookup(p.header)
+        if tr is None:
             print('null')
+            continue
+        if p._type == 'geometry_msgs/PoseArray':
+            els = []
+            for e in p.poses:
+                ps = PoseStamped()
+                ps.header, ps.pose = p.header, e
+                els.append(pose(ps, tr))
+            print(json.dumps(els))
+            continue
+        if p._type == 'geometry_msgs/Vector3Stamped':
+            v = tf2_geometry_msgs.do_transform_vector3(p, tr).vector
+            print(json.dumps([v.x, v.y, v.z]))
+            continue
+        if p._type == 'geometry_msgs/WrenchStamped':
+            w = tf2_geometry_msgs.do_transform_wrench(p, tr).wrench
+            print(json.dumps([w.force.x, w.force.y, w.force.z, w.torque.x, w.torque.y, w.torque.z]))
             continue
         if p._type == 'geometry_msgs/PointStamped':
             pt = tf2_geometry_msgs.do_transform_point(p, tr).point
@@ -50,9 +89,7 @@ def main():
             ps.header = p.header
             ps.pose = p.pose.pose
             p = ps
-        out = tf2_geometry_msgs.do_transform_pose(p, tr).pose
-        print(json.dumps([out.position.x, out.position.y, out.position.z,
-                          out.orientation.x, out.orientation.y, out.orientation.z, out.orientation.w]))
+        print(json.dumps(pose(p, tr)))
 
 
 if __name__ == '__main__':

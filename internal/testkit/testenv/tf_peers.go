@@ -1,9 +1,11 @@
 package testenv
 
-// The C++ peers of the TF and sync tests, compiled by the test against
-// Debian's ROS headers: tf2's python binding passes stamps through a
-// double, and message_filters' ApproximateTime policy exists only in C++.
+// The peers of the TF tests beside the python ones in the table: tf2 from
+// C++, compiled by the test against Debian's headers (the python binding
+// passes stamps through a double), and nav_msgs for the Path of
+// export --tf-frame.
 func init() {
+	peers["nav-msgs"] = peer{what: "Debian python3-nav-msgs (make deps-apt)", py: []string{"nav_msgs.msg"}}
 	peers["tf2cpp"] = peer{what: "Debian libtf2-dev and g++ (make deps-apt)",
 		files: []string{"/usr/include/tf2/buffer_core.h", "/usr/include/geometry_msgs/TransformStamped.h"}, progs: []string{"g++"}}
 }
