@@ -27,6 +27,7 @@ type serveOptions struct {
 	speed   float64
 	ros     bool
 	publish bool
+	buffMB  int
 }
 
 const serveLong = `Serve recordings to the Foxglove app and Lichtblick over the Foxglove
@@ -60,7 +61,10 @@ to only while a client subscribes to it, and messages go out stamped with
 their arrival time. --client-publish lets clients publish ros1 messages
 onto the graph (capability clientPublish; the Foxglove app's Publish
 panel). The node honours ROS_MASTER_URI, ROS_IP and ROS_HOSTNAME and is
-named /baglab_serve_PID.
+named /baglab_serve_PID. Messages received and not yet handed to the
+clients, with the latched ones kept for later clients, hold at most
+--buffsize MB; a message that does not fit is dropped as it arrives (and
+logged), whatever size its publisher announces.
 
 A client that reads more slowly than the data comes loses messages (its
 queue is bounded; the others never wait for it) and is told how many in a
@@ -88,6 +92,10 @@ func newServeCmd(g *globalOptions) *cobra.Command {
 				return fmt.Errorf("requires at least one recording (or --ros)")
 			case o.publish && !o.ros:
 				return fmt.Errorf("--client-publish applies with --ros")
+			case cmd.Flags().Changed("buffsize") && !o.ros:
+				return fmt.Errorf("--buffsize applies with --ros")
+			case o.buffMB <= 0:
+				return fmt.Errorf("--buffsize %d: want a positive number of MB", o.buffMB)
 			}
 			return nil
 		}),
@@ -102,6 +110,7 @@ func newServeCmd(g *globalOptions) *cobra.Command {
 	f.Float64Var(&o.speed, "speed", 1, fmt.Sprintf("initial playback speed (%v to %v)", foxglove.MinSpeed, foxglove.MaxSpeed))
 	f.BoolVar(&o.ros, "ros", false, "bridge the live ROS1 graph of ROS_MASTER_URI instead of recordings")
 	f.BoolVar(&o.publish, "client-publish", false, "with --ros, let clients publish onto ROS topics")
+	f.IntVar(&o.buffMB, "buffsize", foxglove.DefaultBridgeBuffer>>20, "with --ros, MB of received messages held at once (larger ones are dropped as they arrive)")
 	o.read.addFlags(cmd)
 	return cmd
 }
@@ -188,8 +197,9 @@ func runBridge(ctx context.Context, o *serveOptions) error {
 		return err
 	}
 	defer node.Close()
-	br := foxglove.NewBridge(node, foxglove.BridgeOptions{Registry: reg, ClientPublish: o.publish,
+	br := foxglove.NewBridge(node, foxglove.BridgeOptions{Registry: reg, ClientPublish: o.publish, Buffer: int64(o.buffMB) << 20,
 		Warn: func(s string) { g.warn("baglab: %s", s) }})
+	defer softMemoryLimit(br.MemoryLimit())()
 	srv := foxglove.NewServer(br.ServerOptions(foxglove.Options{
 		Name:      "baglab serve --ros " + node.Master().URI,
 		SessionID: sessionID(),

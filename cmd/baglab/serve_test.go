@@ -147,13 +147,16 @@ func TestServeInputs(t *testing.T) {
 }
 
 // TestServeUsage: --ros takes no recording, a recording needs no --ros,
-// --client-publish applies with --ros, standard input cannot be read again
-// at a seek: each a usage error (exit 2).
+// --client-publish and --buffsize apply with --ros (a positive one),
+// standard input cannot be read again at a seek: each a usage error
+// (exit 2).
 func TestServeUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"serve"},
 		{"serve", "--ros", "x.bag"},
 		{"serve", "--client-publish", "x.bag"},
+		{"serve", "--buffsize", "64", "x.bag"},
+		{"serve", "--ros", "--buffsize", "0"},
 		{"serve", "--port", "70000", "x.bag"},
 		{"serve", "-"},
 	} {

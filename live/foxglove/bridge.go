@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/baglab/baglab/decode"
@@ -27,7 +28,17 @@ type BridgeOptions struct {
 	ClientPublish bool
 	// Warn, when set, receives what the bridge could not do.
 	Warn func(msg string)
+	// Buffer bounds, in bytes, the messages read from publishers and not
+	// yet handed to the server, with the latched ones the server keeps
+	// (DefaultBridgeBuffer when 0): a message that does not fit is read
+	// and discarded as it arrives, and logged, whatever size its
+	// publisher announces.
+	Buffer int64
 }
+
+// DefaultBridgeBuffer is BridgeOptions.Buffer's default (256 MiB, as
+// record's --buffsize).
+const DefaultBridgeBuffer = 256 << 20
 
 // Bridge shows a live ROS1 graph to the clients of a Server: every topic
 // the master lists is advertised (the list followed as it changes), and a
@@ -45,7 +56,30 @@ type Bridge struct {
 	byID   map[uint32]*bchan
 	nextID uint32
 	pubs   map[*Client]map[uint32]*rosnode.Publisher // client publishing
+	budget *budget
 }
+
+// budget is BridgeOptions.Buffer, shared by the bridge's subscribers.
+type budget struct {
+	max  int64
+	used atomic.Int64
+}
+
+// Reserve implements rosnode.Budget.
+func (b *budget) Reserve(n int) bool {
+	for {
+		u := b.used.Load()
+		if u+int64(n) > b.max {
+			return false
+		}
+		if b.used.CompareAndSwap(u, u+int64(n)) {
+			return true
+		}
+	}
+}
+
+// Release implements rosnode.Budget.
+func (b *budget) Release(n int) { b.used.Add(-int64(n)) }
 
 // bchan is one advertised topic of the graph.
 type bchan struct {
@@ -53,6 +87,7 @@ type bchan struct {
 	md5   string // of the advertised definition ("" when not known)
 	sub   *rosnode.Subscriber
 	slots map[string]int // latched publisher (callerid) -> latch slot
+	held  map[int]int    // latch slot -> bytes of its message, reserved
 }
 
 // NewBridge bridges the graph node's master knows.
@@ -60,8 +95,20 @@ func NewBridge(node *rosnode.Node, o BridgeOptions) *Bridge {
 	if o.Poll <= 0 {
 		o.Poll = time.Second
 	}
+	if o.Buffer <= 0 {
+		o.Buffer = DefaultBridgeBuffer
+	}
 	return &Bridge{node: node, res: decode.NewResolver(o.Registry), o: o,
-		byKey: map[string]*bchan{}, byID: map[uint32]*bchan{}, nextID: 1, pubs: map[*Client]map[uint32]*rosnode.Publisher{}}
+		byKey: map[string]*bchan{}, byID: map[uint32]*bchan{}, nextID: 1, pubs: map[*Client]map[uint32]*rosnode.Publisher{},
+		budget: &budget{max: o.Buffer}}
+}
+
+// MemoryLimit is a soft limit for the Go heap of a process running the
+// bridge (runtime/debug.SetMemoryLimit): its Buffer, one client queue
+// (Options.QueueBytes' default) and slack, so that garbage does not double
+// what the bridge holds under a flood of large messages.
+func (b *Bridge) MemoryLimit() int64 {
+	return b.o.Buffer + b.o.Buffer/8 + 64<<20
 }
 
 // ServerOptions fills in o what a server of this bridge needs: the hooks
@@ -127,7 +174,7 @@ func (b *Bridge) refresh(ctx context.Context) error {
 		}
 		b.mu.Lock()
 		c := &bchan{ch: Channel{ID: b.nextID, Topic: tt.Topic, Encoding: "ros1", SchemaName: tt.Type, Schema: def, SchemaEncoding: "ros1msg"},
-			md5: md5, slots: map[string]int{}}
+			md5: md5, slots: map[string]int{}, held: map[int]int{}}
 		b.nextID++
 		b.byKey[key], b.byID[c.ch.ID] = c, c
 		b.mu.Unlock()
@@ -135,18 +182,28 @@ func (b *Bridge) refresh(ctx context.Context) error {
 	}
 	b.srv.Advertise(added...)
 	var gone []uint32
+	var closing []*rosnode.Subscriber
 	b.mu.Lock()
 	for key, c := range b.byKey {
 		if !seen[key] {
 			gone = append(gone, c.ch.ID)
 			if c.sub != nil {
-				c.sub.Close()
+				// Closed after b.mu is let go: Close waits for the
+				// connection's goroutine, which may wait for b.mu.
+				closing = append(closing, c.sub)
+				c.sub = nil
+			}
+			for _, n := range c.held { // the server forgets them
+				b.budget.Release(n)
 			}
 			delete(b.byKey, key)
 			delete(b.byID, c.ch.ID)
 		}
 	}
 	b.mu.Unlock()
+	for _, sub := range closing {
+		sub.Close()
+	}
 	if len(gone) > 0 {
 		slices.Sort(gone)
 		b.srv.Unadvertise(gone...)
@@ -164,7 +221,7 @@ func (b *Bridge) definition(ctx context.Context, tt rosnode.TopicType) (string, 
 	// Not in the registry: ask a publisher, connecting only long enough
 	// to read its connection header.
 	got := make(chan map[string]string, 1)
-	sub, err := b.node.Subscribe(tt.Topic, rosnode.SubscribeOptions{Prefix: 1, OnConnect: func(c *rosnode.Connection) {
+	sub, err := b.node.Subscribe(tt.Topic, rosnode.SubscribeOptions{Prefix: 1, OnMessage: (*rosnode.Message).Release, OnConnect: func(c *rosnode.Connection) {
 		h := map[string]string{}
 		for _, f := range c.Header {
 			h[f.Key] = f.Value
@@ -202,7 +259,8 @@ func (b *Bridge) subscribers(id uint32, n int) {
 	}
 	switch {
 	case n > 0 && c.sub == nil:
-		sub, err := b.node.Subscribe(c.ch.Topic, rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) { b.forward(c, m) }})
+		sub, err := b.node.Subscribe(c.ch.Topic, rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) { b.forward(c, m) },
+			Budget: b.budget, MaxMessage: int(min(b.o.Buffer, int64(b.node.MaxMessage())))})
 		if err != nil {
 			b.warn("subscribe to %s: %v", c.ch.Topic, err)
 			return
@@ -218,7 +276,11 @@ func (b *Bridge) subscribers(id uint32, n int) {
 // forward hands one received message to the channel's subscribers. A
 // publisher whose definition differs from the one advertised (another
 // version of the type) gets the channel advertised again with its own.
+// The message's bytes go back to the budget once the server has its copy,
+// but for a latched one, which the server keeps: those stay reserved
+// until the next message of its publisher replaces it.
 func (b *Bridge) forward(c *bchan, m *rosnode.Message) {
+	n := len(m.Data)
 	defer m.Release()
 	latch, key := false, 0
 	var readvertise *Channel
@@ -239,8 +301,10 @@ func (b *Bridge) forward(c *bchan, m *rosnode.Message) {
 			c.slots[id] = k
 		}
 		key = k
+		n, c.held[k] = c.held[k], n // give back the message it replaces
 	}
 	b.mu.Unlock()
+	defer b.budget.Release(n)
 	if readvertise != nil {
 		b.srv.Advertise(*readvertise)
 	}
