@@ -40,65 +40,128 @@ func compressedExt(data []byte, format string) string {
 // compressed_depth_image_transport's layout ("16UC1; compressedDepth png").
 func isCompressedDepth(format string) bool { return strings.Contains(format, "compressedDepth") }
 
+// depthFormat splits a compressedDepth format into the image's encoding
+// and its compression, "png" or "rvl", as the plugin's decoder reads it:
+// "<encoding>; compressedDepth <compression>", and plain "compressedDepth"
+// (or no "; ..." at all) for the PNG of older versions.
+func depthFormat(format string) (enc, compression string, err error) {
+	enc, rest, ok := strings.Cut(format, ";")
+	enc = strings.TrimSpace(enc)
+	switch {
+	case !ok, strings.Contains(rest, "compressedDepth png"):
+		return enc, "png", nil
+	case strings.Contains(rest, "compressedDepth rvl"):
+		return enc, "rvl", nil
+	case strings.Contains(rest, "compressedDepth") && !strings.Contains(rest, "compressedDepth "):
+		return enc, "png", nil
+	}
+	return "", "", bad("format", record.ErrUnsupported, "compressedDepth format %q (png and rvl are known)", format)
+}
+
 // depthHeader is the size of compressed_depth_image_transport's
-// ConfigHeader before the PNG: int32 compression format, float32
-// depthParam[2] (the inverse-depth quantisation of 32FC1 images).
+// ConfigHeader before the PNG or RVL image: int32 compression format,
+// float32 depthParam[2] (the inverse-depth quantisation of 32FC1 images).
 const depthHeader = 12
 
 // maxDepthPixels bounds a compressedDepth image (8192 x 8192): what its
 // decoding allocates stays bounded by a depth camera's frame.
 const maxDepthPixels = 1 << 26
 
-// compressedDepth decodes a compressedDepth image: for 16UC1 the PNG it
-// holds (returned as png, written as it is), for 32FC1 a raster of its
-// depths in millimetres (see depthMM), decoded from the quantised inverse
-// depths as the plugin does: depth = A / (v - B), no reading where v = 0.
+// compressedDepth decodes a compressedDepth image, PNG or RVL: for a
+// 16UC1 PNG the PNG it holds (returned as png, written as it is), for
+// 16UC1 RVL a raster of its depths, for 32FC1 a raster of its depths in
+// millimetres (see depthMM), decoded from the quantised inverse depths as
+// the plugin does (see inverseDepth).
 func compressedDepth(f *Frame) (pngBytes []byte, r *raster, err error) {
-	enc, _, _ := strings.Cut(f.Encoding, ";")
-	enc = strings.TrimSpace(enc)
-	if strings.Contains(strings.ToLower(f.Encoding), "rvl") {
-		return nil, nil, bad("format", record.ErrUnsupported, "compressedDepth format %q: RVL is not decoded (PNG is)", f.Encoding)
+	enc, compression, err := depthFormat(f.Encoding)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(f.Data) < depthHeader+len(pngSignature) || !bytes.HasPrefix(f.Data[depthHeader:], pngSignature) {
-		return nil, nil, bad("data", record.ErrFormat, "compressedDepth data of %d bytes holds no PNG after its %d-byte header", len(f.Data), depthHeader)
-	}
-	body := f.Data[depthHeader:]
+	var float bool
 	switch enc {
 	case "16UC1", "mono16":
-		return body, nil, nil
 	case "32FC1":
+		float = true
 	default:
 		return nil, nil, bad("format", record.ErrUnsupported, "compressedDepth of encoding %q (16UC1 and 32FC1 are known)", enc)
 	}
+	if len(f.Data) <= depthHeader {
+		return nil, nil, bad("data", record.ErrLength, "compressedDepth data of %d bytes, no more than its %d-byte header", len(f.Data), depthHeader)
+	}
+	body := f.Data[depthHeader:]
+	var w, h int
+	var pixels func(y int, dst []uint16)
+	switch compression {
+	case "png":
+		if !bytes.HasPrefix(body, pngSignature) {
+			return nil, nil, bad("data", record.ErrFormat, "compressedDepth data of %d bytes holds no PNG after its %d-byte header", len(f.Data), depthHeader)
+		}
+		if !float {
+			return body, nil, nil
+		}
+		if w, h, pixels, err = pngPixels(body); err != nil {
+			return nil, nil, err
+		}
+	case "rvl":
+		if w, h, pixels, err = rvlPixels(body, depthHeader); err != nil {
+			return nil, nil, bad("data", record.ErrFormat, "compressedDepth %s: %v", f.Encoding, err)
+		}
+	}
+	v := make([]uint16, w)
+	r = &raster{width: w, height: h, depth: 16, color: pngGray}
+	if !float {
+		r.row = func(y int, dst []byte) {
+			pixels(y, v)
+			for x, d := range v {
+				binary.BigEndian.PutUint16(dst[2*x:], d)
+			}
+		}
+		return nil, r, nil
+	}
 	qa := math.Float32frombits(binary.LittleEndian.Uint32(f.Data[4:]))
 	qb := math.Float32frombits(binary.LittleEndian.Uint32(f.Data[8:]))
+	r.row = func(y int, dst []byte) {
+		pixels(y, v)
+		for x, d := range v {
+			binary.BigEndian.PutUint16(dst[2*x:], depthMM(inverseDepth(d, qa, qb)))
+		}
+	}
+	return nil, r, nil
+}
+
+// inverseDepth is the depth (metres) of a quantised inverse depth v of a
+// 32FC1 compressedDepth image, as the plugin decodes it in float32:
+// qa / (v - qb), NaN (no reading) where v is 0.
+func inverseDepth(v uint16, qa, qb float32) float32 {
+	if v == 0 {
+		return float32(math.NaN())
+	}
+	return qa / (float32(v) - qb)
+}
+
+// pngPixels decodes the 16-bit grey PNG of a compressedDepth image.
+func pngPixels(body []byte) (width, height int, row func(y int, dst []uint16), err error) {
 	cfg, err := png.DecodeConfig(bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, bad("data", record.ErrFormat, "compressedDepth PNG: %v", err)
+		return 0, 0, nil, bad("data", record.ErrFormat, "compressedDepth PNG: %v", err)
 	}
 	if px := int64(cfg.Width) * int64(cfg.Height); px*2 > 1100*int64(len(body)) || px > maxDepthPixels {
 		// deflate compresses at most ~1032:1: refuse sizes no data can fill,
 		// and depth images beyond any camera's
-		return nil, nil, bad("data", record.ErrFormat, "compressedDepth PNG of %d x %d pixels in %d bytes", cfg.Width, cfg.Height, len(body))
+		return 0, 0, nil, bad("data", record.ErrFormat, "compressedDepth PNG of %d x %d pixels in %d bytes", cfg.Width, cfg.Height, len(body))
 	}
 	img, err := png.Decode(bytes.NewReader(body))
 	if err != nil {
-		return nil, nil, bad("data", record.ErrFormat, "compressedDepth PNG: %v", err)
+		return 0, 0, nil, bad("data", record.ErrFormat, "compressedDepth PNG: %v", err)
 	}
 	g, ok := img.(*image.Gray16)
 	if !ok {
-		return nil, nil, bad("data", record.ErrFormat, "compressedDepth PNG is %T, not 16-bit grey", img)
+		return 0, 0, nil, bad("data", record.ErrFormat, "compressedDepth PNG is %T, not 16-bit grey", img)
 	}
 	b := g.Bounds()
-	r = &raster{width: b.Dx(), height: b.Dy(), depth: 16, color: pngGray, row: func(y int, dst []byte) {
-		for x := 0; x < b.Dx(); x++ {
-			v := g.Gray16At(b.Min.X+x, b.Min.Y+y).Y
-			d := float32(math.NaN())
-			if v != 0 {
-				d = qa / (float32(v) - qb)
-			}
-			binary.BigEndian.PutUint16(dst[2*x:], depthMM(d))
+	return b.Dx(), b.Dy(), func(y int, dst []uint16) {
+		for x := range dst {
+			dst[x] = g.Gray16At(b.Min.X+x, b.Min.Y+y).Y
 		}
-	}}
-	return nil, r, nil
+	}, nil
 }

@@ -16,17 +16,18 @@
 //     little- and big-endian data alike);
 //   - nUC1 is grey, nUC2 grey+alpha, nUC3/nUC4 are BGR/BGRA (OpenCV's
 //     channel order, as cv2.imwrite writes them), n = 8 or 16;
-//   - 32FC1 depth (metres) becomes 16-bit millimetres, rounded, as ROS's
-//     16UC1 depth convention; NaN, infinities and depths at or below zero
-//     are 0 (no reading), depths beyond 65.535 m are 65535;
+//   - 32FC1 depth (metres) becomes 16-bit millimetres as ROS's 16UC1 depth
+//     convention, rounded (halves to even, as OpenCV and numpy round);
+//     NaN, infinities and depths at or below zero are 0 (no reading),
+//     depths beyond 65.535 m are 65535;
 //   - bayer_* are demosaiced bilinearly as OpenCV's cvtColor does (what
 //     cv_bridge gives), or written as the raw grey mosaic with Raw;
 //   - yuv422 (UYVY) and yuv422_yuy2 (YUYV) are converted to RGB with
 //     OpenCV's BT.601 video-range integer formula;
 //   - a CompressedImage is its own bytes, with the extension its magic
 //     bytes give (.jpg, .png, .webp, .tif; .bin otherwise); a
-//     compressedDepth image is decoded: 16UC1 gives its 16-bit PNG, 32FC1
-//     its depths in 16-bit millimetres as above;
+//     compressedDepth image (PNG or RVL) is decoded: 16UC1 gives a 16-bit
+//     PNG of its depths, 32FC1 its depths in 16-bit millimetres as above;
 //   - a PointCloud2 keeps every field (packed rgb/rgba with their stored
 //     type, as PCL writes them) and its NaN points unless DropNaN.
 package media

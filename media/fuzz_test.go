@@ -45,6 +45,7 @@ func FuzzCompressedDepth(f *testing.F) {
 	hdr := make([]byte, depthHeader)
 	binary.LittleEndian.PutUint32(hdr[4:], 0x42c80000)
 	f.Add("32FC1; compressedDepth", append(hdr, pngSignature...))
+	f.Add("32FC1; compressedDepth rvl", rvlSeed(f))
 	f.Fuzz(func(t *testing.T, format string, data []byte) {
 		fr := &Frame{Kind: Compressed, Encoding: format, Data: data}
 		if _, r, err := compressedDepth(fr); err == nil && r != nil {

@@ -165,8 +165,8 @@ func swapRow(dst, src []byte, channels, depth int, big bool) {
 }
 
 // depthRow converts a row of 32-bit float depths (metres) to 16-bit
-// millimetres: rounded, 0 for NaN, infinities and depths <= 0, 65535 at
-// most.
+// millimetres: rounded (halves to even), 0 for NaN, infinities and
+// depths <= 0, 65535 at most.
 func depthRow(dst, src []byte, big bool) {
 	order := binary.ByteOrder(binary.LittleEndian)
 	if big {
@@ -177,7 +177,9 @@ func depthRow(dst, src []byte, big bool) {
 	}
 }
 
-// depthMM is a depth in metres as 16-bit millimetres.
+// depthMM is a depth in metres as 16-bit millimetres, rounded to the
+// nearest with halves to even as OpenCV's cvRound and numpy's round do
+// (6.3125 m is 6312 mm).
 func depthMM(m float32) uint16 {
 	switch {
 	case m != m, m <= 0, math.IsInf(float64(m), 0):
@@ -185,7 +187,7 @@ func depthMM(m float32) uint16 {
 	case m >= 65.535:
 		return 65535
 	}
-	return uint16(math.Round(float64(m) * 1000))
+	return uint16(math.RoundToEven(float64(m) * 1000))
 }
 
 // OpenCV's BT.601 video-range YUV→RGB constants (imgproc color_yuv),

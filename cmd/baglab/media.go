@@ -47,7 +47,7 @@ grey mosaic), yuv422 is converted to RGB, and 32FC1 depth in metres becomes
 16-bit millimetres (0 where there is no reading). Encodings:
 ` + media.Encodings + `.
 Compressed images are written as their own bytes (.jpg, .png ...);
-compressedDepth images are decoded to 16-bit PNG. Point clouds become binary
+compressedDepth images (PNG or RVL) are decoded to 16-bit PNG. Point clouds become binary
 PCD files (--pcd ascii for text, --cloud-format ply for PLY) with every
 field, NaN points kept unless --drop-nan.
 

@@ -145,6 +145,14 @@ def write(path):
         c.data = struct.pack("<iff", 0, qa, qb) + cv2.imencode(".png", inv)[1].tobytes()
         bag.write("/cam/depth32/compressedDepth", c, rospy.Time(T0 + t))
         t += 1
+        # compressedDepth RVL and PNG as compressed_depth_image_transport's own
+        # encoder wrote them (testdata/rvl, made by rvl/gen.sh)
+        for c in rvl_cases():
+            m = CompressedImage()
+            m.header = Header(seq=t, stamp=rospy.Time(T0 + t), frame_id="camera")
+            m.format, m.data = c["format"], c["data"]
+            bag.write("/depth/" + c["name"], m, rospy.Time(T0 + t))
+            t += 1
         for organized in (False, True):
             bag.write("/cloud" + ("/organized" if organized else ""), cloud(t, rng, organized), rospy.Time(T0 + t))
             t += 1
@@ -157,6 +165,23 @@ def write(path):
         c = point_cloud2.create_cloud(Header(seq=t, stamp=rospy.Time(T0 + t), frame_id="lidar"), fields, pts)
         bag.write("/cloud/packed", c, rospy.Time(T0 + t))
         t += 1
+
+
+RVL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "rvl")
+
+
+def rvl_cases():
+    """The compressedDepth messages of testdata/rvl: format, data and the
+    rows compressed_depth_image_transport's decoder made of them."""
+    import gzip
+    cases = json.load(open(os.path.join(RVL, "cases.json")))
+    for c in cases:
+        base = os.path.join(RVL, c["name"])
+        c["format"] = open(base + ".format").read()
+        c["data"] = open(base + ".data", "rb").read()
+        dt = "<u2" if c["encoding"] == "16UC1" else "<f4"
+        c["decoded"] = np.frombuffer(gzip.open(base + ".decoded.gz").read(), dt).reshape(c["height"], c["width"])
+    return cases
 
 
 def unpad(m):
@@ -301,7 +326,19 @@ def check(path, d, opts=()):
                                                                      int(np.sum(got != want)) if got.shape == want.shape else -1)
             elif ty == "sensor_msgs/CompressedImage":
                 data = open(f, "rb").read()
-                if "compressedDepth" in m.format:
+                if topic.startswith("/depth/"):
+                    got = cv2.imread(f, cv2.IMREAD_UNCHANGED)
+                    c = next(c for c in rvl_cases() if "/depth/" + c["name"] == topic)
+                    want = c["decoded"]
+                    if c["encoding"] == "32FC1":
+                        mm = np.where(np.isfinite(want) & (want > 0), np.round(want.astype(np.float64) * 1000), 0)
+                        want = np.clip(mm, 0, 65535).astype(np.uint16)
+                    want = want.astype(np.uint16)
+                    out["what"] = "decodeCompressedDepthImage's depths (testdata/rvl)" + (" in mm" if c["encoding"] == "32FC1" else "")
+                    out["ok"] = got is not None and got.shape == want.shape and got.dtype == want.dtype and bool(np.array_equal(got, want))
+                    if not out["ok"] and got is not None:
+                        out["why"] = "got %s %s, want %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
+                elif "compressedDepth" in m.format:
                     got = cv2.imread(f, cv2.IMREAD_UNCHANGED)
                     inv = cv2.imdecode(np.frombuffer(bytes(m.data[12:]), np.uint8), cv2.IMREAD_UNCHANGED)
                     if m.format.startswith("16UC1"):
