@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,6 +32,14 @@ type DatasetInput struct {
 	// An input the manifest holds with another selection is not skipped:
 	// ExportDataset fails with ErrLayout unless Force.
 	Selection string
+	// Digest, when set, gives the input's content digest once it has been
+	// exported: a remote object hashed while the export reads it
+	// (recording.DigestWhileReading), so that each byte is fetched once.
+	// Its parts are then written under a private hidden folder of the
+	// directory and moved into place once the digest names them; an input
+	// the manifest holds already is skipped then, after its export. Nil
+	// hashes Path first (recording.Digest).
+	Digest func() (digest.Digest, error)
 }
 
 // DatasetOptions configure ExportDataset.
@@ -159,35 +168,68 @@ func exportDataset(ctx context.Context, dir string, inputs []DatasetInput, jobs 
 	if err != nil {
 		return nil, err
 	}
-	rep := &DatasetReport{}
+	r := &datasetRun{dir: dir, inputs: inputs, digests: digests, old: make([]*ManifestRow, len(inputs)),
+		seen: map[string]string{}, force: force, note: note, rep: &DatasetReport{}}
 	var todo []int
-	old := make([]*ManifestRow, len(inputs))
-	seen := map[string]string{}
-	for i, in := range inputs {
-		sha := digests[i].SHA256
-		if first, dup := seen[sha]; dup {
-			note("baglab: %s: same content as %s (sha256 %s); exported once", in.Path, first, sha[:16])
-			rep.Skipped++
+	for i := range inputs {
+		if inputs[i].Digest != nil {
+			todo = append(todo, i) // decided once exported (exportParts)
 			continue
 		}
-		seen[sha] = in.Path
-		row, err := ReadManifestRow(dir, sha)
-		if err != nil && !errors.Is(err, ErrNoManifestRow) {
+		export, err := r.decide(i)
+		if err != nil {
 			return nil, err
 		}
-		if row != nil && !force && row.Selection != in.Selection {
-			return nil, fmt.Errorf("%w: %s was exported into it with %s, this run selects %s; use --force to export it again, or another directory",
-				ErrLayout, in.Path, selection(row.Selection), selection(in.Selection))
+		if export {
+			todo = append(todo, i)
 		}
-		if row != nil && !force {
-			note("baglab: %s: already in %s (exported from %s by baglab %s, sha256 %s); skipped", in.Path, dir, row.Path, row.BaglabVersion, sha[:16])
-			rep.Skipped++
-			continue
-		}
-		old[i] = row
-		todo = append(todo, i)
 	}
-	return rep, exportParts(ctx, dir, inputs, digests, todo, old, jobs, cfg, opts, rep)
+	return r.rep, exportParts(ctx, r, todo, jobs, cfg, opts)
+}
+
+// datasetRun is what ExportDataset knows of its inputs while it runs.
+type datasetRun struct {
+	dir     string
+	inputs  []DatasetInput
+	digests []digest.Digest
+	old     []*ManifestRow // the manifest's rows of the inputs exported again
+	force   bool
+	note    func(string, ...any)
+
+	mu   sync.Mutex
+	seen map[string]string // input path by content hash
+	rep  *DatasetReport
+}
+
+// decide tells whether input i, whose digest is known, is exported: not
+// when an earlier input had the same content, or the manifest holds it
+// (unless force; with another selection that is an error). It records
+// the manifest's row of an input exported again.
+func (r *datasetRun) decide(i int) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	in, sha := &r.inputs[i], r.digests[i].SHA256
+	if first, dup := r.seen[sha]; dup {
+		r.note("baglab: %s: same content as %s (sha256 %s); exported once", in.Path, first, sha[:16])
+		r.rep.Skipped++
+		return false, nil
+	}
+	r.seen[sha] = in.Path
+	row, err := ReadManifestRow(r.dir, sha)
+	if err != nil && !errors.Is(err, ErrNoManifestRow) {
+		return false, err
+	}
+	if row != nil && !r.force && row.Selection != in.Selection {
+		return false, fmt.Errorf("%w: %s was exported into it with %s, this run selects %s; use --force to export it again, or another directory",
+			ErrLayout, in.Path, selection(row.Selection), selection(in.Selection))
+	}
+	if row != nil && !r.force {
+		r.note("baglab: %s: already in %s (exported from %s by baglab %s, sha256 %s); skipped", in.Path, r.dir, row.Path, row.BaglabVersion, sha[:16])
+		r.rep.Skipped++
+		return false, nil
+	}
+	r.old[i] = row
+	return true, nil
 }
 
 // checkDatasetDir fails with ErrNotDataset when dir holds files and no
@@ -229,10 +271,14 @@ func firstFile(dir string) (string, error) {
 	return found, err
 }
 
-// digestAll hashes the inputs, jobs at a time.
+// digestAll hashes the inputs, jobs at a time, but those hashed while they
+// are exported (DatasetInput.Digest).
 func digestAll(ctx context.Context, inputs []DatasetInput, jobs int) ([]digest.Digest, error) {
 	out := make([]digest.Digest, len(inputs))
 	err := parallel.For(ctx, len(inputs), jobs, func(_ context.Context, i int) error {
+		if inputs[i].Digest != nil {
+			return nil // hashed while it is exported
+		}
 		var err error
 		if out[i], err = recording.Digest(inputs[i].Path); err != nil {
 			return fmt.Errorf("export: hashing %s: %w", inputs[i].Path, err)
@@ -252,14 +298,16 @@ func partOf(d digest.Digest) string { return d.SHA256[:16] }
 // jobs inputs are encoded at once; an encoded input's commit (its footers,
 // syncs and renames, then its manifest row) runs beside the next inputs,
 // up to jobs commits at once, so that waiting for the disk does not leave
-// a core idle.
-func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests []digest.Digest, todo []int,
-	old []*ManifestRow, jobs int, cfg config, opts []Option, rep *DatasetReport) error {
+// a core idle. An input hashed while it is exported is exported into a
+// private hidden folder, under a provisional part name, and decided once
+// its digest is known: skipped, or its parts moved into place under their
+// names.
+func exportParts(ctx context.Context, r *datasetRun, todo []int, jobs int, cfg config, opts []Option) error {
 	var (
-		mu      sync.Mutex
 		commits sync.WaitGroup
 		slots   = make(chan struct{}, jobs)
 		errs    = make([]error, len(todo)) // by position in todo
+		dir     = r.dir
 	)
 	// No new input starts after a failure; in-flight ones finish (and
 	// are recorded): they get ctx, not the context For and a failed
@@ -268,44 +316,118 @@ func exportParts(ctx context.Context, dir string, inputs []DatasetInput, digests
 	defer cancel()
 	forErr := parallel.For(stop, len(todo), jobs, func(_ context.Context, k int) error {
 		i := todo[k]
-		in := inputs[i].Input
-		in.Part = partOf(digests[i])
-		e, err := runExporter(ctx, dir, []Input{in}, 1, opts)
-		if err != nil {
+		in := partInput(r, i)
+		into, stage := dir, ""
+		if r.inputs[i].Digest != nil {
+			var err error
+			if stage, err = os.MkdirTemp(dir, ".baglab-stage-*"); err != nil {
+				errs[k] = err
+				return err
+			}
+			into, in.Part = stage, pendingPart
+		}
+		fail := func(err error) error {
+			if stage != "" {
+				os.RemoveAll(stage)
+			}
 			errs[k] = err
 			return err
+		}
+		e, err := runExporter(ctx, into, []Input{in}, 1, opts)
+		if err != nil {
+			return fail(err)
+		}
+		if stage != "" {
+			d, err := r.inputs[i].Digest()
+			if err != nil {
+				e.Abort()
+				return fail(fmt.Errorf("export: hashing %s: %w", in.Path, err))
+			}
+			r.digests[i] = d
+			export, err := r.decide(i)
+			if err != nil || !export {
+				e.Abort()
+				os.RemoveAll(stage)
+				errs[k] = err
+				return err
+			}
 		}
 		slots <- struct{}{}
 		commits.Add(1)
 		go func() {
 			defer commits.Done()
 			defer func() { <-slots }()
-			files, err := closeExporter(dir, e)
+			files, err := closeExporter(into, e)
+			if err == nil && stage != "" {
+				files, err = moveParts(stage, dir, files, partOf(r.digests[i]))
+			}
+			if stage != "" {
+				os.RemoveAll(stage)
+			}
 			if err == nil {
-				if o := old[i]; o != nil {
+				if o := r.old[i]; o != nil {
 					removeStale(dir, o.Parts, files)
 				}
 				// the input is number 0 of its own Exporter
-				err = WriteManifestRow(dir, newRow(&inputs[i], digests[i], cfg, files, e.exported(0)))
+				err = WriteManifestRow(dir, newRow(&r.inputs[i], r.digests[i], cfg, files, e.exported(0)))
 			}
 			if err != nil {
 				errs[k] = err
 				cancel()
 				return
 			}
-			mu.Lock()
-			rep.Exported++
-			rep.Files = append(rep.Files, files...)
-			mu.Unlock()
+			r.mu.Lock()
+			r.rep.Exported++
+			r.rep.Files = append(r.rep.Files, files...)
+			r.mu.Unlock()
 		}()
 		return nil
 	})
 	commits.Wait()
-	slices.Sort(rep.Files)
+	slices.Sort(r.rep.Files)
 	if err := parallel.FirstError(errs); err != nil {
 		return err
 	}
 	return forErr
+}
+
+// partInput returns input i of r with the part name of its content hash,
+// when known.
+func partInput(r *datasetRun, i int) Input {
+	in := r.inputs[i].Input
+	if r.inputs[i].Digest == nil {
+		in.Part = partOf(r.digests[i])
+	}
+	return in
+}
+
+// pendingPart is the provisional part name of an input exported before
+// its content hash is known.
+const pendingPart = "pending"
+
+// moveParts moves the files (relative to stage, named with pendingPart)
+// into dir under the part name part, and returns them relative to dir.
+func moveParts(stage, dir string, files []string, part string) ([]string, error) {
+	var made atomicfile.DirSet
+	out := make([]string, 0, len(files))
+	for _, rel := range files {
+		d, name := path.Split(rel)
+		rest, ok := strings.CutPrefix(name, "part-"+pendingPart)
+		if !ok {
+			return out, fmt.Errorf("export: %s is not a part file", rel)
+		}
+		to := d + "part-" + part + rest
+		dst := filepath.Join(dir, filepath.FromSlash(to))
+		if err := made.MkdirAll(filepath.Dir(dst)); err != nil {
+			return out, err
+		}
+		if err := os.Rename(filepath.Join(stage, filepath.FromSlash(rel)), dst); err != nil {
+			return out, err
+		}
+		out = append(out, to)
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // exportAll exports inputs, jobs at a time, through an Exporter of their

@@ -2,7 +2,6 @@ package recording
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -339,18 +338,47 @@ func Digest(p string) (digest.Digest, error) {
 	}
 	s := remote.NewSession(context.Background(), remote.Options{})
 	defer s.Close()
+	return digestURL(s, p)
+}
+
+// DigestWhileReading starts hashing the recording at p, when it is a
+// remote object, while a reading of it through the session s fetches its
+// bytes (OpenOptions.Remote), and returns the function that, once that
+// reading is done, gives its Digest: each byte is fetched once for the
+// reading and the hash together. A local path or a prefix (a rosbag2
+// folder) is hashed when the function is called, as Digest does.
+func DigestWhileReading(s *remote.Session, p string) func() (digest.Digest, error) {
+	if s == nil || !remote.IsURL(p) || remote.IsPrefix(p) {
+		return func() (digest.Digest, error) { return Digest(p) }
+	}
+	obj, err := s.Open(p)
+	if err != nil {
+		return func() (digest.Digest, error) { return digest.Digest{}, urlError(p, err) }
+	}
+	obj.Hash()
+	return func() (digest.Digest, error) {
+		sum, n, err := obj.Sum()
+		obj.Trim()
+		if err != nil {
+			return digest.Digest{}, urlError(p, err)
+		}
+		return digest.Digest{Size: n, SHA256: hex.EncodeToString(sum)}, nil
+	}
+}
+
+// digestURL is Digest of a URL, read through s.
+func digestURL(s *remote.Session, p string) (digest.Digest, error) {
 	one := func(url string) (digest.File, error) {
 		obj, err := s.Open(url)
 		if err != nil {
 			return digest.File{}, urlError(url, err)
 		}
 		defer obj.Trim()
-		h := sha256.New()
-		n, err := io.Copy(h, io.NewSectionReader(obj, 0, obj.Size()))
+		sum, n, err := obj.Sum()
 		if err != nil {
 			return digest.File{}, urlError(url, err)
 		}
-		return digest.File{Path: url, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+		return digest.File{Path: url, Size: n, SHA256: hex.EncodeToString(sum)}, nil
 	}
 	if !remote.IsPrefix(p) {
 		f, err := one(p)

@@ -6,8 +6,10 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/internal/digest"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
+	"github.com/baglab/baglab/recording/remote"
 	"github.com/spf13/cobra"
 )
 
@@ -233,6 +235,20 @@ func runExport(ctx context.Context, o *exportOptions) error {
 			return wrap(m), nil
 		}
 		inputs[i] = export.DatasetInput{Input: export.Input{Path: f.Path(), Open: open}, Summary: f.Summary(), Selection: o.read.describe()}
+		if o.partitionBy != "none" && remote.IsURL(f.Path()) {
+			// The manifest's digest from the bytes the export fetches.
+			var sum func() (digest.Digest, error)
+			inputs[i].Open = func() (export.Messages, error) {
+				sum = recording.DigestWhileReading(g.remote, f.Path())
+				return open()
+			}
+			inputs[i].Digest = func() (digest.Digest, error) {
+				if sum == nil {
+					return recording.Digest(f.Path())
+				}
+				return sum()
+			}
+		}
 		if o.tfFrame != "" { // the rows carry one more field: say so in the manifest
 			inputs[i].Selection = strings.TrimSpace(inputs[i].Selection + " --tf-frame " + o.tfFrame)
 		}

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,6 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
@@ -16,8 +22,14 @@ import (
 // handling (http.FileServer), counting requests.
 func httpStudy(t *testing.T) (base string, requests *atomic.Int64) {
 	t.Helper()
+	return httpDir(t, studyDir)
+}
+
+// httpDir serves dir over HTTP as httpStudy serves the study.
+func httpDir(t *testing.T, dir string) (base string, requests *atomic.Int64) {
+	t.Helper()
 	requests = &atomic.Int64{}
-	fs := http.FileServer(http.Dir(studyDir))
+	fs := http.FileServer(http.Dir(dir))
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
 		fs.ServeHTTP(w, r)
@@ -114,5 +126,63 @@ func TestURLDB3IsCopiedAndSaysSo(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// TestURLPartitionedExportFetchesOnce: a partitioned export of a URL hashes
+// the recording for its manifest while it exports it, fetching each byte
+// once; its manifest and part names are those of the local file's export,
+// and a second run skips it.
+func TestURLPartitionedExportFetchesOnce(t *testing.T) {
+	src := t.TempDir()
+	for _, name := range []string{"big.bag", "big.mcap"} {
+		if _, err := studygen.WriteBig(filepath.Join(src, name), msgdef.Default(), studygen.BigOptions{Size: 12 << 20, CloudBytes: 256 << 10, Seed: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base, _ := httpDir(t, src)
+	for _, name := range []string{"big.bag", "big.mcap"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(src, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum := sha256.Sum256(data)
+			url, dir, local := base+name, t.TempDir(), t.TempDir()
+			_, stderr, code := run(t, "export", "--partition-by", "source", "--stats", "--out", dir, url)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			var requests, fetched, size int64
+			for _, l := range strings.Split(stderr, "\n") {
+				if rest, ok := strings.CutPrefix(l, "baglab: stats: "+url+": "); ok {
+					fmt.Sscanf(rest, "%d requests (0 retries), %d of %d bytes", &requests, &fetched, &size)
+				}
+			}
+			// The blocks the summary's reading fetched (a bag's chunk
+			// headers, an MCAP file's first message indexes) may be fetched
+			// again after it ends.
+			if size != int64(len(data)) || fetched > size+size/100+64<<10 {
+				t.Errorf("fetched %d bytes of %d (file %d bytes): %s", fetched, size, len(data), stderr)
+			}
+			t.Logf("%d requests, %d of %d bytes", requests, fetched, size)
+			rows, err := export.ReadManifest(dir)
+			if err != nil || len(rows) != 1 || rows[0].SHA256 != hex.EncodeToString(sum[:]) || rows[0].Size != int64(len(data)) || rows[0].Path != url {
+				t.Fatalf("manifest %+v, %v; want sha256 %x", rows, err, sum)
+			}
+			if _, stderr, code := run(t, "export", "--partition-by", "source", "--out", local, filepath.Join(src, name)); code != 0 {
+				t.Fatalf("local: exit %d: %s", code, stderr)
+			}
+			if got, want := dataFiles(t, dir), dataFiles(t, local); strings.Join(got, ",") != strings.Join(want, ",") || len(want) == 0 {
+				t.Fatalf("files %v, local export's %v", got, want)
+			}
+			_, stderr, code = run(t, "export", "--partition-by", "source", "--out", dir, url)
+			if code != 0 || !strings.Contains(stderr, "skipped") {
+				t.Fatalf("again: exit %d: %s", code, stderr)
+			}
+			if hidden, _ := filepath.Glob(filepath.Join(dir, ".*")); len(hidden) > 0 {
+				t.Errorf("left behind: %v", hidden)
+			}
+		})
 	}
 }

@@ -111,10 +111,11 @@ type Object struct {
 	blocks  map[int64]*block
 	lru     list.List // of *block, most recently used first
 	cached  int64
-	lastEnd int64 // end of the latest read, for readahead
-	streak  int64 // bytes read in order so far
-	ahead   int64 // the readahead window: half the streak, at most Readahead
-	aheadTo int64 // blocks before this are read ahead already
+	lastEnd int64    // end of the latest read, for readahead
+	streak  int64    // bytes read in order so far
+	ahead   int64    // the readahead window: half the streak, at most Readahead
+	aheadTo int64    // blocks before this are read ahead already
+	tap     *hashTap // hashes the blocks in order (Hash), or nil
 
 	requests, bytes, retries atomic.Int64
 }
@@ -454,7 +455,8 @@ func (obj *Object) newBlock(i int64) *block {
 // previous one ended (or a little past it); then half as many bytes ahead
 // as the reads in order so far took (so that what a reading fetches ahead
 // and then leaves is never more than half what it read), up to Readahead,
-// cut into ReadaheadRequest runs. obj.mu is held.
+// cut into ReadaheadRequest runs, once less than half the window is
+// left ahead. obj.mu is held.
 func (obj *Object) readahead(off, end, last int64) [][]*block {
 	// In order: at the end of the previous read, or a little past it (the
 	// records a reading of chunks steps over, such as MCAP message
@@ -462,12 +464,18 @@ func (obj *Object) readahead(off, end, last int64) [][]*block {
 	seq := off >= obj.lastEnd && off-obj.lastEnd <= nearGap && obj.lastEnd > 0
 	obj.lastEnd = end
 	if !seq {
-		obj.streak, obj.ahead = end-off, 0
+		obj.streak, obj.ahead, obj.aheadTo = end-off, 0, 0
 		return nil
 	}
 	obj.streak += end - off
 	obj.ahead = min(obj.streak/2, obj.o.Readahead)
 	B := obj.o.Block
+	if obj.aheadTo*B-end > obj.ahead/2 {
+		// More than half the window is fetched or on its way: top it up
+		// later, with one larger request, rather than one small request
+		// per small read.
+		return nil
+	}
 	from := max(last+1, obj.aheadTo)
 	to := min((end+obj.ahead+B-1)/B, (obj.tailOff+B-1)/B)
 	per := max(1, obj.o.ReadaheadRequest/B)
@@ -564,6 +572,7 @@ func (obj *Object) fill(run []*block) {
 		ready(end - from) // the tail's part
 	}
 	if next == len(run) {
+		obj.advanceHash()
 		return
 	}
 	obj.mu.Lock()
