@@ -82,3 +82,35 @@ func TestCompressedExt(t *testing.T) {
 		}
 	}
 }
+
+// TestNPYHeader: the header numpy writes for an array of the encoding:
+// dtype, shape as cv_bridge gives it, padded to 64 bytes.
+func TestNPYHeader(t *testing.T) {
+	for _, c := range []struct {
+		enc  string
+		want string
+	}{
+		{"8SC1", "{'descr': '|i1', 'fortran_order': False, 'shape': (3, 2), }"},
+		{"16SC3", "{'descr': '<i2', 'fortran_order': False, 'shape': (3, 2, 3), }"},
+		{"32FC2", "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2, 2), }"},
+		{"64FC1", "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }"},
+		{"32FC1", ""},
+		{"8SC5", ""},
+		{"32UC1", ""},
+	} {
+		af, ok := arrayFormatOf(c.enc)
+		if !ok {
+			if c.want != "" {
+				t.Errorf("%s: not an array encoding", c.enc)
+			}
+			continue
+		}
+		h := npyHeader(af, 2, 3)
+		if len(h)%64 != 0 || string(h[:8]) != "\x93NUMPY\x01\x00" || int(h[8])|int(h[9])<<8 != len(h)-10 || h[len(h)-1] != '\n' {
+			t.Errorf("%s: header %q", c.enc, h)
+		}
+		if got := strings.TrimRight(string(h[10:]), " \n"); got != c.want {
+			t.Errorf("%s: %s, want %s", c.enc, got, c.want)
+		}
+	}
+}

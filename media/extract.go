@@ -274,11 +274,10 @@ func (x *extraction) write(f *Frame) error {
 	var fill func(w io.Writer) error
 	switch f.Kind {
 	case Image:
-		r, err := imageRaster(f, x.o.Raw)
-		if err != nil {
+		var err error
+		if ext, fill, err = imageFile(f, x.o.Raw); err != nil {
 			return err
 		}
-		ext, fill = ".png", func(w io.Writer) error { return writePNG(w, r) }
 	case Compressed:
 		data := f.Data
 		ext = compressedExt(data, f.Encoding)

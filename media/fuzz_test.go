@@ -6,21 +6,22 @@ import (
 	"testing"
 )
 
-// FuzzImage converts arbitrary image layouts and data: an error or a PNG,
-// never a panic.
+// FuzzImage converts arbitrary image layouts and data: an error or a PNG
+// (or .npy), never a panic.
 func FuzzImage(f *testing.F) {
 	f.Add("rgb8", uint32(2), uint32(2), uint32(6), false, []byte("abcdefghijkl"))
 	f.Add("bayer_rggb16", uint32(3), uint32(3), uint32(6), true, make([]byte, 18))
 	f.Add("32FC1", uint32(1), uint32(2), uint32(4), false, make([]byte, 8))
 	f.Add("yuv422", uint32(2), uint32(1), uint32(4), false, []byte{1, 2, 3, 4})
+	f.Add("64FC3", uint32(1), uint32(1), uint32(24), true, make([]byte, 24))
 	f.Fuzz(func(t *testing.T, enc string, w, h, step uint32, big bool, data []byte) {
 		fr := &Frame{Kind: Image, Encoding: enc, Width: w, Height: h, Step: step, BigEndian: big, Data: data}
 		for _, raw := range []bool{false, true} {
-			r, err := imageRaster(fr, raw)
+			_, fill, err := imageFile(fr, raw)
 			if err != nil {
 				continue
 			}
-			if err := writePNG(io.Discard, r); err != nil {
+			if err := fill(io.Discard); err != nil {
 				t.Fatal(err)
 			}
 		}

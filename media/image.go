@@ -2,6 +2,7 @@ package media
 
 import (
 	"encoding/binary"
+	"io"
 	"math"
 	"strings"
 
@@ -81,43 +82,70 @@ func formatOf(enc string) (imageFormat, bool) {
 	return imageFormat{}, false
 }
 
-// Encodings lists the Image encodings written (besides 8UCn/16UCn for
-// n = 1..4), for the help.
+// Encodings lists the Image encodings written, for the help.
 const Encodings = "rgb8 bgr8 rgba8 bgra8 rgb16 bgr16 rgba16 bgra16 mono8 mono16 8UC1-4 16UC1-4 32FC1 " +
-	"bayer_rggb8 bayer_bggr8 bayer_gbrg8 bayer_grbg8 (and 16) yuv422 yuv422_yuy2"
+	"bayer_rggb8 bayer_bggr8 bayer_gbrg8 bayer_grbg8 (and 16) yuv422 yuv422_yuy2 as PNG; " +
+	"8SC1-4 16SC1-4 32SC1-4 32FC2-4 64FC1-4 as NumPy .npy"
+
+// imageFile returns the extension of f's file, an Image, and what writes
+// it: a PNG, or a NumPy array (.npy) for the encodings no PNG sample
+// format holds (see arrayFormatOf).
+func imageFile(f *Frame, raw bool) (ext string, fill func(io.Writer) error, err error) {
+	if af, ok := arrayFormatOf(f.Encoding); ok {
+		fill, err := npyArray(f, af)
+		return ".npy", fill, err
+	}
+	r, err := imageRaster(f, raw)
+	if err != nil {
+		return "", nil, err
+	}
+	return ".png", func(w io.Writer) error { return writePNG(w, r) }, nil
+}
+
+// imageRows checks that the rows of f, an Image of pix bytes per pixel,
+// fit its data, and returns its size and a function giving row y without
+// its padding.
+func imageRows(f *Frame, pix int) (w, h int, line func(y int) []byte, err error) {
+	if f.Width == 0 || f.Height == 0 {
+		return 0, 0, nil, bad("width", record.ErrFormat, "empty image: width %d, height %d", f.Width, f.Height)
+	}
+	if f.Width > 1<<24 || f.Height > 1<<24 {
+		return 0, 0, nil, bad("width", record.ErrFormat, "image of %d x %d pixels", f.Width, f.Height)
+	}
+	w, h = int(f.Width), int(f.Height)
+	rowLen := w * pix
+	step := int(f.Step)
+	if step < rowLen {
+		return 0, 0, nil, bad("step", record.ErrFormat, "step %d is less than width %d x %d bytes per pixel = %d", step, w, pix, rowLen)
+	}
+	need := int64(step)*int64(h-1) + int64(rowLen)
+	if int64(len(f.Data)) < need {
+		return 0, 0, nil, bad("data", record.ErrLength, "%d bytes, but step %d x height %d needs %d", len(f.Data), step, h, need)
+	}
+	data := f.Data
+	return w, h, func(y int) []byte { return data[y*step : y*step+rowLen] }, nil
+}
 
 // imageRaster checks f, an Image, and returns the PNG raster that writes
 // it: the message's samples converted row by row, or, for Bayer images,
 // from one demosaiced copy. raw writes a Bayer mosaic as grey.
 func imageRaster(f *Frame, raw bool) (*raster, error) {
 	fm, ok := formatOf(f.Encoding)
+	if _, array := arrayFormatOf(f.Encoding); array {
+		return nil, bad("encoding", record.ErrUnsupported, "image encoding %q has no PNG form (media writes it as a .npy array)", f.Encoding)
+	}
 	if !ok {
-		return nil, bad("encoding", record.ErrUnsupported, "image encoding %q has no lossless PNG form here (supported: %s)", f.Encoding, Encodings)
+		return nil, bad("encoding", record.ErrUnsupported, "image encoding %q is not known here (supported: %s)", f.Encoding, Encodings)
 	}
-	if f.Width == 0 || f.Height == 0 {
-		return nil, bad("width", record.ErrFormat, "empty image: width %d, height %d", f.Width, f.Height)
-	}
-	if f.Width > 1<<24 || f.Height > 1<<24 {
-		return nil, bad("width", record.ErrFormat, "image of %d x %d pixels", f.Width, f.Height)
-	}
-	w, h := int(f.Width), int(f.Height)
 	pix := fm.channels * fm.depth / 8 // bytes per pixel in the message
-	if fm.yuv != "" {
-		if w%2 != 0 {
-			return nil, bad("width", record.ErrFormat, "%s image of odd width %d", f.Encoding, w)
-		}
+	if fm.yuv != "" && f.Width%2 != 0 {
+		return nil, bad("width", record.ErrFormat, "%s image of odd width %d", f.Encoding, f.Width)
 	}
-	rowLen := w * pix
-	step := int(f.Step)
-	if step < rowLen {
-		return nil, bad("step", record.ErrFormat, "step %d is less than width %d x %d bytes per pixel = %d", step, w, pix, rowLen)
+	w, h, line, err := imageRows(f, pix)
+	if err != nil {
+		return nil, err
 	}
-	need := int64(step)*int64(h-1) + int64(rowLen)
-	if int64(len(f.Data)) < need {
-		return nil, bad("data", record.ErrLength, "%d bytes, but step %d x height %d needs %d", len(f.Data), step, h, need)
-	}
-	data, big := f.Data, f.BigEndian
-	line := func(y int) []byte { return data[y*step : y*step+rowLen] }
+	big := f.BigEndian
 	r := &raster{width: w, height: h, depth: fm.depth, color: fm.color}
 	switch {
 	case fm.bayer != "" && raw:

@@ -81,7 +81,9 @@ func peerCheck(t *testing.T, bag, dir string, opts ...string) []peerLine {
 
 // TestPeerImages: for every encoding cv_bridge reads (rgb8 … yuv422,
 // Bayer demosaiced, 32FC1 in mm, padded rows, big-endian data), OpenCV
-// reads from our PNG the pixels cv_bridge reads from the message; the
+// reads from our PNG the pixels cv_bridge reads from the message, and
+// numpy from our .npy (8SC*, 16SC*, 32SC*, 32FC2-4, 64FC*) its array bit
+// for bit; the
 // compressed bytes are the message's; compressedDepth decodes as the
 // plugin does, and the RVL and PNG messages compressed_depth_image_transport
 // itself encoded (testdata/rvl) to the depths its decoder gives; Open3D and pcl_pcd2ply read the message's points from our
@@ -94,15 +96,15 @@ func TestPeerImages(t *testing.T) {
 	bag := peerBag(t)
 	dir, res := extract(t, media.Options{Jobs: 2}, recording.Selection{}, bag)
 	lines := peerCheck(t, bag, dir)
-	if len(lines) != 84 || len(res.Entries) != 84 {
-		t.Errorf("%d messages checked, %d files written; want 84 (70 images, 11 compressed, 3 clouds)", len(lines), len(res.Entries))
+	if len(lines) != 137 || len(res.Entries) != 137 {
+		t.Errorf("%d messages checked, %d files written; want 137 (123 images, 11 compressed, 3 clouds)", len(lines), len(res.Entries))
 	}
 	seen := map[string]bool{}
 	for _, l := range lines {
 		seen[l.Topic] = true
 	}
 	for _, topic := range []string{"/cam/rgb8/padded", "/cam/bgra16/big", "/cam/8uc2", "/cam/16uc4", "/cam/32fc1/big",
-		"/cam/bayer_grbg16", "/cam/yuv422", "/cam/compressed_jpg", "/cam/depth32/compressedDepth", "/depth/depth16_rvl", "/depth/depth32_rvl", "/depth/depth32_png",
+		"/cam/bayer_grbg16", "/cam/yuv422", "/cam/8sc3", "/cam/32fc2/padded", "/cam/64fc4/big", "/cam/compressed_jpg", "/cam/depth32/compressedDepth", "/depth/depth16_rvl", "/depth/depth32_rvl", "/depth/depth32_png",
 		"/cloud/organized", "/cloud/packed"} {
 		if !seen[topic] {
 			t.Errorf("%s was not checked", topic)

@@ -44,7 +44,8 @@ Images become lossless PNG files with the right colours: bgr8/bgra8 are
 reordered, 16-bit images stay 16-bit, 8UC3/8UC4 are BGR/BGRA as OpenCV
 writes them, bayer_* are demosaiced (bilinear, as OpenCV; --raw keeps the
 grey mosaic), yuv422 is converted to RGB, and 32FC1 depth in metres becomes
-16-bit millimetres (0 where there is no reading). Encodings:
+16-bit millimetres (0 where there is no reading); signed and other float
+encodings become NumPy .npy arrays, the array cv_bridge gives. Encodings:
 ` + media.Encodings + `.
 Compressed images are written as their own bytes (.jpg, .png ...);
 compressedDepth images (PNG or RVL) are decoded to 16-bit PNG. Point clouds become binary

@@ -37,6 +37,13 @@ ENCODINGS = {
     "bayer_rggb16": (1, np.uint16), "bayer_bggr16": (1, np.uint16), "bayer_gbrg16": (1, np.uint16), "bayer_grbg16": (1, np.uint16),
     "yuv422": (2, np.uint8),
 }
+# encodings no PNG sample format holds, written as .npy
+ARRAYS = {}
+for _bits, _dt in (("8S", np.int8), ("16S", np.int16), ("32S", np.int32), ("32F", np.float32), ("64F", np.float64)):
+    for _n in range(1, 5):
+        if _bits + str(_n) != "32F1":
+            ARRAYS["%sC%d" % (_bits, _n)] = (_n, _dt)
+ENCODINGS.update(ARRAYS)
 
 
 def topic_of(enc, variant=""):
@@ -45,7 +52,14 @@ def topic_of(enc, variant=""):
 
 def image(enc, w, h, rng, big=False, pad=0, t=0):
     ch, dt = ENCODINGS[enc]
-    if dt == np.float32:
+    if enc in ARRAYS and np.issubdtype(dt, np.floating):
+        a = rng.uniform(-1e3, 1e3, size=(h, w * ch)).astype(dt)
+        a[0, 0], a[0, 1], a[1, 0], a[1, 1] = np.nan, np.inf, -np.inf, -0.0
+    elif enc in ARRAYS:
+        i = np.iinfo(dt)
+        a = rng.integers(i.min, i.max, size=(h, w * ch), endpoint=True, dtype=dt)
+        a[0, 0], a[0, 1] = i.min, i.max
+    elif dt == np.float32:
         a = rng.uniform(0.2, 70.0, size=(h, w)).astype(np.float32)
         a[0, 0] = np.nan
         a[0, 1] = np.inf
@@ -113,7 +127,7 @@ def write(path):
                 m = image(enc, w, h, rng, big=big, pad=pad, t=t)
                 bag.write(topic_of(enc, variant), m, rospy.Time(T0 + t))
                 t += 1
-            if ENCODINGS[enc][1] != np.uint8:
+            if np.dtype(ENCODINGS[enc][1]).itemsize > 1:
                 m = image(enc, w, h, rng, big=True, pad=2 if enc != "32FC1" else 4, t=t)
                 bag.write(topic_of(enc, "/big"), m, rospy.Time(T0 + t))
                 t += 1
@@ -312,7 +326,18 @@ def check(path, d, opts=()):
         out["file"] = r["file"]
         ty = m._type
         try:
-            if ty == "sensor_msgs/Image":
+            if ty == "sensor_msgs/Image" and m.encoding in ARRAYS:
+                got = np.load(f)
+                want = bridge.imgmsg_to_cv2(unpad(m), "passthrough")
+                out["what"] = "np.load of our .npy vs imgmsg_to_cv2(passthrough), bit for bit"
+
+                def bits(a):
+                    return np.ascontiguousarray(a.astype(a.dtype.newbyteorder("<"))).view(np.uint8)
+                out["ok"] = (f.endswith(".npy") and got.shape == want.shape and got.dtype.kind == want.dtype.kind and
+                             got.dtype.itemsize == want.dtype.itemsize and bool(np.array_equal(bits(got), bits(want))))
+                if not out["ok"]:
+                    out["why"] = "got %s %s, want %s %s" % (got.shape, got.dtype, want.shape, want.dtype)
+            elif ty == "sensor_msgs/Image":
                 got = cv2.imread(f, cv2.IMREAD_UNCHANGED)
                 if "raw" in opts and m.encoding.startswith("bayer_"):
                     want, out["what"] = bridge.imgmsg_to_cv2(unpad(m), "passthrough"), "raw mosaic"
