@@ -54,6 +54,22 @@ func TestS3Verbs(t *testing.T) {
 			t.Errorf("stats: %s", stderr)
 		}
 	})
+	t.Run("info of a large MCAP file", func(t *testing.T) {
+		src := bigRecordings(t)
+		data, err := os.ReadFile(filepath.Join(src, "big.mcap"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Put(t, "lab", "big/big.mcap", data)
+		got, stderr, code := run(t, "info", "--json", "--stats", "s3://lab/big/big.mcap")
+		want, _, _ := run(t, "info", "--json", filepath.Join(src, "big.mcap"))
+		if got = strings.ReplaceAll(got, "s3://lab/big/", src+"/"); code != 0 || got != want {
+			t.Fatalf("exit %d %s: %s", code, stderr, testenv.FirstDiff(got, want))
+		}
+		if requests, fetched, size := statsOf(t, stderr, "s3://lab/big/big.mcap"); requests > 3 || fetched > 300_000 {
+			t.Errorf("%d requests, %d of %d bytes", requests, fetched, size)
+		}
+	})
 	t.Run("prefix is a folder", func(t *testing.T) {
 		local := t.TempDir()
 		for _, name := range []string{"study.bag", "study.mcap", "queries.db3"} {

@@ -108,6 +108,57 @@ func TestURLInfoFetchesHeadAndTailOnly(t *testing.T) {
 	}
 }
 
+// bigRecordings writes a 12 MiB bag and its MCAP (zstd chunks, about
+// 1.3 MB) into a new folder, for tests whose reads must fall outside the
+// head and the tail that opening an object fetches.
+func bigRecordings(t *testing.T) string {
+	t.Helper()
+	src := t.TempDir()
+	for _, name := range []string{"big.bag", "big.mcap"} {
+		if _, err := studygen.WriteBig(filepath.Join(src, name), msgdef.Default(), studygen.BigOptions{Size: 12 << 20, CloudBytes: 256 << 10, Seed: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return src
+}
+
+// statsOf returns the requests and bytes that --stats printed for url.
+func statsOf(t *testing.T, stderr, url string) (requests, fetched, size int64) {
+	t.Helper()
+	for _, l := range strings.Split(stderr, "\n") {
+		if rest, ok := strings.CutPrefix(l, "baglab: stats: "+url+": "); ok {
+			var retries int64
+			if _, err := fmt.Sscanf(rest, "%d requests (%d retries), %d of %d bytes", &requests, &retries, &fetched, &size); err == nil {
+				return requests, fetched, size
+			}
+		}
+	}
+	t.Fatalf("no stats line for %s: %s", url, stderr)
+	return
+}
+
+// TestURLInfoRequests: info of an indexed MCAP file over HTTP makes at
+// most three requests (the head, the tail, the first chunk's message
+// indexes, for the first time of each topic) and fetches at most 300 kB;
+// the server counts them too.
+func TestURLInfoRequests(t *testing.T) {
+	src := bigRecordings(t)
+	base, served := httpDir(t, src)
+	url := base + "big.mcap"
+	want, _, _ := run(t, "info", "--json", filepath.Join(src, "big.mcap"))
+	got, stderr, code := run(t, "info", "--json", "--stats", url)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if strings.ReplaceAll(got, base, src+"/") != want {
+		t.Fatalf("info differs: %s", testenv.FirstDiff(got, want))
+	}
+	requests, fetched, size := statsOf(t, stderr, url)
+	if requests > 3 || served.Load() != requests || fetched > 300_000 {
+		t.Errorf("%d requests (server: %d), %d of %d bytes", requests, served.Load(), fetched, size)
+	}
+}
+
 func TestURLMissingExits4(t *testing.T) {
 	base, _ := httpStudy(t)
 	_, stderr, code := run(t, "cat", base+"nope.bag")
@@ -134,12 +185,7 @@ func TestURLDB3IsCopiedAndSaysSo(t *testing.T) {
 // once; its manifest and part names are those of the local file's export,
 // and a second run skips it.
 func TestURLPartitionedExportFetchesOnce(t *testing.T) {
-	src := t.TempDir()
-	for _, name := range []string{"big.bag", "big.mcap"} {
-		if _, err := studygen.WriteBig(filepath.Join(src, name), msgdef.Default(), studygen.BigOptions{Size: 12 << 20, CloudBytes: 256 << 10, Seed: 2}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	src := bigRecordings(t)
 	base, _ := httpDir(t, src)
 	for _, name := range []string{"big.bag", "big.mcap"} {
 		t.Run(name, func(t *testing.T) {
@@ -153,12 +199,7 @@ func TestURLPartitionedExportFetchesOnce(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			var requests, fetched, size int64
-			for _, l := range strings.Split(stderr, "\n") {
-				if rest, ok := strings.CutPrefix(l, "baglab: stats: "+url+": "); ok {
-					fmt.Sscanf(rest, "%d requests (0 retries), %d of %d bytes", &requests, &fetched, &size)
-				}
-			}
+			requests, fetched, size := statsOf(t, stderr, url)
 			// The blocks the summary's reading fetched (a bag's chunk
 			// headers, an MCAP file's first message indexes) may be fetched
 			// again after it ends.

@@ -32,7 +32,10 @@ type spanReader struct {
 
 	indexed map[chunkChannel]spanResult                  // message index record reads
 	chunks  map[*mcap.ChunkIndex]map[uint16]chunked.Span // chunk reads
-	buf     []byte
+	// sections holds the message index records that follow a chunk, read
+	// with one ReadAt for all its channels (one request for a remote file).
+	sections map[*mcap.ChunkIndex]*sectionAt
+	buf      []byte
 	dec     decoders
 }
 
@@ -53,7 +56,44 @@ type spanResult struct {
 func newSpanReader(ra io.ReaderAt, file string, ix *index, opts options) *spanReader {
 	return &spanReader{ra: ra, file: file, ix: ix, opts: opts,
 		lists: map[uint16]*channelChunks{}, unindexed: map[uint16]chunked.Span{},
-		indexed: map[chunkChannel]spanResult{}, chunks: map[*mcap.ChunkIndex]map[uint16]chunked.Span{}}
+		indexed: map[chunkChannel]spanResult{}, chunks: map[*mcap.ChunkIndex]map[uint16]chunked.Span{},
+		sections: map[*mcap.ChunkIndex]*sectionAt{}}
+}
+
+// maxSection bounds the message index records of a chunk read at once.
+const maxSection = 1 << 20
+
+// sectionAt is an io.ReaderAt that answers from the bytes b at off when
+// it can and from ra otherwise.
+type sectionAt struct {
+	ra  io.ReaderAt
+	off int64
+	b   []byte
+}
+
+func (s *sectionAt) ReadAt(p []byte, off int64) (int, error) {
+	if off >= s.off && off+int64(len(p)) <= s.off+int64(len(s.b)) {
+		return copy(p, s.b[off-s.off:]), nil
+	}
+	return s.ra.ReadAt(p, off)
+}
+
+// section returns a reader of the message index records that follow
+// chunk ci, read whole when they are at most maxSection bytes.
+func (sr *spanReader) section(ci *mcap.ChunkIndex) io.ReaderAt {
+	if s := sr.sections[ci]; s != nil {
+		return s
+	}
+	s := &sectionAt{ra: sr.ra}
+	from, to := int64(ci.ChunkStartOffset+ci.ChunkLength), sr.ix.messageIndexEnd(ci)
+	if n := to - from; n > 0 && n <= maxSection {
+		b := make([]byte, n)
+		if err := readAt(sr.ra, b, from); err == nil {
+			s.off, s.b = from, b
+		}
+	}
+	sr.sections[ci] = s
+	return s
 }
 
 // load lists the chunks of each channel and reads the chunks that have no
@@ -160,11 +200,12 @@ func (sr *spanReader) chunkChannel(ci *mcap.ChunkIndex, id uint16) (chunked.Span
 // follows chunk ci and returns the span of its entries (in is false when it
 // has none). ok is false when the record is unreadable or does not match.
 func (sr *spanReader) messageIndex(ci *mcap.ChunkIndex, id uint16, off uint64) (s chunked.Span, in, ok bool) {
-	fr, err := readFrame(sr.ra, sr.file, int64(off), sr.ix.messageIndexEnd(ci))
+	ra := sr.section(ci)
+	fr, err := readFrame(ra, sr.file, int64(off), sr.ix.messageIndexEnd(ci))
 	if err != nil || fr.op != mcap.OpMessageIndex || fr.bodyLen < 6 {
 		return chunked.Span{}, false, false
 	}
-	sr.buf, err = readBody(sr.ra, sr.file, fr, sr.buf)
+	sr.buf, err = readBody(ra, sr.file, fr, sr.buf)
 	if err != nil {
 		return chunked.Span{}, false, false
 	}

@@ -17,7 +17,7 @@ import (
 
 // Options tune an Object; the zero value takes the defaults below.
 type Options struct {
-	// Head and Tail are the bytes Open fetches at either end (16 KiB and
+	// Head and Tail are the bytes Open fetches at either end (8 KiB and
 	// 250,000 bytes): the magic and header at the start, a bag's index or an
 	// MCAP summary at the end.
 	Head, Tail int64
@@ -51,7 +51,7 @@ func (o Options) withDefaults() Options {
 			*v = d
 		}
 	}
-	def(&o.Head, 16<<10)
+	def(&o.Head, 8<<10)
 	def(&o.Tail, 250_000)
 	def(&o.Block, 8<<10)
 	def(&o.Cache, 64<<20)
