@@ -36,7 +36,7 @@ type spanReader struct {
 	// with one ReadAt for all its channels (one request for a remote file).
 	sections map[*mcap.ChunkIndex]*sectionAt
 	buf      []byte
-	dec     decoders
+	dec      decoders
 }
 
 // channelChunks lists the chunks holding a channel by message start and by
