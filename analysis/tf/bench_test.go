@@ -51,3 +51,15 @@ func BenchmarkSetTransform(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkLookupRow is BenchmarkLookup with the row baglab tf prints.
+func BenchmarkLookupRow(b *testing.B) {
+	buf := benchBuffer(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if r := buf.LookupRow("map", "camera", int64(i%5990)*10e6+3e6); r.Error != "" {
+			b.Fatal(r.Error)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -322,12 +323,22 @@ func (o *tfOptions) printTree(frames []tf.Frame) error {
 }
 
 // stampText is a stamp as epoch seconds with nine decimals.
-func stampText(ns int64) string {
+func stampText(ns int64) string { return string(appendStamp(nil, ns)) }
+
+// appendStamp appends stampText(ns) to b.
+func appendStamp(b []byte, ns int64) []byte {
 	sec, nsec := ns/1e9, ns%1e9
 	if nsec < 0 {
 		sec, nsec = sec-1, nsec+1e9
 	}
-	return fmt.Sprintf("%d.%09d", sec, nsec)
+	b = strconv.AppendInt(b, sec, 10)
+	b = append(b, '.')
+	var frac [9]byte
+	for i := 8; i >= 0; i-- {
+		frac[i] = byte('0' + nsec%10)
+		nsec /= 10
+	}
+	return append(b, frac[:]...)
 }
 
 // printHead prints the head of the lookup table: fixed-width columns (no
@@ -338,11 +349,14 @@ func printHead(w io.Writer) error {
 	return err
 }
 
+// errorPad takes an error row's text to the ERROR column.
+var errorPad = strings.Repeat(" ", 12*3+11*7+2)
+
 // appendRow appends one line of the lookup table.
 func appendRow(b []byte, r tf.Row) []byte {
-	b = append(b, stampText(r.StampNs)...)
+	b = appendStamp(b, r.StampNs)
 	if r.Error != "" {
-		b = append(b, strings.Repeat(" ", 12*3+11*7+2)...)
+		b = append(b, errorPad...)
 		b = append(b, r.ErrorKind...)
 		b = append(b, ": "...)
 		b = append(b, r.Error...)
@@ -365,9 +379,39 @@ func appendPadded(b []byte, v float64, width int) []byte {
 		v = 0 // not "-0.000000"
 	}
 	var num [32]byte
-	n := strconv.AppendFloat(num[:0], v, 'f', 6, 64)
+	n := appendFixed6(num[:0], v)
 	for i := len(n); i < width; i++ {
 		b = append(b, ' ')
 	}
 	return append(b, n...)
+}
+
+// appendFixed6 appends v as strconv.AppendFloat(b, v, 'f', 6, 64) does,
+// in integers where that gives the same digits: |v|·1e6 below 2^40,
+// whose product carries an error under 2^-13, rounded when it is not
+// within 1e-3 of a half. Anything else (ties, huge values, NaN, ±Inf)
+// goes to strconv.
+func appendFixed6(b []byte, v float64) []byte {
+	x := v * 1e6
+	a := math.Abs(x)
+	if !(a < 1<<40) {
+		return strconv.AppendFloat(b, v, 'f', 6, 64)
+	}
+	r := math.Round(a)
+	if f := math.Abs(a - math.Trunc(a) - 0.5); f < 1e-3 {
+		return strconv.AppendFloat(b, v, 'f', 6, 64)
+	}
+	u := uint64(r)
+	if math.Signbit(v) {
+		b = append(b, '-') // as strconv, also for -0.0000001: "-0.000000"
+	}
+	b = strconv.AppendUint(b, u/1e6, 10)
+	b = append(b, '.')
+	frac := u % 1e6
+	var d [6]byte
+	for i := 5; i >= 0; i-- {
+		d[i] = byte('0' + frac%10)
+		frac /= 10
+	}
+	return append(b, d[:]...)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/analysis/tf"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
@@ -378,4 +380,37 @@ func tfFrameValues(t *testing.T, rec []string, col map[string]int, prefix, array
 		out = append(out, v)
 	}
 	return out
+}
+
+// BenchmarkAppendRow formats one line of tf's table: no allocation.
+func BenchmarkAppendRow(b *testing.B) {
+	roll, pitch, yaw := 0.1, -0.2, 3.1
+	r := tf.Row{TimeNs: 1700000000123456789, StampNs: 1700000000123456789, Translation: &tf.Vec3{X: 1.5, Y: -2.25, Z: 1e-7},
+		Rotation: &tf.Quat{X: 0.1, Y: 0.2, Z: 0.3, W: 0.927}, Roll: &roll, Pitch: &pitch, Yaw: &yaw}
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = appendRow(buf[:0], r)
+	}
+	if want := "1700000000.123456789    1.500000   -2.250000    0.000000   0.100000   0.200000   0.300000   0.927000   0.100000  -0.200000   3.100000\n"; string(buf) != want {
+		b.Fatalf("%q, want %q", buf, want)
+	}
+}
+
+// TestAppendFixed6 holds tf's table formatting to strconv's 'f' with 6
+// decimals over values of every magnitude, near halves and at the edges.
+func TestAppendFixed6(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 27))
+	vals := []float64{0, math.Copysign(0, -1), 1e-7, -1e-7, 5e-7, -5e-7, 0.0000005, 1.0000005, 2.5e-6, 0.1234565, 1 << 40, -(1 << 40) / 1e6,
+		1099511.627775, 1099511.6277755, math.Inf(1), math.Inf(-1), math.NaN(), math.MaxFloat64, math.SmallestNonzeroFloat64}
+	for i := 0; i < 200000; i++ {
+		e := rng.IntN(24) - 12
+		v := (rng.Float64()*2 - 1) * math.Pow(10, float64(e))
+		vals = append(vals, v, math.Round(v*1e6)/1e6+0.5e-6, float64(rng.Int64N(1<<40))/1e6+0.5e-6)
+	}
+	for _, v := range vals {
+		if got, want := string(appendFixed6(nil, v)), strconv.FormatFloat(v, 'f', 6, 64); got != want {
+			t.Fatalf("%v (%b): %s, strconv %s", v, v, got, want)
+		}
+	}
 }
