@@ -218,7 +218,11 @@ func (l *cloudLayout) writePCD(w *bufio.Writer, n, width, height int, ascii bool
 	for i, fd := range l.fields {
 		names = append(names, fd.Name)
 		sizes = append(sizes, strconv.Itoa(l.sizes[i]))
-		types = append(types, pcdType(fd.Datatype))
+		if ascii && asciiRGB(fd) {
+			types = append(types, "U") // the integer appendASCII writes, as PCL's generateHeaderASCII
+		} else {
+			types = append(types, pcdType(fd.Datatype))
+		}
 		counts = append(counts, strconv.FormatUint(uint64(fd.Count), 10))
 	}
 	data := "binary"
@@ -288,9 +292,13 @@ func (l *cloudLayout) appendBinary(dst, p []byte) []byte {
 	return dst
 }
 
-// appendASCII appends a point's fields as text, one line. Packed "rgb"
-// floats are written as the unsigned integers of their bits, as PCL
-// writes them (several opaque colours are NaN as floats).
+// asciiRGB reports whether a field is a packed "rgb" float, which PCL's
+// ASCII writer writes as the unsigned integer of its bits, of TYPE U
+// (several opaque colours are NaN as floats).
+func asciiRGB(fd PointField) bool { return fd.Name == "rgb" && fd.Datatype == pfFloat32 }
+
+// appendASCII appends a point's fields as text, one line, packed "rgb"
+// floats as integers (see asciiRGB).
 func (l *cloudLayout) appendASCII(dst, p []byte) []byte {
 	first := true
 	for i, fd := range l.fields {
@@ -302,7 +310,7 @@ func (l *cloudLayout) appendASCII(dst, p []byte) []byte {
 			first = false
 			b := p[int(fd.Offset)+k*size:]
 			dt := fd.Datatype
-			if fd.Name == "rgb" && dt == pfFloat32 {
+			if asciiRGB(fd) {
 				dt = pfUint32
 			}
 			dst = l.appendValue(dst, b, dt)

@@ -113,7 +113,10 @@ func TestPeerImages(t *testing.T) {
 }
 
 // TestPeerRawASCII: --raw writes the Bayer mosaic cv_bridge passes
-// through; --pcd ascii clouds read by Open3D and PCL.
+// through; --pcd ascii clouds: Open3D reads their points and colours,
+// PCL's reader (pcl_convert_pcd_ascii_binary) every field with the packed
+// rgb bit for bit, and PCL's ASCII writer makes of our binary PCD of the
+// same message the header we wrote (rgb of TYPE U) and the same values.
 func TestPeerRawASCII(t *testing.T) {
 	if testing.Short() {
 		t.Skip("peer test")
@@ -121,13 +124,15 @@ func TestPeerRawASCII(t *testing.T) {
 	testenv.RequirePeer(t, "open3d", "pcl")
 	bag := peerBag(t)
 	dir, _ := extract(t, media.Options{Jobs: 2, Raw: true, ASCII: true}, recording.Selection{Topics: []string{"re:^/cam/bayer", "re:^/cloud"}}, bag)
-	if n := len(peerCheck(t, bag, dir, "raw", "ascii")); n != 23 {
+	bin, _ := extract(t, media.Options{}, recording.Selection{Topics: []string{"re:^/cloud"}}, bag)
+	if n := len(peerCheck(t, bag, dir, "raw", "ascii", "twin="+bin)); n != 23 {
 		t.Errorf("%d messages checked, want 23", n)
 	}
 }
 
 // TestPeerCloudOptions: --drop-nan keeps the points PCL's
-// removeNaNFromPointCloud keeps; --cloud-format ply is read by Open3D.
+// removeNaNFromPointCloud keeps (binary and ASCII); --cloud-format ply is
+// read by Open3D.
 func TestPeerCloudOptions(t *testing.T) {
 	if testing.Short() {
 		t.Skip("peer test")
@@ -140,6 +145,8 @@ func TestPeerCloudOptions(t *testing.T) {
 	if res.Entries[0].Points != 8 || res.Entries[1].Points != 10 || res.Entries[2].Points != 19 {
 		t.Errorf("points kept %d, %d, %d; want 8, 10 and 19 (two NaN points, two, one)", res.Entries[0].Points, res.Entries[1].Points, res.Entries[2].Points)
 	}
+	dir, _ = extract(t, media.Options{DropNaN: true, ASCII: true}, sel, bag)
+	peerCheck(t, bag, dir, "dropnan", "ascii")
 	dir, _ = extract(t, media.Options{Cloud: media.PLY}, sel, bag)
 	peerCheck(t, bag, dir)
 }

@@ -3,10 +3,13 @@ cv_bridge, OpenCV, Open3D).
 
   peer.py write BAG       write a ROS1 bag of images of every encoding,
                           compressed images, compressedDepth and clouds
-  peer.py check BAG DIR [raw] [ascii] [dropnan]
+  peer.py check BAG DIR [raw] [ascii] [dropnan] [twin=BINDIR]
                           read every message with cv_bridge / point_cloud2
-                          and the files baglab wrote under DIR with OpenCV
-                          and Open3D; print one JSON line per message:
+                          and the files baglab wrote under DIR with OpenCV,
+                          numpy, Open3D and PCL (with ascii and twin, PCL's
+                          ASCII writer converts our binary PCDs under
+                          BINDIR for comparison); print one JSON line per
+                          message:
                           {"topic", "t", "file", "ok", "why", "what"}
 """
 import json
@@ -261,12 +264,110 @@ def read_pcl_ply(f):
     return names, rows
 
 
-def check_cloud(m, f, opts):
+PCD_TYPES = {("F", 4): "<f4", ("F", 8): "<f8", ("U", 1): "u1", ("U", 2): "<u2", ("U", 4): "<u4",
+             ("I", 1): "i1", ("I", 2): "<i2", ("I", 4): "<i4"}
+PF_TYPES = {1: "i1", 2: "u1", 3: "<i2", 4: "<u2", 5: "<i4", 6: "<u4", 7: "<f4", 8: "<f8"}
+
+
+def message_points(m, keep=None):
+    """The message's points as a numpy structured array, straight from its
+    bytes (no float conversion, so packed colours keep their bits)."""
+    assert not m.is_bigendian and m.row_step == m.point_step * m.width
+    dt = np.dtype({"names": [fd.name for fd in m.fields], "formats": [PF_TYPES[fd.datatype] for fd in m.fields],
+                   "offsets": [fd.offset for fd in m.fields], "itemsize": m.point_step})
+    a = np.frombuffer(bytes(m.data), dt, count=m.width * m.height)
+    return a if keep is None else a[keep]
+
+
+def read_pcd(f):
+    """A PCD file's header (dict of lists) and its points (structured
+    array); binary data only."""
+    data = open(f, "rb").read()
+    hdr, pos = {}, 0
+    while True:
+        end = data.index(b"\n", pos)
+        line = data[pos:end].decode()
+        pos = end + 1
+        if line.startswith("#"):
+            continue
+        w = line.split()
+        hdr[w[0]] = w[1:]
+        if w[0] == "DATA":
+            break
+    assert hdr["DATA"] == ["binary"], hdr["DATA"]
+    dt = np.dtype([(n, PCD_TYPES[(t, int(z))], (int(c),) if int(c) > 1 else ())
+                   for n, t, z, c in zip(hdr["FIELDS"], hdr["TYPE"], hdr["SIZE"], hdr["COUNT"])])
+    return hdr, np.frombuffer(data[pos:], dt, count=int(hdr["POINTS"][0]))
+
+
+def pcl_convert(f, mode):
+    """f as PCL writes it again after reading it (pcl_convert_pcd_ascii_binary:
+    mode 0 ASCII, with 9 digits, 1 binary): the file's path in a new
+    temporary folder."""
+    import subprocess
+    import tempfile
+    out = os.path.join(tempfile.mkdtemp(), "pcl.pcd")
+    subprocess.run(["pcl_convert_pcd_ascii_binary", f, out, str(mode)] + (["9"] if mode == 0 else []),
+                   check=True, capture_output=True)
+    return out
+
+
+def same_bits(a, b):
+    """Arrays equal bit for bit, but any NaN equal to any NaN (text has
+    one NaN)."""
+    if a.dtype.kind == "f":
+        return bool(np.array_equal(a, b, equal_nan=True)) and bool(np.array_equal(np.signbit(a), np.signbit(b)))
+    return bool(np.array_equal(a, b))
+
+
+def check_pcl_ascii(m, f, want, twin):
+    """PCL's reader and writer against our ASCII PCD f: PCL reads every
+    field of the message's points from f (converted to binary by
+    pcl_convert_pcd_ascii_binary, packed rgb bit for bit), and, where twin
+    (our binary PCD of the same message) is given, PCL's own ASCII writer
+    makes of twin the header we wrote (rgb as TYPE U) and the same values
+    (rgb integers and integer fields exactly, 4-byte floats as the same
+    float32, 8-byte ones to PCL's 9 digits)."""
+    _, got = read_pcd(pcl_convert(f, 1))
+    if len(got) != len(want):
+        return "pcl: %d points, want %d" % (len(got), len(want))
+    for name in want.dtype.names:
+        g, w = got[name], want[name]
+        if name == "rgb":  # PCL's binary writer: TYPE F again; compare the bits
+            g, w = g.view("<u4"), w.view("<u4")
+        if not same_bits(g, w):
+            i = int(np.argmax(~((g == w) | (np.isnan(g) & np.isnan(w))) if g.dtype.kind == "f" else g != w))
+            return "pcl read %s = %r at point %d, want %r" % (name, g[i], i, w[i])
+    if twin is None:
+        return ""
+    theirs = open(pcl_convert(twin, 0)).read().split("\n")
+    ours = open(f).read().split("\n")
+    th = {ln.split()[0]: ln for ln in theirs if ln and not ln[0].isdigit() and ln.split()[0].isupper()}
+    for key in ("FIELDS", "SIZE", "TYPE", "COUNT", "WIDTH", "HEIGHT", "POINTS", "DATA"):
+        mine = next(ln for ln in ours if ln.startswith(key + " "))
+        if mine != th.get(key):
+            return "header %r, PCL's ASCII writer: %r" % (mine, th.get(key))
+    start = lambda lines: next(i for i, ln in enumerate(lines) if ln.startswith("DATA")) + 1
+    names = list(want.dtype.names)
+    hdr = {ln.split()[0]: ln.split()[1:] for ln in ours[:start(ours)] if not ln.startswith("#")}
+    for k, (a, b) in enumerate(zip(ours[start(ours):start(ours) + len(want)], theirs[start(theirs):start(theirs) + len(want)])):
+        for name, t, z, x, y in zip(names, hdr["TYPE"], hdr["SIZE"], a.split(), b.split()):
+            fx, fy = float(x), float(y)
+            same = x == y if t in "UI" else (
+                np.float32(fx) == np.float32(fy) if z == "4" else abs(fx - fy) <= 1e-8 * abs(fy)) or x == y
+            if not same:
+                return "point %d %s: we wrote %s, PCL's ASCII writer %s" % (k, name, x, y)
+    return ""
+
+
+def check_cloud(m, f, rel, opts):
     """Open3D's and PCL's reading of our PCD against the message's points
     as sensor_msgs.point_cloud2 reads them."""
     import open3d as o3d
     pts = list(point_cloud2.read_points(m, skip_nans=False))
+    keep = None
     if "dropnan" in opts:  # PCL's removeNaNFromPointCloud: x, y or z NaN (read_points' skip_nans also drops NaN colours)
+        keep = [not any(np.isnan(p[:3])) for p in pts]
         pts = [p for p in pts if not any(np.isnan(p[:3]))]
     names = [fd.name for fd in m.fields]
     want = np.array([[p[0], p[1], p[2]] for p in pts], dtype=np.float64)
@@ -284,10 +385,17 @@ def check_cloud(m, f, opts):
     xyz, cols = np.asarray(pc.points), np.asarray(pc.colors)
     if xyz.shape != want.shape:
         return False, "open3d: %s points, want %s" % (xyz.shape, want.shape), ""
-    if ascii:  # Open3D parses ASCII floats as doubles, and PCL's integer rgb as a float
-        if not np.allclose(xyz, want, rtol=1e-6, atol=0, equal_nan=True):
-            return False, "open3d: points differ", ""
-    elif not np.array_equal(xyz, want, equal_nan=True) or not np.allclose(cols * 255, colours, atol=1e-4):
+    if ascii:  # Open3D parses ASCII floats as doubles
+        if not np.allclose(xyz, want, rtol=1e-6, atol=0, equal_nan=True) or not np.allclose(cols * 255, colours, atol=1e-4):
+            return False, "open3d: points or colours differ", ""
+        # twin=DIR: our binary PCD of the same message, DIR/<the same file>
+        twin = next((os.path.join(o[5:], rel) for o in opts if o.startswith("twin=")), None)
+        why = check_pcl_ascii(m, f, message_points(m, keep), twin)
+        what = "open3d read_point_cloud (points, colours) and PCL's reader (every field, rgb bits) vs the message"
+        if twin:
+            what += "; PCL's ASCII writer makes our header and values of our binary PCD"
+        return why == "", why, what
+    if not np.array_equal(xyz, want, equal_nan=True) or not np.allclose(cols * 255, colours, atol=1e-4):
         return False, "open3d: points or colours differ", ""
     pnames, rows = read_pcl_ply(f)
     if len(rows) != len(pts):
@@ -296,17 +404,13 @@ def check_cloud(m, f, opts):
         got = dict(zip(pnames, r))
         for k, name in enumerate(names):
             if name == "rgb":
-                # PCL writes an ASCII rgb as the integer of its bits; Debian's PCL 1.13
-                # reader parses it back as a float, so only binary colours are compared
-                if not ascii and [got["red"], got["green"], got["blue"]] != c:
+                if [got["red"], got["green"], got["blue"]] != c:
                     return False, "pcl_pcd2ply: colour %s, want %s" % ([got["red"], got["green"], got["blue"]], c), ""
                 continue
             a, b = got[name], float(p[k])
             if not (a == b or (np.isnan(a) and np.isnan(b)) or abs(a - b) <= 1e-7 * max(1.0, abs(b))):
                 return False, "pcl_pcd2ply: %s = %r, want %r" % (name, a, b), ""
-    what = "open3d read_point_cloud (points%s) and pcl_pcd2ply (every field%s) vs point_cloud2.read_points" % (
-        ("", " but rgb") if ascii else (", colours", ""))
-    return True, "", what
+    return True, "", "open3d read_point_cloud (points, colours) and pcl_pcd2ply (every field) vs point_cloud2.read_points"
 
 
 def check(path, d, opts=()):
@@ -379,7 +483,7 @@ def check(path, d, opts=()):
                     out["what"] = "bytes"
                     out["ok"] = data == bytes(m.data) and f.endswith(".jpg" if "jpeg" in m.format else ".png")
             elif ty == "sensor_msgs/PointCloud2":
-                out["ok"], out["why"], out["what"] = check_cloud(m, f, opts)
+                out["ok"], out["why"], out["what"] = check_cloud(m, f, r["file"], opts)
         except Exception as e:  # noqa
             out["why"] = "%s: %s" % (type(e).__name__, e)
         print(json.dumps(out))
