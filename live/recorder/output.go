@@ -83,11 +83,12 @@ func (o *Options) openOutput(path string, now time.Time) (*output, error) {
 	out := &output{path: path, active: active, f: f, start: now,
 		mcap:   strings.EqualFold(filepath.Ext(path), ".mcap"),
 		byConn: map[*rosnode.Connection]uint32{}, byHeader: map[string]uint32{}, written: map[*topicState]int64{}}
+	db := &dropBehind{f: f}
 	if out.mcap {
-		out.w, err = mcapfile.NewWriter(f, mcapfile.WithCompression(cmp.Or(o.Compression, "zstd")),
+		out.w, err = mcapfile.NewWriter(db, mcapfile.WithCompression(cmp.Or(o.Compression, "zstd")),
 			mcapfile.WithChunkSize(int64(o.ChunkSize)), mcapfile.WithProfile("ros1"))
 	} else {
-		out.w, err = bag.NewWriter(f, bag.WithCompression(cmp.Or(o.Compression, "none")),
+		out.w, err = bag.NewWriter(db, bag.WithCompression(cmp.Or(o.Compression, "none")),
 			bag.WithChunkSize(int64(o.ChunkSize)))
 	}
 	if err != nil {
