@@ -74,7 +74,7 @@ func tf2Answers(t *testing.T, bag string, qs []query, cpp bool) []answer {
 		if err := os.WriteFile(dump, tf2Dump(t, bag), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		cmd = exec.Command(tf2Core(t), dump)
+		cmd = exec.Command(testenv.TF2Core(t), dump)
 	}
 	cmd.Stdin = &in
 	var stderr bytes.Buffer
@@ -108,17 +108,6 @@ func tf2Dump(t *testing.T, bag string) []byte {
 		t.Fatalf("tf2peer.py --dump: %v", err)
 	}
 	return out
-}
-
-// tf2Core compiles testdata/tf2core.cpp against Debian's libtf2-dev.
-func tf2Core(t *testing.T) string {
-	t.Helper()
-	testenv.RequirePeer(t, "tf2cpp")
-	bin := filepath.Join(t.TempDir(), "tf2core")
-	if out, err := exec.Command("g++", "-O1", "-o", bin, "testdata/tf2core.cpp", "-ltf2", "-lrostime").CombinedOutput(); err != nil {
-		t.Fatalf("g++ tf2core.cpp: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // pyTime is the time tf2's python binding hands the C++ library for a

@@ -21,13 +21,17 @@ import (
 
 // tfTestBag writes analysis/tf's test recording with Debian's rosbag, at a
 // simulator's time (T0 = 1000 s) where tf2's python binding keeps every
-// nanosecond.
-func tfTestBag(t *testing.T) string {
+// nanosecond, or at T0 when given.
+func tfTestBag(t *testing.T, t0 ...string) string {
 	t.Helper()
 	testenv.RequirePeer(t, "rosbag", "tf2", "ros-msgs", "nav-msgs")
 	path := filepath.Join(t.TempDir(), "tf.bag")
 	script := filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tfbag.py")
-	if out, err := exec.Command(testenv.Python, script, path, "20", "1000").CombinedOutput(); err != nil {
+	start := "1000"
+	if len(t0) > 0 {
+		start = t0[0]
+	}
+	if out, err := exec.Command(testenv.Python, script, path, "20", start).CombinedOutput(); err != nil {
 		t.Fatalf("tfbag.py: %v\n%s", err, out)
 	}
 	return path
@@ -193,6 +197,88 @@ func TestTFCommandMatchesTF2(t *testing.T) {
 		}
 		if x != (*r.Translation)["x"] {
 			t.Fatalf("CSV row %d: x %v, JSON %v", i, x, (*r.Translation)["x"])
+		}
+	}
+}
+
+// TestTFCommandAtEpochMatchesTF2 runs baglab tf on a bag stamped at epoch
+// times (T0 = 1.7e9 s, where a double is 238 ns coarse) at every /pose
+// header stamp and at --at times given to the nanosecond, and compares
+// each row with tf2's BufferCore asked from C++ with the same exact
+// stamps (testenv.TF2Core, fed the transforms Debian's rosbag reads):
+// the same stamp, the same transform within 1e-9, the same error text.
+func TestTFCommandAtEpochMatchesTF2(t *testing.T) {
+	bag := tfTestBag(t, "1700000000")
+	core := testenv.TF2Core(t)
+	dump := filepath.Join(t.TempDir(), "transforms.tsv")
+	script := filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tf2peer.py")
+	tsv, err := exec.Command(testenv.Python, script, "--dump", bag).Output()
+	if err != nil {
+		t.Fatalf("tf2peer.py --dump: %v", err)
+	}
+	if err := os.WriteFile(dump, tsv, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ats := []string{"1700000000.000000001", "1700000003.123456789", "1700000007.000000001", "1700000012.987654321", "1700000019.999999999", "1700000030"}
+	for _, args := range [][]string{{"--at-topic", "/pose"}, {"--at", strings.Join(ats, ",")}} {
+		out, errs, code := run(t, append([]string{"tf", bag, "--target", "map", "--source", "gripper", "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("tf %v: exit %d: %s", args, code, errs)
+		}
+		var rows []tfJSONRow
+		var queries bytes.Buffer
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			var r tfJSONRow
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, r)
+			fmt.Fprintf(&queries, "map\tgripper\t%d\n", r.TimeNs)
+		}
+		if args[0] == "--at" && (len(rows) != len(ats) || rows[1].TimeNs != 1700000003123456789) {
+			t.Fatalf("--at: %d rows, the second at %d", len(rows), rows[1].TimeNs)
+		}
+		peer := exec.Command(core, dump)
+		peer.Stdin = &queries
+		pout, err := peer.Output()
+		if err != nil {
+			t.Fatalf("tf2core: %v", err)
+		}
+		var ok, failed int
+		for i, l := range strings.Split(strings.TrimSpace(string(pout)), "\n") {
+			var w struct {
+				Stamp      int64
+				T          [3]float64
+				Q          [4]float64
+				Error, Msg string
+			}
+			if err := json.Unmarshal([]byte(l), &w); err != nil {
+				t.Fatal(err)
+			}
+			r := rows[i]
+			if w.Error != "" {
+				if r.ErrorKind != w.Error || r.Error != w.Msg {
+					t.Fatalf("%v row %d: got %s %q, tf2 %s %q", args, i, r.ErrorKind, r.Error, w.Error, w.Msg)
+				}
+				failed++
+				continue
+			}
+			if r.Translation == nil || r.StampNs != w.Stamp {
+				t.Fatalf("%v row %d: %s at %d; tf2 gives %v at %d", args, i, r.Error, r.StampNs, w.T, w.Stamp)
+			}
+			tr, q := *r.Translation, *r.Rotation
+			got := []float64{tr["x"], tr["y"], tr["z"], q["x"], q["y"], q["z"], q["w"]}
+			want := append(w.T[:], w.Q[:]...)
+			for k := range got {
+				if math.Abs(got[k]-want[k]) > 1e-9 {
+					t.Fatalf("%v row %d: got %v, tf2 %v", args, i, got, want)
+				}
+			}
+			ok++
+		}
+		t.Logf("%v: %d lookups and %d errors agree with tf2", args, ok, failed)
+		if ok < len(rows)/2 || failed == 0 {
+			t.Errorf("%v: %d lookups agree, %d errors agree: want both kinds", args, ok, failed)
 		}
 	}
 }
