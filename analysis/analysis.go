@@ -23,7 +23,7 @@ type Message struct {
 	LogTime int64
 	// Source names the file the message came from (used in warnings only).
 	Source string
-	// Value is the decoded message; nil for a RawAnalyzer unless another
+	// Value is the decoded message; nil for a Raw kind unless another
 	// analysis of the run decoded it.
 	Value *value.Struct
 	// Data is the message as recorded (serialized), valid during Add only.
@@ -71,22 +71,6 @@ type Result interface {
 	Warnings() []string
 }
 
-// RawAnalyzer is an Analyzer that reads messages as recorded — topic,
-// type, log time, Data and Decoder, never Value — so a run decodes
-// nothing for it. It is handed every message of a type it wants, before
-// any decoding, including those of channels no analysis could decode.
-type RawAnalyzer interface {
-	Analyzer
-	// Raw marks the analyzer; it returns true.
-	Raw() bool
-}
-
-// isRaw reports whether a reads messages as recorded.
-func isRaw(a Analyzer) bool {
-	r, ok := a.(RawAnalyzer)
-	return ok && r.Raw()
-}
-
 // ModelWriter is a Result that can write what it learned as a recording a
 // robot loads (placements: one latched interactive_world_msgs/TaskModels
 // message), for `analyze --models-out`.
@@ -106,12 +90,14 @@ type Options struct {
 	// WindowNs is the width of a learning-curve window for "grasps"; 0 picks
 	// a tenth of the attempts' time span rounded up to a whole second.
 	WindowNs int64
-	// GapNs is the shortest interval between two messages of a topic that
-	// "topics" calls a gap; 0 picks 3 times the topic's median period.
-	GapNs int64
+	// Flags are the values of the kinds' own flags (Kind.Flags) by name,
+	// as their Parse returned them; a flag not given has its Default's.
+	Flags map[string]any
 }
 
-func mergeKindError(want string, got Analyzer) error {
+// MergeKindError is the error of Merge for other, an Analyzer of another
+// kind than want.
+func MergeKindError(want string, got Analyzer) error {
 	return fmt.Errorf("%w: cannot merge %s into %s", ErrKind, got.Kind(), want)
 }
 
@@ -123,8 +109,8 @@ func messageType(m *Message) string {
 	return baseType(m.Value)
 }
 
-// sortedKeys returns the keys of a string-keyed map in order.
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns the keys of a string-keyed map in order.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -136,8 +122,8 @@ func sortedKeys[V any](m map[string]V) []string {
 // HasData reports whether r is a result that found data (false for nil).
 func HasData(r Result) bool { return r != nil && r.HasData() }
 
-// roundSig rounds x to 4 significant digits for people.
-func roundSig(x float64) float64 {
+// RoundSig rounds x to 4 significant digits for people.
+func RoundSig(x float64) float64 {
 	if x == 0 || math.IsNaN(x) || math.IsInf(x, 0) {
 		return x
 	}

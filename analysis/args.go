@@ -26,10 +26,9 @@ type Args struct {
 	// Window is the width of a grasps learning-curve window, >= 0; 0 picks
 	// a tenth of the attempts' span (--window).
 	Window time.Duration
-	// Gap is the shortest interval between two messages of a topic the
-	// topics analysis calls a gap, >= 0; 0 picks 3 times the topic's
-	// median period (--gap).
-	Gap time.Duration
+	// Flags are the texts of the analyses' own flags given (Kind.Flags),
+	// by name.
+	Flags map[string]string
 }
 
 // DefaultArgs are the defaults: linear theta, the 5% rule, Weka's seed
@@ -38,9 +37,9 @@ func DefaultArgs() Args {
 	return Args{Theta: ThetaLinear.String(), Prune: true, PruneThreshold: 0.05, Seed: 100, Jobs: runtime.GOMAXPROCS(0)}
 }
 
-// Options checks a and returns the analysis options. Errors name the
-// command-line flag.
-func (a Args) Options() (Options, error) {
+// Options checks a and returns the options of the analyses kinds (their
+// own flags parsed). Errors name the command-line flag.
+func (a Args) Options(kinds []Kind) (Options, error) {
 	var o Options
 	switch a.Theta {
 	case ThetaLinear.String():
@@ -68,10 +67,22 @@ func (a Args) Options() (Options, error) {
 		return o, fmt.Errorf("--window must not be negative")
 	}
 	o.WindowNs = int64(a.Window)
-	if a.Gap < 0 {
-		return o, fmt.Errorf("--gap must not be negative")
+	for _, k := range kinds {
+		for _, f := range k.Flags {
+			text, ok := a.Flags[f.Name]
+			if !ok {
+				text = f.Default
+			}
+			v, err := f.Parse(text)
+			if err != nil {
+				return o, fmt.Errorf("--%s %v", f.Name, err)
+			}
+			if o.Flags == nil {
+				o.Flags = map[string]any{}
+			}
+			o.Flags[f.Name] = v
+		}
 	}
-	o.GapNs = int64(a.Gap)
 	if a.Jobs < 1 {
 		return o, fmt.Errorf("--jobs must be at least 1")
 	}

@@ -9,7 +9,7 @@ import (
 
 func TestArgsOptions(t *testing.T) {
 	d := DefaultArgs()
-	o, err := d.Options()
+	o, err := d.Options(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -18,7 +18,7 @@ func TestArgsOptions(t *testing.T) {
 		t.Errorf("defaults: %+v", o)
 	}
 	a := Args{Theta: "circular", Prune: false, PruneThreshold: 7, Seed: -3, NoLearn: true, Jobs: 2, Window: 30 * time.Second}
-	if o, err = a.Options(); err != nil || o.Learn.Theta != ThetaCircular || o.Learn.PruneFraction != -1 || o.Learn.Seed != -3 ||
+	if o, err = a.Options(nil); err != nil || o.Learn.Theta != ThetaCircular || o.Learn.PruneFraction != -1 || o.Learn.Seed != -3 ||
 		!o.Learn.Disable || o.Learn.Workers != 2 || o.WindowNs != 30e9 {
 		t.Errorf("%+v, %v", o, err)
 	}
@@ -35,7 +35,7 @@ func TestArgsOptions(t *testing.T) {
 	} {
 		a := DefaultArgs()
 		c.set(&a)
-		if _, err := a.Options(); err == nil || err.Error() != c.want {
+		if _, err := a.Options(nil); err == nil || err.Error() != c.want {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
 	}

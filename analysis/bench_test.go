@@ -55,15 +55,12 @@ func studyMessages(b *testing.B) ([]*Message, int64) {
 // type), msgs/s of those.
 func BenchmarkAnalyze(b *testing.B) {
 	msgs, size := studyMessages(b)
-	for _, kind := range Kinds() {
-		b.Run(kind, func(b *testing.B) {
+	for _, kind := range builtins {
+		b.Run(kind.Name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
-				a, err := New(kind, Options{})
-				if err != nil {
-					b.Fatal(err)
-				}
+				a := kind.New(Options{})
 				for _, m := range msgs {
 					if a.Wants(m.Value.Type.Name) {
 						if err := a.Add(m); err != nil {
@@ -83,14 +80,14 @@ func BenchmarkAnalyze(b *testing.B) {
 // BenchmarkMerge splits the study into 8 accumulators and merges them.
 func BenchmarkMerge(b *testing.B) {
 	msgs, size := studyMessages(b)
-	for _, kind := range Kinds() {
-		b.Run(kind, func(b *testing.B) {
+	for _, kind := range builtins {
+		b.Run(kind.Name, func(b *testing.B) {
 			b.SetBytes(size)
 			b.ReportAllocs()
 			for b.Loop() {
 				parts := make([]Analyzer, 8)
 				for i := range parts {
-					parts[i], _ = New(kind, Options{Learn: LearnOptions{Disable: true}})
+					parts[i] = kind.New(Options{Learn: LearnOptions{Disable: true}})
 				}
 				for i, m := range msgs {
 					if err := parts[i*len(parts)/len(msgs)].Add(m); err != nil {

@@ -2,9 +2,8 @@
 // messages: placements and learned placement models (interactive_world_msgs),
 // grasp success rates (rail_manipulation_msgs, rail_pick_and_place_msgs),
 // fact intervals (toaster_msgs), topological maps (lama_msgs), query
-// service events (remap_msgs), and the health of every topic of any
-// recording (topics: rates, gaps, header-stamp latency, duplicates; a
-// RawAnalyzer, which reads messages as recorded and decodes nothing).
+// service events (remap_msgs); the health of every topic of any recording
+// is the analysis of its own package, analysis/topics.
 //
 // Every analysis is a mergeable accumulator (Analyzer): Add feeds one
 // decoded message, Merge folds in the partial result of another accumulator
@@ -13,11 +12,14 @@
 // counts, and Result sorts them canonically before any floating-point work,
 // so any split of the input and any merge order give bit-identical numbers.
 //
-// The kinds are registered in one table with their summaries (registry.go:
-// Kinds, New, KindsHelp for help text; each Kind declares its
-// tables' keys for baseline comparisons, TableKeys). Run reads
-// recording.Inputs into them: each input into its own accumulators, up to jobs
-// at once, merged in input order, so the result does not depend on jobs.
+// Each analysis declares its Kind: name, help summary, factory, its
+// tables' keys for baseline comparisons, its own command-line flags
+// (Flag) and whether it reads messages as recorded (Raw: a run decodes
+// nothing for it). The registry, package analysis/kinds, lists them one
+// row each, so a new analysis is its own package and one row there. Run
+// reads recording.Inputs into the kinds asked for: each input into its own
+// accumulators, up to jobs at once, merged in input order, so the result
+// does not depend on jobs.
 // A Result gives its tables, a one-line Summary, whether it found data
 // (HasData) and its Warnings; one that can write learned models as a
 // recording implements ModelWriter.

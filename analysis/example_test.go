@@ -11,15 +11,12 @@ import (
 
 // A map analysis over three lama_msgs/LamaObject messages: two vertices
 // and an edge to a vertex never seen.
-func ExampleNew() {
+func ExampleKind() {
 	typ, err := msgdef.Default().Lookup("lama_msgs/LamaObject")
 	if err != nil {
 		panic(err)
 	}
-	a, err := analysis.New("map", analysis.Options{})
-	if err != nil {
-		panic(err)
-	}
+	a := analysis.MapKind.New(analysis.Options{})
 	objects := []struct {
 		id, kind int32
 		refs     []int32

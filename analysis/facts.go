@@ -9,8 +9,8 @@ import (
 	"github.com/baglab/baglab/decode/value"
 )
 
-// factsKind is the registry row of the facts analysis.
-var factsKind = Kind{
+// FactsKind is the registry row of the facts analysis.
+var FactsKind = Kind{
 	Name: "facts",
 	New:  func(Options) Analyzer { return NewFacts() },
 	Summary: "toaster_msgs fact lists: the intervals each fact holds, their " +
@@ -204,7 +204,7 @@ func closeInterval(iv *interval, t int64) {
 func (f *Facts) Merge(other Analyzer) error {
 	o, ok := other.(*Facts)
 	if !ok {
-		return mergeKindError(f.Kind(), other)
+		return MergeKindError(f.Kind(), other)
 	}
 	for s, seg := range o.cur {
 		o.segs[s] = append(o.segs[s], seg)
@@ -263,7 +263,7 @@ func (f *Facts) Result() (Result, error) {
 		streams[s] = append(streams[s], seg)
 	}
 	var out []FactInterval
-	for _, s := range sortedKeys(streams) {
+	for _, s := range SortedKeys(streams) {
 		segs := slices.Clone(streams[s])
 		// Segments of one file in one accumulator that tie keep the order
 		// they were read in; those of different files go by file.
@@ -380,17 +380,17 @@ func makeFactInterval(k FactKey, iv *interval) FactInterval {
 
 // Tables implements Result.
 func (r *FactsResult) Tables() []*Table {
-	facts := newTable("facts", false, "topic", "subject_id", "property", "target_id", "count:i", "total_duration_s:f",
+	facts := NewTable("facts", false, "topic", "subject_id", "property", "target_id", "count:i", "total_duration_s:f",
 		"mean_duration_s:f", "confidence_weighted_duration_s:f", "censored:i").
-		brief("subject_id", "property", "target_id", "count", "total_duration_s", "mean_duration_s",
+		ShowByDefault("subject_id", "property", "target_id", "count", "total_duration_s", "mean_duration_s",
 			"confidence_weighted_duration_s", "censored")
 	for _, s := range r.Facts {
-		facts.add(s.Topic, s.SubjectID, s.Property, s.TargetID, s.Count, s.TotalDuration, s.MeanDuration, s.ConfidenceWeighted, s.Censored)
+		facts.Add(s.Topic, s.SubjectID, s.Property, s.TargetID, s.Count, s.TotalDuration, s.MeanDuration, s.ConfidenceWeighted, s.Censored)
 	}
-	ivs := newTable("fact_intervals", true, "topic", "subject_id", "property", "target_id", "start_ns:i", "end_ns:i",
+	ivs := NewTable("fact_intervals", true, "topic", "subject_id", "property", "target_id", "start_ns:i", "end_ns:i",
 		"duration_s:f", "confidence_weighted_s:f", "mean_confidence:f", "snapshots:i", "censored:b")
 	for _, iv := range r.Intervals {
-		ivs.add(iv.Topic, iv.SubjectID, iv.Property, iv.TargetID, iv.StartNs, iv.EndNs, iv.Duration, iv.ConfidenceWeighted,
+		ivs.Add(iv.Topic, iv.SubjectID, iv.Property, iv.TargetID, iv.StartNs, iv.EndNs, iv.Duration, iv.ConfidenceWeighted,
 			iv.MeanConfidence, iv.Snapshots, iv.Censored)
 	}
 	return []*Table{facts, ivs}

@@ -10,8 +10,8 @@ import (
 	"github.com/baglab/baglab/baseline"
 )
 
-// graspsKind is the registry row of the grasps analysis.
-var graspsKind = Kind{
+// GraspsKind is the registry row of the grasps analysis.
+var GraspsKind = Kind{
 	Name: "grasps",
 	New:  func(o Options) Analyzer { return NewGrasps(o.WindowNs) },
 	Summary: "rail_pick_and_place grasp models: successes/attempts, success " +
@@ -172,7 +172,7 @@ func (g *Grasps) Add(m *Message) error {
 func (g *Grasps) Merge(other Analyzer) error {
 	o, ok := other.(*Grasps)
 	if !ok {
-		return mergeKindError(g.Kind(), other)
+		return MergeKindError(g.Kind(), other)
 	}
 	for k, st := range o.grasps {
 		if cur, ok := g.grasps[k]; !ok || graspNewer(st, cur) {
@@ -297,7 +297,7 @@ func (g *Grasps) Result() (Result, error) {
 		s.ModelID = k
 		res.Models = append(res.Models, s)
 	}
-	for _, k := range sortedKeys(objects) {
+	for _, k := range SortedKeys(objects) {
 		res.Objects = append(res.Objects, objects[k].stat())
 	}
 	g.attempts(res)
@@ -378,7 +378,7 @@ func compareIDs(a, b string) int {
 }
 
 func sortedIDs[V any](m map[string]V) []string {
-	keys := sortedKeys(m)
+	keys := SortedKeys(m)
 	slices.SortFunc(keys, compareIDs)
 	return keys
 }
@@ -483,11 +483,11 @@ func (g *Grasps) attempts(res *GraspsResult) {
 
 // Tables implements Result.
 func (r *GraspsResult) Tables() []*Table {
-	grasps := newTable("grasps", false, "model_id", "grasp_id", "object_name", "eef_frame_id", "successes:i", "attempts:i",
+	grasps := NewTable("grasps", false, "model_id", "grasp_id", "object_name", "eef_frame_id", "successes:i", "attempts:i",
 		"untried:b", "success_rate:f", "wilson_low:f", "wilson_high:f", "log_time_ns:i", "topic").
-		brief("model_id", "grasp_id", "object_name", "successes", "attempts", "untried", "success_rate", "wilson_low", "wilson_high")
+		ShowByDefault("model_id", "grasp_id", "object_name", "successes", "attempts", "untried", "success_rate", "wilson_low", "wilson_high")
 	for _, g := range r.Grasps {
-		grasps.add(g.ModelID, g.GraspID, g.ObjectName, g.EEFFrameID, g.Successes, g.Attempts, g.Untried, g.SuccessRate,
+		grasps.Add(g.ModelID, g.GraspID, g.ObjectName, g.EEFFrameID, g.Successes, g.Attempts, g.Untried, g.SuccessRate,
 			g.WilsonLow, g.WilsonHigh, g.LogTimeNs, g.Topic)
 	}
 	// An object sums the grasps of every model of it: it has no model id.
@@ -497,31 +497,31 @@ func (r *GraspsResult) Tables() []*Table {
 		if byModel {
 			cols = append([]string{"model_id"}, cols...)
 		}
-		t := newTable(name, false, cols...)
+		t := NewTable(name, false, cols...)
 		for _, s := range rows {
 			vals := []any{s.ObjectName, s.Grasps, s.Untried, s.Successes, s.Attempts, s.SuccessRate, s.WilsonLow,
 				s.WilsonHigh, s.Best, s.Worst}
 			if byModel {
 				vals = append([]any{s.ModelID}, vals...)
 			}
-			t.add(vals...)
+			t.Add(vals...)
 		}
 		return t
 	}
-	attempts := newTable("attempts", true, "log_time_ns:i", "object_name", "source", "goal_id", "success:b", "status:i")
+	attempts := NewTable("attempts", true, "log_time_ns:i", "object_name", "source", "goal_id", "success:b", "status:i")
 	for _, a := range r.Attempts {
-		attempts.add(a.LogTimeNs, a.ObjectName, a.Source, a.GoalID, a.Success, a.Status)
+		attempts.Add(a.LogTimeNs, a.ObjectName, a.Source, a.GoalID, a.Success, a.Status)
 	}
-	rates := newTable("attempt_rates", false, "object_name", "source", "attempts:i", "successes:i", "success_rate:f",
+	rates := NewTable("attempt_rates", false, "object_name", "source", "attempts:i", "successes:i", "success_rate:f",
 		"wilson_low:f", "wilson_high:f")
 	for _, s := range r.AttemptRates {
-		rates.add(s.ObjectName, s.Source, s.Attempts, s.Successes, s.SuccessRate, s.WilsonLow, s.WilsonHigh)
+		rates.Add(s.ObjectName, s.Source, s.Attempts, s.Successes, s.SuccessRate, s.WilsonLow, s.WilsonHigh)
 	}
-	curve := newTable("learning_curve", false, "object_name", "source", "window:i", "start_ns:i", "end_ns:i", "successes:i",
+	curve := NewTable("learning_curve", false, "object_name", "source", "window:i", "start_ns:i", "end_ns:i", "successes:i",
 		"attempts:i", "success_rate:f", "wilson_low:f", "wilson_high:f").
-		brief("object_name", "source", "window", "successes", "attempts", "success_rate", "wilson_low", "wilson_high")
+		ShowByDefault("object_name", "source", "window", "successes", "attempts", "success_rate", "wilson_low", "wilson_high")
 	for _, c := range r.Curve {
-		curve.add(c.ObjectName, c.Source, c.Window, c.StartNs, c.EndNs, c.Successes, c.Attempts, c.SuccessRate, c.WilsonLow, c.WilsonHigh)
+		curve.Add(c.ObjectName, c.Source, c.Window, c.StartNs, c.EndNs, c.Successes, c.Attempts, c.SuccessRate, c.WilsonLow, c.WilsonHigh)
 	}
 	return []*Table{grasps, group("grasp_models", true, r.Models), group("grasp_objects", false, r.Objects), attempts, rates, curve}
 }

@@ -105,3 +105,7 @@ func near(t *testing.T, what string, got, want, tol float64) {
 		t.Errorf("%s: got %.17g, want %.17g", what, got, want)
 	}
 }
+
+// builtins are the analyses of this package (the registry, package
+// analysis/kinds, adds those of their own packages).
+var builtins = []Kind{PlacementsKind, GraspsKind, FactsKind, MapKind, QueriesKind}

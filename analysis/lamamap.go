@@ -9,8 +9,8 @@ import (
 	"github.com/baglab/baglab/decode/value"
 )
 
-// mapKind is the registry row of the map analysis.
-var mapKind = Kind{
+// MapKind is the registry row of the map analysis.
+var MapKind = Kind{
 	Name: "map",
 	New:  func(Options) Analyzer { return NewMap() },
 	Summary: "lama_msgs topological maps: vertices, edges, dangling edges, " +
@@ -202,7 +202,7 @@ func profileStat(s *value.Struct, m *Message, seq int) PlaceProfileStat {
 func (a *Map) Merge(other Analyzer) error {
 	o, ok := other.(*Map)
 	if !ok {
-		return mergeKindError(a.Kind(), other)
+		return MergeKindError(a.Kind(), other)
 	}
 	for id, ob := range o.objects {
 		if cur, ok := a.objects[id]; !ok || lamaNewer(ob, cur) {
@@ -362,31 +362,31 @@ func compareProfiles(a, b PlaceProfileStat) int {
 
 // Tables implements Result.
 func (r *MapResult) Tables() []*Table {
-	summary := newTable("map_summary", false, "vertices:i", "edges:i", "other_objects:i", "components:i", "dangling_edges:i")
-	summary.add(r.Vertices, r.Edges, r.OtherObjects, r.Components, r.Dangling)
-	deg := newTable("degree_histogram", false, "degree:i", "vertices:i")
+	summary := NewTable("map_summary", false, "vertices:i", "edges:i", "other_objects:i", "components:i", "dangling_edges:i")
+	summary.Add(r.Vertices, r.Edges, r.OtherObjects, r.Components, r.Dangling)
+	deg := NewTable("degree_histogram", false, "degree:i", "vertices:i")
 	for _, d := range r.Degrees {
-		deg.add(d.Degree, d.Vertices)
+		deg.Add(d.Degree, d.Vertices)
 	}
-	nodes := newTable("map_nodes", true, "id:i", "id_in_world:i", "name", "degree:i", "component:i")
+	nodes := NewTable("map_nodes", true, "id:i", "id_in_world:i", "name", "degree:i", "component:i")
 	for _, v := range r.VertexList {
-		nodes.add(v.ID, v.IDInWorld, v.Name, v.Degree, v.Component)
+		nodes.Add(v.ID, v.IDInWorld, v.Name, v.Degree, v.Component)
 	}
-	edges := newTable("map_edges", true, "id:i", "name", "from:i", "to:i", "dangling:b")
+	edges := NewTable("map_edges", true, "id:i", "name", "from:i", "to:i", "dangling:b")
 	for _, e := range r.EdgeList {
-		edges.add(e.ID, e.Name, e.From, e.To, e.Dangling)
+		edges.Add(e.ID, e.Name, e.From, e.To, e.Dangling)
 	}
-	cr := newTable("crossings", false, "topic", "log_time_ns:i", "center_x:f", "center_y:f", "radius:f", "max_range:f",
+	cr := NewTable("crossings", false, "topic", "log_time_ns:i", "center_x:f", "center_y:f", "radius:f", "max_range:f",
 		"frontiers:i", "mean_frontier_width:f").
-		brief("topic", "center_x", "center_y", "radius", "max_range", "frontiers", "mean_frontier_width")
+		ShowByDefault("topic", "center_x", "center_y", "radius", "max_range", "frontiers", "mean_frontier_width")
 	for _, c := range r.Crossings {
-		cr.add(c.Topic, c.LogTimeNs, c.CenterX, c.CenterY, c.Radius, c.MaxRange, c.Frontiers, c.MeanFrontierWidth)
+		cr.Add(c.Topic, c.LogTimeNs, c.CenterX, c.CenterY, c.Radius, c.MaxRange, c.Frontiers, c.MeanFrontierWidth)
 	}
-	pp := newTable("place_profiles", false, "topic", "log_time_ns:i", "frame_id", "points:i", "area:f", "perimeter:f",
+	pp := NewTable("place_profiles", false, "topic", "log_time_ns:i", "frame_id", "points:i", "area:f", "perimeter:f",
 		"open_perimeter:f", "excluded_segments:i").
-		brief("topic", "frame_id", "points", "area", "perimeter", "open_perimeter", "excluded_segments")
+		ShowByDefault("topic", "frame_id", "points", "area", "perimeter", "open_perimeter", "excluded_segments")
 	for _, p := range r.PlaceProfiles {
-		pp.add(p.Topic, p.LogTimeNs, p.FrameID, p.Points, p.Area, p.Perimeter, p.OpenPerimeter, p.Excluded)
+		pp.Add(p.Topic, p.LogTimeNs, p.FrameID, p.Points, p.Area, p.Perimeter, p.OpenPerimeter, p.Excluded)
 	}
 	return []*Table{summary, deg, nodes, edges, cr, pp}
 }

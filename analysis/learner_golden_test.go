@@ -79,7 +79,7 @@ func TestLearnerGolden(t *testing.T) {
 	sets := learnerGoldenSets()
 	got := map[string]string{}
 	var names []string
-	for _, name := range sortedKeys(sets) {
+	for _, name := range SortedKeys(sets) {
 		for _, mode := range []ThetaMode{ThetaLinear, ThetaCircular} {
 			rows := sets[name]
 			pts := make([]point, len(rows))

@@ -1,23 +1,5 @@
 package analysis
 
-import (
-	"fmt"
-	"slices"
-	"strings"
-)
-
-// KindsOf expands an analysis kind: "all" names every registered kind.
-func KindsOf(kind string) ([]string, error) {
-	kinds := Kinds()
-	if kind == "all" {
-		return kinds, nil
-	}
-	if slices.Contains(kinds, kind) {
-		return []string{kind}, nil
-	}
-	return nil, fmt.Errorf("unknown analysis %q (want one of %s, or all)", kind, strings.Join(kinds, ", "))
-}
-
 // WithData returns the results that found data, in order.
 func WithData(results []Result) []Result {
 	var out []Result

@@ -120,23 +120,17 @@ func ReadPartial(r io.Reader, name string) (*PartialFile, error) {
 // MergePartials merges the states of kinds from partials, in the order
 // given, into fresh accumulators with options o. Every partial must hold
 // every kind; names are used in errors.
-func MergePartials(partials []*PartialFile, names []string, kinds []string, o Options) (*Accumulated, error) {
-	set, err := newSet(kinds, o)
-	if err != nil {
-		return nil, err
-	}
-	acc := &Accumulated{Kinds: kinds, Set: set}
+func MergePartials(partials []*PartialFile, names []string, kinds []Kind, o Options) (*Accumulated, error) {
+	set := newSet(kinds, o)
+	acc := &Accumulated{Kinds: Names(kinds), Set: set}
 	for i, p := range partials {
-		for k, kind := range kinds {
+		for k, row := range kinds {
+			kind := row.Name
 			st, ok := p.States[kind]
 			if !ok || !slices.Contains(p.Kinds, kind) {
 				return nil, fmt.Errorf("%w: %s holds %v, not %s (make it with analyze %s ... --partial)", ErrPartial, names[i], p.Kinds, kind, kind)
 			}
-			a, err := New(kind, o)
-			if err != nil {
-				return nil, err
-			}
-			pa, ok := a.(Partial)
+			pa, ok := row.New(o).(Partial)
 			if !ok {
 				return nil, fmt.Errorf("%w: analysis %s cannot load a state", ErrKind, kind)
 			}
@@ -164,8 +158,8 @@ func StartNs(partials []*PartialFile) int64 {
 	return start
 }
 
-// decodeState unmarshals a state strictly: unknown fields are errors.
-func decodeState(data []byte, v any) error {
+// DecodeState unmarshals a state strictly: unknown fields are errors.
+func DecodeState(data []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	return d.Decode(v)

@@ -51,7 +51,7 @@ type intervalState struct {
 // ones, as Merge treats them.
 func (f *Facts) MarshalState() ([]byte, error) {
 	st := factsState{Streams: []factStreamState{}}
-	streams := sortedKeys(f.segs)
+	streams := SortedKeys(f.segs)
 	for s := range f.cur {
 		if _, ok := f.segs[s]; !ok {
 			streams = append(streams, s)
@@ -89,7 +89,7 @@ func (f *Facts) MarshalState() ([]byte, error) {
 // UnmarshalState implements Partial.
 func (f *Facts) UnmarshalState(data []byte) error {
 	var st factsState
-	if err := decodeState(data, &st); err != nil {
+	if err := DecodeState(data, &st); err != nil {
 		return err
 	}
 	f.cur, f.segs = map[string]*segment{}, map[string][]*segment{}

@@ -55,7 +55,7 @@ func ExpandPartials(paths []string) ([]string, error) {
 // (MergePartials). It also returns the inputs the partials were made from,
 // in order, and the earliest start (StartNs). A file that is not a
 // partial of these kinds is an ErrPartial.
-func MergePartialFiles(names []string, kinds []string, o Options) (*Accumulated, []Input, int64, error) {
+func MergePartialFiles(names []string, kinds []Kind, o Options) (*Accumulated, []Input, int64, error) {
 	var ps []*PartialFile
 	var inputs []Input
 	for _, name := range names {

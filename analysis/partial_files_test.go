@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
 	"github.com/baglab/baglab/recording"
@@ -46,7 +47,7 @@ func TestPartialFiles(t *testing.T) {
 		if len(inputs) != 1 || !reflect.DeepEqual(inputs[0], want) || want.MessageCount == 0 {
 			t.Fatalf("described %+v, want %+v", inputs, want)
 		}
-		acc, err := analysis.Accumulate(context.Background(), in, analysis.Kinds(), analysis.Options{}, 1)
+		acc, err := analysis.Accumulate(context.Background(), in, kinds.All(), analysis.Options{}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +65,7 @@ func TestPartialFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	acc, inputs, startNs, err := analysis.MergePartialFiles(files, analysis.Kinds(), analysis.Options{})
+	acc, inputs, startNs, err := analysis.MergePartialFiles(files, kinds.All(), analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,13 +84,13 @@ func TestPartialFiles(t *testing.T) {
 		t.Error("merged partial files differ from one run")
 	}
 
-	if _, _, _, err := analysis.MergePartialFiles([]string{files[0], filepath.Join(dir, "none")}, analysis.Kinds(), analysis.Options{}); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, _, err := analysis.MergePartialFiles([]string{files[0], filepath.Join(dir, "none")}, kinds.All(), analysis.Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v", err)
 	}
-	if _, _, _, err := analysis.MergePartialFiles([]string{paths[0]}, analysis.Kinds(), analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
+	if _, _, _, err := analysis.MergePartialFiles([]string{paths[0]}, kinds.All(), analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
 		t.Errorf("a bag as a partial: %v", err)
 	}
-	if _, _, _, err := analysis.MergePartialFiles(files[:1], []string{"placements", "nosuch"}, analysis.Options{}); err == nil {
+	if _, _, _, err := analysis.MergePartialFiles(files[:1], []analysis.Kind{analysis.PlacementsKind, {Name: "nosuch", New: analysis.PlacementsKind.New}}, analysis.Options{}); err == nil {
 		t.Error("unknown kind merged")
 	}
 }

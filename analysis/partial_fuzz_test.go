@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
 )
@@ -24,7 +25,7 @@ func FuzzMergePartial(f *testing.F) {
 	f.Add([]byte(`{"format":"baglab.analysis.partial","version":1,"kinds":{}}`))
 	args := analysis.DefaultArgs()
 	args.NoLearn = true
-	opts, err := args.Options()
+	opts, err := args.Options(kinds.All())
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func FuzzMergePartial(f *testing.F) {
 		if err != nil {
 			return
 		}
-		acc, err := analysis.MergePartials([]*analysis.PartialFile{p, p}, []string{"a", "b"}, analysis.Kinds(), opts)
+		acc, err := analysis.MergePartials([]*analysis.PartialFile{p, p}, []string{"a", "b"}, kinds.All(), opts)
 		if err != nil {
 			return
 		}

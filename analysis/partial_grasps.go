@@ -37,7 +37,7 @@ func (g *Grasps) MarshalState() ([]byte, error) {
 // UnmarshalState implements Partial.
 func (g *Grasps) UnmarshalState(data []byte) error {
 	var st graspsState
-	if err := decodeState(data, &st); err != nil {
+	if err := DecodeState(data, &st); err != nil {
 		return err
 	}
 	g.grasps = map[graspKey]graspState{}

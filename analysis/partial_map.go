@@ -49,7 +49,7 @@ func (a *Map) MarshalState() ([]byte, error) {
 // UnmarshalState implements Partial.
 func (a *Map) UnmarshalState(data []byte) error {
 	var st mapState
-	if err := decodeState(data, &st); err != nil {
+	if err := DecodeState(data, &st); err != nil {
 		return err
 	}
 	a.objects, a.crossings, a.profiles = map[int64]lamaObject{}, nil, nil

@@ -115,7 +115,7 @@ func (p *Placements) MarshalState() ([]byte, error) {
 // UnmarshalState implements Partial.
 func (p *Placements) UnmarshalState(data []byte) error {
 	var st placementsState
-	if err := decodeState(data, &st); err != nil {
+	if err := DecodeState(data, &st); err != nil {
 		return err
 	}
 	p.points, p.refs, p.recorded = map[GroupKey][]point{}, map[GroupKey]*groupRefs{}, nil

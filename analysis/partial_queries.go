@@ -35,7 +35,7 @@ func (q *Queries) MarshalState() ([]byte, error) {
 // UnmarshalState implements Partial.
 func (q *Queries) UnmarshalState(data []byte) error {
 	var st queriesState
-	if err := decodeState(data, &st); err != nil {
+	if err := DecodeState(data, &st); err != nil {
 		return err
 	}
 	q.tx = map[txKey]*transaction{}

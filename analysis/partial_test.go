@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/testkit/studygen"
@@ -26,7 +27,7 @@ func partialJSON(tb testing.TB, paths []string) []byte {
 		tb.Fatal(err)
 	}
 	defer in.Close()
-	acc, err := analysis.Accumulate(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
+	acc, err := analysis.Accumulate(context.Background(), in, kinds.All(), analysis.Options{}, 2)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestPartialsMergeExactly(t *testing.T) {
 		partials = append(partials, partialOf(t, g))
 	}
 	one, o1 := runJSON(t, all, 2)
-	acc, err := analysis.MergePartials(partials, []string{"p0", "p1", "p2"}, analysis.Kinds(), analysis.Options{})
+	acc, err := analysis.MergePartials(partials, []string{"p0", "p1", "p2"}, kinds.All(), analysis.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestPartialsMergeExactly(t *testing.T) {
 	}
 	got := resultsJSON(t, merged.Results)
 	if !bytes.Equal(got, one) {
-		diffs, _ := baseline.CompareDocs(bytes.ReplaceAll(one, []byte("\n"), nil), bytes.ReplaceAll(got, []byte("\n"), nil), 0, analysis.TableKeys())
+		diffs, _ := baseline.CompareDocs(bytes.ReplaceAll(one, []byte("\n"), nil), bytes.ReplaceAll(got, []byte("\n"), nil), 0, kinds.TableKeys())
 		t.Fatalf("merged partials differ from one run: %v", diffs)
 	}
 	if merged.Messages != o1.Messages || merged.LastNs != o1.LastNs {
@@ -110,7 +111,7 @@ func TestPartialsMergeExactly(t *testing.T) {
 		return nil
 	}
 	in, _ := recording.OpenInputs(all, recording.InputOptions{})
-	direct, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 1)
+	direct, err := analysis.Run(context.Background(), in, kinds.All(), analysis.Options{}, 1)
 	in.Close()
 	if err != nil {
 		t.Fatal(err)
@@ -135,10 +136,10 @@ func TestReadPartialErrors(t *testing.T) {
 	}
 	p := &analysis.PartialFile{Format: analysis.PartialFormat, Version: 1, Kinds: []string{"grasps"},
 		States: map[string]json.RawMessage{"grasps": json.RawMessage(`{"grasps":[],"events":[],"extra":1}`)}}
-	if _, err := analysis.MergePartials([]*analysis.PartialFile{p}, []string{"p"}, []string{"grasps"}, analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
+	if _, err := analysis.MergePartials([]*analysis.PartialFile{p}, []string{"p"}, []analysis.Kind{analysis.GraspsKind}, analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
 		t.Errorf("unknown state field: %v", err)
 	}
-	if _, err := analysis.MergePartials([]*analysis.PartialFile{p}, []string{"p"}, []string{"facts"}, analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
+	if _, err := analysis.MergePartials([]*analysis.PartialFile{p}, []string{"p"}, []analysis.Kind{analysis.FactsKind}, analysis.Options{}); !errors.Is(err, analysis.ErrPartial) {
 		t.Errorf("kind missing: %v", err)
 	}
 }

@@ -14,8 +14,8 @@ import (
 // placementKey identifies a placement group.
 var placementKey = []string{"item", "room", "surface", "reference_frame_id"}
 
-// placementsKind is the registry row of the placements analysis.
-var placementsKind = Kind{
+// PlacementsKind is the registry row of the placements analysis.
+var PlacementsKind = Kind{
 	Name: "placements",
 	New:  func(o Options) Analyzer { return NewPlacements(o.Learn) },
 	Summary: "interactive_world_msgs placements: per (item, room, surface, " +
@@ -214,7 +214,7 @@ func (p *Placements) addRecorded(s *value.Struct, m *Message, seq int) {
 func (p *Placements) Merge(other Analyzer) error {
 	o, ok := other.(*Placements)
 	if !ok {
-		return mergeKindError(p.Kind(), other)
+		return MergeKindError(p.Kind(), other)
 	}
 	for k, pts := range o.points {
 		p.points[k] = append(p.points[k], pts...)
@@ -413,7 +413,7 @@ func rankFrames(groups []PlacementGroup) []FrameRank {
 		}
 		byItem[g.Item] = append(byItem[g.Item], FrameRank{GroupKey: g.GroupKey, N: g.N, Spread: g.Spread})
 	}
-	for _, item := range sortedKeys(byItem) {
+	for _, item := range SortedKeys(byItem) {
 		fr := byItem[item]
 		slices.SortStableFunc(fr, func(a, b FrameRank) int {
 			return cmp.Or(cmp.Compare(float64(a.Spread), float64(b.Spread)), compareKeys(a.GroupKey, b.GroupKey))
@@ -477,48 +477,48 @@ func (p *Placements) compareRecorded(learned map[GroupKey]*LearnedModel) []Recor
 
 // Tables implements Result.
 func (r *PlacementsResult) Tables() []*Table {
-	groups := newTable("placement_groups", false, "item", "room", "surface", "reference_frame_id", "n:i",
+	groups := NewTable("placement_groups", false, "item", "room", "surface", "reference_frame_id", "n:i",
 		"mean_x:f", "mean_y:f", "mean_z:f", "sd_x:f", "sd_y:f", "sd_z:f", "sd_sample_x:f", "sd_sample_y:f", "sd_sample_z:f",
 		"rotation_circular_mean:f", "rotation_circular_sd:f", "rotation_resultant_length:f",
 		"min_x:f", "max_x:f", "min_y:f", "max_y:f", "min_z:f", "max_z:f", "spread:f").
-		brief("item", "room", "surface", "reference_frame_id", "n", "mean_x", "mean_y", "sd_x", "sd_y",
+		ShowByDefault("item", "room", "surface", "reference_frame_id", "n", "mean_x", "mean_y", "sd_x", "sd_y",
 			"rotation_circular_mean", "rotation_circular_sd", "spread")
 	for _, g := range r.Groups {
-		groups.add(g.Item, g.Room, g.Surface, g.ReferenceFrameID, g.N, g.MeanX, g.MeanY, g.MeanZ, g.SDX, g.SDY, g.SDZ,
+		groups.Add(g.Item, g.Room, g.Surface, g.ReferenceFrameID, g.N, g.MeanX, g.MeanY, g.MeanZ, g.SDX, g.SDY, g.SDZ,
 			g.SDSampleX, g.SDSampleY, g.SDSampleZ, g.RotationMean, g.RotationSD, g.RotationResultantLength,
 			g.MinX, g.MaxX, g.MinY, g.MaxY, g.MinZ, g.MaxZ, g.Spread)
 	}
-	frames := newTable("frame_ranking", false, "item", "room", "surface", "reference_frame_id", "n:i", "spread:f", "rank:i")
+	frames := NewTable("frame_ranking", false, "item", "room", "surface", "reference_frame_id", "n:i", "spread:f", "rank:i")
 	for _, f := range r.Frames {
-		frames.add(f.Item, f.Room, f.Surface, f.ReferenceFrameID, f.N, f.Spread, f.Rank)
+		frames.Add(f.Item, f.Room, f.Surface, f.ReferenceFrameID, f.N, f.Spread, f.Rank)
 	}
-	models := newTable("models", false, "item", "room", "surface", "reference_frame_id", "n:i", "pruned:b", "skipped:b",
+	models := NewTable("models", false, "item", "room", "surface", "reference_frame_id", "n:i", "pruned:b", "skipped:b",
 		"clusters:i", "has_placement:b", "x:f", "y:f", "z:f", "rotation:f", "decision_value:f",
 		"sigma_x:f", "sigma_y:f", "sigma_z:f", "sigma_theta:f").
-		brief("item", "surface", "reference_frame_id", "n", "pruned", "skipped", "clusters", "x", "y", "rotation",
+		ShowByDefault("item", "surface", "reference_frame_id", "n", "pruned", "skipped", "clusters", "x", "y", "rotation",
 			"decision_value", "sigma_x", "sigma_y", "sigma_theta")
-	clusters := newTable("model_clusters", true, "item", "room", "surface", "reference_frame_id", "cluster:i", "n:i",
+	clusters := NewTable("model_clusters", true, "item", "room", "surface", "reference_frame_id", "cluster:i", "n:i",
 		"prior:f", "rank:f", "mean_x:f", "mean_y:f", "mean_theta:f", "sigma_x:f", "sigma_y:f", "sigma_theta:f")
 	for _, m := range r.Models {
-		models.add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, m.N, m.Pruned, m.Skipped, m.Clusters, m.HasPlacement,
+		models.Add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, m.N, m.Pruned, m.Skipped, m.Clusters, m.HasPlacement,
 			m.Placement.Position.X, m.Placement.Position.Y, m.Placement.Position.Z, m.Placement.Rotation, m.DecisionValue,
 			m.SigmaX, m.SigmaY, m.SigmaZ, m.SigmaTheta)
 		for _, c := range m.ClusterStats {
-			clusters.add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, c.Index, c.N, c.Prior, c.Rank,
+			clusters.Add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, c.Index, c.N, c.Prior, c.Rank,
 				c.MeanX, c.MeanY, c.MeanTheta, c.SigmaX, c.SigmaY, c.SigmaTheta)
 		}
 	}
-	recorded := newTable("recorded_models", false, "item", "room", "surface", "reference_frame_id", "topic", "log_time_ns:i",
+	recorded := NewTable("recorded_models", false, "item", "room", "surface", "reference_frame_id", "topic", "log_time_ns:i",
 		"x:f", "y:f", "rotation:f", "decision_value:f", "sigma_x:f", "sigma_y:f", "sigma_theta:f", "learned:b",
 		"delta_x:f", "delta_y:f", "delta_rotation:f", "delta_decision_value:f").
-		brief("item", "surface", "reference_frame_id", "x", "y", "rotation", "decision_value", "learned",
+		ShowByDefault("item", "surface", "reference_frame_id", "x", "y", "rotation", "decision_value", "learned",
 			"delta_x", "delta_y", "delta_rotation", "delta_decision_value")
 	for _, m := range r.Recorded {
-		recorded.add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, m.Topic, m.LogTimeNs, m.Placement.Position.X,
+		recorded.Add(m.Item, m.Room, m.Surface, m.ReferenceFrameID, m.Topic, m.LogTimeNs, m.Placement.Position.X,
 			m.Placement.Position.Y, m.Placement.Rotation, m.DecisionValue, m.SigmaX, m.SigmaY, m.SigmaTheta, m.Learned,
 			m.DeltaX, m.DeltaY, m.DeltaRotation, m.DeltaDecision)
 	}
-	points := newTable("placements", true, "item", "room", "surface", "reference_frame_id", "log_time_ns:i", "topic",
+	points := NewTable("placements", true, "item", "room", "surface", "reference_frame_id", "log_time_ns:i", "topic",
 		"x:f", "y:f", "z:f", "rotation:f", "cluster:i")
 	for gi, g := range r.Groups {
 		var assign []int
@@ -530,7 +530,7 @@ func (r *PlacementsResult) Tables() []*Table {
 			if i < len(assign) {
 				c = int64(assign[i])
 			}
-			points.add(g.Item, g.Room, g.Surface, g.ReferenceFrameID, q.LogTime, q.Topic, q.X, q.Y, q.Z, q.Rotation, c)
+			points.Add(g.Item, g.Room, g.Surface, g.ReferenceFrameID, q.LogTime, q.Topic, q.X, q.Y, q.Z, q.Rotation, c)
 		}
 	}
 	return []*Table{groups, frames, models, clusters, recorded, points}

@@ -11,8 +11,8 @@ import (
 	"github.com/baglab/baglab/decode/value"
 )
 
-// queriesKind is the registry row of the queries analysis.
-var queriesKind = Kind{
+// QueriesKind is the registry row of the queries analysis.
+var QueriesKind = Kind{
 	Name: "queries",
 	New:  func(Options) Analyzer { return NewQueries() },
 	Summary: "remap_msgs Query service events (ROS2 service introspection): " +
@@ -145,7 +145,7 @@ func compareBool(a, b bool) int {
 func (q *Queries) Merge(other Analyzer) error {
 	o, ok := other.(*Queries)
 	if !ok {
-		return mergeKindError(q.Kind(), other)
+		return MergeKindError(q.Kind(), other)
 	}
 	for k, t := range o.tx {
 		if cur := q.tx[k]; cur != nil {
@@ -168,14 +168,14 @@ type Latency struct {
 }
 
 func newLatency(xs []float64) Latency {
-	s := sortedCopy(xs)
+	s := SortedCopy(xs)
 	l := Latency{N: len(s), Mean: Num(math.NaN()), Min: Num(math.NaN()), P50: Num(math.NaN()), P95: Num(math.NaN()), Max: Num(math.NaN())}
 	if len(s) == 0 {
 		return l
 	}
 	l.Mean = Num(computeMoments(s).Mean)
 	l.Min, l.Max = Num(s[0]), Num(s[len(s)-1])
-	l.P50, l.P95 = Num(percentile(s, 50)), Num(percentile(s, 95))
+	l.P50, l.P95 = Num(Percentile(s, 50)), Num(Percentile(s, 95))
 	return l
 }
 
@@ -279,17 +279,17 @@ func (q *Queries) Result() (Result, error) {
 		}
 	}
 	res.All = all.stat()
-	for _, id := range sortedKeys(byID) {
+	for _, id := range SortedKeys(byID) {
 		s := byID[id].stat()
 		s.ID = id
 		res.ByID = append(res.ByID, s)
 	}
-	for _, p := range sortedKeys(byPat) {
+	for _, p := range SortedKeys(byPat) {
 		s := byPat[p].stat()
 		s.Pattern = p
 		res.ByPat = append(res.ByPat, s)
 	}
-	for _, e := range sortedKeys(errs) {
+	for _, e := range SortedKeys(errs) {
 		res.Errors = append(res.Errors, ErrorCount{ErrorMsg: e, Count: errs[e]})
 	}
 	slices.SortStableFunc(res.Errors, func(a, b ErrorCount) int { return cmp.Compare(b.Count, a.Count) })
@@ -331,26 +331,26 @@ func (a *statAcc) stat() QueryStat {
 // Tables implements Result.
 func (r *QueriesResult) Tables() []*Table {
 	stat := func(name, keyCol string, rows []QueryStat, key func(QueryStat) string) *Table {
-		t := newTable(name, false, keyCol, "calls:i", "responses:i", "successes:i", "success_rate:f", "latency_n:i",
+		t := NewTable(name, false, keyCol, "calls:i", "responses:i", "successes:i", "success_rate:f", "latency_n:i",
 			"latency_mean_s:f", "latency_min_s:f", "latency_p50_s:f", "latency_p95_s:f", "latency_max_s:f").
-			brief(keyCol, "calls", "responses", "successes", "success_rate", "latency_mean_s", "latency_p50_s", "latency_p95_s")
+			ShowByDefault(keyCol, "calls", "responses", "successes", "success_rate", "latency_mean_s", "latency_p50_s", "latency_p95_s")
 		for _, s := range rows {
 			l := s.Latency
-			t.add(key(s), s.Calls, s.Responses, s.Successes, s.SuccessRate, l.N, l.Mean, l.Min, l.P50, l.P95, l.Max)
+			t.Add(key(s), s.Calls, s.Responses, s.Successes, s.SuccessRate, l.N, l.Mean, l.Min, l.P50, l.P95, l.Max)
 		}
 		return t
 	}
 	all := stat("queries_all", "scope", []QueryStat{r.All}, func(QueryStat) string { return "all" })
 	byID := stat("queries_by_id", "id", r.ByID, func(s QueryStat) string { return s.ID })
 	byPat := stat("queries_by_pattern", "pattern", r.ByPat, func(s QueryStat) string { return s.Pattern })
-	errs := newTable("query_errors", false, "error_msg", "count:i")
+	errs := NewTable("query_errors", false, "error_msg", "count:i")
 	for _, e := range r.Errors {
-		errs.add(e.ErrorMsg, e.Count)
+		errs.Add(e.ErrorMsg, e.Count)
 	}
-	calls := newTable("queries", true, "client_gid", "sequence_number:i", "log_time_ns:i", "id", "patterns",
+	calls := NewTable("queries", true, "client_gid", "sequence_number:i", "log_time_ns:i", "id", "patterns",
 		"has_request:b", "has_response:b", "success:b", "error_msg", "latency_s:f", "latency_from")
 	for _, c := range r.Calls {
-		calls.add(c.ClientGID, c.SequenceNumber, c.LogTimeNs, c.ID, c.Patterns, c.HasRequest, c.HasResponse, c.Success,
+		calls.Add(c.ClientGID, c.SequenceNumber, c.LogTimeNs, c.ID, c.Patterns, c.HasRequest, c.HasResponse, c.Success,
 			c.ErrorMsg, c.Latency, c.LatencyFrom)
 	}
 	return []*Table{all, byID, byPat, errs, calls}

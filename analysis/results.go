@@ -87,8 +87,8 @@ func (r *MapResult) Warnings() []string { return nil }
 func (r *QueriesResult) Summary() string {
 	a := r.All
 	return fmt.Sprintf("%d calls, %d responses, %d successes (rate %s), mean latency %s s",
-		a.Calls, a.Responses, a.Successes, FormatCell(roundSig(float64(a.SuccessRate))),
-		FormatCell(roundSig(float64(a.Latency.Mean))))
+		a.Calls, a.Responses, a.Successes, FormatCell(RoundSig(float64(a.SuccessRate))),
+		FormatCell(RoundSig(float64(a.Latency.Mean))))
 }
 
 // HasData implements Result: a query call.

@@ -25,7 +25,7 @@ type Outcome struct {
 // the accumulators are merged in input order: the results do not depend
 // on jobs or on the order in which the inputs finish. A message that does
 // not decode goes to in.Skip.
-func Run(ctx context.Context, in *recording.Inputs, kinds []string, o Options, jobs int) (*Outcome, error) {
+func Run(ctx context.Context, in *recording.Inputs, kinds []Kind, o Options, jobs int) (*Outcome, error) {
 	acc, err := Accumulate(ctx, in, kinds, o, jobs)
 	if err != nil {
 		return nil, err
@@ -58,22 +58,11 @@ func (a *Accumulated) Outcome() (*Outcome, error) {
 }
 
 // Accumulate reads the selected messages of in into accumulators of kinds
+// (registered ones, or a caller's own such as a contract's value rules)
 // as Run does, and returns them merged in input order, before any result
 // is computed.
-func Accumulate(ctx context.Context, in *recording.Inputs, kinds []string, o Options, jobs int) (*Accumulated, error) {
-	return AccumulateSet(ctx, in, kinds, func() ([]Analyzer, error) { return newSet(kinds, o) }, jobs)
-}
-
-// AccumulateSet is Accumulate with the accumulators newSet makes (one set
-// per input and one to merge them into): analyses of the caller's own,
-// such as a contract's value rules, beside registered ones. names name
-// them, in order (Accumulated.Kinds).
-func AccumulateSet(ctx context.Context, in *recording.Inputs, names []string, newSet func() ([]Analyzer, error), jobs int) (*Accumulated, error) {
-	kinds := names
-	merged, err := newSet()
-	if err != nil {
-		return nil, err
-	}
+func Accumulate(ctx context.Context, in *recording.Inputs, kinds []Kind, o Options, jobs int) (*Accumulated, error) {
+	merged := newSet(kinds, o)
 	type fileState struct {
 		set      []Analyzer // made at the input's first message
 		messages int64
@@ -81,27 +70,23 @@ func AccumulateSet(ctx context.Context, in *recording.Inputs, names []string, ne
 		done     bool
 	}
 	files := make([]fileState, in.Len())
-	out := &Accumulated{Kinds: kinds, Set: merged}
+	out := &Accumulated{Kinds: Names(kinds), Set: merged}
 	var mu sync.Mutex
 	next := 0 // the inputs before next are merged
 	paths := in.Paths()
 	visit := func(file int, m *record.Message, dec decode.Decoder) error {
 		f := &files[file]
 		if f.set == nil {
-			set, err := newSet()
-			if err != nil {
-				return err
-			}
-			f.set = set
+			f.set = newSet(kinds, o)
 		}
 		msg := &Message{Topic: m.Channel.Topic, Type: recording.TypeName(m.Channel), LogTime: m.LogTime, Source: paths[file],
 			Data: m.Data, Encoding: m.Channel.MessageEncoding, Decoder: dec}
 		took, cooked := false, false
-		for _, a := range f.set { // raw analyses first: a message that does not decode still counts for them
+		for k, a := range f.set { // raw analyses first: a message that does not decode still counts for them
 			if !a.Wants(msg.Type) {
 				continue
 			}
-			if !isRaw(a) {
+			if !kinds[k].Raw {
 				cooked = true
 				continue
 			}
@@ -116,8 +101,8 @@ func AccumulateSet(ctx context.Context, in *recording.Inputs, names []string, ne
 				return in.Skip(recording.MessageError(m, err))
 			}
 			msg.Value = v
-			for _, a := range f.set {
-				if !isRaw(a) && a.Wants(msg.Type) {
+			for k, a := range f.set {
+				if !kinds[k].Raw && a.Wants(msg.Type) {
 					if err := a.Add(msg); err != nil {
 						return record.WithFile(err, paths[file], m.Offset, m.Channel.Topic)
 					}
@@ -156,12 +141,8 @@ func AccumulateSet(ctx context.Context, in *recording.Inputs, names []string, ne
 
 // Wanted reports, for a message type, whether some analysis of kinds uses
 // it (to count the messages a run will read).
-func Wanted(kinds []string, o Options) (func(typ string) bool, error) {
-	set, err := newSet(kinds, o)
-	if err != nil {
-		return nil, err
-	}
-	return Wants(set), nil
+func Wanted(kinds []Kind, o Options) func(typ string) bool {
+	return Wants(newSet(kinds, o))
 }
 
 // Wants reports, for a message type, whether some analysis of set uses it.
@@ -176,14 +157,11 @@ func Wants(set []Analyzer) func(typ string) bool {
 	}
 }
 
-func newSet(kinds []string, o Options) ([]Analyzer, error) {
+// newSet makes an empty accumulator of each kind.
+func newSet(kinds []Kind, o Options) []Analyzer {
 	set := make([]Analyzer, len(kinds))
 	for i, k := range kinds {
-		a, err := New(k, o)
-		if err != nil {
-			return nil, err
-		}
-		set[i] = a
+		set[i] = k.New(o)
 	}
-	return set, nil
+	return set
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
@@ -57,7 +58,7 @@ func runAll(t *testing.T, paths []string, opts recording.InputOptions, jobs int)
 		t.Fatal(err)
 	}
 	defer in.Close()
-	out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, jobs)
+	out, err := analysis.Run(context.Background(), in, kinds.All(), analysis.Options{}, jobs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestRunExactMerge(t *testing.T) {
 	}
 	whole, _ := runJSON(t, []string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}, 1)
 	if !bytes.Equal(whole, one) {
-		diffs, _ := baseline.CompareDocs(bytes.ReplaceAll(whole, []byte("\n"), nil), bytes.ReplaceAll(one, []byte("\n"), nil), 1e-12, analysis.TableKeys())
+		diffs, _ := baseline.CompareDocs(bytes.ReplaceAll(whole, []byte("\n"), nil), bytes.ReplaceAll(one, []byte("\n"), nil), 1e-12, kinds.TableKeys())
 		t.Errorf("the split study differs from the whole: %v", diffs)
 	}
 }
@@ -119,14 +120,14 @@ func TestRunSkipBad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{Learn: analysis.LearnOptions{Disable: true}}, 2)
+		out, err := analysis.Run(context.Background(), in, kinds.All(), analysis.Options{Learn: analysis.LearnOptions{Disable: true}}, 2)
 		in.Close()
 		if err != nil || out.Messages == 0 || skipped == 0 {
 			t.Errorf("%s with SkipBad: %v (%d skipped)", name, err, skipped)
 		}
 		in, err = recording.OpenInputs([]string{path}, recording.InputOptions{})
 		if err == nil {
-			_, err = analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, 2)
+			_, err = analysis.Run(context.Background(), in, kinds.All(), analysis.Options{}, 2)
 			in.Close()
 		}
 		if err == nil {

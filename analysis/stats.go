@@ -94,9 +94,9 @@ func wilson(k, n int64) (lo, hi float64) {
 	return math.Max(0, center-half), math.Min(1, center+half)
 }
 
-// percentile returns the q-th percentile (0..100) of sorted values with
+// Percentile returns the q-th percentile (0..100) of sorted values with
 // linear interpolation between closest ranks (numpy's default method).
-func percentile(sorted []float64, q float64) float64 {
+func Percentile(sorted []float64, q float64) float64 {
 	n := len(sorted)
 	if n == 0 {
 		return math.NaN()
@@ -111,7 +111,7 @@ func percentile(sorted []float64, q float64) float64 {
 	return sorted[lo] + (sorted[hi]-sorted[lo])*f
 }
 
-func sortedCopy(xs []float64) []float64 {
+func SortedCopy(xs []float64) []float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)
 	return s

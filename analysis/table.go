@@ -92,9 +92,9 @@ type Table struct {
 // in its place.
 func (t *Table) Err() error { return t.err }
 
-// newTable returns an empty table with the given columns, written as
+// NewTable returns an empty table with the given columns, written as
 // "name:kind" pairs where kind is s, i, f or b.
-func newTable(name string, detail bool, cols ...string) *Table {
+func NewTable(name string, detail bool, cols ...string) *Table {
 	t := &Table{Name: name, Detail: detail}
 	for _, c := range cols {
 		k := KindString
@@ -113,14 +113,14 @@ func newTable(name string, detail bool, cols ...string) *Table {
 		t.Columns = append(t.Columns, Column{Name: n, Kind: k})
 	}
 	if d, ok := tableDocs[name]; ok {
-		t.describe(d.caption, d.units...)
+		t.Describe(d.caption, d.units...)
 	}
 	return t
 }
 
-// describe sets the caption of t and the units of its columns, given as
+// Describe sets the caption of t and the units of its columns, given as
 // "column:unit" pairs.
-func (t *Table) describe(caption string, units ...string) *Table {
+func (t *Table) Describe(caption string, units ...string) *Table {
 	t.Caption = caption
 	for _, u := range units {
 		name, unit, _ := strings.Cut(u, ":")
@@ -141,16 +141,16 @@ func (t *Table) RowCount() string {
 	return strconv.Itoa(len(t.Rows)) + " rows"
 }
 
-// brief sets the columns shown in terminal output by default.
-func (t *Table) brief(cols ...string) *Table {
+// ShowByDefault sets the columns shown in terminal output by default.
+func (t *Table) ShowByDefault(cols ...string) *Table {
 	t.Brief = cols
 	return t
 }
 
-// add appends one row; values are converted to the column kinds. A cell
+// Add appends one row; values are converted to the column kinds. A cell
 // that does not fit its column is kept as its kind's zero value and
 // recorded (Err).
-func (t *Table) add(vals ...any) {
+func (t *Table) Add(vals ...any) {
 	if len(vals) != len(t.Columns) && t.err == nil {
 		t.err = fmt.Errorf("analysis: table %s: a row of %d values for %d columns", t.Name, len(vals), len(t.Columns))
 	}

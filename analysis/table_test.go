@@ -8,11 +8,11 @@ import (
 )
 
 func TestWriteText(t *testing.T) {
-	tb := newTable("sample", false, "name", "n:i", "rate:f", "big:f", "mixed:f", "ok:b").brief("name", "n", "rate", "mixed")
-	tb.add("cup", 3, 0.25, 1.5e9, 2112.0, true)
-	tb.add("tab\there", -12, math.NaN(), 2.0, 0.0001234, false)
-	tb.add("杯子", 100000, math.Copysign(0, -1), math.Inf(1), -0.5, true)
-	tb.add("tasse 🍵", 0, 0.03125, 0.0, math.Copysign(0, -1), true)
+	tb := NewTable("sample", false, "name", "n:i", "rate:f", "big:f", "mixed:f", "ok:b").ShowByDefault("name", "n", "rate", "mixed")
+	tb.Add("cup", 3, 0.25, 1.5e9, 2112.0, true)
+	tb.Add("tab\there", -12, math.NaN(), 2.0, 0.0001234, false)
+	tb.Add("杯子", 100000, math.Copysign(0, -1), math.Inf(1), -0.5, true)
+	tb.Add("tasse 🍵", 0, 0.03125, 0.0, math.Copysign(0, -1), true)
 	var b strings.Builder
 	if err := tb.WriteText(&b, false); err != nil {
 		t.Fatal(err)
@@ -42,9 +42,9 @@ tasse 🍵        0  0.0312   0.000e+00
 // number of decimals, that rounding residue is shown as zero, that times
 // are RFC 3339 and that headers carry units.
 func TestDisplayPrecision(t *testing.T) {
-	tb := newTable("one", false, "log_time_ns:i", "rotation:f", "sd:f", "duration_s:f", "noise:f").describe("c", "rotation:rad", "sd:m")
-	tb.add(int64(1764579600123456789), 1.557, 0.0536, 2.5, 2.220446049250313e-16)
-	tb.add(int64(0), 0.009199, 0.009, 12.25, 0.0)
+	tb := NewTable("one", false, "log_time_ns:i", "rotation:f", "sd:f", "duration_s:f", "noise:f").Describe("c", "rotation:rad", "sd:m")
+	tb.Add(int64(1764579600123456789), 1.557, 0.0536, 2.5, 2.220446049250313e-16)
+	tb.Add(int64(0), 0.009199, 0.009, 12.25, 0.0)
 	cells := tb.Display()
 	for i, want := range [][]string{
 		{"2025-12-01T09:00:00.123Z", "1.5570", "0.05360", "2.50", "0"},
@@ -100,10 +100,10 @@ func TestTableDocs(t *testing.T) {
 // table and column, as is a row whose length is not the table's; the cell
 // keeps its kind's zero value and WriteText refuses the table.
 func TestTableAddKinds(t *testing.T) {
-	tb := newTable("t", false, "s", "n:i", "x:f", "ok:b")
-	tb.add("a", 3, Num(0.5), true)
-	tb.add("b", int64(-4), 2, false)
-	tb.add("c", uint32(7), int64(9), true)
+	tb := NewTable("t", false, "s", "n:i", "x:f", "ok:b")
+	tb.Add("a", 3, Num(0.5), true)
+	tb.Add("b", int64(-4), 2, false)
+	tb.Add("c", uint32(7), int64(9), true)
 	want := [][]any{{"a", int64(3), 0.5, true}, {"b", int64(-4), 2.0, false}, {"c", int64(7), 9.0, true}}
 	if !reflect.DeepEqual(tb.Rows, want) || tb.Err() != nil {
 		t.Errorf("rows %#v (%v), want %#v", tb.Rows, tb.Err(), want)
@@ -119,10 +119,10 @@ func TestTableAddKinds(t *testing.T) {
 		{[]any{3, 1, 0.0, true}, "table t column s: a int (3) in a string column"},
 		{[]any{"a", 1, 0.0}, "table t: a row of 3 values for 4 columns"},
 	} {
-		bad := newTable("t", false, "s", "n:i", "x:f", "ok:b")
-		bad.add("a", 3, Num(0.5), true)
-		bad.add(c.vals...)
-		bad.add("z", 1, 1.0, true) // the first error stays
+		bad := NewTable("t", false, "s", "n:i", "x:f", "ok:b")
+		bad.Add("a", 3, Num(0.5), true)
+		bad.Add(c.vals...)
+		bad.Add("z", 1, 1.0, true) // the first error stays
 		if err := bad.Err(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("add(%v): Err %v, want it to say %q", c.vals, err, c.want)
 		}

@@ -128,7 +128,7 @@ func TestEMMatchesWeka(t *testing.T) {
 		t.Skip("runs java")
 	}
 	sets := peerDatasets()
-	names := sortedKeys(sets)
+	names := SortedKeys(sets)
 	var rowsets [][][]float64
 	for _, n := range names {
 		rowsets = append(rowsets, sets[n])

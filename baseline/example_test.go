@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/baseline"
 )
 
@@ -21,7 +21,7 @@ func ExampleBaseline_Compare() {
 	    {"model_id": "1", "grasp_id": "3", "success_rate": 0.2, "wilson_low": 0.14},
 	    {"model_id": "1", "grasp_id": "4", "success_rate": 1, "wilson_low": 0.3},
 	    {"model_id": "1", "grasp_id": "2", "success_rate": 0.501, "wilson_low": 0.2}]}`)
-	b, err := baseline.Parse(saved, analysis.TableKeys())
+	b, err := baseline.Parse(saved, kinds.TableKeys())
 	if err != nil {
 		panic(err)
 	}

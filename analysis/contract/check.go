@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/topics"
 )
 
 // Result is the outcome of one rule on one topic.
@@ -31,11 +31,11 @@ func (r Result) Name() string { return r.Topic + " " + r.Rule }
 
 // Evaluate checks the rules of s against the topic statistics of a
 // recording (values, when s has value rules: what Values found in it).
-func Evaluate(s *Spec, topics *analysis.TopicsResult, values *ValuesResult) []Result {
-	stats := map[string]*analysis.TopicStat{}
-	if topics != nil {
-		for i := range topics.Topics {
-			stats[topics.Topics[i].Topic] = &topics.Topics[i]
+func Evaluate(s *Spec, health *topics.Result, values *ValuesResult) []Result {
+	stats := map[string]*topics.Stat{}
+	if health != nil {
+		for i := range health.Topics {
+			stats[health.Topics[i].Topic] = &health.Topics[i]
 		}
 	}
 	var out []Result
@@ -58,7 +58,7 @@ func Evaluate(s *Spec, topics *analysis.TopicsResult, values *ValuesResult) []Re
 		} else if !present {
 			add("present", "optional", "no messages", true)
 		}
-		get := func(f func(*analysis.TopicStat) float64) float64 {
+		get := func(f func(*topics.Stat) float64) float64 {
 			if st == nil {
 				return math.NaN()
 			}
@@ -74,7 +74,7 @@ func Evaluate(s *Spec, topics *analysis.TopicsResult, values *ValuesResult) []Re
 		if t.MinCount != nil {
 			add("min_count", ">= "+strconv.FormatInt(*t.MinCount, 10), strconv.FormatInt(count, 10), count >= *t.MinCount)
 		}
-		rate := get(func(s *analysis.TopicStat) float64 { return float64(s.Rate) })
+		rate := get(func(s *topics.Stat) float64 { return float64(s.Rate) })
 		if t.MinRateHz != nil {
 			add("min_rate_hz", ">= "+num(*t.MinRateHz)+" Hz", num(rate)+" Hz", rate >= *t.MinRateHz)
 		}
@@ -82,7 +82,7 @@ func Evaluate(s *Spec, topics *analysis.TopicsResult, values *ValuesResult) []Re
 			add("max_rate_hz", "<= "+num(*t.MaxRateHz)+" Hz", num(rate)+" Hz", rate <= *t.MaxRateHz || math.IsNaN(rate) && present)
 		}
 		if t.MaxGap != nil {
-			longest := get(func(s *analysis.TopicStat) float64 { return float64(s.PeriodMax) })
+			longest := get(func(s *topics.Stat) float64 { return float64(s.PeriodMax) })
 			got := num(longest) + " s"
 			if math.IsNaN(longest) && present {
 				longest, got = 0, "one message"
@@ -90,7 +90,7 @@ func Evaluate(s *Spec, topics *analysis.TopicsResult, values *ValuesResult) []Re
 			add("max_gap", "<= "+dur(*t.MaxGap), got, longest <= t.MaxGap.Seconds())
 		}
 		if t.MaxLatency != nil {
-			lat := get(func(s *analysis.TopicStat) float64 { return float64(s.LatencyMax) })
+			lat := get(func(s *topics.Stat) float64 { return float64(s.LatencyMax) })
 			got := num(lat) + " s"
 			if math.IsNaN(lat) {
 				got = "no header stamps"

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/contract"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
@@ -58,11 +59,11 @@ func TestParse(t *testing.T) {
 }
 
 // peerStats are topic statistics by numpy over Debian rosbag's reading
-// (../testdata/topics/topics_peer.py).
+// (../topics/testdata/peer/topics_peer.py).
 func peerStats(t *testing.T, path string) map[string]map[string]any {
 	t.Helper()
 	testenv.RequirePeer(t, "numpy", "rosbag")
-	out, err := exec.Command("/usr/bin/python3", filepath.Join("..", "testdata", "topics", "topics_peer.py"), "bag", path).Output()
+	out, err := exec.Command("/usr/bin/python3", filepath.Join("..", "topics", "testdata", "peer", "topics_peer.py"), "bag", path).Output()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func TestCheckAgainstNumpy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer in.Close()
-	res, err := contract.Check(context.Background(), in, s, 0, 2)
+	res, err := contract.Check(context.Background(), in, s, analysis.Options{}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

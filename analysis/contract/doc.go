@@ -10,7 +10,7 @@
 //	  /diagnostics: {required: false, max_rate_hz: 5}
 //
 // The topic rules read the statistics of the topics analysis
-// (analysis.TopicsResult); the value rules read decoded messages through
+// (topics.Result); the value rules read decoded messages through
 // Values, an analysis.Analyzer. Evaluate gives one Result per topic and
 // rule; a Report writes them as text, Markdown and JUnit XML (one test
 // case per topic and rule).

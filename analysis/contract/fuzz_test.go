@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/contract"
+	"github.com/baglab/baglab/analysis/topics"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
@@ -24,8 +24,8 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		one := &analysis.TopicsResult{Topics: []analysis.TopicStat{{Topic: "/a", Count: 1}}}
-		for _, r := range []*analysis.TopicsResult{nil, one} {
+		one := &topics.Result{Topics: []topics.Stat{{Topic: "/a", Count: 1}}}
+		for _, r := range []*topics.Result{nil, one} {
 			for _, res := range contract.Evaluate(s, r, nil) {
 				if res.Topic == "" || res.Rule == "" {
 					t.Fatalf("result without a name: %+v", res)

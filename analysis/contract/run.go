@@ -6,17 +6,16 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/topics"
 	"github.com/baglab/baglab/recording"
 )
 
-// Check reads in into the topics analysis (topic rules, gaps as gapNs
-// says: analysis.Options.GapNs) and, when s has value rules, into Values,
-// in one pass with up to jobs inputs at once, and evaluates s.
-func Check(ctx context.Context, in *recording.Inputs, s *Spec, gapNs int64, jobs int) ([]Result, error) {
-	names := []string{"topics", "contract_values"}
-	acc, err := analysis.AccumulateSet(ctx, in, names, func() ([]analysis.Analyzer, error) {
-		return []analysis.Analyzer{analysis.NewTopics(gapNs), NewValues(s)}, nil
-	}, jobs)
+// Check reads in into the topics analysis (topic rules, gaps as o's
+// --gap says) and, when s has value rules, into Values, in one pass with
+// up to jobs inputs at once, and evaluates s.
+func Check(ctx context.Context, in *recording.Inputs, s *Spec, o analysis.Options, jobs int) ([]Result, error) {
+	valuesKind := analysis.Kind{Name: "contract_values", New: func(analysis.Options) analysis.Analyzer { return NewValues(s) }}
+	acc, err := analysis.Accumulate(ctx, in, []analysis.Kind{topics.Kind, valuesKind}, o, jobs)
 	if err != nil {
 		return nil, err
 	}
@@ -24,9 +23,9 @@ func Check(ctx context.Context, in *recording.Inputs, s *Spec, gapNs int64, jobs
 	if err != nil {
 		return nil, err
 	}
-	topics, _ := out.Results[0].(*analysis.TopicsResult)
+	stats, _ := out.Results[0].(*topics.Result)
 	values, _ := out.Results[1].(*ValuesResult)
-	return Evaluate(s, topics, values), nil
+	return Evaluate(s, stats, values), nil
 }
 
 // FromPartial evaluates s on the topics state of a merged partial file
@@ -38,7 +37,7 @@ func FromPartial(s *Spec, acc *analysis.Accumulated) ([]Result, error) {
 		return nil, err
 	}
 	for _, r := range out.Results {
-		if t, ok := r.(*analysis.TopicsResult); ok {
+		if t, ok := r.(*topics.Result); ok {
 			res := Evaluate(s, t, nil)
 			for i := range res {
 				if strings.HasPrefix(res[i].Rule, "values[") {

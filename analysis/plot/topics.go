@@ -3,22 +3,21 @@ package plot
 import (
 	"fmt"
 
+	"github.com/baglab/baglab/analysis/topics"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/baglab/baglab/analysis"
 )
 
 // Topics returns the topic timeline.
-func Topics(r *analysis.TopicsResult, o Options) []*Figure { return []*Figure{TopicTimeline(r, o)} }
+func Topics(r *topics.Result, o Options) []*Figure { return []*Figure{TopicTimeline(r, o)} }
 
 // TopicTimeline draws one row per topic: a bar from its first to its last
 // message, and each gap (two consecutive messages further apart than the
 // topic's threshold) as a red band over it, against the time since the
 // recording started. nil without topics.
-func TopicTimeline(r *analysis.TopicsResult, o Options) *Figure {
+func TopicTimeline(r *topics.Result, o Options) *Figure {
 	n := len(r.Topics)
 	if n == 0 {
 		return nil

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
 	"github.com/baglab/baglab/internal/testkit/testenv"
@@ -46,7 +47,7 @@ func analyseWith(t *testing.T, paths []string, opts recording.InputOptions, jobs
 		t.Fatal(err)
 	}
 	defer in.Close()
-	out, err := analysis.Run(context.Background(), in, analysis.Kinds(), analysis.Options{}, jobs)
+	out, err := analysis.Run(context.Background(), in, kinds.All(), analysis.Options{}, jobs)
 	if err != nil {
 		t.Fatal(err)
 	}

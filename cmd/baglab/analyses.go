@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
@@ -46,24 +48,69 @@ func (f *analysisFlags) addFlags(cmd *cobra.Command) {
 	fl.Int32Var(&f.a.Seed, "seed", f.a.Seed, "placements: random seed of the EM learner (Weka's -S)")
 	fl.BoolVar(&f.a.NoLearn, "no-learn", f.a.NoLearn, "placements: statistics only, learn no models")
 	fl.DurationVar(&f.a.Window, "window", f.a.Window, "grasps: width of a learning-curve window, e.g. 30s (0: a tenth of the attempts' span)")
-	fl.DurationVar(&f.a.Gap, "gap", f.a.Gap, "topics: an interval between two messages of a topic longer than this is a gap, e.g. 500ms (0: 3 times the topic's median period)")
+	f.a.Flags = map[string]string{}
+	for _, k := range kinds.All() {
+		for _, kf := range k.Flags {
+			fl.Var(&kindFlag{f: kf, texts: f.a.Flags}, kf.Name, k.Name+": "+kf.Usage)
+			fl.Lookup(kf.Name).DefValue = kf.Default // help leaves a zero default out, as for its own flags
+		}
+	}
 }
+
+// kindFlag is an analysis's own flag (analysis.Flag): the text given,
+// checked with its Parse, goes to Args.Flags.
+type kindFlag struct {
+	f     analysis.Flag
+	texts map[string]string
+}
+
+// String is the value as the report's options table shows it (a
+// time.Duration as 1.5s).
+func (k *kindFlag) String() string {
+	t, ok := k.texts[k.f.Name]
+	if !ok {
+		t = k.f.Default
+	}
+	if v, err := k.f.Parse(t); err == nil {
+		if s, ok := v.(fmt.Stringer); ok {
+			return s.String()
+		}
+	}
+	return t
+}
+
+func (k *kindFlag) Set(s string) error {
+	if _, err := k.f.Parse(s); err != nil {
+		return err
+	}
+	k.texts[k.f.Name] = s
+	return nil
+}
+
+func (k *kindFlag) Type() string { return k.f.Type }
 
 // placementsFlags and graspsFlags apply to one analysis only.
 var (
 	placementsFlags = []string{"prune", "prune-threshold", "theta", "seed", "no-learn"}
 	graspsFlags     = []string{"window"}
-	topicsFlags     = []string{"gap"}
 )
 
 // options validates the flags for the kinds to run and returns the
 // analysis options.
-func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Options, error) {
-	for _, c := range []struct {
+func (f *analysisFlags) options(cmd *cobra.Command, run []analysis.Kind) (analysis.Options, error) {
+	type only struct {
 		kind  string
 		flags []string
-	}{{"placements", placementsFlags}, {"grasps", graspsFlags}, {"topics", topicsFlags}} {
-		if slices.Contains(kinds, c.kind) {
+	}
+	owned := []only{{"placements", placementsFlags}, {"grasps", graspsFlags}}
+	for _, k := range kinds.All() {
+		for _, kf := range k.Flags {
+			owned = append(owned, only{k.Name, []string{kf.Name}})
+		}
+	}
+	names := analysis.Names(run)
+	for _, c := range owned {
+		if slices.Contains(names, c.kind) {
 			continue
 		}
 		for _, name := range c.flags {
@@ -72,7 +119,7 @@ func (f *analysisFlags) options(cmd *cobra.Command, kinds []string) (analysis.Op
 			}
 		}
 	}
-	o, err := f.a.Options()
+	o, err := f.a.Options(run)
 	if err != nil {
 		return o, usageErrorf("%v", err)
 	}
@@ -107,7 +154,7 @@ type runWith struct {
 // runAnalyses reads files into the analyses of kinds (analysis.Accumulate
 // and Outcome), or merges the --from-partial files, with the options
 // f.options returned.
-func runAnalyses(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options, w runWith) (*analysisRun, error) {
+func runAnalyses(ctx context.Context, g *globalOptions, files []string, kinds []analysis.Kind, f *analysisFlags, opts analysis.Options, w runWith) (*analysisRun, error) {
 	run, err := accumulate(ctx, g, files, kinds, f, opts, w.describe)
 	if err != nil || w.stateOnly {
 		return run, err
@@ -123,22 +170,18 @@ func runAnalyses(ctx context.Context, g *globalOptions, files []string, kinds []
 // accumulate reads files into the accumulators of kinds
 // (analysis.Accumulate) and describes them with describe, if set, or
 // merges the --from-partial files.
-func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []string, f *analysisFlags, opts analysis.Options, describe func(*recording.Inputs) ([]analysis.Input, error)) (*analysisRun, error) {
+func accumulate(ctx context.Context, g *globalOptions, files []string, kinds []analysis.Kind, f *analysisFlags, opts analysis.Options, describe func(*recording.Inputs) ([]analysis.Input, error)) (*analysisRun, error) {
 	if len(f.fromPartial) > 0 {
 		return mergePartials(f, kinds, opts)
 	}
-	want, err := analysis.Wanted(kinds, opts)
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	in, err := g.open(files, &f.read, "analyze", want)
+	in, err := g.open(files, &f.read, "analyze", analysis.Wanted(kinds, opts))
 	if err != nil {
 		return nil, err
 	}
 	run := &analysisRun{startNs: in.Summary().StartNs}
 	run.acc, err = analysis.Accumulate(ctx, in.Inputs, kinds, opts, f.a.Jobs)
 	if err == nil && run.acc.Messages == 0 {
-		g.note("baglab: no message read is of a type the %s analysis uses (see --topics, --start, --end)", strings.Join(kinds, ", "))
+		g.note("baglab: no message read is of a type the %s analysis uses (see --topics, --start, --end)", strings.Join(analysis.Names(kinds), ", "))
 	}
 	in.close()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/analysis/plot"
 	"github.com/baglab/baglab/analysis/tabular"
 	"github.com/baglab/baglab/baseline"
@@ -30,7 +31,7 @@ type analyzeOptions struct {
 	modelsTopic string
 	partial     string // --partial (partial.go)
 	// set by validate
-	kinds    []string
+	kinds    []analysis.Kind
 	opts     analysis.Options
 	baseline *baseline.Baseline
 }
@@ -41,7 +42,7 @@ func analyzeLong() string {
 	return `Compute one analysis (or all of them) over recordings and print its tables.
 
 Kinds:
-` + analysis.KindsHelp(analysis.Kind{Name: "all",
+` + kinds.Help(analysis.Kind{Name: "all",
 		Summary: "every kind; sections without data are left out of the tables, " +
 			"--out, --plots and the report, but --json keeps every kind."}) + `
 Several files are analysed together. Each file is read into its own
@@ -82,14 +83,14 @@ const analyzeExample = `  baglab analyze placements demo/data/study.bag
 
 func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o := &analyzeOptions{g: g}
-	kinds := analysis.Kinds()
+	names := kinds.Names()
 	cmd := &cobra.Command{
 		Use:       "analyze KIND FILE... | KIND --from-partial FILE...",
-		Short:     "Compute " + strings.Join(kinds[:len(kinds)-1], ", ") + " or " + kinds[len(kinds)-1] + " statistics",
+		Short:     "Compute " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] + " statistics",
 		Long:      analyzeLong(),
 		Example:   analyzeExample,
 		Args:      argsUsage(cobra.MinimumNArgs(1)),
-		ValidArgs: append(kinds, "all"),
+		ValidArgs: append(names, "all"),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.kind, o.files = args[0], args[1:]
 			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.partial}, stagedOutput{path: &o.out, dir: true},
@@ -122,12 +123,12 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 
 // validate checks the flags and the outputs before any input is read.
 func (o *analyzeOptions) validate(cmd *cobra.Command) error {
-	kinds, err := analysis.KindsOf(o.kind)
+	run, err := kinds.Of(o.kind)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
-	o.kinds = kinds
-	if o.opts, err = o.flags.options(cmd, kinds); err != nil {
+	o.kinds = run
+	if o.opts, err = o.flags.options(cmd, run); err != nil {
 		return err
 	}
 	o.opts.Learn.Progress = learnProgress(o.g)
@@ -161,7 +162,7 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 		return usageErrorf("--force applies to --out, --plots and --models-out")
 	}
 	if o.modelsOut != "" {
-		if !slices.Contains(kinds, "placements") {
+		if !slices.Contains(analysis.Names(run), "placements") {
 			return usageErrorf("--models-out needs the placements (or all) analysis")
 		}
 		if o.flags.a.NoLearn {

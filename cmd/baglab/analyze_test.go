@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
@@ -756,7 +757,7 @@ func TestReport(t *testing.T) {
 	if !strings.HasPrefix(html, "<!DOCTYPE html>") || !strings.HasSuffix(strings.TrimSpace(html), "</html>") {
 		t.Errorf("not one HTML page: %.100s ... %.100s", html, html[max(0, len(html)-100):])
 	}
-	for _, kind := range analysis.Kinds() {
+	for _, kind := range kinds.Names() {
 		if strings.Count(html, `<section id="`+kind+`">`) != 1 {
 			t.Errorf("no section %s", kind)
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
@@ -83,7 +84,7 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 
 // baselineKeys are the keys of the tables a baseline compares: every
 // analysis's and the dataset document's.
-func baselineKeys() baseline.Keys { return append(analysis.TableKeys(), baseline.DatasetKeys...) }
+func baselineKeys() baseline.Keys { return append(kinds.TableKeys(), baseline.DatasetKeys...) }
 
 // load reads and parses the baseline file.
 func (f *baselineFlags) load() (*baseline.Baseline, error) {
@@ -257,15 +258,15 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 			return err
 		}
 	} else {
-		kinds, err := analysis.KindsOf(b.Kind)
+		sel, err := kinds.Of(b.Kind)
 		if err != nil {
 			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", o.base.path, err)}
 		}
-		opts, err := o.flags.options(cmd, kinds)
+		opts, err := o.flags.options(cmd, sel)
 		if err != nil {
 			return err
 		}
-		run, err := runAnalyses(cmd.Context(), o.g, o.files, kinds, &o.flags, opts, runWith{})
+		run, err := runAnalyses(cmd.Context(), o.g, o.files, sel, &o.flags, opts, runWith{})
 		if err != nil {
 			return err
 		}

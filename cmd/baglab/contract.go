@@ -10,6 +10,7 @@ import (
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/contract"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/internal/fserr"
 	"github.com/baglab/baglab/recording"
@@ -58,14 +59,18 @@ func (o *checkOptions) validateSpec(cmd *cobra.Command) (*contract.Spec, error) 
 // spec: the text report on stdout, the --report files, exit 1 when a rule
 // is broken.
 func runSpec(cmd *cobra.Command, o *checkOptions, s *contract.Spec) error {
-	opts, err := o.flags.options(cmd, []string{"topics"})
+	run, err := kinds.Of("topics")
+	if err != nil {
+		return err
+	}
+	opts, err := o.flags.options(cmd, run)
 	if err != nil {
 		return err
 	}
 	rep := &contract.Report{Spec: o.spec}
 	if len(o.flags.fromPartial) > 0 {
 		for _, p := range o.flags.fromPartial {
-			acc, _, _, err := analysis.MergePartialFiles([]string{p}, []string{"topics"}, opts)
+			acc, _, _, err := analysis.MergePartialFiles([]string{p}, run, opts)
 			if err != nil {
 				return &exitError{code: exitBadInput, err: err}
 			}
@@ -81,7 +86,7 @@ func runSpec(cmd *cobra.Command, o *checkOptions, s *contract.Spec) error {
 			if err != nil {
 				return err
 			}
-			res, err := contract.Check(cmd.Context(), in.Inputs, s, opts.GapNs, o.flags.a.Jobs)
+			res, err := contract.Check(cmd.Context(), in.Inputs, s, opts, o.flags.a.Jobs)
 			in.close()
 			if err != nil {
 				return err

@@ -61,7 +61,7 @@ func (f *analysisFlags) checkSources(files *[]string) error {
 // mergePartials merges the --from-partial files into the accumulators of
 // kinds (analysis.MergePartialFiles), with the inputs they were made from;
 // a file that is not such a partial is bad input.
-func mergePartials(f *analysisFlags, kinds []string, opts analysis.Options) (*analysisRun, error) {
+func mergePartials(f *analysisFlags, kinds []analysis.Kind, opts analysis.Options) (*analysisRun, error) {
 	acc, inputs, startNs, err := analysis.MergePartialFiles(f.fromPartial, kinds, opts)
 	if errors.Is(err, analysis.ErrPartial) {
 		err = &exitError{code: exitBadInput, err: err}
@@ -87,6 +87,6 @@ func writePartial(ctx context.Context, o *analyzeOptions) error {
 	if err := atomicfile.Write(o.partial, func(w io.Writer) error { return p.Write(w) }); err != nil {
 		return outputError(o.partial, err)
 	}
-	o.g.note("baglab: wrote the %s state of %d input(s) (%d messages) to %s", strings.Join(o.kinds, ", "), len(run.inputs), run.acc.Messages, o.partial)
+	o.g.note("baglab: wrote the %s state of %d input(s) (%d messages) to %s", strings.Join(analysis.Names(o.kinds), ", "), len(run.inputs), run.acc.Messages, o.partial)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/analysis/report"
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/spf13/cobra"
@@ -38,7 +39,7 @@ func newReportCmd(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "report FILE... -o report.html | report --from-partial FILE... -o report.html",
 		Short: "Write one self-contained HTML page with every analysis that finds data",
-		Long: `Run every analysis (` + strings.Join(analysis.Kinds(), ", ") + `) over the
+		Long: `Run every analysis (` + strings.Join(kinds.Names(), ", ") + `) over the
 recordings and write one self-contained HTML page: for each analysis that
 finds data, its summary tables and its figures as inline SVG. The page needs
 no network and no other file; send it as it is. It starts with where it came
@@ -86,7 +87,7 @@ were made from, which the page lists.`,
 			if err := checkOutFile(o.output, "-o", o.force, append(slices.Clone(o.files), o.flags.fromPartial...)); err != nil {
 				return err
 			}
-			if o.opts, err = o.flags.options(cmd, analysis.Kinds()); err != nil {
+			if o.opts, err = o.flags.options(cmd, kinds.All()); err != nil {
 				return err
 			}
 			if o.made, err = sourceDateEpoch(); err != nil {
@@ -111,7 +112,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if err := o.pictures(ctx, &pg); err != nil {
 		return err
 	}
-	run, err := runAnalyses(ctx, o.g, o.files, analysis.Kinds(), &o.flags, o.opts, runWith{describe: analysis.DescribePaths})
+	run, err := runAnalyses(ctx, o.g, o.files, kinds.All(), &o.flags, o.opts, runWith{describe: analysis.DescribePaths})
 	if err != nil {
 		return err
 	}
@@ -165,7 +166,13 @@ func sourceDateEpoch() (time.Time, error) {
 // no --topics, no --msg-path).
 func resultFlags() []string {
 	flags := []string{"topics", "start", "end", "skip-bad", "keep-unverified", "msg-path", "distro", "from-partial"}
-	return slices.Concat(flags, placementsFlags, graspsFlags, topicsFlags)
+	flags = slices.Concat(flags, placementsFlags, graspsFlags)
+	for _, k := range kinds.All() {
+		for _, f := range k.Flags {
+			flags = append(flags, f.Name)
+		}
+	}
+	return flags
 }
 
 // runFlags change how a report is made, never what it says: the

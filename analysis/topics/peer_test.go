@@ -1,4 +1,4 @@
-package analysis_test
+package topics_test
 
 import (
 	"bytes"
@@ -14,8 +14,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/topics"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/studygen/studytest"
@@ -192,7 +194,13 @@ func topicsOf(t *testing.T, paths []string, gapNs int64) map[string]map[string]a
 		t.Fatal(err)
 	}
 	defer in.Close()
-	out, err := analysis.Run(context.Background(), in, []string{"topics"}, analysis.Options{GapNs: gapNs}, 2)
+	args := analysis.DefaultArgs()
+	args.Flags = map[string]string{"gap": time.Duration(gapNs).String()} // as --gap gives it
+	opts, err := args.Options([]analysis.Kind{topics.Kind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := analysis.Run(context.Background(), in, []analysis.Kind{topics.Kind}, opts, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,20 +223,20 @@ func topicsOf(t *testing.T, paths []string, gapNs int64) map[string]map[string]a
 	return got
 }
 
-// topicsPeer runs testdata/topics/topics_peer.py (numpy) over a bag read
+// topicsPeer runs testdata/peer/topics_peer.py (numpy) over a bag read
 // by Debian's rosbag, or over the messages of an MCAP file read by npm
 // @mcap/core and @foxglove/rosmsg2-serialization.
 func topicsPeer(t *testing.T, path string, gapS float64) map[string]map[string]any {
 	t.Helper()
 	testenv.RequirePeer(t, "numpy")
-	args := []string{filepath.Join("testdata", "topics", "topics_peer.py")}
+	args := []string{filepath.Join("testdata", "peer", "topics_peer.py")}
 	var stdin []byte
 	if filepath.Ext(path) == ".bag" {
 		testenv.RequirePeer(t, "rosbag")
 		args = append(args, "bag", path)
 	} else {
 		testenv.RequirePeer(t, "mcap", "rosmsg2", "node")
-		node := exec.Command("node", filepath.Join("testdata", "topics", "mcap_messages.cjs"), testenv.NodeDir(t), path)
+		node := exec.Command("node", filepath.Join("testdata", "peer", "mcap_messages.cjs"), testenv.NodeDir(t), path)
 		var stderr bytes.Buffer
 		node.Stderr = &stderr
 		out, err := node.Output()

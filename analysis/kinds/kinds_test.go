@@ -1,15 +1,44 @@
-package analysis
+package kinds
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/baglab/baglab/analysis"
 )
 
-// TestKindsHelpWraps: the column widens to the longest name; the wrap
-// counts characters, not bytes (line 2 starts with an em dash and is 76
-// wide). Wanted text from Python's textwrap.fill(width=76).
-func TestKindsHelpWraps(t *testing.T) {
-	help := KindsHelp(Kind{
+func TestOf(t *testing.T) {
+	if got, err := Of("all"); err != nil || !slices.Equal(analysis.Names(got), []string{"placements", "grasps", "facts", "map", "queries", "topics"}) {
+		t.Errorf("all: %v, %v", analysis.Names(got), err)
+	}
+	if got, err := Of("facts"); err != nil || !slices.Equal(analysis.Names(got), []string{"facts"}) {
+		t.Errorf("facts: %v, %v", analysis.Names(got), err)
+	}
+	_, err := Of("placement")
+	if err == nil || err.Error() != `unknown analysis "placement" (want one of placements, grasps, facts, map, queries, topics, or all)` {
+		t.Errorf("placement: %v", err)
+	}
+}
+
+// TestEmptyResultsHaveNoData: no kind finds data in nothing.
+func TestEmptyResultsHaveNoData(t *testing.T) {
+	for _, k := range All() {
+		r, err := k.New(analysis.Options{}).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if analysis.HasData(r) {
+			t.Errorf("%s: empty result has data", k.Name)
+		}
+	}
+}
+
+// TestHelpWraps: the column widens to the longest name; the wrap counts
+// characters, not bytes (line 2 starts with an em dash and is 76 wide).
+// Wanted text from Python's textwrap.fill(width=76).
+func TestHelpWraps(t *testing.T) {
+	help := Help(analysis.Kind{
 		Name:    "dwell_times",
 		Summary: "lama_msgs place visits: how long the robot stays in each room — entries, exits, dwell times per visit and per room, and the share of the recording spent there.",
 	})
@@ -21,16 +50,16 @@ func TestKindsHelpWraps(t *testing.T) {
 			"               durations and confidence-weighted durations.\n",
 	} {
 		if !strings.Contains(help, want) {
-			t.Errorf("KindsHelp lacks\n%s\nin\n%s", want, help)
+			t.Errorf("Help lacks\n%s\nin\n%s", want, help)
 		}
 	}
 	if !strings.HasPrefix(help, "  placements   interactive_world_msgs") || !strings.HasSuffix(help, "spent there.\n") {
-		t.Errorf("KindsHelp is not in registration order:\n%s", help)
+		t.Errorf("Help is not in registration order:\n%s", help)
 	}
 }
 
-func TestKindsHelp(t *testing.T) {
-	// The built-in kinds with the CLI's "all" entry: the text of
+func TestHelp(t *testing.T) {
+	// The registered kinds with the CLI's "all" entry: the text of
 	// `baglab analyze --help`.
 	want := `  placements  interactive_world_msgs placements: per (item, room, surface,
               reference frame) counts, means, spreads and circular rotation
@@ -54,7 +83,7 @@ func TestKindsHelp(t *testing.T) {
               duplicate payloads, message sizes and bandwidth.
   all         every kind
 `
-	if got := KindsHelp(Kind{Name: "all", Summary: "every kind"}); got != want {
-		t.Errorf("KindsHelp:\n%s\nwant:\n%s", got, want)
+	if got := Help(analysis.Kind{Name: "all", Summary: "every kind"}); got != want {
+		t.Errorf("Help:\n%s\nwant:\n%s", got, want)
 	}
 }

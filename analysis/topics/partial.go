@@ -1,10 +1,11 @@
-package analysis
+package topics
 
 import (
 	"encoding/json"
 	"fmt"
 	"strconv"
 
+	"github.com/baglab/baglab/analysis"
 	"github.com/zeebo/xxh3"
 )
 
@@ -29,7 +30,7 @@ type topicState struct {
 	SizeMax int64    `json:"size_max"`
 }
 
-// MarshalState implements Partial.
+// MarshalState implements analysis.Partial.
 func (t *Topics) MarshalState() ([]byte, error) {
 	st := topicsState{Topics: map[string]topicState{}}
 	for name, a := range t.topics {
@@ -44,10 +45,10 @@ func (t *Topics) MarshalState() ([]byte, error) {
 	return json.Marshal(st)
 }
 
-// UnmarshalState implements Partial.
+// UnmarshalState implements analysis.Partial.
 func (t *Topics) UnmarshalState(data []byte) error {
 	var st topicsState
-	if err := decodeState(data, &st); err != nil {
+	if err := analysis.DecodeState(data, &st); err != nil {
 		return err
 	}
 	t.topics = map[string]*topicAcc{}

@@ -1,4 +1,4 @@
-package analysis
+package topics
 
 import (
 	"cmp"
@@ -7,17 +7,20 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/zeebo/xxh3"
 )
 
-// topicsKind is the registry row of the topics analysis.
-var topicsKind = Kind{
+// Kind is the registry row of the topics analysis: it reads messages as
+// recorded (Raw) and has one flag of its own, --gap.
+var Kind = analysis.Kind{
 	Name: "topics",
-	New:  func(o Options) Analyzer { return NewTopics(o.GapNs) },
+	New:  func(o analysis.Options) analysis.Analyzer { return New(gapNs(o)) },
 	Summary: "topic health of any recording: per topic the count, rate, period " +
 		"median/p99/std, gaps (longer than --gap or 3x the median period), " +
 		"header-stamp latency, stamps going backwards, duplicate payloads, " +
@@ -26,6 +29,15 @@ var topicsKind = Kind{
 		{Path: "topics.topics", Table: "topics", Noun: "topic", Key: []string{"topic"}},
 		{Path: "topics.gaps", Table: "topic_gaps", Noun: "topic gap", PerObservation: true},
 	},
+	Raw: true,
+	Flags: []analysis.Flag{analysis.DurationFlag("gap",
+		"an interval between two messages of a topic longer than this is a gap, e.g. 500ms (0: 3 times the topic's median period)")},
+}
+
+// gapNs is --gap in ns (0: 3 times each topic's median period).
+func gapNs(o analysis.Options) int64 {
+	d, _ := o.Flags["gap"].(time.Duration)
+	return int64(d)
 }
 
 // noStamp marks a message without a header stamp in topicAcc.Stamps.
@@ -33,7 +45,7 @@ const noStamp = math.MinInt64
 
 // Topics accumulates the health of every topic: log times, header stamps,
 // sizes and duplicate payloads. It reads messages as recorded
-// (RawAnalyzer): the only field it decodes is header.stamp, read from
+// (a Raw kind): the only field it decodes is header.stamp, read from
 // the bytes of types whose first field is a std_msgs Header.
 type Topics struct {
 	gapNs  int64
@@ -57,21 +69,18 @@ type topicAcc struct {
 	stamp stampReader
 }
 
-// NewTopics returns an empty topics accumulator; gapNs is the shortest
+// New returns an empty topics accumulator; gapNs is the shortest
 // interval called a gap (0: 3 times each topic's median period).
-func NewTopics(gapNs int64) *Topics { return &Topics{gapNs: gapNs, topics: map[string]*topicAcc{}} }
+func New(gapNs int64) *Topics { return &Topics{gapNs: gapNs, topics: map[string]*topicAcc{}} }
 
-// Kind implements Analyzer.
+// Kind implements analysis.Analyzer.
 func (t *Topics) Kind() string { return "topics" }
 
-// Wants implements Analyzer: every type.
+// Wants implements analysis.Analyzer: every type.
 func (t *Topics) Wants(string) bool { return true }
 
-// Raw implements RawAnalyzer.
-func (t *Topics) Raw() bool { return true }
-
-// Add implements Analyzer.
-func (t *Topics) Add(m *Message) error {
+// Add implements analysis.Analyzer.
+func (t *Topics) Add(m *analysis.Message) error {
 	a := t.topics[m.Topic]
 	if a == nil {
 		a = &topicAcc{minSize: math.MaxInt64}
@@ -92,11 +101,11 @@ func (t *Topics) Add(m *Message) error {
 	return nil
 }
 
-// Merge implements Analyzer.
-func (t *Topics) Merge(other Analyzer) error {
+// Merge implements analysis.Analyzer.
+func (t *Topics) Merge(other analysis.Analyzer) error {
 	o, ok := other.(*Topics)
 	if !ok {
-		return mergeKindError(t.Kind(), other)
+		return analysis.MergeKindError(t.Kind(), other)
 	}
 	for name, b := range o.topics {
 		a := t.topics[name]
@@ -174,80 +183,80 @@ func (r stampReader) read(data []byte) int64 {
 	return noStamp
 }
 
-// TopicStat is the health of one topic. Times are log times; periods are
+// Stat is the health of one topic. Times are log times; periods are
 // the intervals between consecutive log times in seconds; latency is log
 // time − header.stamp in seconds, for types with a Header. Percentiles
 // interpolate linearly between closest ranks (numpy's default method);
 // std is the population standard deviation (numpy.std).
-type TopicStat struct {
+type Stat struct {
 	Topic string `json:"topic"`
 	// Type lists the topic's message types, comma-separated, in name
 	// order.
-	Type    string `json:"type"`
-	Count   int64  `json:"count"`
-	FirstNs int64  `json:"first_ns"`
-	LastNs  int64  `json:"last_ns"`
-	Span    Num    `json:"span_s"`
+	Type    string       `json:"type"`
+	Count   int64        `json:"count"`
+	FirstNs int64        `json:"first_ns"`
+	LastNs  int64        `json:"last_ns"`
+	Span    analysis.Num `json:"span_s"`
 	// Rate is (count − 1) / span (NaN with fewer than 2 messages or a
 	// span of 0).
-	Rate         Num `json:"rate_hz"`
-	PeriodMedian Num `json:"period_median_s"`
-	PeriodP99    Num `json:"period_p99_s"`
-	PeriodStd    Num `json:"period_std_s"`
-	PeriodMax    Num `json:"period_max_s"`
+	Rate         analysis.Num `json:"rate_hz"`
+	PeriodMedian analysis.Num `json:"period_median_s"`
+	PeriodP99    analysis.Num `json:"period_p99_s"`
+	PeriodStd    analysis.Num `json:"period_std_s"`
+	PeriodMax    analysis.Num `json:"period_max_s"`
 	// GapThreshold is the period above which an interval is a gap (--gap,
 	// or 3 times the median period).
-	GapThreshold Num   `json:"gap_threshold_s"`
-	Gaps         int64 `json:"gaps"`
-	GapLongest   Num   `json:"gap_longest_s"`
-	GapTotal     Num   `json:"gap_total_s"`
+	GapThreshold analysis.Num `json:"gap_threshold_s"`
+	Gaps         int64        `json:"gaps"`
+	GapLongest   analysis.Num `json:"gap_longest_s"`
+	GapTotal     analysis.Num `json:"gap_total_s"`
 	// GapShare is GapTotal / Span.
-	GapShare Num `json:"gap_share"`
+	GapShare analysis.Num `json:"gap_share"`
 	// Stamped counts the messages with a header stamp.
-	Stamped    int64 `json:"stamped"`
-	LatencyP50 Num   `json:"latency_p50_s"`
-	LatencyP95 Num   `json:"latency_p95_s"`
-	LatencyP99 Num   `json:"latency_p99_s"`
-	LatencyMax Num   `json:"latency_max_s"`
+	Stamped    int64        `json:"stamped"`
+	LatencyP50 analysis.Num `json:"latency_p50_s"`
+	LatencyP95 analysis.Num `json:"latency_p95_s"`
+	LatencyP99 analysis.Num `json:"latency_p99_s"`
+	LatencyMax analysis.Num `json:"latency_max_s"`
 	// StampsBackwards counts stamps earlier than the one before them, in
 	// log time order.
 	StampsBackwards int64 `json:"stamps_backwards"`
 	// Duplicates counts messages whose bytes equal those of the message
 	// before them on the topic, in log time order (equal 128-bit XXH3).
-	Duplicates int64 `json:"duplicates"`
-	Bytes      int64 `json:"bytes"`
-	SizeMin    int64 `json:"size_min"`
-	SizeMax    int64 `json:"size_max"`
-	SizeMean   Num   `json:"size_mean"`
+	Duplicates int64        `json:"duplicates"`
+	Bytes      int64        `json:"bytes"`
+	SizeMin    int64        `json:"size_min"`
+	SizeMax    int64        `json:"size_max"`
+	SizeMean   analysis.Num `json:"size_mean"`
 	// Bandwidth is Bytes / Span in bytes per second.
-	Bandwidth Num `json:"bandwidth_bps"`
+	Bandwidth analysis.Num `json:"bandwidth_bps"`
 }
 
-// TopicGap is one gap: the interval between two consecutive messages of a
+// Gap is one gap: the interval between two consecutive messages of a
 // topic longer than its threshold.
-type TopicGap struct {
-	Topic   string `json:"topic"`
-	StartNs int64  `json:"start_ns"`
-	EndNs   int64  `json:"end_ns"`
-	Length  Num    `json:"length_s"`
+type Gap struct {
+	Topic   string       `json:"topic"`
+	StartNs int64        `json:"start_ns"`
+	EndNs   int64        `json:"end_ns"`
+	Length  analysis.Num `json:"length_s"`
 }
 
-// TopicsResult is the result of the topics analysis.
-type TopicsResult struct {
+// Result is the result of the topics analysis.
+type Result struct {
 	KindName string `json:"kind"`
 	// GapNs is --gap in ns (0: 3 times each topic's median period).
-	GapNs  int64       `json:"gap_ns"`
-	Topics []TopicStat `json:"topics"`
-	Gaps   []TopicGap  `json:"gaps"`
+	GapNs  int64  `json:"gap_ns"`
+	Topics []Stat `json:"topics"`
+	Gaps   []Gap  `json:"gaps"`
 }
 
-// Kind implements Result.
-func (r *TopicsResult) Kind() string { return "topics" }
+// Kind implements analysis.Result.
+func (r *Result) Kind() string { return "topics" }
 
-// Result implements Analyzer.
-func (t *Topics) Result() (Result, error) {
-	res := &TopicsResult{KindName: "topics", GapNs: t.gapNs, Topics: []TopicStat{}, Gaps: []TopicGap{}}
-	for _, name := range sortedKeys(t.topics) {
+// Result implements analysis.Analyzer.
+func (t *Topics) Result() (analysis.Result, error) {
+	res := &Result{KindName: "topics", GapNs: t.gapNs, Topics: []Stat{}, Gaps: []Gap{}}
+	for _, name := range analysis.SortedKeys(t.topics) {
 		s, gaps := t.topics[name].stat(name, t.gapNs)
 		res.Topics = append(res.Topics, s)
 		res.Gaps = append(res.Gaps, gaps...)
@@ -256,10 +265,10 @@ func (t *Topics) Result() (Result, error) {
 }
 
 // stat computes the statistics of topic a.
-func (a *topicAcc) stat(name string, gapNs int64) (TopicStat, []TopicGap) {
-	nan := Num(math.NaN())
+func (a *topicAcc) stat(name string, gapNs int64) (Stat, []Gap) {
+	nan := analysis.Num(math.NaN())
 	n := len(a.times)
-	s := TopicStat{Topic: name, Count: int64(n), Bytes: a.bytes, SizeMin: a.minSize, SizeMax: a.maxSize,
+	s := Stat{Topic: name, Count: int64(n), Bytes: a.bytes, SizeMin: a.minSize, SizeMax: a.maxSize,
 		Rate: nan, PeriodMedian: nan, PeriodP99: nan, PeriodStd: nan, PeriodMax: nan, GapThreshold: nan, GapLongest: 0, GapTotal: 0, GapShare: nan,
 		LatencyP50: nan, LatencyP95: nan, LatencyP99: nan, LatencyMax: nan, SizeMean: nan, Bandwidth: nan}
 	types := slices.Sorted(slices.Values(a.types))
@@ -286,49 +295,49 @@ func (a *topicAcc) stat(name string, gapNs int64) (TopicStat, []TopicGap) {
 	}
 	s.FirstNs, s.LastNs = times[0], times[n-1]
 	span := float64(times[n-1]-times[0]) / 1e9
-	s.Span = Num(span)
-	s.SizeMean = Num(float64(a.bytes) / float64(n))
+	s.Span = analysis.Num(span)
+	s.SizeMean = analysis.Num(float64(a.bytes) / float64(n))
 	if span > 0 {
-		s.Rate = Num(float64(n-1) / span)
-		s.Bandwidth = Num(float64(a.bytes) / span)
+		s.Rate = analysis.Num(float64(n-1) / span)
+		s.Bandwidth = analysis.Num(float64(a.bytes) / span)
 	}
-	var gaps []TopicGap
+	var gaps []Gap
 	if n > 1 {
 		periods := make([]float64, n-1)
 		for i := range periods {
 			periods[i] = float64(times[i+1]-times[i]) / 1e9
 		}
-		sorted := sortedCopy(periods)
-		median := percentile(sorted, 50)
-		s.PeriodMedian, s.PeriodP99 = Num(median), Num(percentile(sorted, 99))
-		s.PeriodStd = Num(numpyStd(periods))
-		s.PeriodMax = Num(sorted[len(sorted)-1])
+		sorted := analysis.SortedCopy(periods)
+		median := analysis.Percentile(sorted, 50)
+		s.PeriodMedian, s.PeriodP99 = analysis.Num(median), analysis.Num(analysis.Percentile(sorted, 99))
+		s.PeriodStd = analysis.Num(numpyStd(periods))
+		s.PeriodMax = analysis.Num(sorted[len(sorted)-1])
 		threshold := 3 * median
 		if gapNs > 0 {
 			threshold = float64(gapNs) / 1e9
 		}
-		s.GapThreshold = Num(threshold)
+		s.GapThreshold = analysis.Num(threshold)
 		var lengths []float64
 		for i, p := range periods {
 			if p > threshold {
 				lengths = append(lengths, p)
-				gaps = append(gaps, TopicGap{Topic: name, StartNs: times[i], EndNs: times[i+1], Length: Num(p)})
+				gaps = append(gaps, Gap{Topic: name, StartNs: times[i], EndNs: times[i+1], Length: analysis.Num(p)})
 			}
 		}
 		s.Gaps = int64(len(lengths))
 		if len(lengths) > 0 {
-			s.GapLongest = Num(slices.Max(lengths))
-			s.GapTotal = Num(pairwiseSum(lengths))
+			s.GapLongest = analysis.Num(slices.Max(lengths))
+			s.GapTotal = analysis.Num(pairwiseSum(lengths))
 		}
 		if span > 0 {
-			s.GapShare = Num(float64(s.GapTotal) / span)
+			s.GapShare = analysis.Num(float64(s.GapTotal) / span)
 		}
 	}
 	s.Stamped = int64(len(lat))
 	if len(lat) > 0 {
 		slices.Sort(lat)
-		s.LatencyP50, s.LatencyP95, s.LatencyP99 = Num(percentile(lat, 50)), Num(percentile(lat, 95)), Num(percentile(lat, 99))
-		s.LatencyMax = Num(lat[len(lat)-1])
+		s.LatencyP50, s.LatencyP95, s.LatencyP99 = analysis.Num(analysis.Percentile(lat, 50)), analysis.Num(analysis.Percentile(lat, 95)), analysis.Num(analysis.Percentile(lat, 99))
+		s.LatencyMax = analysis.Num(lat[len(lat)-1])
 	}
 	return s, gaps
 }
@@ -394,36 +403,36 @@ func numpyStd(x []float64) float64 {
 	return math.Sqrt(pairwiseSum(d) / n)
 }
 
-// Tables implements Result.
-func (r *TopicsResult) Tables() []*Table {
-	t := newTable("topics", false, "topic", "type", "count:i", "first_ns:i", "last_ns:i", "span_s:f", "rate_hz:f",
+// Tables implements analysis.Result.
+func (r *Result) Tables() []*analysis.Table {
+	t := analysis.NewTable("topics", false, "topic", "type", "count:i", "first_ns:i", "last_ns:i", "span_s:f", "rate_hz:f",
 		"period_median_s:f", "period_p99_s:f", "period_std_s:f", "period_max_s:f", "gap_threshold_s:f", "gaps:i", "gap_longest_s:f",
 		"gap_total_s:f", "gap_share:f", "stamped:i", "latency_p50_s:f", "latency_p95_s:f", "latency_p99_s:f",
 		"latency_max_s:f", "stamps_backwards:i", "duplicates:i", "bytes:i", "size_min:i", "size_max:i", "size_mean:f",
 		"bandwidth_bps:f").
-		brief("topic", "count", "rate_hz", "period_median_s", "gaps", "gap_longest_s", "gap_share", "latency_p50_s",
+		ShowByDefault("topic", "count", "rate_hz", "period_median_s", "gaps", "gap_longest_s", "gap_share", "latency_p50_s",
 			"latency_max_s", "stamps_backwards", "duplicates", "bandwidth_bps").
-		describe("Health of each topic: count, rate = (count − 1)/span, the period between consecutive log times "+
+		Describe("Health of each topic: count, rate = (count − 1)/span, the period between consecutive log times "+
 			"(median, 99th percentile, population std), gaps (periods above the threshold: --gap or 3× the median "+
 			"period), latency = log time − header.stamp for types with a Header (percentiles interpolated as numpy's "+
 			"default), stamps earlier than the one before, payloads equal to the one before, sizes and bandwidth.",
 			"rate_hz:Hz", "bytes:B", "size_min:B", "size_max:B", "size_mean:B", "bandwidth_bps:B/s")
 	for _, s := range r.Topics {
-		t.add(s.Topic, s.Type, s.Count, s.FirstNs, s.LastNs, s.Span, s.Rate, s.PeriodMedian, s.PeriodP99, s.PeriodStd,
+		t.Add(s.Topic, s.Type, s.Count, s.FirstNs, s.LastNs, s.Span, s.Rate, s.PeriodMedian, s.PeriodP99, s.PeriodStd,
 			s.PeriodMax, s.GapThreshold, s.Gaps, s.GapLongest, s.GapTotal, s.GapShare, s.Stamped, s.LatencyP50, s.LatencyP95,
 			s.LatencyP99, s.LatencyMax, s.StampsBackwards, s.Duplicates, s.Bytes, s.SizeMin, s.SizeMax, s.SizeMean,
 			s.Bandwidth)
 	}
-	g := newTable("topic_gaps", true, "topic", "start_ns:i", "end_ns:i", "length_s:f").
-		describe("Every gap: two consecutive messages of a topic further apart than its gap threshold.")
+	g := analysis.NewTable("topic_gaps", true, "topic", "start_ns:i", "end_ns:i", "length_s:f").
+		Describe("Every gap: two consecutive messages of a topic further apart than its gap threshold.")
 	for _, x := range r.Gaps {
-		g.add(x.Topic, x.StartNs, x.EndNs, x.Length)
+		g.Add(x.Topic, x.StartNs, x.EndNs, x.Length)
 	}
-	return []*Table{t, g}
+	return []*analysis.Table{t, g}
 }
 
-// Summary implements Result.
-func (r *TopicsResult) Summary() string {
+// Summary implements analysis.Result.
+func (r *Result) Summary() string {
 	var msgs, gaps int64
 	worst := -1
 	for i, s := range r.Topics {
@@ -436,16 +445,16 @@ func (r *TopicsResult) Summary() string {
 	out := fmt.Sprintf("%d topics, %d messages; %d gaps", len(r.Topics), msgs, gaps)
 	if worst >= 0 {
 		w := r.Topics[worst]
-		out += fmt.Sprintf(" (longest %s s on %s)", FormatCell(roundSig(float64(w.GapLongest))), w.Topic)
+		out += fmt.Sprintf(" (longest %s s on %s)", analysis.FormatCell(analysis.RoundSig(float64(w.GapLongest))), w.Topic)
 	}
 	return out
 }
 
-// HasData implements Result: a message.
-func (r *TopicsResult) HasData() bool { return len(r.Topics) > 0 }
+// HasData implements analysis.Result: a message.
+func (r *Result) HasData() bool { return len(r.Topics) > 0 }
 
-// Warnings implements Result: topics whose stamps go backwards.
-func (r *TopicsResult) Warnings() []string {
+// Warnings implements analysis.Result: topics whose stamps go backwards.
+func (r *Result) Warnings() []string {
 	var out []string
 	for _, s := range r.Topics {
 		if s.StampsBackwards > 0 {
