@@ -285,11 +285,13 @@ func BenchmarkConvertToROS2(b *testing.B) {
 		{"convert-sqlite3", []string{"convert", src, filepath.Join(dir, "out"), "--to", "ros2", "--storage", "sqlite3", "--force"}},
 	} {
 		b.Run(c.name, func(b *testing.B) {
+			cpu := cpuTime()
 			for b.Loop() {
 				if code := Main(c.args, strings.NewReader(""), io.Discard, io.Discard); code != 0 {
 					b.Fatalf("%v: exit %d", c.args, code)
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-cpu)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
 }

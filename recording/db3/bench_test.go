@@ -2,6 +2,7 @@ package db3
 
 import (
 	"io"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -56,5 +57,40 @@ func BenchmarkRead(b *testing.B) {
 		if n != total {
 			b.Fatalf("read %d bytes, want %d", n, total)
 		}
+	}
+}
+
+// BenchmarkWrite writes what BenchmarkConvertToROS2 (cmd/baglab) converts:
+// 100,000 messages of 88 bytes and 500 of 64 KB.
+func BenchmarkWrite(b *testing.B) {
+	dir := b.TempDir()
+	small, big := make([]byte, 88), make([]byte, 64<<10)
+	for i := range big {
+		big[i] = byte(i*131 ^ i>>7)
+	}
+	b.SetBytes(100_000*int64(len(small)) + 500*int64(len(big)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w, err := Create(filepath.Join(dir, "w.db3"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		pose, _ := w.AddChannel(&record.Channel{Topic: "/pose", MessageEncoding: "cdr", Schema: &record.Schema{Name: "geometry_msgs/msg/PoseStamped"}})
+		img, _ := w.AddChannel(&record.Channel{Topic: "/camera", MessageEncoding: "cdr", Schema: &record.Schema{Name: "sensor_msgs/msg/Image"}})
+		for i := range 100_000 {
+			at := int64(i) * 1e6
+			if err := w.WriteMessage(pose, &record.Message{LogTime: at, Data: small}); err != nil {
+				b.Fatal(err)
+			}
+			if i%200 == 0 {
+				if err := w.WriteMessage(img, &record.Message{LogTime: at, Data: big}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		os.Remove(filepath.Join(dir, "w.db3"))
 	}
 }

@@ -54,27 +54,23 @@ type writtenTopic struct {
 
 // Writer writes a rosbag2 sqlite3 recording. It implements record.Writer.
 type Writer struct {
-	opts    writerOptions
-	final   string // the path asked for
-	out     output // where it is built (renamed to final by Close)
-	tmp     string // its temporary name
-	folder  bool
-	dbName  string // file name of the .db3 inside the folder
-	db      *sql.DB
-	tx      *sql.Tx
-	insert  *sql.Stmt
-	batch   *sql.Stmt // inserts batchRows rows at once
-	rows    []any     // the rows waiting for batch: timestamp, topic id, data
-	topics  map[string]*writtenTopic
-	byID    map[uint32]*writtenTopic
-	order   []*writtenTopic
-	defs    map[string]bool
-	count   uint64
-	start   int64
-	end     int64
-	pending int
-	closed  bool
-	err     error
+	opts   writerOptions
+	final  string // the path asked for
+	out    output // where it is built (renamed to final by Close)
+	tmp    string // its temporary name
+	folder bool
+	dbName string // file name of the .db3 inside the folder
+	db     *sql.DB
+	ins    *inserter // nil once committed or rolled back
+	topics map[string]*writtenTopic
+	byID   map[uint32]*writtenTopic
+	order  []*writtenTopic
+	defs   map[string]bool
+	count  uint64
+	start  int64
+	end    int64
+	closed bool
+	err    error
 }
 
 // output is the temporary file or folder a Writer builds.
@@ -118,7 +114,7 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 		w.discard()
 		return nil, err
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)&_pragma=cache_size(-65536)"}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"}
 	db, err := sql.Open("sqlite", u.String())
 	if err != nil {
 		w.discard()
@@ -136,53 +132,11 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 		w.discard()
 		return nil, err
 	}
-	if err := w.begin(); err != nil {
+	if w.ins, err = newInserter(db); err != nil {
 		w.discard()
 		return nil, err
 	}
 	return w, nil
-}
-
-// begin opens a transaction and its insert statement.
-func (w *Writer) begin() error {
-	tx, err := w.db.Begin()
-	if err != nil {
-		return err
-	}
-	w.tx = tx
-	if w.insert, err = tx.Prepare("INSERT INTO messages (timestamp, topic_id, data) VALUES (?, ?, ?)"); err != nil {
-		return err
-	}
-	w.batch, err = tx.Prepare("INSERT INTO messages (timestamp, topic_id, data) VALUES (?, ?, ?)" + strings.Repeat(", (?, ?, ?)", batchRows-1))
-	return err
-}
-
-// batchRows is how many messages one INSERT writes: one statement per
-// message costs more than the row (3x the time of reading the bag).
-const batchRows = 64
-
-// flush inserts the rows waiting for a batch, one by one.
-func (w *Writer) flush() error {
-	for i := 0; i < len(w.rows); i += 3 {
-		if _, err := w.insert.Exec(w.rows[i : i+3]...); err != nil {
-			return err
-		}
-	}
-	w.rows = w.rows[:0]
-	return nil
-}
-
-func (w *Writer) commit() error {
-	err := w.flush()
-	w.insert.Close()
-	w.batch.Close()
-	if err == nil {
-		err = w.tx.Commit()
-	} else {
-		w.tx.Rollback()
-	}
-	w.tx, w.insert, w.batch = nil, nil, nil
-	return err
 }
 
 func (w *Writer) fail(err error) error {
@@ -222,8 +176,11 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 		}
 		return uint32(t.id), nil
 	}
+	if err := w.ins.sync(); err != nil {
+		return 0, w.fail(err)
+	}
 	qos, hash := c.Metadata["offered_qos_profiles"], c.Metadata["type_description_hash"]
-	res, err := w.tx.Exec("INSERT INTO topics (name, type, serialization_format, offered_qos_profiles, type_description_hash) VALUES (?, ?, ?, ?, ?)",
+	res, err := w.ins.tx.Exec("INSERT INTO topics (name, type, serialization_format, offered_qos_profiles, type_description_hash) VALUES (?, ?, ?, ?, ?)",
 		c.Topic, typ, c.MessageEncoding, qos, hash)
 	if err != nil {
 		return 0, w.fail(err)
@@ -238,7 +195,7 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 			// an empty ros2msg text is an empty message's definition
 			enc, text = c.Schema.Encoding, string(c.Schema.Data)
 		}
-		if _, err := w.tx.Exec("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",
+		if _, err := w.ins.tx.Exec("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",
 			typ, enc, text, hash); err != nil {
 			return 0, w.fail(err)
 		}
@@ -263,13 +220,8 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 	if t == nil {
 		return fmt.Errorf("db3: unknown topic id %d", channelID)
 	}
-	data := append([]byte{}, m.Data...) // kept until the batch is written
-	w.rows = append(w.rows, m.LogTime, t.id, data)
-	if len(w.rows) == 3*batchRows {
-		if _, err := w.batch.Exec(w.rows...); err != nil {
-			return w.fail(err)
-		}
-		w.rows = w.rows[:0]
+	if err := w.ins.add(m.LogTime, t.id, m.Data); err != nil {
+		return w.fail(err)
 	}
 	if w.count == 0 || m.LogTime < w.start {
 		w.start = m.LogTime
@@ -279,15 +231,6 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 	}
 	w.count++
 	t.count++
-	if w.pending++; w.pending == 10000 {
-		w.pending = 0
-		if err := w.commit(); err != nil {
-			return w.fail(err)
-		}
-		if err := w.begin(); err != nil {
-			return w.fail(err)
-		}
-	}
 	return nil
 }
 
@@ -383,8 +326,9 @@ func (w *Writer) Close() error {
 			w.fail(err)
 		}
 	}
-	if w.tx != nil {
-		w.tx.Rollback()
+	if w.ins != nil {
+		w.ins.rollback()
+		w.ins = nil
 	}
 	if err := w.db.Close(); err != nil {
 		w.fail(err)
@@ -405,10 +349,15 @@ func (w *Writer) finish() error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.tx.Exec("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", metadataVersion, string(meta)); err != nil {
+	if err := w.ins.sync(); err != nil {
 		return err
 	}
-	if err := w.commit(); err != nil {
+	if _, err := w.ins.tx.Exec("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", metadataVersion, string(meta)); err != nil {
+		return err
+	}
+	err = w.ins.commit()
+	w.ins = nil
+	if err != nil {
 		return err
 	}
 	if w.folder {
