@@ -270,9 +270,17 @@ func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
 }
 
 // closeSplit finishes the current split (and compresses it in ModeFile).
+// An MCAP split ends with the "rosbag2" metadata record rosbag2's MCAP
+// storage writes: serialized_metadata, the recording's metadata so far.
 func (w *Writer) closeSplit() error {
 	cur := w.cur
 	w.cur = nil
+	if m, ok := cur.(*mcapfile.Writer); ok {
+		if err := m.AddMetadata("rosbag2", map[string]string{"serialized_metadata": w.bagMetadata(0)}); err != nil {
+			cur.Abort()
+			return err
+		}
+	}
 	if err := cur.Close(); err != nil {
 		return err
 	}
@@ -360,13 +368,20 @@ func (w *Writer) Abort() {
 
 // metadata renders metadata.yaml (version 9) as rosbag2 writes it.
 func (w *Writer) metadata() []byte {
+	return []byte("rosbag2_bagfile_information:\n" + w.bagMetadata(1))
+}
+
+// bagMetadata renders the recording's metadata so far (rosbag2's
+// BagMetadata, version 9), indented by base levels: metadata.yaml's
+// rosbag2_bagfile_information, and the serialized_metadata of the
+// "rosbag2" metadata record in each MCAP split.
+func (w *Writer) bagMetadata(base int) string {
 	var b strings.Builder
 	p := func(indent int, format string, args ...any) {
-		b.WriteString(strings.Repeat("  ", indent))
+		b.WriteString(strings.Repeat("  ", indent+base-1))
 		fmt.Fprintf(&b, format, args...)
 		b.WriteByte('\n')
 	}
-	p(0, "rosbag2_bagfile_information:")
 	p(1, "version: %d", MetadataVersion)
 	p(1, "storage_identifier: %s", w.o.Storage)
 	p(1, "duration:")
@@ -419,7 +434,7 @@ func (w *Writer) metadata() []byte {
 	}
 	p(1, "custom_data: ~")
 	p(1, "ros_distro: %s", yamlString(w.o.ROSDistro))
-	return []byte(b.String())
+	return b.String()
 }
 
 // yamlString is s as a YAML scalar: plain when that reads back as the
