@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -88,14 +89,18 @@ func TestConvertToROS2Peers(t *testing.T) {
 		args               []string
 		splits             int // at least
 	}{
-		{"mcap", "mcap", ".mcap", nil, 1},
+		{"mcap", "mcap", ".mcap", nil, 1}, // zstd chunks
 		{"mcap-lz4-split", "mcap", ".mcap", []string{"--compression", "lz4", "--split-duration", "50ms"}, 4},
+		{"mcap-file", "mcap", ".mcap.zstd", []string{"--compression", "none", "--compression-mode", "file", "--split-size", "8K"}, 2},
+		{"mcap-message", "mcap", ".mcap", []string{"--compression", "none", "--compression-mode", "message"}, 1},
 		{"sqlite3", "sqlite3", ".db3", []string{"--storage", "sqlite3"}, 1},
 		{"sqlite3-split", "sqlite3", ".db3", []string{"--storage", "sqlite3", "--split-size", "4K"}, 3},
+		{"sqlite3-file", "sqlite3", ".db3.zstd", []string{"--storage", "sqlite3", "--compression-mode", "file", "--split-size", "8K"}, 2},
+		{"sqlite3-message", "sqlite3", ".db3", []string{"--storage", "sqlite3", "--compression-mode", "message"}, 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, c.name)
-			if _, stderr, code := run(t, append([]string{"convert", deb, out, "--to", "ros2"}, c.args...)...); code != 0 {
+			if _, stderr, code := run(t, append([]string{"convert", deb, out, "--to", "ros2", "--distro", "jazzy"}, c.args...)...); code != 0 {
 				t.Fatalf("convert: exit %d: %s", code, stderr)
 			}
 			peer := ros2Peer(t, out)
@@ -122,8 +127,23 @@ func TestConvertToROS2Peers(t *testing.T) {
 			}
 			for fname, f := range peer["files"].(map[string]any) {
 				f := f.(map[string]any)
-				if c.storage == "mcap" && f["profile"] != "ros2" {
-					t.Errorf("%s: profile %v", fname, f["profile"])
+				if c.storage == "mcap" {
+					if f["profile"] != "ros2" {
+						t.Errorf("%s: profile %v", fname, f["profile"])
+					}
+					// rosbag2's MCAP storage ends each split with a
+					// "rosbag2" metadata record: the bag's metadata so far.
+					rec, _ := f["records"].(map[string]any)["rosbag2"].(map[string]any)
+					sm, _ := rec["serialized_metadata"].(map[string]any)
+					// (a split compressed whole is named without .zstd there:
+					// it is compressed once closed)
+					if sm == nil || sm["version"] != json.Number("9") || sm["storage_identifier"] != "mcap" || sm["ros_distro"] != "jazzy" ||
+						!slices.Contains(sm["relative_file_paths"].([]any), any(strings.TrimSuffix(fname, ".zstd"))) {
+						t.Fatalf("%s: rosbag2 metadata record %.300v", fname, rec)
+					}
+					if tps, _ := sm["topics_with_message_count"].([]any); len(tps) == 0 || len(tps) > len(counts) {
+						t.Errorf("%s: rosbag2 metadata record lists %d topics", fname, len(tps))
+					}
 				}
 				if c.storage == "sqlite3" {
 					if s := f["schema"].([]any); len(s) != 1 || s[0].([]any)[0] != json.Number("4") {

@@ -5,10 +5,16 @@
 // definition the split stores (parsed by @foxglove/rosmsg).
 // usage: node ros2peer.cjs NODE_DIR FOLDER
 // Output: {"metadata": <metadata.yaml>, "files": {name: {"profile", "topics": {topic: {"type", "encoding",
-// "schema_encoding", "metadata"}}}}, "messages": [{"topic", "type", "log_time_ns", "message"}]}
+// "schema_encoding", "metadata"}}, "records": {name: {key: value}}}}, "messages": [{"topic", "type",
+// "log_time_ns", "message"}]}
 // in split order, then log time, then file order. rosmsg's ROS 2 parser
 // refuses camelCase field names; such definitions are parsed in its ROS1
-// mode, which reads the same syntax. In messages uint8[]
+// mode, which reads the same syntax. Compressed recordings are read as
+// rosbag2 compresses them: a split NAME.zstd (compression_mode FILE) is
+// one zstd stream of the split, a message (MESSAGE) one zstd frame of its
+// CDR; MCAP chunks decompress by @foxglove/wasm-zstd and wasm-lz4. MCAP
+// metadata records ("rosbag2") are in "records", their
+// serialized_metadata parsed by js-yaml. In messages uint8[]
 // (and byte[]) are base64, 64-bit integers exact, NaN and infinities
 // the strings "NaN", "Infinity", "-Infinity".
 "use strict";
@@ -32,6 +38,18 @@ const json = (v) => {
   if (typeof v === "number" && !Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity";
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, json(x)]));
   return v;
+};
+
+// unzstd decompresses a zstd stream of unknown size: wasm-zstd needs room
+// for the output, so it tries growing buffers.
+const unzstd = (b) => {
+  for (let room = Math.max(1 << 16, b.length * 8); ; room *= 4) {
+    try {
+      return zstd.decompress(b, room);
+    } catch (e) {
+      if (room > 1 << 30) throw e;
+    }
+  }
 };
 
 async function main() {
@@ -59,17 +77,31 @@ async function main() {
     }
     return readers.get(key);
   };
+  const perMessage = info.compression_mode === "MESSAGE";
+  const payload = (data) => (perMessage ? unzstd(data) : data);
   for (const rel of info.relative_file_paths) {
-    const bytes = fs.readFileSync(path.join(dir, rel));
+    let bytes = fs.readFileSync(path.join(dir, rel));
     const file = { topics: {} };
     out.files[rel] = file;
     const msgs = [];
-    if (rel.endsWith(".mcap")) {
+    let name = rel;
+    if (rel.endsWith(".zstd")) {
+      if (info.compression_mode !== "FILE") throw new Error(rel + " in a recording compressed by " + info.compression_mode);
+      bytes = unzstd(bytes);
+      name = rel.slice(0, -".zstd".length);
+    }
+    if (name.endsWith(".mcap")) {
       const reader = await McapIndexedReader.Initialize({
         readable: { size: async () => BigInt(bytes.length), read: async (o, s) => bytes.subarray(Number(o), Number(o + s)) },
         decompressHandlers: { zstd: (b, s) => zstd.decompress(b, Number(s)), lz4: (b, s) => lz4(b, Number(s)) },
       });
       file.profile = reader.header.profile;
+      file.records = {};
+      for await (const md of reader.readMetadata()) {
+        const rec = Object.fromEntries(md.metadata);
+        if (rec.serialized_metadata !== undefined) rec.serialized_metadata = yaml.load(rec.serialized_metadata);
+        file.records[md.name] = rec;
+      }
       for (const ch of reader.channelsById.values()) {
         const s = reader.schemasById.get(ch.schemaId);
         file.topics[ch.topic] = { type: s.name, encoding: ch.messageEncoding, schema_encoding: s.encoding, metadata: Object.fromEntries(ch.metadata) };
@@ -77,9 +109,9 @@ async function main() {
       for await (const m of reader.readMessages()) {
         const ch = reader.channelsById.get(m.channelId);
         const s = reader.schemasById.get(ch.schemaId);
-        msgs.push({ topic: ch.topic, type: s.name, t: m.logTime, message: readerFor(s.name, new TextDecoder().decode(s.data)).readMessage(m.data) });
+        msgs.push({ topic: ch.topic, type: s.name, t: m.logTime, message: readerFor(s.name, new TextDecoder().decode(s.data)).readMessage(payload(m.data)) });
       }
-    } else if (rel.endsWith(".db3")) {
+    } else if (name.endsWith(".db3")) {
       const SQL = await initSqlJs();
       const db = new SQL.Database(bytes);
       const rows = (q) => { const r = db.exec(q); return r.length ? r[0].values : []; };
@@ -94,7 +126,7 @@ async function main() {
       while (stmt.step()) {
         const [tid, ts, data] = stmt.get();
         const t = topics.get(tid);
-        msgs.push({ topic: t.name, type: t.type, t: BigInt(ts), message: readerFor(t.type, defs.get(t.type).text).readMessage(data) });
+        msgs.push({ topic: t.name, type: t.type, t: BigInt(ts), message: readerFor(t.type, defs.get(t.type).text).readMessage(payload(data)) });
       }
       stmt.free();
       db.close();
