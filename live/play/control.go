@@ -77,7 +77,7 @@ func (p *Player) IsPaused(ctx context.Context) (paused bool, err error) {
 
 // Rate is the playback rate.
 func (p *Player) Rate(ctx context.Context) (rate float64, err error) {
-	err = p.do(ctx, func() { rate = p.o.Rate })
+	err = p.do(ctx, func() { rate = p.rate })
 	return rate, err
 }
 
@@ -87,16 +87,7 @@ func (p *Player) SetRate(ctx context.Context, rate float64) (ok bool, err error)
 	if !(rate > 0) || math.IsInf(rate, 0) {
 		return false, nil
 	}
-	err = p.do(ctx, func() {
-		now := p.clk.now()
-		if !p.stopped() {
-			bag := p.bagNow(now, math.MaxInt64)
-			p.o.Rate = rate
-			p.anchor(now, bag)
-		} else {
-			p.o.Rate = rate
-		}
-	})
+	err = p.do(ctx, func() { p.setRate(p.clk.now(), rate) })
 	return err == nil, err
 }
 

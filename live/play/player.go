@@ -63,28 +63,26 @@ type Player struct {
 	pauseTopics    map[string]bool
 	pauseTopicsOn  bool
 	clockPub       Publisher
-	started        bool // the schedule is anchored (a loop's first message is out)
-	paused         bool
+	started        bool  // the schedule is anchored (a loop's first message is out)
 	seeking        bool  // a Seek to seekTo waits for the play loop
 	sought         bool  // the pass under way starts at seekTo
 	seekTo         int64 // ns
 	burst          *burst
-	delayed        bool  // by the rate-control topic
 	rateSeed       int64 // the rate-control stamp until one comes: the loop's first message
 	step           bool
-	anchorWall     time.Duration // the wall time at which anchorBag is due
-	anchorBag      int64
-	pausedBag      int64 // the bag time playback stopped at while paused
 	prevBag        int64 // the last message published, or -1
 	nextTick       time.Duration
 	lastClock      int64
-	loopOffset     int64         // added to /clock, so that loops never move it back
-	loopEnd        time.Duration // when the last loop's last message was due, or -1
+	loopOffset     int64 // added to /clock, so that loops never move it back
 	nextStatus     time.Duration
 	status         string
 	firstPublished time.Duration
 	late           lateHist
 	stats          Stats
+
+	// schedule is the timing (rate, anchor, paused and delayed), read and
+	// changed by the play loop only.
+	schedule
 }
 
 // New prepares playback of r: it selects the channels o asks for and finds
@@ -110,7 +108,7 @@ func New(r Source, res *decode.Resolver, o Options) (*Player, error) {
 		return nil, fmt.Errorf("%w: no topic to play", ErrOptions)
 	}
 	p := &Player{r: r, o: o, plan: pl, clk: newMonotonic(), keys: o.Keys,
-		ctl: make(chan func()), done: make(chan struct{}), pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1, loopEnd: -1}
+		ctl: make(chan func()), done: make(chan struct{}), pauseTopics: map[string]bool{}, pauseTopicsOn: len(o.PauseTopics) > 0, prevBag: -1, schedule: newSchedule(o.Rate)}
 	for _, t := range o.PauseTopics {
 		p.pauseTopics[t] = true
 	}
@@ -289,10 +287,7 @@ func (p *Player) run(ctx context.Context, adv Advertiser) error {
 		}
 		p.filter.Start = p.viewStart // after a seek, the next loop starts at the start
 		p.loopOffset += last - first
-		p.loopEnd = -1
-		if !p.stopped() {
-			p.loopEnd = p.due(last)
-		}
+		p.endLoop(last)
 	}
 	if p.o.KeepAlive {
 		for {
@@ -422,7 +417,7 @@ func (p *Player) playOnce(ctx context.Context, ra *readAhead) (n int, first, las
 			if p.sought {
 				from, p.sought = min(p.seekTo, it.t), false
 			}
-			p.anchor(p.loopStart(), from)
+			p.anchor(p.loopStart(p.clk.now()), from)
 			p.started = true
 			p.pausedBag = from
 			p.prevBag = -1
@@ -447,25 +442,6 @@ func (p *Player) playOnce(ctx context.Context, ra *readAhead) (n int, first, las
 		n++
 		last = it.t
 	}
-}
-
-// loopSlack is how far behind the schedule a loop may start and still
-// continue the previous loop's schedule.
-const loopSlack = 100 * time.Millisecond
-
-// loopStart is the wall time at which a pass's first message is due: now,
-// or, for the next loop, when the previous loop's last message was due, as
-// long as that is at most loopSlack ago, so that the time a pass takes to
-// start (reopening, seeking) is not added to every loop. rosbag play
-// carries its clock over from one loop to the next the same way; after a
-// loop that fell further behind (or ended paused), the next one starts
-// now, so that it does not catch up in a burst.
-func (p *Player) loopStart() time.Duration {
-	now := p.clk.now()
-	if p.loopEnd >= 0 && now >= p.loopEnd && now-p.loopEnd <= loopSlack {
-		return p.loopEnd
-	}
-	return now
 }
 
 // next takes the next message from the read-ahead queue, serving keys,
@@ -604,47 +580,15 @@ func (p *Player) publish(it item) error {
 	return nil
 }
 
-// anchor puts bag time bag on the schedule at wall time wall.
-func (p *Player) anchor(wall time.Duration, bag int64) {
-	p.anchorWall, p.anchorBag = wall, bag
-}
-
-// due is the wall time at which bag time t is due.
-func (p *Player) due(t int64) time.Duration {
-	return p.anchorWall + time.Duration(float64(t-p.anchorBag)/p.o.Rate)
-}
-
-// bagNow is the bag time the schedule is at, at wall time now, never past
-// limit (the next message).
-func (p *Player) bagNow(now time.Duration, limit int64) int64 {
-	if p.stopped() {
-		return p.pausedBag
-	}
-	b := p.anchorBag + int64(float64(now-p.anchorWall)*p.o.Rate)
-	return min(b, limit)
-}
-
-// stopped reports whether the schedule stands still: paused, or delayed by
-// the rate-control topic.
-func (p *Player) stopped() bool { return p.paused || p.delayed }
-
 // setPaused pauses or resumes at wall time now.
 func (p *Player) setPaused(now time.Duration, paused bool, limit int64) {
 	p.setStopped(now, limit, func() { p.paused = paused })
 }
 
-// setStopped applies change to the paused and delayed states at wall time
-// now: when the schedule stops it remembers the bag time it stopped at;
-// when it runs again it continues from there.
+// setStopped changes the schedule's paused and delayed states
+// (schedule.setStopped) and writes the status line when it is due.
 func (p *Player) setStopped(now time.Duration, limit int64, change func()) {
-	was := p.stopped()
-	if !was {
-		p.pausedBag = max(p.bagNow(now, limit), p.pausedBag)
-	}
-	change()
-	if was && !p.stopped() {
-		p.anchor(now, p.pausedBag)
-	}
+	p.schedule.setStopped(now, limit, change)
 	p.showStatus(now, limit) // when due: never more than 1/StatusEvery
 }
 
