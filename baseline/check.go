@@ -70,6 +70,9 @@ type CheckOptions struct {
 	// Path is the baseline file: named in the reports, and rewritten by
 	// Update.
 	Path string
+	// Name, when set, names the baseline in the reports instead of Path
+	// (a local copy of a baseline kept in object storage).
+	Name string
 	// MaxLines is the number of detail lines of the text report at most.
 	MaxLines int
 	// Reports are also written (each atomically).
@@ -103,15 +106,19 @@ type CheckResult struct {
 // baseline's content are *Error; errors writing a file are
 // returned as they are.
 func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckResult, error) {
+	name := o.Path
+	if o.Name != "" {
+		name = o.Name
+	}
 	c, err := b.Compare(current, o.CompareOptions)
 	if err != nil {
-		return nil, &Error{Path: o.Path, Err: err}
+		return nil, &Error{Path: name, Err: err}
 	}
-	if err := c.WriteText(w, o.Path, o.MaxLines); err != nil {
+	if err := c.WriteText(w, name, o.MaxLines); err != nil {
 		return nil, err
 	}
 	for _, r := range o.Reports {
-		write := func(w io.Writer) error { return c.WriteMarkdown(w, o.Path, 500) }
+		write := func(w io.Writer) error { return c.WriteMarkdown(w, name, 500) }
 		if r.Format == "junit" {
 			now, host := o.Now, o.Host
 			if now.IsZero() {
@@ -120,7 +127,7 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 			if host == "" {
 				host, _ = os.Hostname()
 			}
-			write = func(w io.Writer) error { return c.WriteJUnit(w, o.Path, now, host) }
+			write = func(w io.Writer) error { return c.WriteJUnit(w, name, now, host) }
 		}
 		if err := WriteReport(o.Stdout, r.Path, write); err != nil {
 			return nil, err
@@ -130,7 +137,7 @@ func (b *Baseline) Check(current []byte, o CheckOptions, w io.Writer) (*CheckRes
 	if o.Update {
 		data, err := b.Update(current)
 		if err != nil {
-			return nil, &Error{Path: o.Path, Err: err}
+			return nil, &Error{Path: name, Err: err}
 		}
 		if bytes.Equal(data, b.raw) {
 			res.Unchanged = true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // RepairOptions configure Repair.
@@ -16,6 +17,9 @@ type RepairOptions struct {
 	// leaving them out; the output then carries a metadata record that
 	// says so (mcapfile.UnverifiedMetadata).
 	KeepUnverified bool
+	// Remote is the session that reads an input named by URL (nil: one of
+	// Repair's own).
+	Remote *remote.Session
 }
 
 // RepairReport is what Repair did.
@@ -37,11 +41,16 @@ type RepairReport struct {
 // MCAP file recovered (mcapfile.RecoverContext). Other formats are
 // record.ErrUnsupported. Repair creates the missing folders of out; when
 // it fails, it removes those of them that are empty again, never a folder
-// that was there before (inNewFolders, as Create).
+// that was there before (inNewFolders, as Create). An input named by URL
+// is repaired from a private temporary copy (a damaged file is read
+// whole, in order), which what Repair reports names by the URL.
 func Repair(ctx context.Context, f Format, in, out string, o RepairOptions) (*RepairReport, error) {
 	c, _ := formatRow(f)
 	if c.repair == nil {
 		return nil, fmt.Errorf("%s: %w: repairing %s files", in, record.ErrUnsupported, f)
+	}
+	if remote.IsURL(in) {
+		return repairURL(ctx, f, in, out, o)
 	}
 	return inNewFolders(out, func(*atomicfile.DirSet) (*RepairReport, error) {
 		return c.repair(ctx, in, out, o)

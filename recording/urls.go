@@ -234,22 +234,10 @@ func copyURL(url string, s *remote.Session) (string, error) {
 // copyObject copies one object into the file dst, fetching each byte once.
 func copyObject(s *remote.Session, url, dst string) error {
 	obj, err := s.Open(url)
-	if err != nil {
-		return urlError(url, err)
+	if err == nil {
+		err = obj.CopyToFile(dst)
 	}
-	defer obj.Trim()
-	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, io.NewSectionReader(obj, 0, obj.Size()))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return urlError(url, err)
-	}
-	return nil
+	return urlError(url, err)
 }
 
 // renameError makes an error about the local copy at local name url
@@ -327,6 +315,29 @@ func checkURL(ctx context.Context, url string, o CheckOptions) ([]record.Problem
 	o.Remote = nil
 	probs, err := Check(ctx, local, o)
 	return probs, renameError(err, local, url)
+}
+
+// repairURL is Repair of a URL: the object is copied into a private
+// temporary folder and repaired from there; what Repair reports names the
+// URL.
+func repairURL(ctx context.Context, f Format, url, out string, o RepairOptions) (*RepairReport, error) {
+	s := o.Remote
+	if s == nil {
+		s = remote.NewSession(ctx, remote.Options{})
+		defer s.Close()
+	}
+	dir, err := copyURL(url, s)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	local := filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/")))
+	o.Remote = nil
+	rep, err := Repair(ctx, f, local, out, o)
+	if rep != nil {
+		rep.Summary = strings.ReplaceAll(rep.Summary, local, url)
+	}
+	return rep, renameError(err, local, url)
 }
 
 // Digest is digest.Of of a path or a URL: an object is read in order, each

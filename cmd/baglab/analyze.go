@@ -94,7 +94,7 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.kind, o.files = args[0], args[1:]
 			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.partial}, stagedOutput{path: &o.out, dir: true},
-				stagedOutput{path: &o.plots, dir: true}, stagedOutput{path: &o.modelsOut})
+				stagedOutput{path: &o.plots, dir: true}, stagedOutput{path: &o.modelsOut}, o.base.stage())
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/baseline"
 	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/recording/remote"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -20,6 +22,7 @@ import (
 // and analyze --baseline.
 type baselineFlags struct {
 	path        string
+	url         string // the URL --baseline named, when path is its local copy
 	tolerance   float64
 	reports     []string          // --report as given
 	parsed      []baseline.Report // reports, parsed by validate
@@ -86,9 +89,25 @@ func (f *baselineFlags) validate(cmd *cobra.Command) error {
 // analysis's and the dataset document's.
 func baselineKeys() baseline.Keys { return append(kinds.TableKeys(), baseline.DatasetKeys...) }
 
+// name is the baseline as the command line named it.
+func (f *baselineFlags) name() string { return cmp.Or(f.url, f.path) }
+
+// stage makes a --baseline URL a private local copy (remote.StageFile),
+// which --update-baseline rewrites and done then uploads.
+func (f *baselineFlags) stage() stagedOutput {
+	if remote.IsURL(f.path) {
+		f.url = f.path
+	}
+	return stagedOutput{path: &f.path, read: true}
+}
+
 // load reads and parses the baseline file.
 func (f *baselineFlags) load() (*baseline.Baseline, error) {
 	b, err := baseline.Read(f.path, baselineKeys())
+	var be *baseline.Error
+	if errors.As(err, &be) && f.url != "" {
+		be.Path = f.url
+	}
 	return b, baselineError(err)
 }
 
@@ -106,7 +125,7 @@ func baselineError(err error) error {
 // w and the --report files, rewrites the baseline with --update-baseline,
 // and returns errProblemsFound on drift (nil after an update).
 func (f *baselineFlags) compare(g *globalOptions, b *baseline.Baseline, current []byte, w io.Writer) error {
-	o := baseline.CheckOptions{Path: f.path, MaxLines: f.maxLines, Reports: f.parsed, Update: f.update, Stdout: g.stdout,
+	o := baseline.CheckOptions{Path: f.path, Name: f.url, MaxLines: f.maxLines, Reports: f.parsed, Update: f.update, Stdout: g.stdout,
 		CompareOptions: baseline.CompareOptions{Tolerance: f.tolerance, ContentHash: f.contentHash}}
 	res, err := b.Check(current, o, w)
 	switch {
@@ -117,9 +136,9 @@ func (f *baselineFlags) compare(g *globalOptions, b *baseline.Baseline, current 
 		if n := len(b.Tolerances); n > 0 {
 			kept = fmt.Sprintf(", keeping its %d tolerances", n)
 		}
-		g.note("baglab: rewrote baseline %s from this run%s", f.path, kept)
+		g.note("baglab: rewrote baseline %s from this run%s", f.name(), kept)
 	case res.Unchanged:
-		g.note("baglab: baseline %s already holds this run: left untouched", f.path)
+		g.note("baglab: baseline %s already holds this run: left untouched", f.name())
 	case res.Drift:
 		return errProblemsFound
 	}
@@ -204,7 +223,7 @@ func newCheckCmd(g *globalOptions) *cobra.Command {
 		Long:    checkLong + baselineKeys().Text(),
 		Example: checkExample,
 		Args:    argsUsage(cobra.ArbitraryArgs),
-		RunE: func(cmd *cobra.Command, args []string) error {
+		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.files = args
 			if o.spec != "" {
 				s, err := o.validateSpec(cmd)
@@ -225,9 +244,14 @@ func newCheckCmd(g *globalOptions) *cobra.Command {
 			if err := o.base.validate(cmd); err != nil {
 				return err
 			}
-			if atomicfile.IsInput(o.base.path, o.files) {
+			if atomicfile.IsInput(o.base.path, o.files) || slices.Contains(o.files, o.base.path) {
 				return usageErrorf("--baseline %s is one of the recordings", o.base.path)
 			}
+			done, err := o.g.stageOutputs(cmd.Context(), o.base.stage())
+			if err != nil {
+				return err
+			}
+			defer func() { err = done(err) }()
 			return runCheck(cmd, o)
 		},
 	}
@@ -252,7 +276,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 			}
 		})
 		if len(set) > 0 {
-			return usageErrorf("%s: analysis flags, but %s is a dataset baseline (info --json)", strings.Join(set, ", "), o.base.path)
+			return usageErrorf("%s: analysis flags, but %s is a dataset baseline (info --json)", strings.Join(set, ", "), o.base.name())
 		}
 		if doc, err = baseline.DatasetDocument(o.files); err != nil {
 			return err
@@ -260,7 +284,7 @@ func runCheck(cmd *cobra.Command, o *checkOptions) error {
 	} else {
 		sel, err := kinds.Of(b.Kind)
 		if err != nil {
-			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", o.base.path, err)}
+			return &exitError{code: exitBadInput, err: fmt.Errorf("--baseline %s: %w", o.base.name(), err)}
 		}
 		opts, err := o.flags.options(cmd, sel)
 		if err != nil {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 
@@ -100,6 +102,7 @@ succeeds; on error or interrupt none are left.`,
 		Args: argsUsage(cobra.MinimumNArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.files = args
+			url := o.out
 			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.out, dir: true, pull: []string{export.ManifestDir}})
 			if err != nil {
 				return err
@@ -107,6 +110,11 @@ succeeds; on error or interrupt none are left.`,
 			defer func() { err = done(err) }()
 			if o.opts, err = o.options(cmd); err != nil {
 				return err
+			}
+			if remote.IsURL(url) && !o.force {
+				if err := o.checkPrefix(cmd.Context(), url); err != nil {
+					return err
+				}
 			}
 			return runExport(cmd.Context(), o)
 		},
@@ -277,6 +285,38 @@ func (o *exportOptions) noteJSON(in *reading, f recording.File) {
 			o.g.note("baglab: topic %s not exported: %v", ch.Topic, record.WithFile(err, f.Path(), -1, ch.Topic))
 		}
 	}
+}
+
+// checkPrefix refuses an output prefix in object storage that holds
+// objects as ExportDataset refuses a local folder that holds files (the
+// staged local copy holds only the manifest): without --partition-by,
+// any object (export.ErrAppend); partitioned, objects but no manifest
+// (export.ErrNotDataset). Both exit 5.
+func (o *exportOptions) checkPrefix(ctx context.Context, url string) error {
+	entries, err := remote.List(ctx, strings.TrimSuffix(url, "/")+"/")
+	if errors.Is(err, remote.ErrNotFound) {
+		return nil // nothing there yet
+	}
+	if err != nil {
+		return outputError(url, err)
+	}
+	top, _, _ := strings.Cut(export.ManifestDir, "/") // the manifest's folder
+	manifest, other := false, ""
+	for _, e := range entries {
+		if strings.TrimSuffix(e.Name, "/") == top {
+			manifest = true
+		} else if other == "" {
+			other = e.URL
+		}
+	}
+	switch {
+	case other != "" && o.partitionBy == "none":
+		return outputError(url, fmt.Errorf("%w: %s holds %s: per-topic files are written by one run and never added to; "+
+			"use an empty prefix, --partition-by for a dataset that grows, or --force to overwrite", export.ErrAppend, url, other))
+	case other != "" && !manifest:
+		return outputError(url, fmt.Errorf("%w: %s is not from a baglab export; use an empty prefix or --force", export.ErrNotDataset, other))
+	}
+	return nil
 }
 
 // exportDataset exports inputs into o.out through its manifest

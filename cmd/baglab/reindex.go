@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -128,16 +129,31 @@ func runRecover(ctx context.Context, o *repairOptions) error {
 
 // repair checks the output (prepare), rebuilds the input, a file of
 // format f, into it and prints the report.
-func (o *repairOptions) repair(ctx context.Context, f recording.Format) error {
+func (o *repairOptions) repair(ctx context.Context, f recording.Format) (err error) {
+	if o.output == "" {
+		o.output = recording.RepairOutput(o.input, f)
+	}
+	named := o.output // a URL stays the name the report gives
+	done, err := o.g.stageOutputs(ctx, stagedOutput{path: &o.output})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err == errDamaged { // the output holds every intact message: publish it
+			err = cmp.Or(done(nil), err)
+		} else {
+			err = done(err)
+		}
+	}()
 	if err := o.prepare(f); err != nil {
 		return err
 	}
-	rep, err := recording.Repair(ctx, f, o.input, o.output, recording.RepairOptions{KeepUnverified: o.keepUnverified})
+	rep, err := recording.Repair(ctx, f, o.input, o.output, recording.RepairOptions{KeepUnverified: o.keepUnverified, Remote: o.g.remote})
 	if err != nil {
 		return err
 	}
 	w := o.g.stdout
-	fmt.Fprintf(w, "%s -> %s: %s\n", o.input, o.output, rep.Summary)
+	fmt.Fprintf(w, "%s -> %s: %s\n", o.input, named, rep.Summary)
 	for _, s := range rep.Stretches {
 		what := "skipped"
 		if s.Unverified {

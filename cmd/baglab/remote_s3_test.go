@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/baglab/baglab/internal/testkit/s3test"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
@@ -154,6 +158,56 @@ for k in sys.argv[1:]:
 		want, _, _ := run(t, "cat", "--topics", "/lama/**", studyFile("study.bag"))
 		if cat != want {
 			t.Fatalf("filtered bag: %s", testenv.FirstDiff(cat, want))
+		}
+	})
+	t.Run("export refuses a prefix that holds objects", func(t *testing.T) {
+		srv.Put(t, "lab", "other/readme.txt", []byte("not a dataset\n"))
+		for _, part := range []string{"none", "source"} {
+			_, stderr, code := run(t, "export", "s3://lab/runs/study.bag", "--partition-by", part, "--out", "s3://lab/other/")
+			if code != exitOutput || !strings.Contains(stderr, "s3://lab/other/readme.txt") {
+				t.Fatalf("--partition-by %s: exit %d: %s", part, code, stderr)
+			}
+		}
+		if _, stderr, code := run(t, "export", "s3://lab/runs/study.bag", "--force", "--out", "s3://lab/other/"); code != 0 {
+			t.Fatalf("--force: exit %d: %s", code, stderr)
+		}
+		list, err := srv.Client.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("lab"), Prefix: aws.String("other/")})
+		if err != nil || len(list.Contents) < 2 {
+			t.Fatalf("after --force: %v, %d objects", err, len(list.Contents))
+		}
+	})
+	t.Run("baseline on s3", func(t *testing.T) {
+		short, _, _ := run(t, "analyze", "grasps", "--json", "--end", "+30s", studyFile("study.bag"))
+		srv.Put(t, "lab", "base/grasps.json", []byte(short))
+		if out, stderr, code := run(t, "check", "--baseline", "s3://lab/base/grasps.json", "s3://lab/runs/study.bag"); code != exitProblem || !strings.Contains(out, "s3://lab/base/grasps.json") {
+			t.Fatalf("drift: exit %d: %s\n%s", code, out, stderr)
+		}
+		_, stderr, code := run(t, "analyze", "grasps", "s3://lab/runs/study.bag", "--baseline", "s3://lab/base/grasps.json", "--update-baseline")
+		if code != 0 || !strings.Contains(stderr, "rewrote baseline s3://lab/base/grasps.json") {
+			t.Fatalf("update: exit %d: %s", code, stderr)
+		}
+		if _, stderr, code := run(t, "check", "--baseline", "s3://lab/base/grasps.json", "s3://lab/runs/study.bag"); code != 0 {
+			t.Fatalf("after the update: exit %d: %s", code, stderr)
+		}
+	})
+	t.Run("recover into the bucket", func(t *testing.T) {
+		data, _ := os.ReadFile(studyFile("broken/study-crc.mcap"))
+		srv.Put(t, "lab", "broken/study-crc.mcap", data)
+		out, stderr, code := run(t, "recover", "s3://lab/broken/study-crc.mcap")
+		if code != exitProblem || !strings.HasPrefix(out, "s3://lab/broken/study-crc.mcap -> s3://lab/broken/study-crc.recovered.mcap: ") {
+			t.Fatalf("exit %d: %s\n%s", code, out, stderr)
+		}
+		local := filepath.Join(t.TempDir(), "r.mcap")
+		run(t, "recover", studyFile("broken/study-crc.mcap"), "-o", local)
+		want, _ := os.ReadFile(local)
+		obj, err := srv.Client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String("lab"), Key: aws.String("broken/study-crc.recovered.mcap")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(obj.Body)
+		obj.Body.Close()
+		if len(want) == 0 || !bytes.Equal(got, want) {
+			t.Fatalf("recovered object %d bytes, local recover %d, not the same", len(got), len(want))
 		}
 	})
 	t.Run("missing key and wrong secret exit 4", func(t *testing.T) {

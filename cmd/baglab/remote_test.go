@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -225,5 +226,64 @@ func TestURLPartitionedExportFetchesOnce(t *testing.T) {
 				t.Errorf("left behind: %v", hidden)
 			}
 		})
+	}
+}
+
+// TestURLRepair: reindex and recover of a URL salvage what the local file
+// gives, byte for byte, and exit as they do on it; the report names the
+// URL.
+func TestURLRepair(t *testing.T) {
+	base, _ := httpStudy(t)
+	for _, c := range []struct{ verb, name, ext string }{
+		{"reindex", "broken/study-truncated.bag", ".bag"},
+		{"recover", "broken/study-crc.mcap", ".mcap"},
+	} {
+		t.Run(c.verb, func(t *testing.T) {
+			dir := t.TempDir()
+			got, want := filepath.Join(dir, "url"+c.ext), filepath.Join(dir, "local"+c.ext)
+			out, stderr, code := run(t, c.verb, base+c.name, "-o", got)
+			_, _, wcode := run(t, c.verb, studyFile(c.name), "-o", want)
+			if code != wcode || code != exitProblem || !strings.HasPrefix(out, base+c.name+" -> "+got+": ") {
+				t.Fatalf("exit %d (local %d): %s\n%s", code, wcode, out, stderr)
+			}
+			a, _ := os.ReadFile(got)
+			b, _ := os.ReadFile(want)
+			if len(b) == 0 || !bytes.Equal(a, b) {
+				t.Fatalf("%s of the URL wrote %d bytes, of the file %d, not the same", c.verb, len(a), len(b))
+			}
+		})
+	}
+}
+
+// TestURLBaseline: analyze and check compare with a --baseline read over
+// HTTP as with the same file; drift exits 1 naming the URL.
+func TestURLBaseline(t *testing.T) {
+	dir := t.TempDir()
+	doc, stderr, code := run(t, "analyze", "grasps", "--json", studyFile("study.bag"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "grasps.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := httpDir(t, dir)
+	for _, verb := range []string{"analyze", "check"} {
+		args := func(more ...string) []string {
+			a := []string{"check", "--baseline", base + "grasps.json", studyFile("study.bag")}
+			if verb == "analyze" {
+				a = []string{"analyze", "grasps", "--baseline", base + "grasps.json", studyFile("study.bag")}
+			}
+			return append(a, more...)
+		}
+		if _, stderr, code := run(t, args()...); code != 0 {
+			t.Fatalf("%s, same run: exit %d: %s", verb, code, stderr)
+		}
+		out, stderr, code := run(t, args("--end", "+30s")...)
+		if verb == "analyze" {
+			out = stderr
+		}
+		if code != exitProblem || !strings.Contains(out, base+"grasps.json") {
+			t.Fatalf("%s, another run: exit %d: %s\n%s", verb, code, out, stderr)
+		}
 	}
 }

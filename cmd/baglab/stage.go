@@ -9,11 +9,13 @@ import (
 
 // stagedOutput is an output path of a verb that may name object storage
 // (s3://bucket/out/...): dir when it is a folder, pull its sub-folders
-// that the verb reads back (an export's manifest).
+// that the verb reads back (an export's manifest), read when it is a file
+// the verb reads and may rewrite (a baseline: remote.StageFile).
 type stagedOutput struct {
 	path *string
 	dir  bool
 	pull []string
+	read bool
 }
 
 // stageOutputs turns every output path of outs that is a URL into a
@@ -41,7 +43,13 @@ func (g *globalOptions) stageOutputs(ctx context.Context, outs ...stagedOutput) 
 		if *o.path == "" || !remote.IsURL(*o.path) {
 			continue
 		}
-		s, err := remote.StageOutput(ctx, *o.path, o.dir, o.pull...)
+		var s *remote.Output
+		var err error
+		if o.read {
+			s, err = remote.StageFile(ctx, g.remote, *o.path)
+		} else {
+			s, err = remote.StageOutput(ctx, *o.path, o.dir, o.pull...)
+		}
 		if err != nil {
 			return nil, done(outputError(*o.path, err))
 		}

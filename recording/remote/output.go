@@ -47,25 +47,85 @@ func StageOutput(ctx context.Context, url string, dir bool, pull ...string) (*Ou
 	if scheme != "s3" && scheme != "gs" && scheme != "azblob" {
 		return nil, &Error{URL: url, Op: "write", Err: fmt.Errorf("%w: outputs go to object storage (s3://, gs://, azblob://) or local paths", ErrUnsupported)}
 	}
+	o, err := newOutput(url, dir)
+	if err != nil {
+		return nil, err
+	}
+	o.last = pull
+	for _, p := range pull {
+		if err := o.pull(ctx, p); err != nil {
+			o.Close()
+			return nil, err
+		}
+	}
+	return o, nil
+}
+
+// newOutput makes the private temporary folder of an output.
+func newOutput(url string, dir bool) (*Output, error) {
 	tmp, err := os.MkdirTemp("", "baglab-out-*")
 	if err != nil {
 		return nil, err
 	}
-	o := &Output{url: strings.TrimSuffix(url, "/"), tmp: tmp, dir: dir, last: pull, seen: map[string]stamp{}}
+	o := &Output{url: strings.TrimSuffix(url, "/"), tmp: tmp, dir: dir, seen: map[string]stamp{}}
 	o.local = filepath.Join(tmp, path.Base(o.url))
 	if dir {
 		if err := os.Mkdir(o.local, 0o700); err != nil {
 			o.Close()
 			return nil, err
 		}
-		for _, p := range pull {
-			if err := o.pull(ctx, p); err != nil {
-				o.Close()
-				return nil, err
-			}
-		}
 	}
 	return o, nil
+}
+
+// StageFile stages the file output at url as StageOutput does, its
+// object's bytes copied into Local first (nothing when there is no such
+// object), read through s (nil: a session of its own): a file that a
+// verb reads and may rewrite, such as a baseline. Publish uploads it only
+// when the verb changed it. An http(s) URL can be staged too, to be read:
+// publishing a change to it fails.
+func StageFile(ctx context.Context, s *Session, url string) (*Output, error) {
+	o, err := newOutput(url, false)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		s = NewSession(ctx, Options{})
+		defer s.Close()
+	}
+	obj, err := s.Open(url)
+	if errors.Is(err, ErrNotFound) {
+		return o, nil
+	}
+	if err == nil {
+		err = obj.CopyToFile(o.local)
+	}
+	if err != nil {
+		o.Close()
+		return nil, err
+	}
+	st, err := os.Stat(o.local)
+	if err != nil {
+		o.Close()
+		return nil, err
+	}
+	o.seen[""] = stamp{st.Size(), st.ModTime()}
+	return o, nil
+}
+
+// CopyToFile copies the object into a new file dst (mode 0600), fetching
+// each byte once, and then drops its cached blocks.
+func (obj *Object) CopyToFile(dst string) error {
+	defer obj.Trim()
+	f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, io.NewSectionReader(obj, 0, obj.Size()))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // URL is the output's URL.
@@ -128,6 +188,9 @@ func (o *Output) Publish(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	if !st.IsDir() {
+		if old, ok := o.seen[""]; ok && old.size == st.Size() && old.mod.Equal(st.ModTime()) {
+			return nil, nil // a staged file left as it was
+		}
 		return []string{o.url}, upload(ctx, o.local, o.url)
 	}
 	var rels []string
@@ -245,15 +308,7 @@ func Download(ctx context.Context, s *Session, url string, exts ...string) (path
 			return nil, "", err
 		}
 		dst := filepath.Join(tmp, path.Base(u))
-		f, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err == nil {
-			_, err = io.Copy(f, io.NewSectionReader(obj, 0, obj.Size()))
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		obj.Trim()
-		if err != nil {
+		if err := obj.CopyToFile(dst); err != nil {
 			os.RemoveAll(tmp)
 			return nil, "", err
 		}
