@@ -64,7 +64,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		oc.convert = convert
 		if err != nil {
 			oc.skip = true
-			return oc, in.Skip(record.WithFile(err, source, -1, ch.Topic))
+			return oc, in.Skip(undecodableChannel(err, source, ch)) // said once per topic and type, as by every verb
 		}
 		return oc, nil
 	}

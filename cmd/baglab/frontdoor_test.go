@@ -173,6 +173,8 @@ func TestSkipBadSaidAlikeByEveryVerb(t *testing.T) {
 		{"cat", "--skip-bad", "--quiet", path},
 		{"export", "--skip-bad", "--quiet", path, "--out", filepath.Join(dir, "x")},
 		{"analyze", "all", "--skip-bad", "--quiet", "--no-learn", "--json", path},
+		{"filter", "--skip-bad", "--quiet", path, filepath.Join(dir, "f.mcap")},
+		{"convert", "--skip-bad", "--quiet", path, filepath.Join(dir, "c.bag")},
 	} {
 		_, stderr, code := run(t, args...)
 		var reports []string
