@@ -59,7 +59,7 @@ func formatOf(enc string) (imageFormat, bool) {
 		}
 	}
 	// 8UC1..8UC4, 16UC1..16UC4 (and "8UC"/"16UC", one channel); 8SC*,
-	// 16SC* and wider kinds have no PNG sample format.
+	// 16SC* and wider kinds have no PNG sample format (see arrayFormatOf).
 	for _, d := range []struct {
 		prefix string
 		depth  int

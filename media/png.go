@@ -48,6 +48,18 @@ var pngSignature = []byte("\x89PNG\r\n\x1a\n")
 // idatSize is the largest IDAT chunk written.
 const idatSize = 1 << 18
 
+// pngBuffer is the output buffer and IDAT chunk buffer of a PNG being
+// written, kept between frames in pngBuffers: 320 KiB that a frame
+// otherwise allocated anew.
+type pngBuffer struct {
+	w    *bufio.Writer
+	idat []byte
+}
+
+var pngBuffers = sync.Pool{New: func() any {
+	return &pngBuffer{w: bufio.NewWriterSize(nil, 64<<10), idat: make([]byte, 0, idatSize)}
+}}
+
 // zlibPool keeps zlib writers (and their window buffers) between frames.
 var zlibPool = sync.Pool{New: func() any {
 	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
@@ -60,7 +72,13 @@ var zlibPool = sync.Pool{New: func() any {
 // last percent of file size, matters for recordings of thousands of
 // frames.
 func writePNG(w io.Writer, r *raster) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
+	b := pngBuffers.Get().(*pngBuffer)
+	defer func() {
+		b.w.Reset(nil)
+		pngBuffers.Put(b)
+	}()
+	bw := b.w
+	bw.Reset(w)
 	if _, err := bw.Write(pngSignature); err != nil {
 		return err
 	}
@@ -72,7 +90,7 @@ func writePNG(w io.Writer, r *raster) error {
 	if err := writeChunk(bw, "IHDR", ihdr[:]); err != nil {
 		return err
 	}
-	cw := &idatWriter{w: bw, buf: make([]byte, 0, idatSize)}
+	cw := &idatWriter{w: bw, buf: b.idat[:0]}
 	z := zlibPool.Get().(*zlib.Writer)
 	defer zlibPool.Put(z)
 	z.Reset(cw)
