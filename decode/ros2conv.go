@@ -2,6 +2,8 @@ package decode
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,11 +16,12 @@ import (
 
 // Renames are the ROS 2 names of ROS1 types, in ros1_bridge's
 // mapping_rules.yaml form: a rule names a package (every type of it moves)
-// or one message, and may rename top-level fields (fields_1_to_2).
+// or one message, and may map fields (fields_1_to_2: ROS1 field selection
+// to ROS 2 field selection, each a path through nested messages).
 type Renames struct {
-	pkgs   map[string]string            // ros1 package -> ros2 package
-	types  map[string]string            // ros1 pkg/Type -> ros2 pkg/Type
-	fields map[string]map[string]string // ros1 pkg/Type -> ros1 field -> ros2 field
+	pkgs   map[string]string      // ros1 package -> ros2 package
+	types  map[string]string      // ros1 pkg/Type -> ros2 pkg/Type
+	fields map[string][]fieldRule // ros1 pkg/Type -> its fields_1_to_2
 }
 
 // staticRenames are the renames rosbags-convert makes without rules.
@@ -26,9 +29,17 @@ var staticRenames = map[string]string{"tf/tfMessage": "tf2_msgs/TFMessage"}
 
 // ParseMappingRules reads rules in ros1_bridge's mapping_rules.yaml format:
 // a list of entries with ros1_package_name and ros2_package_name, and
-// optionally ros1_message_name, ros2_message_name and fields_1_to_2.
-// Service rules (ros1_service_name) do not apply to recordings and are
-// left out.
+// optionally ros1_message_name, ros2_message_name and fields_1_to_2, whose
+// keys and values are field selections ("header.stamp": field names
+// through nested messages). Service rules (ros1_service_name) do not
+// apply to recordings and are left out.
+//
+// A message with fields_1_to_2 whose ROS 2 definition is known (a
+// built-in distribution, --msg-path) is written in that layout as
+// ros1_bridge converts it: each ROS 2 selection gets the value of its ROS1
+// selection, fields no selection names are left out (ROS1) or zero (ROS 2);
+// wherever the type appears, in arrays of messages too. Without the ROS 2
+// definition only top-level renames apply, to the ROS1 layout.
 func ParseMappingRules(data []byte) (*Renames, error) {
 	var rules []struct {
 		ROS1Package string            `yaml:"ros1_package_name"`
@@ -41,7 +52,7 @@ func ParseMappingRules(data []byte) (*Renames, error) {
 	if err := yaml.Unmarshal(data, &rules); err != nil {
 		return nil, &record.Error{Offset: -1, Err: record.ErrFormat, Detail: "mapping rules: " + err.Error()}
 	}
-	rn := &Renames{pkgs: map[string]string{}, types: map[string]string{}, fields: map[string]map[string]string{}}
+	rn := &Renames{pkgs: map[string]string{}, types: map[string]string{}, fields: map[string][]fieldRule{}}
 	for i, r := range rules {
 		bad := func(why string) error {
 			return &record.Error{Offset: -1, Field: fmt.Sprintf("rule %d", i+1), Err: record.ErrFormat, Detail: why}
@@ -62,17 +73,35 @@ func ParseMappingRules(data []byte) (*Renames, error) {
 		}
 		from := r.ROS1Package + "/" + r.ROS1Message
 		rn.types[from] = r.ROS2Package + "/" + r.ROS2Message
-		for f1, f2 := range r.Fields {
-			if strings.Contains(f1, ".") || strings.Contains(f2, ".") {
-				return nil, bad("fields_1_to_2 " + f1 + ": nested field paths are not supported")
+		to := map[string]bool{}
+		for _, f1 := range slices.Sorted(maps.Keys(r.Fields)) {
+			f2 := r.Fields[f1]
+			p1, p2 := selection(f1), selection(f2)
+			switch {
+			case p1 == nil || p2 == nil:
+				return nil, bad(fmt.Sprintf("fields_1_to_2 %q: %q: want field names joined by dots", f1, f2))
+			case to[f2]:
+				return nil, bad(fmt.Sprintf("fields_1_to_2: two fields go to %s", f2))
 			}
-			if rn.fields[from] == nil {
-				rn.fields[from] = map[string]string{}
-			}
-			rn.fields[from][f1] = f2
+			to[f2] = true
+			rn.fields[from] = append(rn.fields[from], fieldRule{from: p1, to: p2})
 		}
 	}
 	return rn, nil
+}
+
+// selection splits a field selection ("header.stamp") into field names,
+// nil when it is not one.
+func selection(s string) []string {
+	parts := strings.Split(s, ".")
+	for _, p := range parts {
+		if p == "" || strings.ContainsFunc(p, func(r rune) bool {
+			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+		}) {
+			return nil
+		}
+	}
+	return parts
 }
 
 // ros2Name is the canonical ROS 2 name ("pkg/Type") of ROS1 type name.
@@ -113,13 +142,24 @@ var ros2Builtin = map[string]string{
 // layout is the ROS1 one, field for field, so that TranscodeROS1 can write
 // the CDR as the ROS1 message is read.
 func ROS2Equivalent(t *msgdef.Type, rn *Renames) (*msgdef.Type, error) {
+	return ros2Equivalent(t, rn, nil)
+}
+
+// ros2Equivalent is ROS2Equivalent with the types in mapped (by ROS1
+// name) written as their ROS 2 definitions, with those definitions'
+// dependencies, in place of their ROS1 layout.
+func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type) (*msgdef.Type, error) {
 	if t.Dialect != msgdef.ROS1 {
 		return nil, fmt.Errorf("%s: not a ROS1 type", t.Name)
 	}
 	var b strings.Builder
 	b.WriteString(ros2Text(t, rn))
+	deps, ros2Deps := dependencies(t), []*msgdef.Type(nil)
+	if mapped != nil {
+		deps, ros2Deps = splitMapped(t, mapped)
+	}
 	used := map[string]bool{}
-	for _, d := range append([]*msgdef.Type{t}, dependencies(t)...) {
+	for _, d := range append([]*msgdef.Type{t}, deps...) {
 		for i := range d.Fields {
 			switch d.Fields[i].Kind {
 			case msgdef.Time:
@@ -132,8 +172,18 @@ func ROS2Equivalent(t *msgdef.Type, rn *Renames) (*msgdef.Type, error) {
 			used["builtin_interfaces/Time"] = true
 		}
 	}
-	for _, d := range dependencies(t) {
-		fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, ros2Name(rn.ros2Name(d.Name)), ros2Text(d, rn))
+	given := map[string]bool{}
+	for _, d := range ros2Deps {
+		given[d.Name] = true
+	}
+	for _, d := range deps {
+		if name := rn.ros2Name(d.Name); !given[name] { // std_msgs/Header, say
+			fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, ros2Name(name), ros2Text(d, rn))
+		}
+	}
+	for _, d := range ros2Deps {
+		fmt.Fprintf(&b, "%s\nMSG: %s\n%s\n", bundleSeparator, ros2Name(d.Name), longRefs(d.Text))
+		delete(used, d.Name) // given by the ROS 2 definitions
 	}
 	for _, n := range []string{"builtin_interfaces/Time", "builtin_interfaces/Duration"} {
 		if used[n] {
@@ -152,10 +202,7 @@ func ros2Text(t *msgdef.Type, rn *Renames) string {
 	if t.Name == ros1Header {
 		return ros2Builtin[ros1Header]
 	}
-	var fields map[string]string
-	if rn != nil {
-		fields = rn.fields[t.Name]
-	}
+	fields := rn.renamesOf(t.Name)
 	var b strings.Builder
 	for _, c := range t.Constants {
 		v := c.Value
@@ -286,6 +333,20 @@ func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (func([]byte) ([]byte
 	dec, err := r.For(ch)
 	if err != nil {
 		return nil, nil, err
+	}
+	mapped, err := rn.mappedTypes(dec.Type(), r.reg)
+	if err != nil {
+		return nil, nil, &record.Error{Offset: -1, Topic: ch.Topic, Err: err}
+	}
+	if mapped != nil {
+		conv, t2, err := ros2Mapped(dec, rn, mapped)
+		if err != nil {
+			return nil, nil, err
+		}
+		out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "cdr",
+			Schema:   &record.Schema{Name: ros2Name(t2.Name), Encoding: "ros2msg", Data: []byte(mappedBundle(t2))},
+			Metadata: map[string]string{"type_description_hash": msgdef.TypeHash(t2)}}
+		return conv, out, nil
 	}
 	t2, err := ROS2Equivalent(dec.Type(), rn)
 	if err != nil {

@@ -45,7 +45,8 @@ func TestROS2EquivalentHashes(t *testing.T) {
 }
 
 // TestMappingRules: ros1_bridge's rule format renames packages, messages
-// and top-level fields; bad rules are errors naming the rule.
+// and fields (selections through nested messages); bad rules are errors
+// naming the rule.
 func TestMappingRules(t *testing.T) {
 	rn, err := ParseMappingRules([]byte(`
 -
@@ -75,7 +76,9 @@ func TestMappingRules(t *testing.T) {
 	}
 	for _, bad := range []string{"- {ros1_package_name: a}", "- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M}",
 		"- {ros1_package_name: a, ros2_package_name: b, fields_1_to_2: {x: y}}", "{not: a list}",
-		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {a.b: c}}"} {
+		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {a..b: c}}",
+		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {'a[0]': c}}",
+		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {a: c, b: c}}"} {
 		if _, err := ParseMappingRules([]byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
@@ -433,5 +435,155 @@ func TestROS2RoundTripToBag(t *testing.T) {
 				t.Error("study.bag has no latched connection to check")
 			}
 		}
+	}
+}
+
+// TestConvertToROS2NestedRules (issue 26 point 2): --rules in ros1_bridge's
+// format with field selections through nested messages, for a type of a
+// built-in distribution (rosgraph_msgs/Log -> rcl_interfaces/Log, the
+// rule ros1_bridge's documentation gives: header.stamp -> stamp) and one
+// of --msg-path (both sides nested: value -> data.data), used at the top,
+// inside another message and in an array of messages. The npm peers read
+// every message of both storages in the ROS 2 layout with the values
+// written; a nested selection without the ROS 2 definition is refused.
+func TestConvertToROS2NestedRules(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
+	dir := t.TempDir()
+	const logDef = "byte DEBUG=1\nbyte WARN=4\nHeader header\nbyte level\nstring name\nstring msg\nstring file\nstring function\nuint32 line\nstring[] topics\n" +
+		"================================================================================\nMSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n"
+	const wrapperDef = "Header header\nfloat64 value\n" +
+		"================================================================================\nMSG: std_msgs/Header\nuint32 seq\ntime stamp\nstring frame_id\n"
+	logT, err := msgdef.ParseBundle("rosgraph_msgs/Log", logDef, msgdef.ROS1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	batchDef := "rosgraph_msgs/Log[] logs\ntest_msgs/Wrapper w\n" +
+		"================================================================================\nMSG: rosgraph_msgs/Log\n" + logDef +
+		"================================================================================\nMSG: test_msgs/Wrapper\n" + wrapperDef
+	batchT, err := msgdef.ParseBundle("test_msgs/LogBatch", batchDef, msgdef.ROS1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(dir, "in.bag")
+	w, err := recording.Create(src, recording.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add := func(topic string, typ *msgdef.Type) uint32 {
+		_, s, err := decode.ROS1Equivalent(typ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.AddChannel(&record.Channel{Topic: topic, MessageEncoding: "ros1", Schema: s, Metadata: map[string]string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	rosout, batch := add("/rosout", logT), add("/batch", batchT)
+	logValue := func(s *value.Struct, i int) {
+		for path, v := range map[string]any{"header.seq": i, "header.stamp": value.Time{Sec: int64(1700000000 + i), Nsec: 250}, "header.frame_id": "f",
+			"level": 4, "name": "/node" + strconv.Itoa(i), "msg": "hello", "file": "a.cpp", "function": "main", "line": 40 + i, "topics": []string{"/x"}} {
+			if err := s.Set(path, v); err != nil {
+				t.Fatal(path, err)
+			}
+		}
+	}
+	write := func(id uint32, v *value.Struct, at int64) {
+		data, err := ros1.Encode(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteMessage(id, &record.Message{LogTime: at, PublishTime: at, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 3 {
+		v := value.New(logT)
+		logValue(v, i)
+		write(rosout, v, int64(1e18)+int64(i)*1e6)
+		b := value.New(batchT)
+		var logs []*value.Struct
+		for k := range i + 1 {
+			l := value.New(logT)
+			logValue(l, 10*i+k)
+			logs = append(logs, l)
+		}
+		for path, v := range map[string]any{"logs": logs, "w.header.stamp": value.Time{Sec: 5, Nsec: int64(i)}, "w.header.frame_id": "base", "w.value": 2.5 + float64(i)} {
+			if err := b.Set(path, v); err != nil {
+				t.Fatal(path, err)
+			}
+		}
+		write(batch, b, int64(1e18)+int64(i)*1e6+1)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	msgs := filepath.Join(dir, "msgs", "test_interfaces")
+	os.MkdirAll(filepath.Join(msgs, "msg"), 0o755)
+	os.WriteFile(filepath.Join(msgs, "package.xml"), []byte("<package><name>test_interfaces</name><buildtool_depend>ament_cmake</buildtool_depend></package>\n"), 0o644)
+	os.WriteFile(filepath.Join(msgs, "msg", "Wrapped.msg"), []byte("builtin_interfaces/Time stamp\nstring frame\nstd_msgs/Float64 data\n"), 0o644)
+	rules := filepath.Join(dir, "rules.yaml")
+	os.WriteFile(rules, []byte(`-
+  ros1_package_name: 'rosgraph_msgs'
+  ros1_message_name: 'Log'
+  ros2_package_name: 'rcl_interfaces'
+  ros2_message_name: 'Log'
+  fields_1_to_2:
+    header.stamp: 'stamp'
+    level: 'level'
+    name: 'name'
+    msg: 'msg'
+    file: 'file'
+    function: 'function'
+    line: 'line'
+-
+  ros1_package_name: 'test_msgs'
+  ros1_message_name: 'Wrapper'
+  ros2_package_name: 'test_interfaces'
+  ros2_message_name: 'Wrapped'
+  fields_1_to_2: {header.stamp: stamp, header.frame_id: frame, value: data.data}
+`), 0o644)
+	wantLog := func(i int) map[string]any {
+		return map[string]any{"stamp": map[string]any{"sec": json.Number(strconv.Itoa(1700000000 + i)), "nanosec": json.Number("250")},
+			"level": json.Number("4"), "name": "/node" + strconv.Itoa(i), "msg": "hello", "file": "a.cpp", "function": "main", "line": json.Number(strconv.Itoa(40 + i))}
+	}
+	for _, storage := range []string{"mcap", "sqlite3"} {
+		out := filepath.Join(dir, storage)
+		if _, stderr, code := run(t, "convert", src, out, "--to", "ros2", "--storage", storage, "--rules", rules, "--msg-path", filepath.Join(dir, "msgs")); code != 0 {
+			t.Fatalf("%s: exit %d: %s", storage, code, stderr)
+		}
+		if cat, stderr, code := run(t, "cat", out); code != 0 || len(parseCat(t, cat)) != 6 {
+			t.Errorf("%s: baglab cat: exit %d: %s", storage, code, stderr)
+		}
+		got := ros2Peer(t, out)["messages"].([]any)
+		if len(got) != 6 {
+			t.Fatalf("%s: the peers read %d messages, want 6", storage, len(got))
+		}
+		for n, g := range got {
+			g := g.(map[string]any)
+			i := n / 2
+			var want map[string]any
+			switch g["topic"] {
+			case "/rosout":
+				want = map[string]any{"type": "rcl_interfaces/msg/Log", "message": wantLog(i)}
+			case "/batch":
+				var logs []any
+				for k := range i + 1 {
+					logs = append(logs, wantLog(10*i+k))
+				}
+				want = map[string]any{"type": "test_msgs/msg/LogBatch", "message": map[string]any{"logs": logs, "w": map[string]any{
+					"stamp": map[string]any{"sec": json.Number("5"), "nanosec": json.Number(strconv.Itoa(i))}, "frame": "base",
+					"data": map[string]any{"data": json.Number(strconv.FormatFloat(2.5+float64(i), 'f', -1, 64))}}}}
+			}
+			if g["type"] != want["type"] || !reflect.DeepEqual(g["message"], want["message"]) {
+				t.Errorf("%s: %s %v: %v\nwant %v %v", storage, g["topic"], g["type"], g["message"], want["type"], want["message"])
+			}
+		}
+	}
+	if _, stderr, code := run(t, "convert", src, filepath.Join(dir, "nodef"), "--to", "ros2", "--rules", rules); code == 0 ||
+		!strings.Contains(stderr, "test_interfaces/msg/Wrapped") || !strings.Contains(stderr, "--msg-path") {
+		t.Errorf("nested selection without the ROS 2 definition: exit %d: %s", code, stderr)
 	}
 }

@@ -29,7 +29,7 @@ func (f *ros2Flags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.splitSize, "split-size", "", "with --to ros2: start a new split after this many bytes of messages (512K, 100M, 2G or bytes)")
 	cmd.Flags().DurationVar(&f.splitDuration, "split-duration", 0, "with --to ros2: start a new split after this much recording time (60s, 5m)")
 	cmd.Flags().StringVar(&f.mode, "compression-mode", "", "with --to ros2: zstd of each split file (file) or each message (message); default none")
-	cmd.Flags().StringVar(&f.rules, "rules", "", "with --to ros2: ROS 2 names of ROS1 types, in ros1_bridge's mapping_rules.yaml format")
+	cmd.Flags().StringVar(&f.rules, "rules", "", "with --to ros2: ROS 2 names and field mappings of ROS1 types, in ros1_bridge's mapping_rules.yaml format")
 	completeValues(cmd, "to", "ros2")
 	completeValues(cmd, "storage", "mcap", "sqlite3")
 	completeValues(cmd, "compression-mode", "none", "file", "message")

@@ -1,0 +1,327 @@
+package decode
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/baglab/baglab/decode/cdr"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
+)
+
+// fieldRule is one entry of a rule's fields_1_to_2: a ROS1 field selection
+// and the ROS 2 one it goes to, each a path of field names through nested
+// messages ("header.stamp").
+type fieldRule struct{ from, to []string }
+
+// renamesOf are the top-level field renames of ROS1 type name, the only
+// field rules that apply when its ROS 2 definition is unknown (the ROS1
+// layout is kept, fields renamed).
+func (rn *Renames) renamesOf(name string) map[string]string {
+	if rn == nil || len(rn.fields[name]) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, r := range rn.fields[name] {
+		if len(r.from) == 1 && len(r.to) == 1 {
+			out[r.from[0]] = r.to[0]
+		}
+	}
+	return out
+}
+
+// mappedTypes returns, for every type of t's closure that a rule gives
+// fields_1_to_2 and whose ROS 2 definition reg knows (built-in
+// distribution, --msg-path), that definition: such a type is written in
+// its ROS 2 layout, as ros1_bridge converts it. A rule with a nested
+// selection for a type whose ROS 2 definition is unknown is an error; one
+// with top-level renames only keeps the ROS1 layout with fields renamed.
+func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (map[string]*msgdef.Type, error) {
+	if rn == nil || len(rn.fields) == 0 {
+		return nil, nil
+	}
+	var mapped map[string]*msgdef.Type
+	for _, d := range append([]*msgdef.Type{t}, dependencies(t)...) {
+		rules := rn.fields[d.Name]
+		if len(rules) == 0 {
+			continue
+		}
+		target := ros2Name(rn.ros2Name(d.Name))
+		t2, err := reg.Lookup(target)
+		if err != nil || t2.Dialect != msgdef.ROS2 {
+			for _, r := range rules {
+				if len(r.from) > 1 || len(r.to) > 1 {
+					return nil, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: a nested field selection needs the ROS 2 definition of %s (--distro or --msg-path)",
+						record.ErrUnsupported, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), target)
+				}
+			}
+			continue
+		}
+		for _, r := range rules {
+			if err := checkSelection(d, r.from); err != nil {
+				return nil, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), err)
+			}
+			if err := checkSelection(t2, r.to); err != nil {
+				return nil, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), err)
+			}
+		}
+		if mapped == nil {
+			mapped = map[string]*msgdef.Type{}
+		}
+		mapped[d.Name] = t2
+	}
+	return mapped, nil
+}
+
+// checkSelection checks that path names a field of t, through nested
+// messages that are not arrays (ros1_bridge's field selections).
+func checkSelection(t *msgdef.Type, path []string) error {
+	f, err := selectField(t, path)
+	if err == nil && f == nil {
+		err = fmt.Errorf("no field %s in %s", strings.Join(path, "."), t.Name)
+	}
+	return err
+}
+
+// selectField returns the field path names in t, nil when there is none.
+func selectField(t *msgdef.Type, path []string) (*msgdef.Field, error) {
+	for i, name := range path {
+		if t == nil {
+			return nil, nil
+		}
+		f := t.Field(name)
+		if f == nil || i == len(path)-1 {
+			return f, nil
+		}
+		if f.Kind != msgdef.Struct || f.Array != msgdef.Scalar {
+			return nil, fmt.Errorf("%s in %s is not a message to select a field of", name, t.Name)
+		}
+		t = f.Msg
+	}
+	return nil, nil
+}
+
+// ros2Mapped is ToROS2 for a channel of ROS1 type t1 whose closure holds
+// types in mapped (see mappedTypes): each message is decoded into a value
+// tree and built in the ROS 2 layout.
+func ros2Mapped(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type) (func([]byte) ([]byte, error), *msgdef.Type, error) {
+	t1 := dec.Type()
+	t2 := mapped[t1.Name]
+	if t2 == nil {
+		var err error
+		if t2, err = ros2Equivalent(t1, rn, mapped); err != nil {
+			return nil, nil, err
+		}
+	}
+	c := &ruleConv{rn: rn, mapped: mapped}
+	return func(data []byte) ([]byte, error) {
+		v1, err := dec.DecodeValue(data)
+		if err != nil {
+			return nil, err
+		}
+		v2, err := c.message(v1, t2)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s as %s: %v", record.ErrFormat, t1.Name, t2.FullName, err)
+		}
+		return cdr.Encode(v2, false)
+	}, t2, nil
+}
+
+// ruleConv builds ROS 2 values from ROS1 ones by the rules.
+type ruleConv struct {
+	rn     *Renames
+	mapped map[string]*msgdef.Type
+}
+
+// message builds the value of ROS 2 type t2 from ROS1 message v: a type
+// in mapped takes each selection of its rule (ROS 2 fields no selection
+// names stay zero, ROS1 fields none names are left out, as ros1_bridge
+// does); another takes its fields by name (renamed by top-level rules), so
+// that Header loses seq.
+func (c *ruleConv) message(v *value.Struct, t2 *msgdef.Type) (*value.Struct, error) {
+	out := value.New(t2)
+	t1 := v.Type
+	if c.mapped[t1.Name] != nil {
+		for _, r := range c.rn.fields[t1.Name] {
+			x, ok := v.Lookup(strings.Join(r.from, "."))
+			f1, _ := selectField(t1, r.from)
+			f2, _ := selectField(t2, r.to)
+			if !ok || f1 == nil || f2 == nil {
+				return nil, fmt.Errorf("no field %s or %s", strings.Join(r.from, "."), strings.Join(r.to, "."))
+			}
+			if err := c.set(out, strings.Join(r.to, "."), x, f1, f2); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	renames := c.rn.renamesOf(t1.Name)
+	for i := range t1.Fields {
+		f1 := &t1.Fields[i]
+		name := f1.Name
+		if n, ok := renames[name]; ok {
+			name = n
+		}
+		f2 := t2.Field(name)
+		if f2 == nil {
+			continue // Header.seq
+		}
+		if err := c.set(out, name, v.Fields[i], f1, f2); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// set stores ROS1 value x of field f1 at path of out, whose field is f2.
+func (c *ruleConv) set(out *value.Struct, path string, x any, f1, f2 *msgdef.Field) error {
+	y, err := c.field(x, f1, f2)
+	if err == nil {
+		err = out.Set(path, y)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return nil
+}
+
+// field converts a whole ROS1 field value (array element by element).
+func (c *ruleConv) field(x any, f1, f2 *msgdef.Field) (any, error) {
+	if (f1.Array == msgdef.Scalar) != (f2.Array == msgdef.Scalar) {
+		return nil, fmt.Errorf("array %s and non-array %s, or the reverse", f1.Name, f2.Name)
+	}
+	switch xs := x.(type) {
+	case []byte:
+		if f2.IsBlob() {
+			return xs, nil
+		}
+		out := make([]any, len(xs))
+		for i, b := range xs {
+			out[i] = uint64(b)
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(xs))
+		for i, e := range xs {
+			y, err := c.elem(e, f1, f2)
+			if err != nil {
+				return nil, fmt.Errorf("[%d]: %w", i, err)
+			}
+			out[i] = y
+		}
+		return out, nil
+	}
+	return c.elem(x, f1, f2)
+}
+
+// elem converts one ROS1 element for ROS 2 field f2: a message by its
+// rule or by name, time and duration to builtin_interfaces Time and
+// Duration (a time past 2038 keeps its bits, as the CDR transcoding does);
+// a ROS1 byte keeps its bits in an unsigned field (the ROS 2 byte is
+// unsigned); other numbers and strings go as they are (value.Set checks
+// their range).
+func (c *ruleConv) elem(x any, f1, f2 *msgdef.Field) (any, error) {
+	switch v := x.(type) {
+	case *value.Struct:
+		if f2.Kind != msgdef.Struct {
+			return nil, fmt.Errorf("message %s for %s field %s", v.Type.Name, f2.Kind, f2.Name)
+		}
+		return c.message(v, f2.Msg)
+	case value.Time:
+		if f2.Kind == msgdef.Struct {
+			return secNanosec(f2.Msg, int64(int32(uint32(v.Sec))), uint64(uint32(v.Nsec)))
+		}
+	case value.Duration:
+		if f2.Kind == msgdef.Struct {
+			return secNanosec(f2.Msg, int64(int32(v.Sec)), uint64(uint32(int32(v.Nsec))))
+		}
+	case int64:
+		switch f2.Kind {
+		case msgdef.Uint8, msgdef.Uint16, msgdef.Uint32, msgdef.Uint64:
+			if f1.Prim == "byte" {
+				return uint64(uint8(v)), nil
+			}
+		}
+	}
+	return x, nil
+}
+
+// secNanosec is a builtin_interfaces Time or Duration value of type t.
+func secNanosec(t *msgdef.Type, sec int64, nanosec uint64) (*value.Struct, error) {
+	s := value.New(t)
+	if err := s.Set("sec", sec); err != nil {
+		return nil, err
+	}
+	if err := s.Set("nanosec", nanosec); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// splitMapped lists the dependencies of ROS1 type t as written in ROS 2:
+// the ROS1 types reached without passing through a type in mapped, and
+// the ROS 2 definitions of the mapped ones with their own dependencies.
+func splitMapped(t *msgdef.Type, mapped map[string]*msgdef.Type) (ros1, ros2 []*msgdef.Type) {
+	seen := map[string]bool{t.Name: true}
+	var walk1, walk2 func(*msgdef.Type)
+	walk2 = func(t *msgdef.Type) {
+		for i := range t.Fields {
+			if m := t.Fields[i].Msg; m != nil && !seen["2:"+m.Name] {
+				seen["2:"+m.Name] = true
+				ros2 = append(ros2, m)
+				walk2(m)
+			}
+		}
+	}
+	walk1 = func(t *msgdef.Type) {
+		for i := range t.Fields {
+			m := t.Fields[i].Msg
+			if m == nil {
+				continue
+			}
+			if t2 := mapped[m.Name]; t2 != nil {
+				if !seen["2:"+t2.Name] {
+					seen["2:"+t2.Name] = true
+					ros2 = append(ros2, t2)
+					walk2(t2)
+				}
+				continue
+			}
+			if !seen[m.Name] {
+				seen[m.Name] = true
+				ros1 = append(ros1, m)
+				walk1(m)
+			}
+		}
+	}
+	walk1(t)
+	return ros1, ros2
+}
+
+// qualifiedRef is a field line whose type is a message named pkg/Type.
+var qualifiedRef = regexp.MustCompile(`^(\s*)([A-Za-z]\w*)/([A-Za-z]\w*)([\s\[<])`)
+
+// longRefs rewrites the pkg/Type field types of a ROS 2 definition text
+// (as .msg files and the built-in distributions write them) as
+// pkg/msg/Type, the form of the MSG: lines of the bundles baglab writes:
+// readers such as @foxglove/rosmsg match a qualified name exactly.
+func longRefs(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = qualifiedRef.ReplaceAllString(l, "$1$2/msg/$3$4")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// mappedBundle is ROS2Bundle for a type written from ROS 2 definitions,
+// their references in the long form (longRefs).
+func mappedBundle(t *msgdef.Type) string {
+	var b strings.Builder
+	b.WriteString(longRefs(t.Text))
+	for _, d := range dependencies(t) {
+		fmt.Fprintf(&b, "\n%s\nMSG: %s\n%s", bundleSeparator, ros2Name(d.Name), longRefs(d.Text))
+	}
+	return b.String()
+}
