@@ -7,8 +7,13 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+
+	"cloud.google.com/go/storage"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	azblobblob "github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
@@ -26,18 +31,34 @@ type blobFetcher struct {
 	url    string
 	bucket *blob.Bucket
 	key    string
-	s3     bool // ETags come from S3's GetObjectOutput
+	scheme string // s3, gs or azblob: how a version is named and asked for
 }
 
 func (f *blobFetcher) close() error { return nil } // buckets are shared, see buckets
 
+// get reads a range; etag, when set, is the version to read: S3's and
+// Azure's ETag (If-Match), a GCS object's generation (ifGenerationMatch).
 func (f *blobFetcher) get(ctx context.Context, off, n int64, etag string) (io.ReadCloser, objectInfo, error) {
 	var opts *blob.ReaderOptions
-	if etag != "" && f.s3 {
+	if etag != "" {
 		opts = &blob.ReaderOptions{BeforeRead: func(as func(any) bool) error {
-			var in *s3.GetObjectInput
-			if as(&in) {
-				in.IfMatch = aws.String(etag)
+			switch f.scheme {
+			case "s3":
+				var in *s3.GetObjectInput
+				if as(&in) {
+					in.IfMatch = aws.String(etag)
+				}
+			case "gs":
+				var h **storage.ObjectHandle
+				if gen, err := strconv.ParseInt(strings.TrimPrefix(etag, "gen:"), 10, 64); err == nil && as(&h) {
+					*h = (*h).If(storage.Conditions{GenerationMatch: gen})
+				}
+			case "azblob":
+				var do *azblobblob.DownloadStreamOptions
+				if as(&do) {
+					e := azcore.ETag(etag)
+					do.AccessConditions = &azblobblob.AccessConditions{ModifiedAccessConditions: &azblobblob.ModifiedAccessConditions{IfMatch: &e}}
+				}
 			}
 			return nil
 		}}
@@ -47,11 +68,17 @@ func (f *blobFetcher) get(ctx context.Context, off, n int64, etag string) (io.Re
 		return nil, objectInfo{}, blobError(err)
 	}
 	info := objectInfo{size: r.Size(), ranged: true}
-	var out s3.GetObjectOutput
-	if f.s3 && r.As(&out) {
-		info.etag = aws.ToString(out.ETag)
-	} else {
-		// gs:// and azblob://: the version is the modification time.
+	var s3out s3.GetObjectOutput
+	var gcs *storage.Reader
+	var az azblobblob.DownloadStreamResponse
+	switch {
+	case f.scheme == "s3" && r.As(&s3out):
+		info.etag = aws.ToString(s3out.ETag)
+	case f.scheme == "gs" && r.As(&gcs):
+		info.etag = "gen:" + strconv.FormatInt(gcs.Attrs.Generation, 10)
+	case f.scheme == "azblob" && r.As(&az) && az.ETag != nil:
+		info.etag = string(*az.ETag)
+	default:
 		info.etag = r.ModTime().UTC().Format("2006-01-02T15:04:05.000000000Z")
 	}
 	return r, info, nil

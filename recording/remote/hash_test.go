@@ -67,3 +67,8 @@ func TestHashWhileReading(t *testing.T) {
 		})
 	}
 }
+
+func sha256Of(b []byte) []byte {
+	s := sha256.Sum256(b)
+	return s[:]
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What reading a recording in place on an S3 server costs, against the same
 # file on local disk (issue 25): requests, bytes fetched and wall time of
-# info, a one-topic cat, a 1-second window and a whole export of a recording
-# of at least 1 GB. The S3 server is SeaweedFS's weed (make deps-weed), run
+# info, a one-topic cat, a 1-second window, a whole export and a whole
+# partitioned export (whose manifest hashes the object as it reads it) of a
+# recording of at least 1 GB. The S3 server is SeaweedFS's weed (make deps-weed), run
 # on free loopback ports with a data folder of its own under DIR and stopped
 # (its process alone) at the end; the recording is generated once into DIR
 # (go run ./testdata/gen -big; the MCAP is its uncompressed conversion).
@@ -59,10 +60,11 @@ declare -A CMD=(
 	[cat1topic]="cat --topics $TOPIC"
 	[window1s]="cat --start +30s --end +31s"
 	[export]="export --out @OUT"
+	[exportds]="export --partition-by source --out @OUT"
 )
 now() { date +%s.%N; }
 printf '%-10s %12s %12s %14s %9s %9s %7s\n' what requests bytes "% of file" "local s" "s3 s" ratio
-for what in info cat1topic window1s export; do
+for what in info cat1topic window1s export exportds; do
 	for where in local s3; do
 		src=$LOCAL; [ $where = s3 ] && src=$URL
 		out=$DIR/out-$where; rm -rf "$out"
