@@ -23,9 +23,10 @@ APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic pyth
 # built once from the Go module proxy into a cache outside the tree.
 WEED_MOD    := github.com/seaweedfs/seaweedfs@v0.0.0-20261109003541-7506e5f91cd6
 WEED        ?= $(HOME)/.cache/baglab/weed/weed
+AZURITE_DIR := testdata/azurite
 VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
-.PHONY: all build install test deps deps-apt deps-npm deps-weed lint fuzz bench demo sample clean
+.PHONY: all build install test deps deps-apt deps-npm deps-weed deps-azurite lint fuzz bench demo sample clean
 
 all: build
 
@@ -37,7 +38,7 @@ install:
 	$(GO) install -trimpath -ldflags "-s -w -X main.version=$(VERSION)" ./cmd/baglab
 
 ## deps: the independent peers the tests compare against (Debian ROS1, npm MCAP/CDR/DuckDB, chromium)
-deps: deps-apt deps-npm deps-weed
+deps: deps-apt deps-npm deps-weed deps-azurite
 
 ## deps-weed: build SeaweedFS's weed once (its go.mod has replace directives, so
 ## `go install pkg@version` refuses it: build it as a main module from a copy)
@@ -48,6 +49,15 @@ deps-weed:
 	  tmp=$$(mktemp -d) && cp -r $$dir/. $$tmp && chmod -R u+w $$tmp && \
 	  mkdir -p $$(dirname $(WEED)) && (cd $$tmp && $(GO) build -o $(WEED).tmp ./weed) && mv $(WEED).tmp $(WEED); \
 	  rc=$$?; rm -rf $$tmp; exit $$rc; \
+	fi
+
+## deps-azurite: Azurite, the Azure Storage emulator the azblob:// tests run
+## (npm, in a folder of its own: testdata/azurite)
+deps-azurite:
+	@if [ -f $(AZURITE_DIR)/package.json ] && ! cmp -s $(AZURITE_DIR)/package-lock.json $(AZURITE_DIR)/node_modules/.baglab-installed-lock; then \
+	  echo "installing Azurite in $(AZURITE_DIR)"; \
+	  npm ci --prefix $(AZURITE_DIR) --no-audit --no-fund --loglevel=error && \
+	  cp $(AZURITE_DIR)/package-lock.json $(AZURITE_DIR)/node_modules/.baglab-installed-lock; \
 	fi
 
 deps-apt:
