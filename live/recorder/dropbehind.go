@@ -3,9 +3,13 @@ package recorder
 import "os"
 
 // dropWindow is how many bytes a dropBehind lets accumulate before it
-// starts their writeback; the window before that is waited for and
-// dropped from the page cache.
-const dropWindow = 8 << 20
+// starts their writeback; what is more than dropLag behind that is waited
+// for (its writeback started dropLag bytes ago, so the wait is short but
+// when the disk is slower than the data) and dropped from the page cache.
+const (
+	dropWindow = 8 << 20
+	dropLag    = 64 << 20
+)
 
 // dropBehind writes a recording through to the disk as it grows and drops
 // what reached the disk from the page cache, so that a recorder writing
@@ -13,7 +17,7 @@ const dropWindow = 8 << 20
 // kernel reclaim older pages for every write: on this 2-core machine
 // writing 1 MiB clouds into a bag cost 1.1-1.8 CPU-seconds per GB that
 // way and 0.5 with it, most of it in write(2). A killed recorder (or a
-// lost machine) also loses at most the last two windows. The kernel calls
+// lost machine) also loses less. The kernel calls
 // are advice: where they fail (another OS, a file system without them) the
 // file is written as before.
 type dropBehind struct {
@@ -25,8 +29,8 @@ type dropBehind struct {
 }
 
 // Write writes p to the file and, every dropWindow bytes, starts the
-// writeback of the window just filled and waits for and drops the one
-// before it.
+// writeback of the window just filled and waits for and drops what is
+// more than dropLag behind it.
 func (d *dropBehind) Write(p []byte) (int, error) {
 	n, err := d.f.Write(p)
 	d.pos += int64(n)
@@ -35,11 +39,14 @@ func (d *dropBehind) Write(p []byte) (int, error) {
 			d.off = true
 			return n, err
 		}
-		if d.started-d.dropped > 0 && dropCache(d.f, d.dropped, d.started-d.dropped) != nil {
-			d.off = true
-			return n, err
+		d.started = d.pos
+		if end := d.started - dropLag; end > d.dropped {
+			if dropCache(d.f, d.dropped, end-d.dropped) != nil {
+				d.off = true
+				return n, err
+			}
+			d.dropped = end
 		}
-		d.dropped, d.started = d.started, d.pos
 	}
 	return n, err
 }

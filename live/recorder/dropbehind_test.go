@@ -22,7 +22,7 @@ func TestDropBehind(t *testing.T) {
 	d := &dropBehind{f: f}
 	r := rand.New(rand.NewPCG(1, 2))
 	var want []byte
-	for len(want) < 5*dropWindow+12345 {
+	for len(want) < dropLag+5*dropWindow+12345 {
 		p := make([]byte, r.IntN(3<<20))
 		for i := range p {
 			p[i] = byte(r.Uint32())
