@@ -188,7 +188,7 @@ func picture(f *Frame, side int) (*image.NRGBA, error) {
 		if err != nil {
 			return nil, err
 		}
-		return scaleDown(rasterImage(r), side), nil
+		return rasterPicture(r, side), nil
 	case Compressed:
 		data := f.Data
 		if isCompressedDepth(f.Encoding) {
@@ -197,7 +197,7 @@ func picture(f *Frame, side int) (*image.NRGBA, error) {
 				return nil, err
 			}
 			if r != nil {
-				return scaleDown(rasterImage(r), side), nil
+				return rasterPicture(r, side), nil
 			}
 			data = body
 		}
@@ -217,16 +217,25 @@ func picture(f *Frame, side int) (*image.NRGBA, error) {
 	return topDown(f, side)
 }
 
-// rasterImage converts a PNG raster to 8-bit RGBA; 16-bit grey (depth)
-// is stretched to its own largest value so that it shows.
-func rasterImage(r *raster) *image.NRGBA {
-	img := image.NewNRGBA(image.Rect(0, 0, r.width, r.height))
+// rasterPicture draws r at most side pixels wide and high in 8-bit RGBA,
+// each pixel the mean of the pixels it covers (as scaleDown); 16-bit grey
+// (depth) is stretched to its own largest value so that it shows. It
+// reads r a row at a time (twice for 16-bit grey) and holds one row and
+// one row of sums, never the whole image, whose size a compressedDepth
+// RVL header gives regardless of its bytes.
+func rasterPicture(r *raster, side int) *image.NRGBA {
+	w, h := r.width, r.height
+	ow, oh := w, h
+	if w > side || h > side {
+		f := float64(side) / float64(max(w, h))
+		ow, oh = max(1, int(float64(w)*f)), max(1, int(float64(h)*f))
+	}
 	row := make([]byte, r.rowBytes())
 	ch := r.channels()
 	var scale uint32 = 1
 	if r.depth == 16 && r.color == pngGray {
 		var top uint16 = 1
-		for y := 0; y < r.height; y++ {
+		for y := 0; y < h; y++ {
 			r.row(y, row)
 			for i := 0; i+1 < len(row); i += 2 {
 				top = max(top, binary.BigEndian.Uint16(row[i:]))
@@ -234,33 +243,54 @@ func rasterImage(r *raster) *image.NRGBA {
 		}
 		scale = uint32(top)
 	}
-	for y := 0; y < r.height; y++ {
+	s := func(x, c int) int {
+		if r.depth == 8 {
+			return int(row[x*ch+c])
+		}
+		v := binary.BigEndian.Uint16(row[2*(x*ch+c):])
+		if scale > 1 {
+			return int(uint32(v) * 255 / scale)
+		}
+		return int(v >> 8)
+	}
+	out := image.NewNRGBA(image.Rect(0, 0, ow, oh))
+	sums := make([]int, 4*ow)
+	oy := 0
+	for y := 0; y < h; y++ {
 		r.row(y, row)
-		for x := 0; x < r.width; x++ {
-			s := func(c int) uint8 {
-				if r.depth == 8 {
-					return row[x*ch+c]
+		// output pixel ox covers input columns ox*w/ow up to (ox+1)*w/ow,
+		// output row oy input rows oy*h/oh up to (oy+1)*h/oh
+		for ox := 0; ox < ow; ox++ {
+			q := sums[4*ox : 4*ox+4]
+			for x := ox * w / ow; x < (ox+1)*w/ow; x++ {
+				switch r.color {
+				case pngGray:
+					g := s(x, 0)
+					q[0], q[1], q[2], q[3] = q[0]+g, q[1]+g, q[2]+g, q[3]+255
+				case pngGrayAlpha:
+					g := s(x, 0)
+					q[0], q[1], q[2], q[3] = q[0]+g, q[1]+g, q[2]+g, q[3]+s(x, 1)
+				case pngRGB:
+					q[0], q[1], q[2], q[3] = q[0]+s(x, 0), q[1]+s(x, 1), q[2]+s(x, 2), q[3]+255
+				default:
+					q[0], q[1], q[2], q[3] = q[0]+s(x, 0), q[1]+s(x, 1), q[2]+s(x, 2), q[3]+s(x, 3)
 				}
-				v := binary.BigEndian.Uint16(row[2*(x*ch+c):])
-				if scale > 1 {
-					return uint8(uint32(v) * 255 / scale)
-				}
-				return uint8(v >> 8)
-			}
-			p := img.Pix[y*img.Stride+4*x:]
-			switch r.color {
-			case pngGray:
-				p[0], p[1], p[2], p[3] = s(0), s(0), s(0), 255
-			case pngGrayAlpha:
-				p[0], p[1], p[2], p[3] = s(0), s(0), s(0), s(1)
-			case pngRGB:
-				p[0], p[1], p[2], p[3] = s(0), s(1), s(2), 255
-			default:
-				p[0], p[1], p[2], p[3] = s(0), s(1), s(2), s(3)
 			}
 		}
+		if y+1 < (oy+1)*h/oh {
+			continue
+		}
+		rows := (oy+1)*h/oh - oy*h/oh
+		for ox := 0; ox < ow; ox++ {
+			n := rows * ((ox+1)*w/ow - ox*w/ow)
+			for c := range 4 {
+				out.Pix[oy*out.Stride+4*ox+c] = uint8((sums[4*ox+c] + n/2) / n)
+			}
+		}
+		clear(sums)
+		oy++
 	}
-	return img
+	return out
 }
 
 // scaleDown shrinks img so that its longer side is at most side pixels,
