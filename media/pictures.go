@@ -179,6 +179,10 @@ func fit(pics []Picture, side int, maxBytes int64) (int, error) {
 	}
 }
 
+// maxPicturePixels bounds the compressed images pictured (an 8K
+// camera's frame, 7680 x 4320, fits).
+const maxPicturePixels = 1 << 25
+
 // picture is f drawn at most side pixels wide and high: an image scaled
 // down, a cloud seen from above.
 func picture(f *Frame, side int) (*image.NRGBA, error) {
@@ -201,18 +205,27 @@ func picture(f *Frame, side int) (*image.NRGBA, error) {
 			}
 			data = body
 		}
+		cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+		if err != nil {
+			return nil, bad("data", record.ErrFormat, "compressed image: %v", err)
+		}
+		// the decoders allocate the size the header gives: refuse sizes
+		// beyond an 8K camera's, and PNGs their bytes cannot fill (deflate
+		// compresses at most ~1032:1, a pixel is at least one bit)
+		if px := int64(cfg.Width) * int64(cfg.Height); px > maxPicturePixels || format == "png" && px > 8*1100*int64(len(data)) {
+			return nil, bad("data", record.ErrFormat, "compressed %s image of %d x %d pixels in %d bytes", format, cfg.Width, cfg.Height, len(data))
+		}
 		img, _, err := image.Decode(bytes.NewReader(data))
 		if err != nil {
 			return nil, bad("data", record.ErrFormat, "compressed image: %v", err)
 		}
 		b := img.Bounds()
-		out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-		for y := 0; y < b.Dy(); y++ {
+		return rasterPicture(&raster{width: b.Dx(), height: b.Dy(), depth: 8, color: pngRGBA, row: func(y int, dst []byte) {
 			for x := 0; x < b.Dx(); x++ {
-				out.Set(x, y, img.At(b.Min.X+x, b.Min.Y+y))
+				c := color.NRGBAModel.Convert(img.At(b.Min.X+x, b.Min.Y+y)).(color.NRGBA)
+				dst[4*x], dst[4*x+1], dst[4*x+2], dst[4*x+3] = c.R, c.G, c.B, c.A
 			}
-		}
-		return scaleDown(out, side), nil
+		}}, side), nil
 	}
 	return topDown(f, side)
 }

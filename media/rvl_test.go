@@ -10,7 +10,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -269,31 +268,4 @@ func rvlSeed(t testing.TB) []byte {
 	}
 	t.Fatal("no depth32_far_rvl case")
 	return nil
-}
-
-// TestRVLPicture: the report's picture of an RVL image holds a row at a
-// time: a frame of 8192 x 1024 zeros in 24 bytes (32 MiB as RGBA) is
-// drawn in 160 x 20 pixels with well under a MiB allocated.
-func TestRVLPicture(t *testing.T) {
-	data := make([]byte, depthHeader+rvlHeader+8)
-	binary.LittleEndian.PutUint32(data[depthHeader:], 8192)
-	binary.LittleEndian.PutUint32(data[depthHeader+4:], 1024)
-	// zeros = 2^23: seven nibbles of 0 going on, one of 4 (bits 21-23), then
-	// no values
-	binary.LittleEndian.PutUint32(data[depthHeader+rvlHeader:], 0x88888884)
-	binary.LittleEndian.PutUint32(data[depthHeader+rvlHeader+4:], 0x00000000)
-	f := &Frame{Kind: Compressed, Encoding: "16UC1; compressedDepth rvl", Data: data}
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	img, err := picture(f, 160)
-	runtime.ReadMemStats(&after)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b := img.Bounds(); b.Dx() != 160 || b.Dy() != 20 {
-		t.Errorf("picture of %v", b)
-	}
-	if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
-		t.Errorf("%d bytes allocated", n)
-	}
 }
