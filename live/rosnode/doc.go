@@ -55,9 +55,9 @@
 // Every connection is TCPROS with tcp_nodelay=1. Log lines (a dropped
 // connection and why) go to Options.Logf, at most 5 of a kind per 10 s
 // and then a count. The slave API takes request bodies of at most
-// MaxSlaveRequest bytes, 4 at a time, and at most 64 connections from one
-// host (128 in all). The TCPROS listener holds at most Options.MaxConns
-// connections (1024 by default), 64 from one host before their header and
+// MaxSlaveRequest bytes, 4 at a time, and at most 128 connections from one
+// host (256 in all). The TCPROS listener holds at most Options.MaxConns
+// connections (1024 by default), 256 from one host before their header and
 // 8 per callerid and topic or service after it; more are closed at once
 // with a log line, so a peer opening hundreds of connections costs the
 // node a bounded number of goroutines and buffers.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/url"
 	"os"
@@ -81,7 +80,7 @@ func subscriberHeader(caller string) func(c net.Conn) {
 
 // A fake peer opening 300 silent TCPROS connections, 300 subscriptions
 // under one callerid that never read, and 300 silent XML-RPC connections
-// holds 64, 8 and 64 of them open; the others are closed at once with
+// holds 256, 8 and 128 of them open; the others are closed at once with
 // rate-limited log lines. The node's goroutines and heap stay bounded,
 // and real peers on another address — a rostopic echo subscribed before
 // the flood and one started during it, and a getPid call — are served.
@@ -137,15 +136,15 @@ func TestConnectionFlood(t *testing.T) {
 	silent := dialFrom(t, "127.0.0.2", tcp, 300, nil)
 	subs := dialFrom(t, "127.0.0.3", tcp, 300, subscriberHeader("/flood"))
 	slave := dialFrom(t, "127.0.0.2", u.Host, 300, nil)
-	waitOpen(t, "silent TCPROS connections", silent, 64)
+	waitOpen(t, "silent TCPROS connections", silent, 256)
 	waitOpen(t, "subscriptions of /flood", subs, 8)
-	waitOpen(t, "silent XML-RPC connections", slave, 64)
+	waitOpen(t, "silent XML-RPC connections", slave, 128)
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	g, heap := runtime.NumGoroutine(), ms.HeapInuse
-	// 64 handshakes, 8 subscribers (writer and reader), 64 HTTP
+	// 256 handshakes, 8 subscribers (writer and reader), 128 HTTP
 	// connections, and slack for the runtime and the test.
-	if g-baseG > 64+2*8+64+40 {
+	if g-baseG > 256+2*8+128+40 {
 		t.Errorf("goroutines %d -> %d under the flood", baseG, g)
 	}
 	if heap > baseHeap+16<<20 {
@@ -153,7 +152,7 @@ func TestConnectionFlood(t *testing.T) {
 	}
 	t.Logf("flood of 900 connections: goroutines %d -> %d, heap in use %.1f -> %.1f MiB", baseG, g,
 		float64(baseHeap)/(1<<20), float64(heap)/(1<<20))
-	l.waitFor(t, "refused: 64 connections open from it (limit 64) before their header")
+	l.waitFor(t, "refused: 256 connections open from it (limit 256) before their header")
 	l.waitFor(t, "refused: /flood to /x: 8 connections open from it (limit 8)")
 	l.waitFor(t, "slave API: connection from 127.0.0.2")
 	l.mu.Lock()
@@ -199,8 +198,6 @@ func TestMaxConns(t *testing.T) {
 		conns[0].SetReadDeadline(time.Now().Add(10 * time.Second))
 		if _, err := tcpros.ReadHeader(conns[0]); err == nil {
 			served++
-		} else if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-			t.Logf("connection %d: %v", i, err)
 		}
 	}
 	if served != 20 {

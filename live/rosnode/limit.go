@@ -18,15 +18,15 @@ const DefaultMaxConns = 1024
 const (
 	// maxHandshakesPerHost bounds the TCPROS connections from one host
 	// that have not sent their header yet.
-	maxHandshakesPerHost = 64
+	maxHandshakesPerHost = 256
 	// maxConnsPerCaller bounds the TCPROS connections one callerid holds
 	// to one topic or service (a restarted subscriber may briefly hold
 	// two).
 	maxConnsPerCaller = 8
 	// maxSlaveConnsPerHost and maxSlaveConns bound the slave API's open
 	// HTTP connections, from one host and in total.
-	maxSlaveConnsPerHost = 64
-	maxSlaveConns        = 128
+	maxSlaveConnsPerHost = 128
+	maxSlaveConns        = 256
 )
 
 // connLimit counts open connections per key and in total; acquire refuses

@@ -51,9 +51,9 @@ type Options struct {
 	// MaxConns bounds the TCPROS connections (subscribers of this node's
 	// publishers, clients of its services, and those in handshake) open at
 	// once (DefaultMaxConns when 0); more are closed at once with a log
-	// line. One host holds at most 64 connections in handshake and one
+	// line. One host holds at most 256 connections in handshake and one
 	// callerid at most 8 to one topic or service; the slave API takes at
-	// most 64 connections from one host and 128 in all.
+	// most 128 connections from one host and 256 in all.
 	MaxConns int
 	// Timeout bounds each XML-RPC call and TCPROS handshake (5 s when 0).
 	Timeout time.Duration
