@@ -2,10 +2,8 @@ package db3
 
 import (
 	"bytes"
-	"database/sql"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +58,7 @@ type Writer struct {
 	tmp    string // its temporary name
 	folder bool
 	dbName string // file name of the .db3 inside the folder
-	db     *sql.DB
+	db     *rawConn
 	ins    *inserter // nil once committed or rolled back
 	topics map[string]*writtenTopic
 	byID   map[uint32]*writtenTopic
@@ -109,26 +107,20 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 		w.out, w.tmp, w.folder, w.dbName = d, d.Name(), true, base+"_0.db3"
 		dbPath = filepath.Join(w.tmp, w.dbName)
 	}
-	abs, err := filepath.Abs(dbPath)
+	db, err := openRaw(dbPath)
 	if err != nil {
 		w.discard()
 		return nil, err
 	}
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: "_pragma=journal_mode(OFF)&_pragma=synchronous(OFF)"}
-	db, err := sql.Open("sqlite", u.String())
-	if err != nil {
-		w.discard()
-		return nil, err
-	}
-	db.SetMaxOpenConns(1)
 	w.db = db
-	for _, stmt := range schemaSQL {
-		if _, err := db.Exec(stmt); err != nil {
-			w.discard()
-			return nil, err
-		}
+	// No journal, no syncs: a failed write leaves a temporary file that is
+	// removed, never the output (rosbag2's own default is journal_mode
+	// MEMORY, synchronous OFF).
+	if err := db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; " + strings.Join(schemaSQL, " ")); err != nil {
+		w.discard()
+		return nil, err
 	}
-	if _, err := db.Exec("INSERT INTO schema (schema_version, ros_distro) VALUES (?, ?)", SchemaVersion, w.opts.rosDistro); err != nil {
+	if err := db.run("INSERT INTO schema (schema_version, ros_distro) VALUES (?, ?)", SchemaVersion, w.opts.rosDistro); err != nil {
 		w.discard()
 		return nil, err
 	}
@@ -180,13 +172,9 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 		return 0, w.fail(err)
 	}
 	qos, hash := c.Metadata["offered_qos_profiles"], c.Metadata["type_description_hash"]
-	res, err := w.ins.tx.Exec("INSERT INTO topics (name, type, serialization_format, offered_qos_profiles, type_description_hash) VALUES (?, ?, ?, ?, ?)",
-		c.Topic, typ, c.MessageEncoding, qos, hash)
-	if err != nil {
-		return 0, w.fail(err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
+	id := int64(len(w.order) + 1) // as INTEGER PRIMARY KEY numbers them
+	if err := w.db.run("INSERT INTO topics (id, name, type, serialization_format, offered_qos_profiles, type_description_hash) VALUES (?, ?, ?, ?, ?, ?)",
+		id, c.Topic, typ, c.MessageEncoding, qos, hash); err != nil {
 		return 0, w.fail(err)
 	}
 	if typ != "" && !w.defs[typ] {
@@ -195,7 +183,7 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 			// an empty ros2msg text is an empty message's definition
 			enc, text = c.Schema.Encoding, string(c.Schema.Data)
 		}
-		if _, err := w.ins.tx.Exec("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",
+		if err := w.db.run("INSERT INTO message_definitions (topic_type, encoding, encoded_message_definition, type_description_hash) VALUES (?, ?, ?, ?)",
 			typ, enc, text, hash); err != nil {
 			return 0, w.fail(err)
 		}
@@ -330,7 +318,7 @@ func (w *Writer) Close() error {
 		w.ins.rollback()
 		w.ins = nil
 	}
-	if err := w.db.Close(); err != nil {
+	if err := w.db.close(); err != nil {
 		w.fail(err)
 	}
 	if w.err == nil {
@@ -352,7 +340,7 @@ func (w *Writer) finish() error {
 	if err := w.ins.sync(); err != nil {
 		return err
 	}
-	if _, err := w.ins.tx.Exec("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", metadataVersion, string(meta)); err != nil {
+	if err := w.db.run("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", metadataVersion, string(meta)); err != nil {
 		return err
 	}
 	err = w.ins.commit()
@@ -378,7 +366,7 @@ func (w *Writer) Abort() {
 // discard cleans up after a failed Create.
 func (w *Writer) discard() {
 	if w.db != nil {
-		w.db.Close()
+		w.db.close()
 	}
 	w.out.Abort()
 }
