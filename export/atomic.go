@@ -25,17 +25,10 @@ type outFile struct {
 // fleet export writes thousands of small files.
 var writeBuffers = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 64<<10) }}
 
-// dirSet creates directories and remembers the ones it created, so that
-// a failed export takes away those it left empty.
-type dirSet struct{ atomicfile.DirSet }
-
-func (d *dirSet) mkdirAll(dir string) error { return d.MkdirAll(dir) }
-func (d *dirSet) removeEmpty()              { d.RemoveEmpty() }
-
 // createOut creates the temporary file for path, creating missing parent
 // directories (recorded in dirs, so that an abort can remove them).
-func createOut(path string, dirs *dirSet) (*outFile, error) {
-	f, err := atomicfile.Create(path, atomicfile.WithDirs(&dirs.DirSet))
+func createOut(path string, dirs *atomicfile.DirSet) (*outFile, error) {
+	f, err := atomicfile.Create(path, atomicfile.WithDirs(dirs))
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/record"
 )
 
@@ -34,7 +35,7 @@ type Exporter struct {
 	cfg config
 
 	mu       sync.Mutex
-	dirs     dirSet
+	dirs     atomicfile.DirSet // created, so that a failed export takes away those it left empty
 	tables   map[tableKey]*table
 	order    []*table
 	paths    map[string]bool
@@ -64,7 +65,7 @@ func New(dir string, opts ...Option) (*Exporter, error) {
 	}
 	e := &Exporter{dir: filepath.Clean(dir), cfg: cfg, tables: map[tableKey]*table{},
 		paths: map[string]bool{}, variants: map[string]int{}, background: make(chan struct{}, 1)}
-	if err := e.dirs.mkdirAll(e.dir); err != nil {
+	if err := e.dirs.MkdirAll(e.dir); err != nil {
 		return nil, err
 	}
 	return e, nil
@@ -387,7 +388,7 @@ func (e *Exporter) abortAll() {
 		}
 		t.out.abort()
 	}
-	e.dirs.removeEmpty()
+	e.dirs.RemoveEmpty()
 }
 
 // Files returns the paths of the files written, sorted, after Close.
@@ -502,9 +503,6 @@ func (s *Source) Write(m *record.Message, t *msgdef.Type, d Decoder) error {
 		w.EndNs = m.LogTime
 	}
 	w.MessageCount++
-	if p := s.e.cfg.progress; p != nil {
-		p(len(m.Data))
-	}
 	if b.rb.Len() >= cfg.rowGroupRows || b.rb.Bytes() >= cfg.rowGroupBytes {
 		return s.flush(b)
 	}

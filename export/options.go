@@ -210,7 +210,6 @@ type config struct {
 	csvComma      rune
 	version       string
 	mem           memory.Allocator
-	progress      func(bytes int)
 	skipBad       func(error)
 	unverified    bool
 	layouts       *layoutCache // Parquet layouts by schema (parquet.go)
@@ -313,10 +312,6 @@ func WithVersion(v string) Option { return func(c *config) { c.version = v } }
 // WithAllocator sets the Arrow memory allocator (tests pass a checked one).
 // The default keeps up to 64 MiB of large freed buffers for reuse.
 func WithAllocator(mem memory.Allocator) Option { return func(c *config) { c.mem = mem } }
-
-// WithProgress sets a function called after each exported message with the
-// size of its encoded data. Run calls it from several goroutines.
-func WithProgress(f func(bytes int)) Option { return func(c *config) { c.progress = f } }
 
 // WithSkipBad makes Run leave out messages that fail to decode, passing
 // each error to report (from several goroutines when jobs > 1), instead of

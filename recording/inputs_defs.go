@@ -1,6 +1,7 @@
 package recording
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -65,30 +66,23 @@ func (in *Inputs) RequireDefinitions() error {
 		return nil
 	}
 	var missing, unsupported topicsByType
-	for i := range in.files {
-		chans, err := in.File(i).Channels()
-		if err != nil {
-			return err
-		}
-		for _, ch := range chans {
-			if (in.filter.Topic != nil && !in.filter.Topic(ch.Topic)) || ch.MessageEncoding == "json" {
-				continue
+	err := in.undecodable(func(i int, ch *record.Channel, err error) error {
+		switch {
+		case !decode.Decodes(ch.MessageEncoding):
+			unsupported.add(fmt.Sprintf("%q", ch.MessageEncoding), ch.Topic)
+		case errors.Is(err, record.ErrUnknownType), errors.Is(err, record.ErrUnsupported):
+			name := TypeName(ch)
+			if name == "" {
+				name = "(a channel without a schema)"
 			}
-			_, err := in.res.For(ch)
-			switch {
-			case err == nil:
-			case !decode.Decodes(ch.MessageEncoding):
-				unsupported.add(fmt.Sprintf("%q", ch.MessageEncoding), ch.Topic)
-			case errors.Is(err, record.ErrUnknownType), errors.Is(err, record.ErrUnsupported):
-				name := TypeName(ch)
-				if name == "" {
-					name = "(a channel without a schema)"
-				}
-				missing.add(name, ch.Topic)
-			default:
-				return definitionError(err, in.paths[i], ch) // a stored definition that is damaged
-			}
+			missing.add(name, ch.Topic)
+		default:
+			return definitionError(err, in.paths[i], ch) // a stored definition that is damaged
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	types := missing.types
 	if len(types) == 0 && len(unsupported.types) > 0 {
@@ -127,17 +121,36 @@ func (in *Inputs) RequireDefinitions() error {
 // selected channels whose decoder cannot be made, which SkipBad leaves
 // out: every verb names them alike, whether or not it reads them.
 func (in *Inputs) leaveOutUndecodable() {
+	_ = in.undecodable(func(i int, ch *record.Channel, err error) error {
+		return in.Skip(undecodableChannel(err, in.paths[i], ch))
+	})
+}
+
+// undecodable calls f, in input and channel order, with each selected
+// channel whose decoder cannot be made (JSON needs none): the index of
+// its input and the resolver's error. It stops at the first error f
+// returns; an input whose channels could not be read is passed over, and
+// the first such error returned at the end.
+func (in *Inputs) undecodable(f func(i int, ch *record.Channel, err error) error) error {
+	var first error
 	for i := range in.files {
-		chans, _ := in.File(i).Channels()
+		chans, err := in.File(i).Channels()
+		if err != nil {
+			first = cmp.Or(first, err)
+			continue
+		}
 		for _, ch := range chans {
 			if (in.filter.Topic != nil && !in.filter.Topic(ch.Topic)) || ch.MessageEncoding == "json" {
 				continue
 			}
 			if _, err := in.res.For(ch); err != nil {
-				_ = in.Skip(undecodableChannel(err, in.paths[i], ch))
+				if err := f(i, ch, err); err != nil {
+					return err
+				}
 			}
 		}
 	}
+	return first
 }
 
 // undecodableChannel is the error of a channel whose decoder cannot be

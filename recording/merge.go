@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
@@ -81,24 +80,6 @@ type multiReader struct {
 	// each Messages reports to onSkip
 	leftOut []error
 	onSkip  func(error)
-}
-
-// OpenMany opens several recordings as one reader whose messages are merged
-// in log time order.
-func OpenMany(paths []string, o OpenOptions) (record.Reader, error) {
-	if len(paths) == 1 {
-		return OpenWith(paths[0], o)
-	}
-	m := &multiReader{path: strings.Join(paths, ",")}
-	for _, p := range paths {
-		r, err := OpenWith(p, o)
-		if err != nil {
-			m.Close()
-			return nil, err
-		}
-		m.readers = append(m.readers, r)
-	}
-	return m, nil
 }
 
 // mcapSplits lists the paths of the split MCAP files of a rosbag2 folder,

@@ -1,6 +1,7 @@
 package recording_test
 
 import (
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -163,16 +164,13 @@ func TestCutEverywhere(t *testing.T) {
 
 func TestMergeOrder(t *testing.T) {
 	dir := genStudy(t)
-	r, err := recording.OpenMany([]string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}, recording.OpenOptions{})
+	in, err := recording.OpenInputs([]string{filepath.Join(dir, "study.bag"), filepath.Join(dir, "queries.mcap")}, recording.InputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	sum, err := r.Summary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	it, err := r.Messages(record.Filter{})
+	defer in.Close()
+	sum := in.Summary()
+	it, err := in.Messages(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -172,14 +172,3 @@ func decodeStrict(n *yaml.Node, v any) error {
 	dec.KnownFields(true)
 	return dec.Decode(v)
 }
-
-// HasValues reports whether some topic has value rules (they need the
-// messages decoded).
-func (s *Spec) HasValues() bool {
-	for _, t := range s.Topics {
-		if len(t.Values) > 0 {
-			return true
-		}
-	}
-	return false
-}

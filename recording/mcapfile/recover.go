@@ -75,7 +75,6 @@ type RecoverOption func(*recoverOptions)
 
 type recoverOptions struct {
 	dropUnverified bool
-	writer         []WriterOption
 }
 
 // WithDropUnverified makes Recover leave out every record that its CRC
@@ -86,12 +85,6 @@ type recoverOptions struct {
 // Salvaged) and marked in the output by an UnverifiedMetadata record.
 func WithDropUnverified() RecoverOption {
 	return func(o *recoverOptions) { o.dropUnverified = true }
-}
-
-// WithWriterOptions configures the recovered file (compression, chunk size,
-// library). Its profile is the input's.
-func WithWriterOptions(opts ...WriterOption) RecoverOption {
-	return func(o *recoverOptions) { o.writer = append(o.writer, opts...) }
 }
 
 // Recover rebuilds the MCAP file in as out: it scans the data section in
@@ -165,7 +158,7 @@ func RecoverContext(ctx context.Context, in, out string, opts ...RecoverOption) 
 		profile = ""
 	}
 	rc.loadSummary()
-	w, err := Create(out, append([]WriterOption{WithProfile(profile)}, o.writer...)...)
+	w, err := Create(out, WithProfile(profile))
 	if err != nil {
 		return nil, err
 	}
