@@ -33,7 +33,10 @@
 // A nested message without fields (an empty action goal, for instance) has
 // no columns and is left out, as are arrays of such messages; a top-level
 // message without fields still gives rows with the meta columns. Fields are
-// non-nullable: ROS messages have no nulls.
+// non-nullable: ROS messages have no nulls. The exception is a scalar
+// field a program adds and marks msgdef.Field.Nullable (the in_<frame>
+// values of --tf-frame): a nullable column, null where the decoder calls
+// sink.Nuller's Null (an optional Parquet leaf, an empty CSV cell).
 //
 // # Parquet
 //

@@ -11,13 +11,14 @@ import (
 
 // leafColumn is one Parquet leaf column of a record column: the leaf
 // values to write and their definition and repetition levels, as
-// pqarrow's own path builder works them out for arrays without nulls (nil
-// levels when the column has none of that kind).
+// pqarrow's own path builder works them out for arrays without nulls but
+// in nullable leaves (nil levels when the column has none of that kind).
 type leafColumn struct {
 	name       string      // the leaf's dotted path, for errors
 	values     arrow.Array // the leaf values written, in order (a slice the caller releases)
 	def, rep   []int16
-	first, end int // values is the leaf array's [first, end)
+	first, end int  // values is the leaf array's [first, end)
+	nullable   bool // the leaf field is nullable
 }
 
 // listStep is one list on the path from a record column to a leaf.
@@ -34,14 +35,18 @@ type leafPath struct {
 	leaf   arrow.Array
 	lists  []listStep
 	maxDef int16
+	// nullable is the leaf field's own nullability; a null leaf value is
+	// defined up to maxDef-1.
+	nullable bool
 }
 
 // leafColumns returns the leaf columns of the record columns cols (of
 // the storage schema sc) in Parquet's column order (depth first), their
 // levels worked out on up to jobs goroutines, once for the leaves that
-// share their lists. Nulls are not supported: the row builder leaves
-// partial rows out before a record is written, so a null here is an
-// error, never a silent change.
+// share their lists. Nulls are supported in nullable leaves only (the
+// fields marked msgdef.Field.Nullable): the row builder leaves partial
+// rows out before a record is written, so a null elsewhere is an error,
+// never a silent change.
 func leafColumns(sc *arrow.Schema, cols []arrow.Array, jobs int) ([]leafColumn, error) {
 	var paths []leafPath
 	for i, c := range cols {
@@ -76,16 +81,16 @@ func leafColumns(sc *arrow.Schema, cols []arrow.Array, jobs int) ([]leafColumn, 
 		if j := same[i]; j != i {
 			out[i] = out[j]
 		}
-		out[i].name = p.name
+		out[i].name, out[i].nullable = p.name, p.nullable
 		out[i].values = array.NewSlice(p.leaf, int64(out[i].first), int64(out[i].end))
 	}
 	return out, nil
 }
 
 // sameLevels reports whether q's levels are p's: the same record column,
-// lists and definition level.
+// lists and definition level, and no null leaf values.
 func (p *leafPath) sameLevels(q *leafPath) bool {
-	if p.col != q.col || p.maxDef != q.maxDef || len(p.lists) != len(q.lists) {
+	if p.col != q.col || p.maxDef != q.maxDef || len(p.lists) != len(q.lists) || p.leaf.NullN() > 0 || q.leaf.NullN() > 0 {
 		return false
 	}
 	for i := range p.lists {
@@ -102,7 +107,7 @@ func (p *leafPath) sameLevels(q *leafPath) bool {
 // repetition level; an empty list is defined up to its parent. (Arrow has
 // no empty fixed-size list type.)
 func visitLeaves(p leafPath, arr arrow.Array, nullable bool, out *[]leafPath) error {
-	if arr.NullN() > 0 {
+	if arr.NullN() > 0 && !(nullable && isLeaf(arr)) {
 		return fmt.Errorf("export: parquet: column %s: %d null values (not written by this exporter)", p.name, arr.NullN())
 	}
 	if nullable {
@@ -129,9 +134,19 @@ func visitLeaves(p leafPath, arr arrow.Array, nullable bool, out *[]leafPath) er
 	case array.ExtensionArray, *array.Dictionary, *array.Map, *array.LargeList:
 		return fmt.Errorf("export: parquet: column %s: type %s not supported", p.name, arr.DataType())
 	}
-	p.leaf = arr
+	p.leaf, p.nullable = arr, nullable
 	*out = append(*out, p)
 	return nil
+}
+
+// isLeaf reports whether arr is a leaf column's array: neither a struct
+// nor a list.
+func isLeaf(arr arrow.Array) bool {
+	switch arr.(type) {
+	case *array.Struct, *array.List, *array.FixedSizeList, *array.LargeList, *array.Map:
+		return false
+	}
+	return true
 }
 
 // levels works out the levels of p for a record column of n rows, and
@@ -142,7 +157,7 @@ func (p *leafPath) levels(n int) leafColumn {
 		if p.maxDef > 0 {
 			c.def = make([]int16, n)
 			for i := range c.def {
-				c.def[i] = p.maxDef
+				c.def[i] = p.def(i)
 			}
 		}
 		return c
@@ -193,11 +208,20 @@ func (w *levelWriter) walk(k, lo, hi int, r int16) {
 			for range e - s - 1 {
 				w.rep = append(w.rep, step.rep)
 			}
-			for range e - s {
-				w.def = append(w.def, w.p.maxDef)
+			for i := s; i < e; i++ {
+				w.def = append(w.def, w.p.def(i))
 			}
 		default:
 			w.walk(k+1, s, e, r)
 		}
 	}
+}
+
+// def is the definition level of leaf value i: maxDef, one less where it
+// is null.
+func (p *leafPath) def(i int) int16 {
+	if p.leaf.IsNull(i) {
+		return p.maxDef - 1
+	}
+	return p.maxDef
 }

@@ -51,6 +51,80 @@ func TestParquetWriterMatchesPqarrow(t *testing.T) {
 	}
 }
 
+// TestParquetWriterNullableLeavesMatchPqarrow: leaves marked nullable
+// (msgdef.Field.Nullable, the in_<frame> values of --tf-frame) with nulls,
+// at the top, in messages and in arrays of messages, give the bytes of
+// pqarrow's FileWriter too, and read back with their nulls.
+func TestParquetWriterNullableLeavesMatchPqarrow(t *testing.T) {
+	rng := rand.New(rand.NewSource(16))
+	nulls := 0
+	for k := range 300 {
+		sc := randomSchemaOf(rng, true)
+		cfg, mem := checkedConfig()
+		var recs []arrow.RecordBatch
+		for range 1 + rng.Intn(3) {
+			recs = append(recs, randomRecord(rng, mem, sc, rng.Intn(40)))
+		}
+		want := pqarrowFile(t, sc, &cfg, recs)
+		for _, jobs := range []int{1, 2} {
+			if got := parquetFile(t, sc, &cfg, jobs, recs); !bytes.Equal(got, want) {
+				t.Fatalf("schema %d, %d jobs: file of %d bytes differs from pqarrow's of %d\nschema: %s", k, jobs, len(got), len(want), sc)
+			}
+		}
+		tbl, err := pqarrow.ReadTable(t.Context(), bytes.NewReader(want), nil, pqarrow.ArrowReadProperties{}, mem)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range sc.NumFields() {
+			var chunks []arrow.Array
+			for _, r := range recs {
+				chunks = append(chunks, r.Column(i))
+				nulls += countNulls(r.Column(i))
+			}
+			if tbl.NumRows() == 0 {
+				continue
+			}
+			all, err := array.Concatenate(chunks, mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := array.Concatenate(tbl.Column(i).Data().Chunks(), mem)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := storageType(sc.Field(i).Type)
+			if g, w := asJSON(got, st), asJSON(all, st); !bytes.Equal(g, w) {
+				t.Fatalf("schema %d column %s: read back\n%s\nwant\n%s", k, sc.Field(i).Name, g, w)
+			}
+			all.Release()
+			got.Release()
+		}
+		tbl.Release()
+		for _, r := range recs {
+			r.Release()
+		}
+		mem.AssertSize(t, 0)
+	}
+	if nulls < 1000 {
+		t.Errorf("%d nulls written: the test hardly tries them", nulls)
+	}
+}
+
+// countNulls counts the nulls in a and below it.
+func countNulls(a arrow.Array) int {
+	switch a := a.(type) {
+	case *array.Struct:
+		n := 0
+		for i := range a.NumField() {
+			n += countNulls(a.Field(i))
+		}
+		return n
+	case array.ListLike:
+		return countNulls(a.ListValues())
+	}
+	return a.NullN()
+}
+
 // TestParquetWriterSlicedRecords: a record that is a slice of a larger one
 // (offsets in every array) reads back with the slice's values, from the
 // parallel and the one-leaf-at-a-time writer. (pqarrow's own path builder
@@ -273,15 +347,36 @@ var randomLeaves = []arrow.DataType{
 }
 
 // randomSchema is a record schema of 1-4 columns of the exporter's shapes.
-func randomSchema(rng *rand.Rand) *arrow.Schema {
+func randomSchema(rng *rand.Rand) *arrow.Schema { return randomSchemaOf(rng, false) }
+
+// randomSchemaOf is randomSchema, with half the leaf columns and struct
+// members nullable when nullable (the fields msgdef.Field.Nullable
+// marks).
+func randomSchemaOf(rng *rand.Rand, nullable bool) *arrow.Schema {
 	fields := make([]arrow.Field, 1+rng.Intn(4))
 	for i := range fields {
-		fields[i] = arrow.Field{Name: fmt.Sprintf("c%d", i), Type: randomType(rng, 3)}
+		fields[i] = randomField(rng, fmt.Sprintf("c%d", i), 3, nullable)
 	}
 	return arrow.NewSchema(fields, nil)
 }
 
-func randomType(rng *rand.Rand, depth int) arrow.DataType {
+func randomField(rng *rand.Rand, name string, depth int, nullable bool) arrow.Field {
+	f := arrow.Field{Name: name, Type: randomType(rng, depth, nullable)}
+	if nullable && isLeafType(f.Type) {
+		f.Nullable = rng.Intn(2) == 0
+	}
+	return f
+}
+
+func isLeafType(t arrow.DataType) bool {
+	switch t.(type) {
+	case *arrow.StructType, *arrow.ListType, *arrow.FixedSizeListType:
+		return false
+	}
+	return true
+}
+
+func randomType(rng *rand.Rand, depth int, nullable bool) arrow.DataType {
 	if depth == 0 || rng.Intn(3) == 0 {
 		return randomLeaves[rng.Intn(len(randomLeaves))]
 	}
@@ -289,30 +384,34 @@ func randomType(rng *rand.Rand, depth int) arrow.DataType {
 	case 0:
 		members := make([]arrow.Field, 1+rng.Intn(3))
 		for i := range members {
-			members[i] = arrow.Field{Name: fmt.Sprintf("m%d", i), Type: randomType(rng, depth-1)}
+			members[i] = randomField(rng, fmt.Sprintf("m%d", i), depth-1, nullable)
 		}
 		return arrow.StructOf(members...)
 	case 1:
-		return arrow.ListOfNonNullable(randomType(rng, depth-1))
+		return arrow.ListOfNonNullable(randomType(rng, depth-1, nullable))
 	}
-	return arrow.FixedSizeListOfNonNullable(int32(1+rng.Intn(3)), randomType(rng, depth-1))
+	return arrow.FixedSizeListOfNonNullable(int32(1+rng.Intn(3)), randomType(rng, depth-1, nullable))
 }
 
-// randomRecord is n rows of random values of sc, no nulls; arrays have 0-3
-// elements, strings and blobs now and then 20 KB (one leaf holding nearly
-// all bytes).
+// randomRecord is n rows of random values of sc, nulls (one in three) in
+// nullable fields only; arrays have 0-3 elements, strings and blobs now
+// and then 20 KB (one leaf holding nearly all bytes).
 func randomRecord(rng *rand.Rand, mem memory.Allocator, sc *arrow.Schema, n int) arrow.RecordBatch {
 	b := array.NewRecordBuilder(mem, sc)
 	defer b.Release()
 	for range n {
 		for i := range sc.NumFields() {
-			appendRandom(rng, b.Field(i))
+			appendRandom(rng, b.Field(i), sc.Field(i).Nullable)
 		}
 	}
 	return b.NewRecordBatch()
 }
 
-func appendRandom(rng *rand.Rand, b array.Builder) {
+func appendRandom(rng *rand.Rand, b array.Builder, nullable bool) {
+	if nullable && rng.Intn(3) == 0 {
+		b.AppendNull()
+		return
+	}
 	text := func() []byte {
 		if rng.Intn(8) == 0 {
 			return bytes.Repeat([]byte{byte(rng.Intn(256))}, 20000)
@@ -322,18 +421,19 @@ func appendRandom(rng *rand.Rand, b array.Builder) {
 	switch b := b.(type) {
 	case *array.StructBuilder:
 		b.Append(true)
+		st := b.Type().(*arrow.StructType)
 		for i := range b.NumField() {
-			appendRandom(rng, b.FieldBuilder(i))
+			appendRandom(rng, b.FieldBuilder(i), st.Field(i).Nullable)
 		}
 	case *array.ListBuilder:
 		b.Append(true)
 		for range rng.Intn(4) {
-			appendRandom(rng, b.ValueBuilder())
+			appendRandom(rng, b.ValueBuilder(), false)
 		}
 	case *array.FixedSizeListBuilder:
 		b.Append(true)
 		for range b.Type().(*arrow.FixedSizeListType).Len() {
-			appendRandom(rng, b.ValueBuilder())
+			appendRandom(rng, b.ValueBuilder(), false)
 		}
 	case *array.BooleanBuilder:
 		b.Append(rng.Intn(2) == 0)

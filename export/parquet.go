@@ -265,12 +265,12 @@ func (p *parquetWriter) writeSerial(leaves []leafColumn) error {
 	return rg.Close()
 }
 
-// writeLeaf writes one leaf column of a row group with its column writer.
-// The leaf is given as not nullable, as pqarrow's path builder gives every
-// leaf without nulls (the only kind leafColumns returns).
+// writeLeaf writes one leaf column of a row group with its column writer,
+// as pqarrow's path builder does: a nullable leaf's values with a slot for
+// each null (defined one level short), the leaf given as nullable.
 func (p *parquetWriter) writeLeaf(cw file.ColumnChunkWriter, c *leafColumn) error {
 	ctx := pqarrow.NewArrowWriteContext(context.Background(), p.arrow)
-	if err := pqarrow.WriteArrowToColumn(ctx, cw, c.values, c.def, c.rep, false); err != nil {
+	if err := pqarrow.WriteArrowToColumn(ctx, cw, c.values, c.def, c.rep, c.nullable); err != nil {
 		return fmt.Errorf("export: parquet: column %s: %w", c.name, err)
 	}
 	return nil

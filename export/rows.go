@@ -643,6 +643,17 @@ func (c *consumer) Float(_ *msgdef.Field, v float64) {
 	}
 }
 
+// Null appends a null to a nullable field's column (sink.Nuller).
+func (c *consumer) Null(*msgdef.Field) {
+	if n := c.scalar("null"); n != nil {
+		if !n.plan.nullable {
+			c.mismatch(n, "null")
+			return
+		}
+		n.appendNull()
+	}
+}
+
 func (c *consumer) String(_ *msgdef.Field, v []byte) {
 	if n := c.scalar("string"); n != nil {
 		if n.plan.kind != kString {

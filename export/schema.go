@@ -57,6 +57,9 @@ type plan struct {
 	fields []*plan
 	elem   *plan // element of a list or fixed list
 	n      int   // length of a fixed list
+	// nullable is a scalar field marked msgdef.Field.Nullable: its
+	// column is nullable and takes the consumer's Null.
+	nullable bool
 }
 
 // Schema returns the Arrow schema of the rows exported for messages of type
@@ -125,7 +128,7 @@ func (r *rootPlan) schema() *arrow.Schema {
 	}
 	for _, f := range r.plan.fields {
 		if f.kind != kSkip {
-			fields = append(fields, arrow.Field{Name: f.name, Type: f.typ})
+			fields = append(fields, arrow.Field{Name: f.name, Type: f.typ, Nullable: f.nullable})
 		}
 	}
 	return arrow.NewSchema(fields, nil)
@@ -151,7 +154,7 @@ func structPlan(t *msgdef.Type, name, path string, depth int) (*plan, error) {
 		}
 		p.fields = append(p.fields, c)
 		if c.kind != kSkip {
-			members = append(members, arrow.Field{Name: c.name, Type: c.typ})
+			members = append(members, arrow.Field{Name: c.name, Type: c.typ, Nullable: c.nullable})
 		}
 	}
 	if len(members) == 0 {
@@ -164,8 +167,15 @@ func structPlan(t *msgdef.Type, name, path string, depth int) (*plan, error) {
 
 // fieldPlan compiles one field, array or not.
 func fieldPlan(f *msgdef.Field, path string, depth int) (*plan, error) {
+	if f.Nullable && (f.Array != msgdef.Scalar || f.Kind == msgdef.Struct) {
+		return nil, fmt.Errorf("export: field %s: only a scalar primitive field can be nullable", path)
+	}
 	if f.Array == msgdef.Scalar || f.IsBlob() {
-		return elemPlan(f, f.Name, path, depth)
+		p, err := elemPlan(f, f.Name, path, depth)
+		if err == nil {
+			p.nullable = f.Nullable
+		}
+		return p, err
 	}
 	elem, err := elemPlan(f, "element", path+"[]", depth)
 	if err != nil {

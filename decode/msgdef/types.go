@@ -105,6 +105,13 @@ type Field struct {
 	StringBound int
 	// Default is the ROS2 default value text, "" when none.
 	Default string
+	// Nullable marks a scalar primitive field whose value may be absent:
+	// a producer with no value for it calls sink.Nuller's Null in place
+	// of the typed call. Definitions never set it (ROS values are never
+	// absent); types a program adds to messages do (the in_<frame> values
+	// of analysis/tf's Framer), and export gives such a field a nullable
+	// column.
+	Nullable bool
 }
 
 // IsBlob reports whether the field is an array of raw bytes (uint8[], char[],

@@ -17,6 +17,7 @@
 //     exponent form below 1e-6 and from 1e21;
 //   - NaN, +Inf and -Inf, which JSON numbers cannot express, → the JSON
 //     strings "NaN", "Infinity" and "-Infinity";
+//   - an absent value (Null, for a msgdef.Field.Nullable field) → null;
 //   - strings → JSON strings; quotes, backslashes and control characters are
 //     escaped, everything else (including non-ASCII UTF-8, '<', '>', '&') is
 //     copied as is;

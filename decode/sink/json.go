@@ -161,6 +161,12 @@ func (w *JSONWriter) Float(f *msgdef.Field, v float64) {
 	w.buf = append(w.buf, ',')
 }
 
+// Null writes null: a Nullable field without a value (Nuller).
+func (w *JSONWriter) Null(f *msgdef.Field) {
+	w.elemKey(f)
+	w.buf = append(w.buf, "null,"...)
+}
+
 // String writes a JSON string.
 func (w *JSONWriter) String(f *msgdef.Field, v []byte) {
 	w.elemKey(f)

@@ -64,6 +64,16 @@ func TestJSONWriter(t *testing.T) {
 			w.Float(fF32s, math.Copysign(0, -1))
 			w.EndArray()
 		}, `{"v":["NaN","Infinity","-Infinity",-0]}`},
+		{"absent values", func(w *sink.JSONWriter) {
+			w.BeginStruct(fPos)
+			w.Null(fF64)
+			w.Float(fF64, math.NaN())
+			w.EndStruct()
+			w.BeginArray(fF32s, 2)
+			w.Null(fF32s)
+			w.Float(fF32s, 1)
+			w.EndArray()
+		}, `{"position":{"f64":null,"f64":"NaN"},"v":[null,1]}`},
 		{"exponents", func(w *sink.JSONWriter) {
 			w.Float(fF64, 1e21)
 			w.Float(fF64, 1e-7)

@@ -37,3 +37,13 @@ type Sink interface {
 	Bytes(f *msgdef.Field, v []byte)
 	Time(f *msgdef.Field, sec, nsec int64)
 }
+
+// Nuller is implemented by sinks that can hold an absent value (the row
+// builder of export: a null cell; JSONWriter: null). For a field marked
+// msgdef.Field.Nullable, a producer that has no value calls Null(f) in
+// place of the field's typed call, when its sink implements Nuller; for
+// other sinks it makes the typed call with a stand-in (NaN for a float).
+// Codecs never call it: decoded ROS values are never absent.
+type Nuller interface {
+	Null(f *msgdef.Field)
+}
