@@ -5,7 +5,9 @@ import (
 	"encoding/csv"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -42,7 +44,12 @@ type csvLayout struct {
 	cfg     *config
 	cols    []csvColumn
 	explode array.ListLike // the exploded array, once bound
-	// rowStart is the first element of the current row's exploded array.
+	// exploding is set when the schema has the array at the explode path
+	// (its arrays Along explode then too).
+	exploding bool
+	// row is the current row; rowStart is the first element of its
+	// exploded array.
+	row      int
 	rowStart int64
 }
 
@@ -80,6 +87,9 @@ func CSVHeader(sc *arrow.Schema, opts ...Option) []string {
 // nil.
 func layout(cfg *config, sc *arrow.Schema, rec arrow.RecordBatch) *csvLayout {
 	l := &csvLayout{cfg: cfg}
+	if cfg.arrays.Mode == ArraysExplode {
+		l.exploding = listAt(sc, cfg.arrays.Path)
+	}
 	for i, f := range sc.Fields() {
 		var a arrow.Array
 		if rec != nil {
@@ -114,6 +124,16 @@ func (l *csvLayout) walk(name string, t arrow.DataType, a arrow.Array, ix indexe
 				l.cols = append(l.cols, csvColumn{name: name + "._index", elem: true})
 			}
 			l.walk(name, t.Elem(), values, nil, true)
+			return
+		}
+		if l.exploding && !elem && slices.Contains(l.cfg.arrays.Along, name) {
+			var values arrow.Array
+			var aix indexer
+			if a != nil {
+				values = a.(array.ListLike).ListValues()
+				aix = l.alongIndexer(a.(array.ListLike), ix)
+			}
+			l.walk(name, t.Elem(), values, aix, true)
 			return
 		}
 		if l.cfg.arrays.Mode == ArraysFirst {
@@ -154,6 +174,50 @@ func nthIndexer(a array.ListLike, ix indexer, k int) indexer {
 		}
 		return 0, false
 	}
+}
+
+// alongIndexer maps an element of the exploded array to the element of
+// list array a (of the row, through ix) with the same index in its row.
+func (l *csvLayout) alongIndexer(a array.ListLike, ix indexer) indexer {
+	return func(j int) (int, bool) {
+		i := l.row
+		if ix != nil {
+			var ok bool
+			if i, ok = ix(i); !ok {
+				return 0, false
+			}
+		}
+		if a.IsNull(i) {
+			return 0, false
+		}
+		s, e := a.ValueOffsets(i)
+		if k := s + int64(j) - l.rowStart; k < e {
+			return int(k), true
+		}
+		return 0, false
+	}
+}
+
+// listAt reports whether sc has a list at the dotted path of struct
+// fields.
+func listAt(sc *arrow.Schema, path string) bool {
+	parts := strings.Split(path, ".")
+	fs := sc.Fields()
+	for i, name := range parts {
+		k := slices.IndexFunc(fs, func(f arrow.Field) bool { return f.Name == name })
+		if k < 0 {
+			return false
+		}
+		switch t := fs[k].Type.(type) {
+		case arrow.ListLikeType:
+			return i == len(parts)-1
+		case *arrow.StructType:
+			fs = t.Fields()
+		default:
+			return false
+		}
+	}
+	return false
 }
 
 // indexCell numbers the elements of the exploded array from 0.
@@ -329,6 +393,7 @@ func (cw *csvWriter) write(rec arrow.RecordBatch) error {
 	l := layout(cw.cfg, cw.schema, rec)
 	var buf []byte
 	for i := 0; i < int(rec.NumRows()); i++ {
+		l.row = i
 		for k, c := range l.cols {
 			if !c.elem {
 				buf = c.cell(buf[:0], i)

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -186,6 +187,32 @@ func TestCSVExplode(t *testing.T) {
 	}
 }
 
+// TestCSVExplodeAlong: an array Along the exploded one gives its element
+// k on the row of element k (empty where it is shorter), not a JSON cell;
+// Along alone explodes nothing.
+func TestCSVExplodeAlong(t *testing.T) {
+	_, rows := exportCSV(t, WithArrays(Arrays{Mode: ArraysExplode, Path: "placements", Along: []string{"scores", "nothere"}}))
+	wantHeader := "log_time,publish_time,sequence,source_file,header.seq,header.stamp,header.frame_id," +
+		"placements._index,placements.position.x,placements.position.y,placements.position.z,placements.name,placements.tags," +
+		"scores,note,blob,d"
+	if h := strings.Join(rows[0], ","); h != wantHeader {
+		t.Fatalf("header %s", h)
+	}
+	var got []string
+	for i := 1; i < len(rows); i++ {
+		r := rowMap(rows, i)
+		got = append(got, fmt.Sprintf("%s|%s|%s|%s", r["sequence"], r["placements._index"], r["placements.name"], r["scores"]))
+	}
+	want := []string{`0|0|cup|0.25`, `0|1|say "hi", ok|Inf`, "0|2|two\nlines|", `1|||`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	_, rows = exportCSV(t, WithArrays(Arrays{Mode: ArraysExplode, Path: "nothere", Along: []string{"scores"}}))
+	if len(rows) != 3 || rowMap(rows, 1)["scores"] != "[0.25,\"Infinity\"]" {
+		t.Errorf("without the exploded array: %q", rows)
+	}
+}
+
 func TestCSVFirstN(t *testing.T) {
 	_, rows := exportCSV(t, WithArrays(Arrays{Mode: ArraysFirst, N: 2}))
 	wantHeader := "log_time,publish_time,sequence,source_file,header.seq,header.stamp,header.frame_id," +
@@ -231,7 +258,7 @@ func TestParseOptions(t *testing.T) {
 		"json": {}, "explode:a.b": {Mode: ArraysExplode, Path: "a.b"}, "first:3": {Mode: ArraysFirst, N: 3},
 	} {
 		got, err := ParseArrays(s)
-		if err != nil || got != want || got.String() != s {
+		if err != nil || !reflect.DeepEqual(got, want) || got.String() != s {
 			t.Errorf("ParseArrays(%q) = %v, %v", s, got, err)
 		}
 	}

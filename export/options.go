@@ -146,6 +146,11 @@ type Arrays struct {
 	// Path is the array to explode ("placements", "objects.grasps"): a
 	// path of struct fields ending at an array.
 	Path string
+	// Along are arrays exploded in step with Path's (the in_<frame>
+	// mirror of Path that --tf-frame adds, in_map.poses beside poses):
+	// element k of each on the row of Path's element k, empty where one is
+	// shorter. They explode only where Path does.
+	Along []string
 	// N is the number of elements ArraysFirst writes per array.
 	N int
 }
