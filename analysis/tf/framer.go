@@ -57,8 +57,13 @@ func isHeader(f *msgdef.Field) bool {
 // (in_map.poses of a PoseArray). Each value is transformed from the
 // frame_id at the stamp of the innermost header around it: the
 // message's, or an element's own (each PoseStamped of a nav_msgs/Path),
-// as tf2_geometry_msgs transforms each such element. Where no transform
-// exists at that stamp the values are NaN.
+// as tf2_geometry_msgs transforms each such element.
+//
+// Where no transform exists at that stamp the values are absent: their
+// fields are marked msgdef.Field.Nullable and a sink that implements
+// sink.Nuller gets Null for each (export: null cells, empty in CSV; JSON:
+// null), other sinks (a value tree) NaN. A NaN otherwise is a NaN of the
+// input carried through the transform.
 type Framer struct {
 	buf   *Buffer
 	Frame string
@@ -68,6 +73,10 @@ type Framer struct {
 func NewFramer(b *Buffer, frame string) *Framer {
 	return &Framer{buf: b, Frame: strings.TrimPrefix(frame, "/")}
 }
+
+// FieldName is the name of the field a Framer into frame adds: in_<frame>,
+// without a leading slash.
+func FieldName(frame string) string { return "in_" + strings.TrimPrefix(frame, "/") }
 
 // node is one struct field on the way to a geometry field.
 type node struct {
@@ -114,13 +123,16 @@ func plan(t *msgdef.Type, n *node, depth int) {
 }
 
 // outType builds the type of the added field: the nodes' paths (arrays as
-// in the input), each leaf of its own geometry type.
-func outType(n *node, name string) *msgdef.Type {
+// in the input), each leaf of its own geometry type with nullable numbers
+// (nullable).
+func outType(n *node, name string, memo map[*msgdef.Type]*msgdef.Type) *msgdef.Type {
 	t := &msgdef.Type{Name: "baglab/" + name, FullName: "baglab/" + name, Dialect: msgdef.ROS1}
 	for _, c := range n.children {
-		m := c.in.Msg
-		if !c.leaf {
-			m = outType(c, name+"_"+c.name)
+		var m *msgdef.Type
+		if c.leaf {
+			m = nullable(c.in.Msg, memo)
+		} else {
+			m = outType(c, name+"_"+c.name, memo)
 		}
 		t.Fields = append(t.Fields, msgdef.Field{Name: c.name, Kind: msgdef.Struct, Msg: m, TypeName: m.Name, Array: c.in.Array, Len: c.in.Len})
 	}
@@ -128,6 +140,27 @@ func outType(n *node, name string) *msgdef.Type {
 		c.out = &t.Fields[i]
 	}
 	return t
+}
+
+// nullable is a copy of geometry type t whose scalar fields, at any depth,
+// are marked Nullable (memo keeps the copies made).
+func nullable(t *msgdef.Type, memo map[*msgdef.Type]*msgdef.Type) *msgdef.Type {
+	if c, ok := memo[t]; ok {
+		return c
+	}
+	c := *t
+	c.Fields = append([]msgdef.Field(nil), t.Fields...)
+	memo[t] = &c
+	for i := range c.Fields {
+		f := &c.Fields[i]
+		switch {
+		case f.Kind == msgdef.Struct && f.Msg != nil:
+			f.Msg = nullable(f.Msg, memo)
+		case f.Kind != msgdef.Struct && f.Array == msgdef.Scalar:
+			f.Nullable = true
+		}
+	}
+	return &c
 }
 
 // Wrap returns a decoder of dec's messages with the added field, and
@@ -142,9 +175,10 @@ func (f *Framer) Wrap(dec decode.Decoder) (decode.Decoder, bool) {
 	if len(root.children) == 0 {
 		return nil, false
 	}
-	name := "in_" + f.Frame
+	name := FieldName(f.Frame)
 	ext := *t
-	ext.Fields = append(append([]msgdef.Field(nil), t.Fields...), msgdef.Field{Name: name, Kind: msgdef.Struct, Msg: outType(root, "In"+strings.ReplaceAll(f.Frame, "/", "_")), TypeName: "baglab/In"})
+	out := outType(root, "In"+strings.ReplaceAll(f.Frame, "/", "_"), map[*msgdef.Type]*msgdef.Type{})
+	ext.Fields = append(append([]msgdef.Field(nil), t.Fields...), msgdef.Field{Name: name, Kind: msgdef.Struct, Msg: out, TypeName: "baglab/In"})
 	return &framed{Decoder: dec, f: f, t: &ext, root: root, field: &ext.Fields[len(ext.Fields)-1]}, true
 }
 
@@ -174,7 +208,8 @@ func (d *framed) Decode(data []byte, s sink.Sink) error {
 	if err := d.Decoder.Decode(data, &c); err != nil {
 		return err
 	}
-	e := emitter{f: d.f, c: &c, trs: make([]*Transform, len(c.headers))}
+	e := emitter{f: d.f, c: &c, trs: make([]lookup, len(c.headers))}
+	e.null, _ = s.(sink.Nuller)
 	s.BeginStruct(d.field)
 	e.children(d.root, s)
 	s.EndStruct()
@@ -187,27 +222,34 @@ func (d *framed) Decode(data []byte, s sink.Sink) error {
 type emitter struct {
 	f      *Framer
 	c      *capture
-	vi, ai int          // the next value and array length
-	trs    []*Transform // the transform of each header, once looked up
+	vi, ai int         // the next value and array length
+	trs    []lookup    // the transform of each header, once looked up
+	null   sink.Nuller // the sink, when it takes absent values
+}
+
+// lookup is the transform of one header.
+type lookup struct {
+	tr         Transform
+	done, isOK bool
 }
 
 var nanTransform = Transform{Vec3{math.NaN(), math.NaN(), math.NaN()}, Quat{math.NaN(), math.NaN(), math.NaN(), math.NaN()}}
 
 // transform is the transform from header h's frame into the Framer's at
-// its stamp, NaN where there is none.
-func (e *emitter) transform(h int) Transform {
+// its stamp, and false (with NaNs) where there is none.
+func (e *emitter) transform(h int) (Transform, bool) {
 	if h < 0 || h >= len(e.trs) {
-		return nanTransform
+		return nanTransform, false
 	}
-	if e.trs[h] == nil {
+	if l := &e.trs[h]; !l.done {
 		hd := e.c.headers[h]
 		tr, _, err := e.f.buf.Lookup(e.f.Frame, strings.TrimPrefix(string(hd.frameID), "/"), hd.sec*1e9+hd.nsec)
 		if err != nil {
 			tr = nanTransform
 		}
-		e.trs[h] = &tr
+		*l = lookup{tr: tr, done: true, isOK: err == nil}
 	}
-	return *e.trs[h]
+	return e.trs[h].tr, e.trs[h].isOK
 }
 
 func (e *emitter) children(n *node, s sink.Sink) {
@@ -239,38 +281,60 @@ func (e *emitter) one(n *node, s sink.Sink) {
 	s.EndStruct()
 }
 
+// leaf writes one geometry value in the Framer's frame, with n's out
+// fields (Nullable): null where there is no transform and the sink takes
+// absent values.
 func (e *emitter) leaf(n *node, s sink.Sink) {
 	gv := geomValue{v: nanTransform, hdr: -1}
 	if e.vi < len(e.c.vals) {
 		gv = e.c.vals[e.vi]
 	}
 	e.vi++
-	tr := e.transform(gv.hdr)
-	ft := n.in.Msg.Fields
+	tr, ok := e.transform(gv.hdr)
+	w := floats{s: s}
+	if !ok {
+		w.null = e.null
+	}
+	ft := n.out.Msg.Fields
 	switch n.kind {
 	case kindPoint:
-		vec(s, ft, tr.Apply(gv.v.Translation))
+		w.vec(ft, tr.Apply(gv.v.Translation))
 	case kindVector: // do_transform_vector3: the translation set to 0
-		vec(s, ft, tr.Rotation.rotate(gv.v.Translation))
+		w.vec(ft, tr.Rotation.rotate(gv.v.Translation))
 	default: // pose and transform: a point and a quaternion
 		v := tr.Compose(gv.v)
 		s.BeginStruct(&ft[0])
-		vec(s, ft[0].Msg.Fields, v.Translation)
+		w.vec(ft[0].Msg.Fields, v.Translation)
 		s.EndStruct()
 		s.BeginStruct(&ft[1])
 		q := ft[1].Msg.Fields
-		s.Float(&q[0], v.Rotation.X)
-		s.Float(&q[1], v.Rotation.Y)
-		s.Float(&q[2], v.Rotation.Z)
-		s.Float(&q[3], v.Rotation.W)
+		w.put(&q[0], v.Rotation.X)
+		w.put(&q[1], v.Rotation.Y)
+		w.put(&q[2], v.Rotation.Z)
+		w.put(&q[3], v.Rotation.W)
 		s.EndStruct()
 	}
 }
 
-func vec(s sink.Sink, f []msgdef.Field, v Vec3) {
-	s.Float(&f[0], v.X)
-	s.Float(&f[1], v.Y)
-	s.Float(&f[2], v.Z)
+// floats writes the numbers of one geometry value: to s, or as nulls to
+// null when it is set (the value is absent).
+type floats struct {
+	s    sink.Sink
+	null sink.Nuller
+}
+
+func (w floats) put(f *msgdef.Field, v float64) {
+	if w.null != nil {
+		w.null.Null(f)
+		return
+	}
+	w.s.Float(f, v)
+}
+
+func (w floats) vec(f []msgdef.Field, v Vec3) {
+	w.put(&f[0], v.X)
+	w.put(&f[1], v.Y)
+	w.put(&f[2], v.Z)
 }
 
 // What an open struct or array of the input is, for capture.

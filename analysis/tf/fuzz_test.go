@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/record"
 )
 
@@ -189,6 +190,15 @@ func FuzzFramer(f *testing.F) {
 				js, _ := out.LookupStruct("in_map").MarshalJSON()
 				if string(js) != seedInMap {
 					t.Errorf("seed in map:\n%s\nwant\n%s", js, seedInMap)
+				}
+				// a sink that takes absent values gets nulls there
+				w := sink.NewJSONWriter()
+				if err := decs[i+1].Decode(data, w); err != nil {
+					t.Fatal(err)
+				}
+				_, rest, _ := strings.Cut(string(w.JSON()), `"in_map":`)
+				if want := strings.ReplaceAll(seedInMap, `"NaN"`, "null") + "}"; rest != want {
+					t.Errorf("seed in map, JSON:\n%s\nwant\n%s", rest, want)
 				}
 			}
 			for _, path := range []string{"poses", "fixed"} {

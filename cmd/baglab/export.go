@@ -83,7 +83,8 @@ Wrench (rotated only), arrays included (PoseArray, nav_msgs/Path), a field
 in_F with the same values expressed in frame F (in_map.pose.position.x), from
 the recordings' /tf and /tf_static as tf2 looks them up (see baglab tf), each
 from the frame and at the stamp of the innermost header around it (a Path's
-PoseStamped: its own); NaN where no transform exists.
+PoseStamped: its own); null (an empty CSV cell) where no transform exists.
+With --arrays explode:PATH the mirror in_F.PATH explodes in step with PATH.
 
 --sync /a,/b[,/c] writes instead one dataset, DIR/synced.parquet (or .csv),
 one row per matched set, each topic's fields under the topic's name
@@ -162,6 +163,7 @@ func (o *exportOptions) options(cmd *cobra.Command) ([]export.Option, error) {
 	if err != nil {
 		return nil, usageErrorf("--arrays: %v", err)
 	}
+	arrays = explodeTFAlong(arrays, o.tfFrame)
 	tf, err := export.ParseTimeFormat(o.timeFormat)
 	if err != nil {
 		return nil, usageErrorf("--time-format: %v", err)

@@ -12,7 +12,16 @@ import (
 )
 
 func addTFFrameFlag(cmd *cobra.Command, frame *string) {
-	cmd.Flags().StringVar(frame, "tf-frame", "", "add to every message with a Header and poses, points, transforms or tf2's vectors (Vector3Stamped, Wrench), in arrays too, the same values in this frame (field in_<FRAME>; each from the innermost header's frame at its stamp; NaN where no transform exists), from the recordings' /tf and /tf_static")
+	cmd.Flags().StringVar(frame, "tf-frame", "", "add to every message with a Header and poses, points, transforms or tf2's vectors (Vector3Stamped, Wrench), in arrays too, the same values in this frame (field in_<FRAME>; each from the innermost header's frame at its stamp; null, an empty CSV cell, where no transform exists), from the recordings' /tf and /tf_static")
+}
+
+// explodeTFAlong makes the in_<frame> mirror of an exploded array explode
+// in step with it: one pose and the same pose in frame on each row.
+func explodeTFAlong(a export.Arrays, frame string) export.Arrays {
+	if frame != "" && a.Mode == export.ArraysExplode {
+		a.Along = []string{tf.FieldName(frame) + "." + a.Path}
+	}
+	return a
 }
 
 // tfFramed returns what wraps an input's messages so that those it can

@@ -305,63 +305,28 @@ func TestTFUsage(t *testing.T) {
 // (Vector3Stamped in arm), /wrench (WrenchStamped in laser), /poses
 // (PoseArray in base_link: each pose in the message's frame) and /path
 // (nav_msgs/Path: each PoseStamped in its own frame and stamp, some with
-// no transform, some with no frame) and compares the in_map columns with
-// Debian's tf2 BufferCore lookup and tf2_geometry_msgs' do_transform_pose,
-// _point, _vector3 and _wrench of each message, or of each element:
-// within 1e-9, and NaN exactly where tf2 raises an exception.
+// no transform, some with no frame) as CSV and as Parquet, and compares
+// the in_map values with Debian's tf2 BufferCore lookup and
+// tf2_geometry_msgs' do_transform_pose, _point, _vector3 and _wrench of
+// each message, or of each element: within 1e-9, and null exactly where
+// tf2 raises an exception (an empty CSV cell or a JSON null in an array's
+// cell; a Parquet null as DuckDB reads it), never NaN.
 func TestExportTFFrameMatchesTF2(t *testing.T) {
 	bag := tfTestBag(t)
 	testenv.RequirePeer(t, "tf2geometry")
 	dir := filepath.Join(t.TempDir(), "out")
-	if _, errs, code := run(t, "export", bag, "--topics", "/pose,/point,/posecov,/vector,/wrench,/poses,/path", "--tf-frame", "map", "--out", dir, "--format", "csv"); code != 0 {
+	pqDir := filepath.Join(t.TempDir(), "pq")
+	topics := "/pose,/point,/posecov,/vector,/wrench,/poses,/path"
+	if _, errs, code := run(t, "export", bag, "--topics", topics, "--tf-frame", "map", "--out", dir, "--format", "csv"); code != 0 {
 		t.Fatalf("export --tf-frame: exit %d: %s", code, errs)
 	}
-	pose := []string{"position.x", "position.y", "position.z", "orientation.x", "orientation.y", "orientation.z", "orientation.w"}
-	xyz := []string{"x", "y", "z"}
-	for _, c := range []struct {
-		topic, file string
-		prefix      string // of the columns, or of the paths in each element of array
-		array       string // the column of an array, in JSON
-		cols        []string
-		rows        int
-	}{
-		{"/pose", "pose.csv", "in_map.pose.", "", pose, 400},
-		{"/point", "point.csv", "in_map.point.", "", xyz, 400},
-		{"/posecov", "posecov.csv", "in_map.pose.pose.", "", pose, 200},
-		{"/vector", "vector.csv", "in_map.vector.", "", xyz, 200},
-		{"/wrench", "wrench.csv", "in_map.wrench.", "", []string{"force.x", "force.y", "force.z", "torque.x", "torque.y", "torque.z"}, 200},
-		{"/poses", "poses.csv", "", "in_map.poses", pose, 200},
-		{"/path", "path.csv", "pose.", "in_map.poses", pose, 200},
-	} {
+	if _, errs, code := run(t, "export", bag, "--topics", topics, "--tf-frame", "map", "--out", pqDir); code != 0 {
+		t.Fatalf("export --tf-frame (parquet): exit %d: %s", code, errs)
+	}
+	for _, c := range tfFrameCases {
 		t.Run(c.topic, func(t *testing.T) {
-			out, err := exec.Command(testenv.Python, filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tfframe.py"), bag, c.topic, "map").Output()
-			if err != nil {
-				t.Fatalf("tfframe.py: %v", err)
-			}
-			// want[i][j]: element j of message i (one element outside arrays)
-			var want [][][]float64
-			for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-				var v [][]float64
-				if c.array == "" {
-					v = [][]float64{nil}
-					err = json.Unmarshal([]byte(l), &v[0])
-				} else {
-					err = json.Unmarshal([]byte(l), &v)
-				}
-				if err != nil {
-					t.Fatalf("tfframe.py: %q: %v", l, err)
-				}
-				want = append(want, v)
-			}
-			f, err := os.Open(filepath.Join(dir, c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			recs, err := csv.NewReader(f).ReadAll()
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := tf2Frame(t, bag, c.topic, c.array != "")
+			recs := readCSV(t, filepath.Join(dir, c.file+".csv"))
 			col := map[string]int{}
 			for i, h := range recs[0] {
 				col[h] = i
@@ -369,103 +334,273 @@ func TestExportTFFrameMatchesTF2(t *testing.T) {
 			if len(recs)-1 != len(want) || len(want) != c.rows {
 				t.Fatalf("%d rows, tf2 %d, want %d", len(recs)-1, len(want), c.rows)
 			}
-			var found, missing int
-			for i, rec := range recs[1:] {
-				got := tfFrameValues(t, rec, col, c.prefix, c.array, c.cols)
-				if want[i] == nil { // a PoseArray whose frame tf2 cannot transform
-					want[i] = make([][]float64, len(got))
-				}
-				if len(got) != len(want[i]) {
-					t.Fatalf("row %d: %d elements, tf2 %d", i, len(got), len(want[i]))
-				}
-				for j, w := range want[i] {
-					if w == nil {
-						for k, x := range got[j] {
-							if !math.IsNaN(x) {
-								t.Fatalf("row %d element %d: %s = %v where tf2 finds no transform", i, j, c.cols[k], x)
-							}
-						}
-						missing++
-						continue
-					}
-					// PyKDL returns the quaternion of a rotation matrix, whose
-					// sign is its own choice: q and -q are the same rotation
-					sign := 1.0
-					if len(c.cols) == 7 && got[j][6]*w[6] < 0 {
-						sign = -1
-					}
-					for k, x := range got[j] {
-						if k >= 3 && len(c.cols) == 7 {
-							x *= sign
-						}
-						if math.Abs(x-w[k]) > 1e-9 {
-							t.Fatalf("row %d element %d: %s = %v, tf2 %v", i, j, c.cols[k], x, w[k])
-						}
-					}
-					found++
-				}
+			var got [][][]*float64
+			for _, rec := range recs[1:] {
+				got = append(got, tfFrameCSV(t, rec, col, c.prefix, c.array, c.cols))
 			}
-			t.Logf("%d values in map, %d where tf2 raises", found, missing)
+			found, missing := compareTF2(t, c.cols, got, want)
+			t.Logf("CSV: %d values in map, %d where tf2 raises", found, missing)
 			if found < c.rows*9/10 || missing == 0 {
+				t.Errorf("%d values in map, %d without a transform: want both", found, missing)
+			}
+
+			rows := duckdbQuery(t, "SELECT in_map FROM read_parquet('"+filepath.Join(pqDir, c.file+".parquet")+"', file_row_number = true) ORDER BY file_row_number")
+			if len(rows) != len(want) {
+				t.Fatalf("Parquet: %d rows, tf2 %d", len(rows), len(want))
+			}
+			got = got[:0]
+			for _, r := range rows {
+				in := r["in_map"]
+				if c.array == "" {
+					got = append(got, [][]*float64{tfFrameJSON(t, in, strings.TrimPrefix(c.prefix, "in_map."), c.cols)})
+					continue
+				}
+				els, _ := in.(map[string]any)[strings.TrimPrefix(c.array, "in_map.")].([]any)
+				var row [][]*float64
+				for _, e := range els {
+					row = append(row, tfFrameJSON(t, e, c.prefix, c.cols))
+				}
+				got = append(got, row)
+			}
+			pf, pm := compareTF2(t, c.cols, got, want)
+			t.Logf("Parquet via DuckDB: %d values in map, %d nulls", pf, pm)
+			if pf != found || pm != missing {
+				t.Errorf("Parquet: %d values, %d nulls; CSV %d, %d", pf, pm, found, missing)
+			}
+		})
+	}
+}
+
+// TestExportTFFrameExplodeMatchesTF2: with --arrays explode:poses the
+// in_map.poses of a PoseArray and of a nav_msgs/Path explode in step with
+// poses, one pose and the same pose in map on each row, as tf2 transforms
+// each (an empty cell where it raises), instead of a JSON cell on every
+// row.
+func TestExportTFFrameExplodeMatchesTF2(t *testing.T) {
+	bag := tfTestBag(t)
+	testenv.RequirePeer(t, "tf2geometry")
+	dir := filepath.Join(t.TempDir(), "out")
+	if _, errs, code := run(t, "export", bag, "--topics", "/poses,/path", "--tf-frame", "map", "--out", dir, "--format", "csv", "--arrays", "explode:poses"); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	for _, c := range tfFrameCases {
+		if c.array == "" {
+			continue
+		}
+		t.Run(c.topic, func(t *testing.T) {
+			want := tf2Frame(t, bag, c.topic, true)
+			recs := readCSV(t, filepath.Join(dir, c.file+".csv"))
+			col := map[string]int{}
+			for i, h := range recs[0] {
+				col[h] = i
+			}
+			if _, ok := col["in_map.poses"]; ok {
+				t.Fatalf("in_map.poses is one JSON cell: %v", recs[0])
+			}
+			// got[i][j]: element j of message i, each row one element
+			var got [][][]*float64
+			last := ""
+			for _, rec := range recs[1:] {
+				if seq := rec[col["sequence"]]; seq != last {
+					got = append(got, nil)
+					last = seq
+				}
+				if rec[col["poses._index"]] == "" { // an empty array
+					continue
+				}
+				if idx, _ := strconv.Atoi(rec[col["poses._index"]]); idx != len(got[len(got)-1]) {
+					t.Fatalf("poses._index %d after %d elements", idx, len(got[len(got)-1]))
+				}
+				v := tfFrameCSV(t, rec, col, c.array+"."+c.prefix, "", c.cols)
+				got[len(got)-1] = append(got[len(got)-1], v[0])
+			}
+			if len(got) != len(want) || len(got) != c.rows {
+				t.Fatalf("%d messages, tf2 %d, want %d", len(got), len(want), c.rows)
+			}
+			found, missing := compareTF2(t, c.cols, got, want)
+			t.Logf("%d values in map, %d where tf2 raises", found, missing)
+			if found < c.rows || missing == 0 {
 				t.Errorf("%d values in map, %d without a transform: want both", found, missing)
 			}
 		})
 	}
 }
 
-// tfFrameValues returns the values of cols (under prefix) of one CSV row:
-// one element for columns of their own, or each element of the JSON array
-// in column array.
-func tfFrameValues(t *testing.T, rec []string, col map[string]int, prefix, array string, cols []string) [][]float64 {
+var tfPoseCols = []string{"position.x", "position.y", "position.z", "orientation.x", "orientation.y", "orientation.z", "orientation.w"}
+
+// tfFrameCases are the topics of tfbag.py that --tf-frame map expresses.
+var tfFrameCases = []struct {
+	topic, file string
+	prefix      string // of the columns, or of the paths in each element of array
+	array       string // the column of an array
+	cols        []string
+	rows        int
+}{
+	{"/pose", "pose", "in_map.pose.", "", tfPoseCols, 400},
+	{"/point", "point", "in_map.point.", "", []string{"x", "y", "z"}, 400},
+	{"/posecov", "posecov", "in_map.pose.pose.", "", tfPoseCols, 200},
+	{"/vector", "vector", "in_map.vector.", "", []string{"x", "y", "z"}, 200},
+	{"/wrench", "wrench", "in_map.wrench.", "", []string{"force.x", "force.y", "force.z", "torque.x", "torque.y", "torque.z"}, 200},
+	{"/poses", "poses", "", "in_map.poses", tfPoseCols, 200},
+	{"/path", "path", "pose.", "in_map.poses", tfPoseCols, 200},
+}
+
+// tf2Frame runs tfframe.py: want[i][j] is element j of message i (one
+// element outside arrays), nil where tf2 raises.
+func tf2Frame(t *testing.T, bag, topic string, array bool) [][][]float64 {
+	t.Helper()
+	out, err := exec.Command(testenv.Python, filepath.Join(testenv.Root(t), "analysis", "tf", "testdata", "tfframe.py"), bag, topic, "map").Output()
+	if err != nil {
+		t.Fatalf("tfframe.py: %v", err)
+	}
+	var want [][][]float64
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var v [][]float64
+		if !array {
+			v = [][]float64{nil}
+			err = json.Unmarshal([]byte(l), &v[0])
+		} else {
+			err = json.Unmarshal([]byte(l), &v)
+		}
+		if err != nil {
+			t.Fatalf("tfframe.py: %q: %v", l, err)
+		}
+		want = append(want, v)
+	}
+	return want
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// compareTF2 checks got (nil for a null) against tf2's want: within 1e-9,
+// null exactly where tf2 raises. It returns the elements found and those
+// tf2 finds no transform for.
+func compareTF2(t *testing.T, cols []string, got [][][]*float64, want [][][]float64) (found, missing int) {
+	t.Helper()
+	for i := range got {
+		if want[i] == nil { // a PoseArray whose frame tf2 cannot transform
+			want[i] = make([][]float64, len(got[i]))
+		}
+		if len(got[i]) != len(want[i]) {
+			t.Fatalf("row %d: %d elements, tf2 %d", i, len(got[i]), len(want[i]))
+		}
+		for j, w := range want[i] {
+			g := got[i][j]
+			if w == nil {
+				for k, x := range g {
+					if x != nil {
+						t.Fatalf("row %d element %d: %s = %v where tf2 finds no transform, want null", i, j, cols[k], *x)
+					}
+				}
+				missing++
+				continue
+			}
+			// PyKDL returns the quaternion of a rotation matrix, whose
+			// sign is its own choice: q and -q are the same rotation
+			sign := 1.0
+			if len(cols) == 7 && g[6] != nil && *g[6]*w[6] < 0 {
+				sign = -1
+			}
+			for k, x := range g {
+				if x == nil {
+					t.Fatalf("row %d element %d: %s null, tf2 %v", i, j, cols[k], w[k])
+				}
+				v := *x
+				if k >= 3 && len(cols) == 7 {
+					v *= sign
+				}
+				if math.Abs(v-w[k]) > 1e-9 {
+					t.Fatalf("row %d element %d: %s = %v, tf2 %v", i, j, cols[k], v, w[k])
+				}
+			}
+			found++
+		}
+	}
+	return found, missing
+}
+
+// tfFrameCSV returns the values of cols (under prefix) of one CSV row, nil
+// for an empty cell: one element for columns of their own, or each
+// element of the JSON array in column array.
+func tfFrameCSV(t *testing.T, rec []string, col map[string]int, prefix, array string, cols []string) [][]*float64 {
 	t.Helper()
 	if array == "" {
-		v := make([]float64, len(cols))
+		v := make([]*float64, len(cols))
 		for k, n := range cols {
 			ci, ok := col[prefix+n]
 			if !ok {
 				t.Fatalf("no column %s%s", prefix, n)
 			}
+			if rec[ci] == "" {
+				continue
+			}
 			x, err := strconv.ParseFloat(rec[ci], 64)
 			if err != nil {
 				t.Fatalf("%s%s: %v", prefix, n, err)
 			}
-			v[k] = x
+			v[k] = &x
 		}
-		return [][]float64{v}
+		return [][]*float64{v}
 	}
 	ci, ok := col[array]
 	if !ok {
 		t.Fatalf("no column %s", array)
 	}
-	var els []map[string]any
+	var els []any
 	if err := json.Unmarshal([]byte(rec[ci]), &els); err != nil {
 		t.Fatalf("%s: %v", array, err)
 	}
-	var out [][]float64
+	var out [][]*float64
 	for _, e := range els {
-		v := make([]float64, len(cols))
-		for k, n := range cols {
-			var x any = e
-			for _, part := range strings.Split(prefix+n, ".") {
-				m, _ := x.(map[string]any)
-				x = m[part]
-			}
-			switch x := x.(type) {
-			case float64:
-				v[k] = x
-			case string: // NaN, Inf
-				f, err := strconv.ParseFloat(x, 64)
-				if err != nil {
-					t.Fatalf("%s: %s%s = %q", array, prefix, n, x)
-				}
-				v[k] = f
-			default:
-				t.Fatalf("%s: no %s%s in %v", array, prefix, n, e)
-			}
-		}
-		out = append(out, v)
+		out = append(out, tfFrameJSON(t, e, prefix, cols))
 	}
 	return out
+}
+
+// tfFrameJSON returns the values of cols (under prefix) in a JSON object
+// (a CSV cell's, or DuckDB's struct), nil for a null; NaN and infinities
+// are strings.
+func tfFrameJSON(t *testing.T, obj any, prefix string, cols []string) []*float64 {
+	t.Helper()
+	v := make([]*float64, len(cols))
+	for k, n := range cols {
+		x := obj
+		for _, part := range strings.Split(prefix+n, ".") {
+			m, ok := x.(map[string]any)
+			if !ok {
+				t.Fatalf("no %s%s in %v", prefix, n, obj)
+			}
+			if x, ok = m[part]; !ok {
+				t.Fatalf("no %s%s in %v", prefix, n, obj)
+			}
+		}
+		switch x := x.(type) {
+		case nil:
+		case float64:
+			v[k] = &x
+		case string: // NaN, Inf
+			f, err := strconv.ParseFloat(x, 64)
+			if err != nil {
+				t.Fatalf("%s%s = %q", prefix, n, x)
+			}
+			v[k] = &f
+		default:
+			t.Fatalf("%s%s = %v (%T)", prefix, n, x, x)
+		}
+	}
+	return v
 }
 
 // BenchmarkAppendRow formats one line of tf's table: no allocation.
