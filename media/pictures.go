@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"image"
 	"image/color"
 	_ "image/jpeg" // compressed images in pictures
@@ -56,12 +57,17 @@ type PictureOptions struct {
 	// are scaled down (to 24 pixels at the least) until they fit, and then
 	// the last ones left out. 0 means no bound.
 	MaxBytes int64
+	// Unpictured, when set, receives each frame whose encoding has no
+	// picture (a .npy encoding, say) as an error naming it, and the
+	// pictures go on without it; when nil such a frame goes to in.Skip
+	// as a damaged one does.
+	Unpictured func(error)
 }
 
 // Pictures makes the pictures of the media of the selected messages of
 // the given types, in log time order, and says how many were left out to
 // stay within o.MaxBytes. A frame that cannot be pictured goes to
-// in.Skip.
+// in.Skip, or to o.Unpictured when its encoding has no picture.
 func Pictures(ctx context.Context, in *recording.Inputs, o PictureOptions) ([]Picture, int, error) {
 	types := o.Types
 	if len(types) == 0 {
@@ -95,6 +101,10 @@ func Pictures(ctx context.Context, in *recording.Inputs, o PictureOptions) ([]Pi
 				}
 				f.Topic, f.LogTime, f.Source, f.Offset = m.Channel.Topic, m.LogTime, m.Source, m.Offset
 				img, err := picture(f, side)
+				if err != nil && o.Unpictured != nil && errors.Is(err, record.ErrUnsupported) {
+					o.Unpictured(frameError(f, err))
+					continue
+				}
 				if err != nil {
 					if err := in.Skip(frameError(f, err)); err != nil {
 						return err

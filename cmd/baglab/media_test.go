@@ -178,3 +178,45 @@ func TestMediaRemote(t *testing.T) {
 		}
 	}
 }
+
+// TestReportImageWithoutPicture: a grasp demonstration whose image is in
+// an encoding with no picture (32SC1, which media writes as .npy) leaves
+// the report whole: the other five pictures are shown and one line says
+// which image has no thumbnail. Before, the report failed with exit 3.
+func TestReportImageWithoutPicture(t *testing.T) {
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 1, Sessions: 2, Media: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	for _, e := range s.ROS1 {
+		if e.Topic == "/rail_pick_and_place/grasp_demonstrations" && !done {
+			step, _ := e.Value.LookupInt("image.step")
+			for field, v := range map[string]any{"image.encoding": "32SC1", "image.width": uint32(step / 4)} {
+				if err := e.Value.Set(field, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			done = true
+		}
+	}
+	path := filepath.Join(t.TempDir(), "study.bag")
+	if err := studygen.WriteBag(path, s.ROS1, bag.CompressionNone); err != nil {
+		t.Fatal(err)
+	}
+	page := filepath.Join(t.TempDir(), "r.html")
+	_, stderr, code := run(t, "report", path, "-o", page)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `<img src="data:image/png;base64,`); n != 5 {
+		t.Errorf("%d pictures, want 5", n)
+	}
+	if !strings.Contains(stderr, "no thumbnail for 1 image") || !strings.Contains(stderr, `"32SC1"`) {
+		t.Errorf("stderr does not name the image without a thumbnail:\n%s", stderr)
+	}
+}

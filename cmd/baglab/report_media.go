@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/analysis/report"
+	"github.com/baglab/baglab/internal/english"
 	"github.com/baglab/baglab/media"
 )
 
@@ -30,9 +31,18 @@ func (o *reportOptions) pictures(ctx context.Context, pg *report.Page) error {
 		return err
 	}
 	defer in.close()
-	pics, left, err := media.Pictures(ctx, in.Inputs, media.PictureOptions{MaxBytes: o.maxMediaBytes})
+	var unpictured int
+	var first error
+	pics, left, err := media.Pictures(ctx, in.Inputs, media.PictureOptions{MaxBytes: o.maxMediaBytes, Unpictured: func(err error) {
+		if unpictured++; first == nil {
+			first = err
+		}
+	}})
 	if err != nil {
 		return err
+	}
+	if unpictured > 0 {
+		o.g.warn("baglab: report: no thumbnail for %s (an encoding with no picture), the first: %v", english.Count(unpictured, "image"), first)
 	}
 	for _, p := range pics {
 		pg.Pictures = append(pg.Pictures, report.Picture{Caption: pictureCaption(p), PNG: p.PNG, Width: p.Width, Height: p.Height})
