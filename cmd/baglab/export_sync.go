@@ -45,6 +45,8 @@ func (s *syncFlags) options(o *exportOptions) (timesync.Options, error) {
 		return timesync.Options{}, usageErrorf("--sync chooses the topics: leave out --topics")
 	case o.partitionBy != "none":
 		return timesync.Options{}, usageErrorf("--sync writes one dataset: leave out --partition-by")
+	case o.tfFrame != "":
+		return timesync.Options{}, usageErrorf("--sync writes the topics' own fields: leave out --tf-frame")
 	case s.queue < 1:
 		return timesync.Options{}, usageErrorf("--sync-queue must be >= 1")
 	case policy == timesync.Approximate && s.slop <= 0:

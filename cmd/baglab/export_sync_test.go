@@ -131,6 +131,7 @@ func TestExportSyncUsage(t *testing.T) {
 		{"export", "x.bag", "--out", out, "--sync", "/a,/a", "--slop", "1ms"},
 		{"export", "x.bag", "--out", out, "--sync", "/a,/b", "--slop", "1ms", "--topics", "/c"},
 		{"export", "x.bag", "--out", out, "--sync", "/a,/b", "--slop", "1ms", "--sync-queue", "0"},
+		{"export", "x.bag", "--out", out, "--sync", "/a,/b", "--slop", "1ms", "--tf-frame", "map"}, // was ignored
 	} {
 		if _, errs, code := run(t, args...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d (%s)", args, code, exitUsage, errs)
