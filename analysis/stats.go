@@ -111,6 +111,7 @@ func Percentile(sorted []float64, q float64) float64 {
 	return sorted[lo] + (sorted[hi]-sorted[lo])*f
 }
 
+// SortedCopy returns xs sorted, leaving xs as it is.
 func SortedCopy(xs []float64) []float64 {
 	s := append([]float64(nil), xs...)
 	sort.Float64s(s)

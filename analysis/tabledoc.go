@@ -20,8 +20,9 @@ var (
 		"area:m²", "perimeter:m", "open_perimeter:m"}
 )
 
-// tableDocs describes the tables of the analyses by table name; newTable
-// applies them. An analysis may instead call describe on its tables.
+// tableDocs describes the tables of the analyses by table name; NewTable
+// applies them. An analysis may instead call Describe on its tables (an
+// analysis in its own package must).
 var tableDocs = map[string]tableDoc{
 	"placement_groups": {"Placements per item, room, surface and reference frame: count, mean position and its " +
 		"population standard deviation (m, in the reference frame), circular mean and deviation of the rotation " +
