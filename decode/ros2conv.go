@@ -251,15 +251,19 @@ func ros2Prim(k msgdef.Kind) string {
 // as CDR of t2 = ROS2Equivalent(t1): one pass of dec (compiled for t1)
 // straight into a CDR encoder, dropping every Header's seq; ROS1 time and
 // duration are the two 4-byte words of builtin_interfaces Time and
-// Duration (a ROS1 time past 2038 keeps its bits).
+// Duration (a ROS1 time past 2038 keeps its bits). The function reuses
+// its buffer: the bytes it returns are valid until its next call, and it
+// is not for concurrent use.
 func TranscodeROS1(dec Decoder) func(data []byte) ([]byte, error) {
+	s := &dropSeq{}
+	var buf []byte
 	return func(data []byte) ([]byte, error) {
-		s := &dropSeq{}
-		s.enc.Start(make([]byte, 0, len(data)+16))
+		s.enc.Start(buf[:0])
 		if err := dec.Decode(data, s); err != nil {
 			return nil, err
 		}
-		return s.enc.Out(), nil
+		buf = s.enc.Out()
+		return buf, nil
 	}
 }
 
@@ -311,6 +315,7 @@ var _ sink.Sink = (*dropSeq)(nil)
 // ToROS2 returns a function that re-encodes messages of a channel as CDR
 // of their ROS 2 type (ROS2Equivalent, names by rn), and the channel to
 // write them on, carrying its RIHS01 type_description_hash in Metadata.
+// The function's result is valid until its next call (TranscodeROS1).
 // CDR channels pass through (nil function) with their definition; JSON
 // ones are refused.
 func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (func([]byte) ([]byte, error), *record.Channel, error) {

@@ -116,6 +116,7 @@ type Writer struct {
 	chans  []*channel
 	files  []*file
 	zenc   *zstd.Encoder
+	zbuf   []byte // a message compressed (ModeMessage)
 	count  uint64
 	start  int64
 	end    int64
@@ -244,7 +245,8 @@ func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
 	}
 	out := *m
 	if w.o.Mode == ModeMessage {
-		out.Data = w.zenc.EncodeAll(m.Data, make([]byte, 0, len(m.Data)/2+16))
+		w.zbuf = w.zenc.EncodeAll(m.Data, w.zbuf[:0]) // the split copies it
+		out.Data = w.zbuf
 	}
 	if err := w.cur.WriteMessage(ch.inner, &out); err != nil {
 		return err
