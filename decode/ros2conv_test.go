@@ -90,6 +90,7 @@ func TestMappingRules(t *testing.T) {
 func FuzzParseMappingRules(f *testing.F) {
 	f.Add([]byte("- {ros1_package_name: a, ros2_package_name: b}\n"))
 	f.Add([]byte("- {ros1_package_name: a, ros1_message_name: M, ros2_package_name: b, ros2_message_name: N, fields_1_to_2: {x: y}}\n"))
+	f.Add([]byte("- {ros1_package_name: a, ros1_message_name: M, ros2_package_name: b, ros2_message_name: N, fields_1_to_2: {header.stamp: stamp, v: data.data}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rn, err := ParseMappingRules(data)
 		if err == nil && rn == nil {

@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/baglab/baglab/internal/testkit/recordtest"
 	"github.com/baglab/baglab/internal/testkit/testenv"
@@ -524,4 +526,49 @@ print(h.hexdigest())
 	if got, want := strings.TrimSpace(string(out)), hex.EncodeToString(sum.Sum(nil)); got != want {
 		t.Errorf("python reads rows hashing to %s, want %s", got, want)
 	}
+}
+
+// TestWriterAbort: aborting a Writer with batches still being inserted
+// leaves nothing behind (no output, no temporary file), stops its
+// goroutine, and Close then reports the abort.
+func TestWriterAbort(t *testing.T) {
+	dir := t.TempDir()
+	before := runtime.NumGoroutine()
+	for _, name := range []string{"a.db3", "folder"} {
+		w, err := Create(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := w.AddChannel(&record.Channel{Topic: "/a", MessageEncoding: "cdr", Schema: &record.Schema{Name: "p/msg/A"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		big := make([]byte, 1<<20)
+		for i := range 300 {
+			data := big[:i%7]
+			if i%40 == 0 {
+				data = big
+			}
+			if err := w.WriteMessage(id, &record.Message{LogTime: int64(i), Data: data}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w.Abort()
+		if err := w.Close(); err == nil {
+			t.Errorf("%s: Close after Abort returned nil", name)
+		}
+		if err := w.WriteMessage(id, &record.Message{Data: []byte{1}}); err == nil {
+			t.Errorf("%s: WriteMessage after Abort returned nil", name)
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left behind: %v", left)
+	}
+	for range 100 {
+		if runtime.NumGoroutine() <= before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%d goroutines, %d before", runtime.NumGoroutine(), before)
 }
