@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/plot"
+	"github.com/baglab/baglab/analysis/topics"
 )
 
 func TestOf(t *testing.T) {
@@ -85,5 +87,25 @@ func TestHelp(t *testing.T) {
 `
 	if got := Help(analysis.Kind{Name: "all", Summary: "every kind"}); got != want {
 		t.Errorf("Help:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestFigures: each row draws its kind's figures (the topic timeline for
+// topics), none for results without data.
+func TestFigures(t *testing.T) {
+	var empty []analysis.Result
+	for _, k := range All() {
+		r, err := k.New(analysis.Options{}).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		empty = append(empty, r)
+	}
+	if figs := Figures(empty, plot.Options{}); len(figs) != 0 {
+		t.Errorf("%d figures of results without data", len(figs))
+	}
+	r := &topics.Result{KindName: "topics", Topics: []topics.Stat{{Topic: "/a", Count: 2, FirstNs: 1e9, LastNs: 2e9}}}
+	if figs := Figures([]analysis.Result{r}, plot.Options{}); len(figs) != 1 || figs[0].Name != "topic_timeline" {
+		t.Errorf("topics: %d figures", len(figs))
 	}
 }

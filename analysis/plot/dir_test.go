@@ -18,13 +18,13 @@ import (
 func TestWriteDir(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new", "figs")
 	results := []analysis.Result{placementsResult(t), &analysis.FactsResult{}, graspsResult()}
-	n, err := WriteDir(dir, results, Options{}, 300)
+	n, err := WriteDir(dir, figuresAll(results, Options{}), 300)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want []string
 	for _, r := range results {
-		for _, f := range Figures(r, Options{}) {
+		for _, f := range figuresOf(r, Options{}) {
 			want = append(want, f.Name+".png", f.Name+".svg")
 		}
 	}
@@ -37,7 +37,7 @@ func TestWriteDir(t *testing.T) {
 	if n != len(want)/2 || n < 3 || strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("%d figures: %v, want %v", n, got, want)
 	}
-	f := Figures(results[0], Options{})[0]
+	f := figuresOf(results[0], Options{})[0]
 	data, _ := os.ReadFile(filepath.Join(dir, f.Name+".png"))
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
@@ -50,7 +50,7 @@ func TestWriteDir(t *testing.T) {
 	if !bytes.Contains(svg, []byte("<svg")) {
 		t.Errorf("%s.svg: %.80s", f.Name, svg)
 	}
-	if _, err := WriteDir(filepath.Join(dir, f.Name+".png"), results, Options{}, 96); err == nil {
+	if _, err := WriteDir(filepath.Join(dir, f.Name+".png"), figuresAll(results, Options{}), 96); err == nil {
 		t.Error("a file as the directory")
 	}
 }
@@ -62,7 +62,7 @@ func TestWriteDirMode(t *testing.T) {
 	old := syscall.Umask(0o002)
 	t.Cleanup(func() { syscall.Umask(old) })
 	dir := filepath.Join(t.TempDir(), "figs")
-	if _, err := WriteDir(dir, []analysis.Result{graspsResult()}, Options{}, 96); err != nil {
+	if _, err := WriteDir(dir, figuresAll([]analysis.Result{graspsResult()}, Options{}), 96); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(dir); err != nil {

@@ -7,7 +7,7 @@
 // beside the data, axes carry units, and a result without data gets no
 // figure. Each figure renders as SVG or as PNG at a chosen resolution.
 //
-// Each analysis draws its figures in its own file; the static table
-// builders (plot.go) names them, so adding an analysis adds one file here
-// and one row.
+// Each analysis draws its figures in its own file here; its row in the
+// registry (package analysis/kinds) names them (For), so adding an
+// analysis with figures adds one file here.
 package plot

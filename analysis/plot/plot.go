@@ -56,46 +56,26 @@ type Options struct {
 }
 
 // Builder draws the figures of one kind of result; it returns none when
-// the result has nothing to show.
+// the result has nothing to show. The registry (package analysis/kinds)
+// names each kind's.
 type Builder func(analysis.Result, Options) []*Figure
 
-// builders draws the figures of each kind: a new analysis with figures
-// is its own file here and one row.
-var builders = map[string]Builder{
-	"placements": builder(Placements),
-	"grasps":     builder(Grasps),
-	"facts":      builder(Facts),
-	"map":        builder(Map),
-	"queries":    builder(Queries),
-	"topics":     builder(Topics),
-}
-
-// builder draws the results of one type with build (none for a result of
-// another type).
-func builder[R analysis.Result](build func(R, Options) []*Figure) Builder {
+// For is the Builder that draws the results of one type with build: none
+// for a result of another type or without data.
+func For[R analysis.Result](build func(R, Options) []*Figure) Builder {
 	return func(r analysis.Result, o Options) []*Figure {
 		x, ok := r.(R)
-		if !ok {
+		if !ok || !analysis.HasData(r) {
 			return nil
 		}
-		return build(x, o)
-	}
-}
-
-// Figures returns the figures of r: none for a kind nobody registered or
-// a result without data.
-func Figures(r analysis.Result, o Options) []*Figure {
-	b := builders[r.Kind()]
-	if b == nil || !analysis.HasData(r) {
-		return nil
-	}
-	var out []*Figure
-	for _, f := range b(r, o) {
-		if f != nil {
-			out = append(out, f)
+		var out []*Figure
+		for _, f := range build(x, o) {
+			if f != nil {
+				out = append(out, f)
+			}
 		}
+		return out
 	}
-	return out
 }
 
 // Render writes the figure as "png" (at dpi dots per inch; <= 0 means

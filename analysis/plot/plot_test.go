@@ -135,7 +135,7 @@ func near(a, b, rel float64) bool { return math.Abs(a-b) <= rel*math.Max(math.Ab
 // length on both axes, the legend entries and the axis titles.
 func TestPlacementFigureSVG(t *testing.T) {
 	r := placementsResult(t)
-	figs := Figures(r, Options{})
+	figs := figuresOf(r, Options{})
 	if len(figs) != 1 || !figs[0].EqualAspect {
 		t.Fatalf("figures: %v", figs)
 	}
@@ -220,7 +220,7 @@ func TestPlacementFigureSVG(t *testing.T) {
 // TestPNGResolution renders a figure at two resolutions: the pixel size
 // follows the dpi, and the picture is not blank.
 func TestPNGResolution(t *testing.T) {
-	f := Figures(placementsResult(t), Options{})[0]
+	f := figuresOf(placementsResult(t), Options{})[0]
 	for _, dpi := range []float64{DefaultDPI, 300} {
 		var b bytes.Buffer
 		if err := f.Render(&b, "png", dpi); err != nil {
@@ -280,7 +280,7 @@ func graspsResult() *analysis.GraspsResult {
 // band and counts time from the recording's start when it is known.
 func TestGraspFigures(t *testing.T) {
 	r := graspsResult()
-	figs := Figures(r, Options{StartNs: 1_700_000_000e9})
+	figs := figuresOf(r, Options{StartNs: 1_700_000_000e9})
 	if len(figs) != 2 || figs[0].Name != "grasp_rates" || figs[1].Name != "learning_curve_grasp_and_store" {
 		t.Fatalf("figures %v", figs)
 	}
@@ -314,7 +314,7 @@ func TestGraspFigures(t *testing.T) {
 	if !strings.Contains(svg, "fill-opacity:0.2") {
 		t.Error("no shaded band")
 	}
-	_, doc = renderSVG(t, Figures(r, Options{})[1])
+	_, doc = renderSVG(t, figuresOf(r, Options{})[1])
 	if !doc.hasText("time since the first attempt (s)") {
 		t.Error("without the start, the axis does not say what time counts from")
 	}
@@ -331,7 +331,7 @@ func TestFactTimeline(t *testing.T) {
 		Facts: []analysis.FactStat{{FactKey: k("CUP", "IsOn", "TABLE")}, {FactKey: k("ROBOT", "IsLookingAt", "CUP")}},
 		Intervals: []analysis.FactInterval{{FactKey: k("CUP", "IsOn", "TABLE"), StartNs: start + 1e9, EndNs: start + 9e9},
 			{FactKey: k("ROBOT", "IsLookingAt", "CUP"), StartNs: start + 3e9, EndNs: start + 12e9, Censored: true}}}
-	figs := Figures(r, Options{StartNs: start})
+	figs := figuresOf(r, Options{StartNs: start})
 	if len(figs) != 1 {
 		t.Fatalf("%d figures", len(figs))
 	}
@@ -362,7 +362,7 @@ func TestFactTimeline(t *testing.T) {
 func TestNoFigureWithoutData(t *testing.T) {
 	for _, r := range []analysis.Result{&analysis.PlacementsResult{}, &analysis.GraspsResult{}, &analysis.FactsResult{},
 		&analysis.MapResult{}, &analysis.QueriesResult{}} {
-		if figs := Figures(r, Options{}); len(figs) != 0 {
+		if figs := figuresOf(r, Options{}); len(figs) != 0 {
 			t.Errorf("%s without data: %d figures", r.Kind(), len(figs))
 		}
 	}
@@ -373,7 +373,7 @@ func TestNoFigureWithoutData(t *testing.T) {
 		r    analysis.Result
 		want string
 	}{{m, "vertex degree (edges at the vertex)"}, {q, "latency from request to response (s)"}} {
-		figs := Figures(c.r, Options{})
+		figs := figuresOf(c.r, Options{})
 		if len(figs) != 1 {
 			t.Fatalf("%s: %d figures", c.r.Kind(), len(figs))
 		}
@@ -385,7 +385,7 @@ func TestNoFigureWithoutData(t *testing.T) {
 			t.Errorf("%s png: %v", c.r.Kind(), err)
 		}
 	}
-	if err := Figures(q, Options{})[0].Render(&bytes.Buffer{}, "gif", 0); err == nil {
+	if err := figuresOf(q, Options{})[0].Render(&bytes.Buffer{}, "gif", 0); err == nil {
 		t.Error("an unknown format renders")
 	}
 }
@@ -406,4 +406,24 @@ func TestSVGTextLength(t *testing.T) {
 		!strings.Contains(svg, "font-family:'Liberation Sans',Arimo,Arial,Helvetica,sans-serif;") {
 		t.Errorf("%d texts:\n%.2000s", texts, svg)
 	}
+}
+
+// figuresOf draws r with the builder of its type, as the registry
+// (package analysis/kinds) does.
+func figuresOf(r analysis.Result, o Options) []*Figure {
+	for _, b := range []Builder{For(Placements), For(Grasps), For(Facts), For(Map), For(Queries), For(Topics)} {
+		if figs := b(r, o); figs != nil {
+			return figs
+		}
+	}
+	return nil
+}
+
+// figuresAll is figuresOf of every result, in order.
+func figuresAll(results []analysis.Result, o Options) []*Figure {
+	var out []*Figure
+	for _, r := range results {
+		out = append(out, figuresOf(r, o)...)
+	}
+	return out
 }

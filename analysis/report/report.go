@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/analysis"
+	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/analysis/plot"
 )
 
@@ -250,7 +251,7 @@ func Render(w io.Writer, pg Page) error {
 			tables++
 			s.Tables = append(s.Tables, tableOf(t, tables))
 		}
-		for _, f := range plot.Figures(r, fo) {
+		for _, f := range kinds.Figures([]analysis.Result{r}, fo) {
 			var b bytes.Buffer
 			if err := f.Render(&b, "svg", 0); err != nil {
 				return fmt.Errorf("report: figure %s: %w", f.Name, err)

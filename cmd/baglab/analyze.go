@@ -230,7 +230,7 @@ func runAnalyze(ctx context.Context, o *analyzeOptions) error {
 	}
 	if o.plots != "" {
 		n, err := writeFolder(o.plots, func(dir string) (int, error) {
-			return plot.WriteDir(dir, shown, plot.Options{StartNs: run.startNs}, o.dpi)
+			return plot.WriteDir(dir, kinds.Figures(shown, plot.Options{StartNs: run.startNs}), o.dpi)
 		})
 		if err != nil {
 			return outputError(o.plots, err)
