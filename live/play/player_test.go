@@ -179,12 +179,12 @@ func writeRecording(t *testing.T, ext string, msgs []msg, latched ...string) str
 // newPlayer prepares a player of paths with o on the clock clk.
 func newPlayer(t *testing.T, o Options, clk *fakeClock, paths ...string) *Player {
 	t.Helper()
-	r, err := recording.OpenMany(paths, recording.OpenOptions{})
+	in, err := recording.OpenInputs(paths, recording.InputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.Close() })
-	p, err := New(r, decode.NewResolver(nil), o)
+	t.Cleanup(func() { in.Close() })
+	p, err := New(FromInputs(in), decode.NewResolver(nil), o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,11 +501,12 @@ func TestConflictingTypesOnOneTopic(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	r, err := recording.OpenMany([]string{a, path}, recording.OpenOptions{})
+	in, err := recording.OpenInputs([]string{a, path}, recording.InputOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
+	defer in.Close()
+	r := FromInputs(in)
 	if _, err := New(r, decode.NewResolver(nil), DefaultOptions()); err == nil {
 		t.Fatal("two types on /a accepted")
 	}
