@@ -115,8 +115,10 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 	w.db = db
 	// No journal, no syncs: a failed write leaves a temporary file that is
 	// removed, never the output (rosbag2's own default is journal_mode
-	// MEMORY, synchronous OFF).
-	if err := db.exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; " + strings.Join(schemaSQL, " ")); err != nil {
+	// MEMORY, synchronous OFF). Pages of 32 KB: sqlite writes each page
+	// with its own pwrite, and at 4 KB those calls were a third of the
+	// time (every sqlite reader takes any page size).
+	if err := db.exec("PRAGMA page_size=32768; PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; " + strings.Join(schemaSQL, " ")); err != nil {
 		w.discard()
 		return nil, err
 	}
