@@ -28,7 +28,7 @@ type analysisFlags struct {
 func (f *analysisFlags) addFlags(cmd *cobra.Command) {
 	run := cmd.RunE
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		defer softMemoryLimit(analysis.MemoryLimit(f.a.Jobs))()
+		defer softMemoryLimit(analysis.MemoryLimit(f.a.Jobs) + remoteMemory(f.a.Jobs, args))()
 		// --from-partial s3://bucket/parts/ reads every partial there.
 		local, cleanup, err := localInputs(cmd.Context(), nil, f.fromPartial, ".json")
 		if err != nil {

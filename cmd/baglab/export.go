@@ -265,7 +265,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 		o.noteJSON(in, f)
 	}
 	jobs := min(o.jobs, len(inputs))
-	defer softMemoryLimit(export.MemoryLimit(jobs, opts...))()
+	defer softMemoryLimit(export.MemoryLimit(jobs, opts...) + remoteMemory(jobs, o.files))()
 	defer gcPercentUnderLimit(exportGCPercent)()
 	return o.exportDataset(ctx, in, inputs, opts, jobs)
 }

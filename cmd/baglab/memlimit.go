@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // softMemoryLimit sets a soft limit of bytes on the Go heap, unless the
@@ -33,4 +35,20 @@ func gcPercentUnderLimit(percent int) (restore func()) {
 	}
 	old := debug.SetGCPercent(percent)
 	return func() { debug.SetGCPercent(old) }
+}
+
+// remoteMemory is what the objects of the URLs among paths hold in memory
+// while jobs of them are read at once (their block caches,
+// remote.Options.Memory), for a soft memory limit: without it the
+// collector runs ever more often to keep the rest under the limit (a 1 GB
+// export from a URL: 477 collections, against 55 with it and 110 for the
+// local file).
+func remoteMemory(jobs int, paths []string) int64 {
+	urls := 0
+	for _, p := range paths {
+		if remote.IsURL(p) {
+			urls++
+		}
+	}
+	return int64(min(max(jobs, 1), urls)) * remote.Options{}.Memory()
 }

@@ -45,6 +45,16 @@ type Options struct {
 	OnNote func(string)
 }
 
+// Memory is the most one Object holds while it is read, with these
+// options: its cache, the readahead in flight beyond it, its head and
+// tail. A command that sets a soft memory limit adds it per object read at
+// once, or the collector would run ever more often to keep the rest under
+// the limit.
+func (o Options) Memory() int64 {
+	o = o.withDefaults()
+	return o.Cache + o.Readahead + o.ReadaheadRequest + o.Head + o.Tail
+}
+
 func (o Options) withDefaults() Options {
 	def := func(v *int64, d int64) {
 		if *v <= 0 {
