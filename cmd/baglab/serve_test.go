@@ -74,6 +74,7 @@ func serveCount(t *testing.T, want int, args ...string) int {
 	rctx, rcancel := context.WithTimeout(ctx, 20*time.Second)
 	defer rcancel()
 	var got int
+	var nextSub uint32 // subscription ids are the client's, unique across advertisements
 	for got < want {
 		typ, b, err := conn.Read(rctx)
 		if err != nil {
@@ -88,8 +89,9 @@ func serveCount(t *testing.T, want int, args ...string) int {
 			json.Unmarshal(b, &m)
 			if m.Op == "advertise" {
 				var subs []map[string]uint32
-				for i, ch := range m.Channels {
-					subs = append(subs, map[string]uint32{"id": uint32(i), "channelId": ch.ID})
+				for _, ch := range m.Channels {
+					subs = append(subs, map[string]uint32{"id": nextSub, "channelId": ch.ID})
+					nextSub++
 				}
 				req, _ := json.Marshal(map[string]any{"op": "subscribe", "subscriptions": subs})
 				if err := conn.Write(rctx, websocket.MessageText, req); err != nil {
