@@ -122,14 +122,18 @@ func Frequency(count uint64, start, end int64) float64 {
 // Summary is what `baglab info` reports for one file. Readers fill it from
 // the index or summary section when the file has one.
 type Summary struct {
-	Path         string         `json:"path"`
-	Format       string         `json:"format"` // "bag", "mcap", "db3"
-	StartNs      int64          `json:"start_ns"`
-	EndNs        int64          `json:"end_ns"`
-	DurationNs   int64          `json:"duration_ns"`
-	MessageCount uint64         `json:"message_count"`
-	Compression  string         `json:"compression"` // "none", "lz4", "bz2", "zstd", or several joined by ","
-	Topics       []TopicSummary `json:"topics"`
+	Path         string `json:"path"`
+	Format       string `json:"format"` // "bag", "mcap", "db3"
+	StartNs      int64  `json:"start_ns"`
+	EndNs        int64  `json:"end_ns"`
+	DurationNs   int64  `json:"duration_ns"`
+	MessageCount uint64 `json:"message_count"`
+	Compression  string `json:"compression"` // "none", "lz4", "bz2", "zstd", or several joined by ","
+	// CompressionNote says how Compression is known when it comes from some
+	// of the chunks only ("" when from all): a remote ROS1 bag's info reads
+	// the first chunk's header, not one request per chunk.
+	CompressionNote string         `json:"compression_note,omitempty"`
+	Topics          []TopicSummary `json:"topics"`
 	// Unindexed says why the file was summarised by scanning it, having no
 	// usable index or summary section ("" when it has one): "bag is not
 	// indexed (index_pos = 0)", "no summary section".

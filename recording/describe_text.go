@@ -34,7 +34,11 @@ func (d *Description) text(w *bytes.Buffer) {
 	fmt.Fprintf(tw, "start:\t%s\n", formatNs(s.StartNs, s.MessageCount > 0))
 	fmt.Fprintf(tw, "end:\t%s\n", formatNs(s.EndNs, s.MessageCount > 0))
 	fmt.Fprintf(tw, "messages:\t%d\n", s.MessageCount)
-	fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
+	if s.CompressionNote != "" {
+		fmt.Fprintf(tw, "compression:\t%s (%s)\n", s.Compression, s.CompressionNote)
+	} else {
+		fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
+	}
 	if s.Unindexed != "" {
 		// Only bag and MCAP readers summarise by scanning.
 		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, repairOf(Format(s.Format)), s.Path)

@@ -295,10 +295,11 @@ func (m *multiReader) Close() error {
 // CombineSummaries adds up the summaries of several files with a
 // record.SummaryBuilder: times span all of them, counts add per topic,
 // frequencies are recomputed over the span. The format is the files' one,
-// or "mixed".
+// or "mixed". A file's compression known from some of its chunks only
+// (record.Summary.CompressionNote) is noted for the whole.
 func CombineSummaries(sums []*record.Summary) *record.Summary {
 	var b record.SummaryBuilder
-	format := ""
+	format, noted := "", 0
 	for i, s := range sums {
 		if i == 0 {
 			format = s.Format
@@ -310,6 +311,13 @@ func CombineSummaries(sums []*record.Summary) *record.Summary {
 			b.AddTopic(t)
 		}
 		b.AddChannels(s.Channels)
+		if s.CompressionNote != "" {
+			noted++
+		}
 	}
-	return b.Summary("", format)
+	out := b.Summary("", format)
+	if noted > 0 {
+		out.CompressionNote = fmt.Sprintf("%d of %d files' from some of their chunk headers only", noted, len(sums))
+	}
+	return out
 }

@@ -46,7 +46,7 @@ func TestS3Verbs(t *testing.T) {
 			t.Fatalf("exit %d: %s\nlocal exit %d: %s", code, gotErr, wcode, wantErr)
 		}
 		norm := func(s string) string {
-			return strings.ReplaceAll(strings.ReplaceAll(s, "s3://lab/runs/", "DIR/"), studyDir+"/", "DIR/")
+			return strings.ReplaceAll(strings.ReplaceAll(dropCompressionNote(s), "s3://lab/runs/", "DIR/"), studyDir+"/", "DIR/")
 		}
 		if norm(got) != norm(want) {
 			t.Fatalf("%v differs from %v: %s", urlArgs, localArgs, testenv.FirstDiff(norm(got), norm(want)))
@@ -60,20 +60,30 @@ func TestS3Verbs(t *testing.T) {
 			t.Errorf("stats: %s", stderr)
 		}
 	})
-	t.Run("info of a large MCAP file", func(t *testing.T) {
+	t.Run("info of a large MCAP file or bag", func(t *testing.T) {
 		src := bigRecordings(t)
-		data, err := os.ReadFile(filepath.Join(src, "big.mcap"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.Put(t, "lab", "big/big.mcap", data)
-		got, stderr, code := run(t, "info", "--json", "--stats", "s3://lab/big/big.mcap")
-		want, _, _ := run(t, "info", "--json", filepath.Join(src, "big.mcap"))
-		if got = strings.ReplaceAll(got, "s3://lab/big/", src+"/"); code != 0 || got != want {
-			t.Fatalf("exit %d %s: %s", code, stderr, testenv.FirstDiff(got, want))
-		}
-		if requests, fetched, size := statsOf(t, stderr, "s3://lab/big/big.mcap"); requests > 3 || fetched > 300_000 {
-			t.Errorf("%d requests, %d of %d bytes", requests, fetched, size)
+		for _, name := range []string{"big.mcap", "big.bag"} {
+			data, err := os.ReadFile(filepath.Join(src, name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := "s3://lab/big/" + name
+			srv.Put(t, "lab", "big/"+name, data)
+			got, stderr, code := run(t, "info", "--json", "--stats", url)
+			want, _, _ := run(t, "info", "--json", filepath.Join(src, name))
+			got = strings.ReplaceAll(got, "s3://lab/big/", src+"/")
+			// A bag's compression is its first chunk's, which a note says.
+			if name == "big.bag" && !compressionNote.MatchString(got) {
+				t.Errorf("%s: no note of the chunk headers read: %s", name, got)
+			}
+			if got = dropCompressionNote(got); code != 0 || got != want {
+				t.Fatalf("%s: exit %d %s: %s", name, code, stderr, testenv.FirstDiff(got, want))
+			}
+			requests, fetched, size := statsOf(t, stderr, url)
+			if requests > 3 || fetched > 300_000 {
+				t.Errorf("%s: %d requests, %d of %d bytes", name, requests, fetched, size)
+			}
+			t.Logf("%s: %d requests, %d of %d bytes", name, requests, fetched, size)
 		}
 	})
 	t.Run("prefix is a folder", func(t *testing.T) {
@@ -86,7 +96,7 @@ func TestS3Verbs(t *testing.T) {
 		got, stderr, code := run(t, "info", "--json", "s3://lab/runs/")
 		want, _, _ := run(t, "info", "--json", local)
 		// A prefix keeps its slash: s3://lab/runs/queries_rosbag2/.
-		got = strings.ReplaceAll(strings.ReplaceAll(got, "s3://lab/runs/", "DIR/"), "queries_rosbag2/\"", "queries_rosbag2\"")
+		got = strings.ReplaceAll(strings.ReplaceAll(dropCompressionNote(got), "s3://lab/runs/", "DIR/"), "queries_rosbag2/\"", "queries_rosbag2\"")
 		want = strings.ReplaceAll(want, local+"/", "DIR/")
 		if code != 0 || got != want {
 			t.Fatalf("exit %d %s: %s", code, stderr, testenv.FirstDiff(got, want))

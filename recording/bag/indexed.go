@@ -36,7 +36,7 @@ type worker struct {
 	scratch []chunked.Entry // for merging runs
 }
 
-func (r *Reader) indexedMessages(f record.Filter) *indexedIter {
+func (r *Reader) indexedMessages(f record.Filter) (*indexedIter, error) {
 	it := &indexedIter{r: r, f: f, want: map[uint32]bool{}, rank: map[uint32]uint32{}}
 	for i, id := range r.connOrder {
 		ch := r.conns[id]
@@ -46,19 +46,24 @@ func (r *Reader) indexedMessages(f record.Filter) *indexedIter {
 			it.want[id] = true
 		}
 	}
-	var chunks []chunked.Chunk
 	for _, c := range r.chunks {
 		if f.End != 0 && c.info.StartTime >= f.End || f.Start != 0 && c.info.EndTime < f.Start {
 			continue
 		}
 		if slices.ContainsFunc(c.info.Counts, func(cc ConnCount) bool { return cc.Count > 0 && it.want[cc.Conn] }) {
 			it.refs = append(it.refs, c)
-			chunks = append(chunks, chunked.Chunk{Pos: c.pos, Len: c.end() - c.pos, Start: c.info.StartTime, End: c.info.EndTime})
 		}
+	}
+	if err := r.loadChunkHeaders(it.refs); err != nil {
+		return nil, err
+	}
+	chunks := make([]chunked.Chunk, len(it.refs))
+	for i, c := range it.refs {
+		chunks[i] = chunked.Chunk{Pos: c.pos, Len: c.end() - c.pos, Start: c.info.StartTime, End: c.info.EndTime}
 	}
 	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
 		chunked.Options{Workers: r.opts.Workers, SkipBad: r.opts.SkipBad, OnSkip: r.opts.OnSkip})
-	return it
+	return it, nil
 }
 
 // Close releases the worker's state.

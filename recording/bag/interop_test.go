@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"os/exec"
@@ -130,9 +131,17 @@ func TestReadRosbagBags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s.MessageCount != uint64(want.Count) || s.Compression != want.Compression {
-				t.Errorf("summary count %d compression %s, want %d %s", s.MessageCount, s.Compression, want.Count, want.Compression)
+			if s.MessageCount != uint64(want.Count) || s.Compression != want.Compression || s.CompressionNote != "" {
+				t.Errorf("summary count %d compression %s (%s), want %d %s", s.MessageCount, s.Compression, s.CompressionNote, want.Count, want.Compression)
 			}
+			// Info of a remote bag finds the index data records after a
+			// chunk without reading its header, from their length.
+			for _, c := range r.chunks {
+				if c.indexEnd-indexLen(c.info) != c.end() {
+					t.Fatalf("chunk at %d: index data records of %d bytes, not %d", c.pos, c.indexEnd-c.end(), indexLen(c.info))
+				}
+			}
+			checkLazy(t, path, s, collect(t, r, record.Filter{}))
 			// A topic and time filter selects the same messages as filtering rosbag's list.
 			f := record.Filter{Topic: func(s string) bool { return s != "/chatter" }, Start: 1700000000_500000000, End: 1700000002_000000000}
 			var sel []msg
@@ -509,4 +518,53 @@ print(json.dumps({c.topic: c.header.get("latching", b"").decode() for c in b._co
 	if got, want := strings.TrimSpace(string(out)), `{"/latched": "1", "/plain": "0"}`; got != want {
 		t.Errorf("rosbag read latching %s, want %s", got, want)
 	}
+}
+
+// lazyFile is a bag read as a remote object is: chunk headers are read
+// when needed, and it counts the reads of each chunk header.
+type lazyFile struct {
+	*os.File
+	reads map[int64]int
+}
+
+func (f *lazyFile) Prefetch(offs []int64, n int64) {}
+
+func (f *lazyFile) ReadAt(p []byte, off int64) (int, error) {
+	f.reads[off]++
+	return f.File.ReadAt(p, off)
+}
+
+// checkLazy reads the bag at path as a remote one: its summary reads the
+// first chunk's header only and says so, and is otherwise local's; its
+// messages are local's.
+func checkLazy(t *testing.T, path string, local *record.Summary, msgs []msg) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	lf := &lazyFile{File: f, reads: map[int64]int{}}
+	r, err := NewReader(lf, st.Size(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := r.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	headers := 0
+	for _, c := range r.chunks {
+		headers += lf.reads[c.pos]
+	}
+	note := fmt.Sprintf("from 1 of %d chunk headers; the others were not read", len(r.chunks))
+	if len(r.chunks) < 2 || headers != 1 || s.CompressionNote != note {
+		t.Errorf("%d chunk headers read of %d; note %q", headers, len(r.chunks), s.CompressionNote)
+	}
+	s.CompressionNote = ""
+	if got, want := fmt.Sprint(s.Topics, s.Compression, s.StartNs, s.EndNs), fmt.Sprint(local.Topics, local.Compression, local.StartNs, local.EndNs); got != want {
+		t.Errorf("lazy summary %s, local %s", got, want)
+	}
+	equalMsgs(t, collect(t, r, record.Filter{}), msgs)
 }

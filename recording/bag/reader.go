@@ -29,15 +29,20 @@ import (
 // once, to the warning callback (or, without one, to the skip callback).
 type Option = record.ReadOption
 
-// chunkRef is a chunk known from the index.
+// chunkRef is a chunk known from the index. The fields after pos come
+// from the chunk record's header, which Reader.loadChunkHeaders reads:
+// at open for a local file, only when needed for a remote one (where every
+// header is a request of its own).
 type chunkRef struct {
-	info        *ChunkInfo
-	pos         int64 // offset of the chunk record
+	info     *ChunkInfo
+	pos      int64 // offset of the chunk record
+	indexEnd int64 // end of the index data records that follow the chunk
+
+	loaded      bool // the header was read (guarded by Reader.hdrMu)
 	compression Compression
 	size        uint32 // uncompressed size
 	dataOffset  int64
 	dataLen     uint32
-	indexEnd    int64 // end of the index data records that follow the chunk
 }
 
 // end is the offset just after the chunk record.
@@ -47,7 +52,8 @@ func (c *chunkRef) end() int64 { return c.dataOffset + int64(c.dataLen) }
 //
 // A bag with an index (written by a finished rosbag record, or by Writer)
 // is read through it: Summary and Channels touch only the bag header, the
-// index section and the chunk headers, and Messages decompresses only the
+// index section, the chunk headers (of a remote bag only the first: see
+// Summary) and a few index data records, and Messages decompresses only the
 // chunks that hold selected messages. A bag without a usable index (a
 // ".bag.active" file, index_pos = 0, a cut or damaged index section) is
 // read by scanning its records in file order; IndexError says why.
@@ -75,6 +81,7 @@ type Reader struct {
 	// the scan) met them.
 	connOrder []uint32
 	chunks    []*chunkRef // sorted by pos
+	hdrMu     sync.Mutex  // guards reading the chunks' headers
 
 	scanOnce sync.Once
 	scanned  *record.Summary
@@ -176,8 +183,8 @@ func (r *Reader) readHeader() error {
 	return nil
 }
 
-// readIndex reads the connection and chunk info records at index_pos and
-// the header of every chunk.
+// readIndex reads the connection and chunk info records at index_pos and,
+// of a local bag, the header of every chunk.
 func (r *Reader) readIndex() error {
 	pos := int64(r.header.IndexPos)
 	if r.header.IndexPos > uint64(r.size) || pos < r.dataStart {
@@ -226,14 +233,6 @@ func (r *Reader) readIndex() error {
 		return &record.Error{File: r.path, Offset: pos, Field: "index", Err: record.ErrTruncated,
 			Detail: "index section holds fewer connections or chunk infos than the bag header counts"}
 	}
-	if p, ok := r.r.(prefetcher); ok {
-		// A remote bag: fetch the scattered chunk headers in parallel.
-		offs := make([]int64, len(infos))
-		for i, ci := range infos {
-			offs[i] = int64(ci.ChunkPos)
-		}
-		p.Prefetch(offs, minWindow)
-	}
 	for _, ci := range infos {
 		for _, cc := range ci.Counts {
 			if r.conns[cc.Conn] == nil {
@@ -241,11 +240,11 @@ func (r *Reader) readIndex() error {
 					Detail: "chunk info counts messages of an unknown connection"}
 			}
 		}
-		ref, err := r.readChunkHeader(ci)
-		if err != nil {
-			return err
+		if ci.ChunkPos < uint64(r.dataStart) || ci.ChunkPos >= r.header.IndexPos {
+			return &record.Error{File: r.path, Offset: int64(ci.ChunkPos), Field: "chunk_info.chunk_pos", Err: record.ErrFormat,
+				Detail: "chunk position outside the chunk section"}
 		}
-		r.chunks = append(r.chunks, ref)
+		r.chunks = append(r.chunks, &chunkRef{info: ci, pos: int64(ci.ChunkPos)})
 	}
 	slices.SortFunc(r.chunks, func(a, b *chunkRef) int { return cmp.Compare(a.pos, b.pos) })
 	for i, c := range r.chunks {
@@ -253,12 +252,85 @@ func (r *Reader) readIndex() error {
 		if i+1 < len(r.chunks) {
 			c.indexEnd = r.chunks[i+1].pos
 		}
+	}
+	if _, remote := r.r.(prefetcher); remote {
+		// Each chunk header would be a request of its own: read them when
+		// a reading needs them.
+		return nil
+	}
+	return r.loadChunkHeaders(r.chunks)
+}
+
+// loadChunkHeaders reads the headers of the chunks in refs not read yet
+// (of a remote bag, in parallel requests) and checks that no chunk
+// overlaps the next one or the index section.
+func (r *Reader) loadChunkHeaders(refs []*chunkRef) error {
+	r.hdrMu.Lock()
+	defer r.hdrMu.Unlock()
+	var todo []*chunkRef
+	for _, c := range refs {
+		if !c.loaded {
+			todo = append(todo, c)
+		}
+	}
+	if p, ok := r.r.(prefetcher); ok && len(todo) > 1 {
+		offs := make([]int64, len(todo))
+		for i, c := range todo {
+			offs[i] = c.pos
+		}
+		p.Prefetch(offs, minWindow)
+	}
+	for _, c := range todo {
+		if err := r.readChunkHeader(c); err != nil {
+			return err
+		}
 		if c.indexEnd < c.end() {
 			return &record.Error{File: r.path, Offset: c.pos, Field: "chunk_info.chunk_pos", Err: record.ErrFormat,
 				Detail: "chunks overlap each other or the index section"}
 		}
+		c.loaded = true
 	}
 	return nil
+}
+
+// chunkHeadersRead returns the compressions of the chunks whose headers
+// were read and how many were not.
+func (r *Reader) chunkHeadersRead() (comps []Compression, unread int) {
+	r.hdrMu.Lock()
+	defer r.hdrMu.Unlock()
+	for _, c := range r.chunks {
+		if c.loaded {
+			comps = append(comps, c.compression)
+		} else {
+			unread++
+		}
+	}
+	return comps, unread
+}
+
+// indexStart returns where the index data records after chunk c start:
+// the end of the chunk when its header was read, else what the sizes of
+// the index data records its chunk info counts add up to before indexEnd
+// (a guess the caller checks against the chunk info).
+func (r *Reader) indexStart(c *chunkRef) int64 {
+	r.hdrMu.Lock()
+	defer r.hdrMu.Unlock()
+	if c.loaded {
+		return c.end()
+	}
+	return c.indexEnd - indexLen(c.info)
+}
+
+// indexLen is the length of the index data records after the chunk of ci
+// as rosbag and Writer write them, one per connection: header_len, the
+// fields op, ver, conn and count (8+12+13+14 bytes), data_len, and 12
+// bytes per message.
+func indexLen(ci *ChunkInfo) int64 {
+	n := int64(0)
+	for _, cc := range ci.Counts {
+		n += 4 + 47 + 4 + 12*int64(cc.Count)
+	}
+	return n
 }
 
 // prefetcher is an io.ReaderAt that can fetch scattered ranges ahead of
@@ -296,29 +368,26 @@ func (r *Reader) readTerminalConnections() {
 	}
 }
 
-func (r *Reader) readChunkHeader(ci *ChunkInfo) (*chunkRef, error) {
-	if ci.ChunkPos < uint64(r.dataStart) || ci.ChunkPos >= r.header.IndexPos {
-		return nil, &record.Error{File: r.path, Offset: int64(ci.ChunkPos), Field: "chunk_info.chunk_pos", Err: record.ErrFormat,
-			Detail: "chunk position outside the chunk section"}
-	}
-	lex := NewLexer(r.r, r.size, r.path, int64(ci.ChunkPos))
+// readChunkHeader reads the header of chunk c into it.
+func (r *Reader) readChunkHeader(c *chunkRef) error {
+	lex := NewLexer(r.r, r.size, r.path, c.pos)
 	rec, err := lex.Next()
 	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, err
+		return err
 	}
 	if rec.Op != OpChunk {
-		return nil, &record.Error{File: r.path, Offset: rec.Offset, Field: "op", Err: record.ErrFormat,
+		return &record.Error{File: r.path, Offset: rec.Offset, Field: "op", Err: record.ErrFormat,
 			Detail: "chunk info points at a " + rec.Op.String() + " record"}
 	}
 	h, err := ParseChunkHeader(rec.Header)
 	if err != nil {
-		return nil, record.WithFile(err, r.path, rec.Offset, "")
+		return record.WithFile(err, r.path, rec.Offset, "")
 	}
-	return &chunkRef{info: ci, pos: rec.Offset, compression: h.Compression, size: h.Size,
-		dataOffset: rec.DataOffset, dataLen: rec.DataLen}, nil
+	c.compression, c.size, c.dataOffset, c.dataLen = h.Compression, h.Size, rec.DataOffset, rec.DataLen
+	return nil
 }
 
 // addConnection registers a connection the first time its id is seen and
@@ -464,7 +533,7 @@ func (r *Reader) channelList() []*record.Channel {
 // The iterator must be closed. It implements record.Iterator and NextInto.
 func (r *Reader) Messages(f record.Filter) (record.Iterator, error) {
 	if r.indexed {
-		return r.indexedMessages(f), nil
+		return r.indexedMessages(f)
 	}
 	return r.linearMessages(f), nil
 }

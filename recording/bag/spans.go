@@ -104,15 +104,17 @@ func (sr *spanReader) chunk(c *chunkRef) (map[uint32]chunked.Span, error) {
 }
 
 // fromIndex reads the span of each connection in chunk c from the index
-// data records after it (entries need not be sorted by time). ok is false
-// when they are unreadable or do not count what the chunk info counts.
+// data records after it (entries need not be sorted by time), without
+// reading the chunk's header (see Reader.indexStart). ok is false when
+// they are unreadable or do not count what the chunk info counts.
 func (sr *spanReader) fromIndex(c *chunkRef) (spans map[uint32]chunked.Span, ok bool) {
-	n := c.indexEnd - c.end()
-	if n > maxIndexRegion {
+	start := sr.r.indexStart(c)
+	n := c.indexEnd - start
+	if n < 0 || n > maxIndexRegion {
 		return nil, false
 	}
 	sr.buf = grow(sr.buf, int(n))
-	if m, _ := sr.r.r.ReadAt(sr.buf, c.end()); int64(m) < n {
+	if m, _ := sr.r.r.ReadAt(sr.buf, start); int64(m) < n {
 		return nil, false
 	}
 	spans = map[uint32]chunked.Span{}
@@ -148,6 +150,9 @@ func (sr *spanReader) fromIndex(c *chunkRef) (spans map[uint32]chunked.Span, ok 
 // connection's messages in it.
 func (sr *spanReader) fromChunk(c *chunkRef) (map[uint32]chunked.Span, error) {
 	path := sr.r.path
+	if err := sr.r.loadChunkHeaders([]*chunkRef{c}); err != nil {
+		return nil, err
+	}
 	sr.buf = grow(sr.buf, int(c.dataLen))
 	if n, err := sr.r.r.ReadAt(sr.buf, c.dataOffset); n < len(sr.buf) {
 		if err == nil || err == io.EOF {

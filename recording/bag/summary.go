@@ -1,6 +1,7 @@
 package bag
 
 import (
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 // Summary describes the bag. With an index it is computed from the chunk
 // infos, chunk headers and a few index data records, without decompressing
-// anything: message counts per connection, compressions, and each topic's
+// anything: message counts per connection, compressions (of a remote bag
+// those of the chunk headers read, at least the first's, with
+// record.Summary.CompressionNote saying how many were), and each topic's
 // exact first and last log times, read from the index data records of the
 // chunks whose time range can hold them (see spanReader). Without an index
 // the whole file is scanned once (the result is cached); a damaged tail
@@ -28,9 +31,6 @@ func (r *Reader) Summary() (*record.Summary, error) {
 		return &c, nil
 	}
 	acc := newSummaryAcc(r)
-	for _, c := range r.chunks {
-		acc.compression(c.compression)
-	}
 	sr := newSpanReader(r)
 	for _, conn := range r.connOrder {
 		if l := sr.lists[conn]; l != nil {
@@ -41,7 +41,22 @@ func (r *Reader) Summary() (*record.Summary, error) {
 			acc.count(conn, l.count).span = sp
 		}
 	}
-	return acc.summary(), nil
+	if len(r.chunks) > 0 {
+		// Of a remote bag, the first chunk's header is in the head its
+		// opening fetched.
+		if err := r.loadChunkHeaders(r.chunks[:1]); err != nil {
+			return nil, err
+		}
+	}
+	comps, unread := r.chunkHeadersRead()
+	for _, c := range comps {
+		acc.compression(c)
+	}
+	s := acc.summary()
+	if unread > 0 {
+		s.CompressionNote = fmt.Sprintf("from %d of %d chunk headers; the others were not read", len(comps), len(r.chunks))
+	}
+	return s, nil
 }
 
 // summaryAcc accumulates counts and time spans per connection.

@@ -1,6 +1,7 @@
 package studygen
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 
@@ -22,6 +23,9 @@ type BigOptions struct {
 	// accompany each point cloud (default 200).
 	SmallPerCloud int
 	Seed          uint64
+	// Compression is the chunk compression ("" for the default: a bag's
+	// none, an MCAP file's zstd).
+	Compression string
 }
 
 // WriteBig streams a large recording mixing 1 MB sensor_msgs/PointCloud2
@@ -39,13 +43,17 @@ func WriteBig(path string, reg *msgdef.Registry, o BigOptions) (int64, error) {
 	var abort func()
 	switch {
 	case len(path) > 4 && path[len(path)-4:] == ".bag":
-		bw, err := bag.Create(path)
+		bw, err := bag.Create(path, bag.WithCompression(cmp.Or(o.Compression, "none")))
 		if err != nil {
 			return 0, err
 		}
 		w, abort = bw, func() { _ = bw.Abort() }
 	case len(path) > 5 && path[len(path)-5:] == ".mcap":
-		mw, err := mcapfile.Create(path, mcapfile.WithProfile("ros1"))
+		opts := []mcapfile.WriterOption{mcapfile.WithProfile("ros1")}
+		if o.Compression != "" {
+			opts = append(opts, mcapfile.WithCompression(o.Compression))
+		}
+		mw, err := mcapfile.Create(path, opts...)
 		if err != nil {
 			return 0, err
 		}
