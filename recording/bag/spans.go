@@ -11,8 +11,10 @@ import (
 // spanReader finds the exact log times of connections' first and last
 // messages in an indexed bag. It reads the index data records that follow
 // only the chunks whose time range (from their chunk infos) can hold an
-// extreme, caching them per chunk; a chunk whose index data records are
-// missing or disagree with its chunk info is read itself instead.
+// extreme, caching them per chunk (none for a chunk of one connection,
+// whose chunk info's times are its messages'); a chunk whose index data
+// records are missing or disagree with its chunk info is read itself
+// instead.
 type spanReader struct {
 	r *Reader
 	// lists holds, per connection, its message count and the chunks with
@@ -84,7 +86,10 @@ func (sr *spanReader) chunk(c *chunkRef) (map[uint32]chunked.Span, error) {
 	if spans, ok := sr.chunks[c]; ok {
 		return spans, nil
 	}
-	spans, ok := sr.fromIndex(c)
+	spans, ok := fromInfo(c.info)
+	if !ok {
+		spans, ok = sr.fromIndex(c)
+	}
 	if !ok {
 		var err error
 		if spans, err = sr.fromChunk(c); err != nil {
@@ -101,6 +106,23 @@ func (sr *spanReader) chunk(c *chunkRef) (map[uint32]chunked.Span, error) {
 	}
 	sr.chunks[c] = spans
 	return spans, nil
+}
+
+// fromInfo returns the span of the one connection in the chunk of ci,
+// whose messages are all the chunk's, so that the chunk info's start and
+// end times are theirs: a chunk of one large message (a point cloud, an
+// image) costs no read. ok is false when the chunk holds several.
+func fromInfo(ci *ChunkInfo) (spans map[uint32]chunked.Span, ok bool) {
+	for _, cc := range ci.Counts {
+		if cc.Count == 0 {
+			continue
+		}
+		if spans != nil {
+			return nil, false
+		}
+		spans = map[uint32]chunked.Span{cc.Conn: {First: ci.StartTime, Last: ci.EndTime}}
+	}
+	return spans, spans != nil
 }
 
 // fromIndex reads the span of each connection in chunk c from the index

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -339,5 +340,63 @@ func TestSummaryReadsOnlyIndex(t *testing.T) {
 		if ts.StartNs != first || ts.EndNs != last || ts.FrequencyHz != record.Frequency(ts.MessageCount, first, last) {
 			t.Errorf("%+v, want [%d, %d]", ts, first, last)
 		}
+	}
+}
+
+// TestSummaryOneConnectionChunks: the span of a chunk holding messages of
+// one connection only (a chunk of one large message) is its chunk info's
+// times, so Summary reads nothing after the index; its times are those a
+// scan finds.
+func TestSummaryOneConnectionChunks(t *testing.T) {
+	var ws writeSeeker
+	w, err := NewWriter(&ws, WithChunkSize(4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := addString(t, w, "/a"), addString(t, w, "/b")
+	const base = int64(1700000000e9)
+	big := make([]byte, 4+5000)
+	binary.LittleEndian.PutUint32(big, 5000)
+	for i := range 40 {
+		id := a
+		if i >= 20 {
+			id = b
+		}
+		if err := w.WriteMessage(id, &record.Message{LogTime: base + int64(i)*1e7 + int64(i%7), Data: big}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := ws.Bytes()
+	rr := recordtest.NewRangeReader(data)
+	r, err := NewReader(rr, int64(len(data)), "one.bag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.chunks) < 20 {
+		t.Fatalf("%d chunks", len(r.chunks))
+	}
+	rr.Reset()
+	s, err := r.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rg := range rr.Ranges() {
+		if rg[1] > r.chunks[0].pos && rg[0] < int64(r.header.IndexPos) {
+			t.Errorf("Summary read [%d, %d) among the chunks", rg[0], rg[1])
+		}
+	}
+	scanned, err := NewReader(bytes.NewReader(data), int64(len(data)), "one.bag", record.WithoutIndex())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := scanned.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprint(s.Topics), fmt.Sprint(want.Topics); got != want {
+		t.Errorf("summary %s, scan's %s", got, want)
 	}
 }

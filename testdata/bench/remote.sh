@@ -8,13 +8,16 @@
 # (its process alone) at the end; the recording is generated once into DIR
 # (go run ./testdata/gen -big; the MCAP is its uncompressed conversion).
 #
-#   testdata/bench/remote.sh [DIR]     SIZE=1050000000 FILE=big.mcap BAGLAB=bin/baglab
+# WHAT picks some of the measurements (WHAT=info FILE=big.bag: a bag's info).
+#
+#   testdata/bench/remote.sh [DIR]     SIZE=1050000000 FILE=big.mcap BAGLAB=bin/baglab WHAT="info export"
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT=$PWD
 DIR=${1:-/tmp/baglab-bench-remote}
 SIZE=${SIZE:-1050000000}
 FILE=${FILE:-big.mcap}
+WHAT=${WHAT:-info cat1topic window1s export exportds}
 WEED=${WEED:-$HOME/.cache/baglab/weed/weed}
 mkdir -p "$DIR"
 DIR=$(cd "$DIR" && pwd)
@@ -26,7 +29,7 @@ fi
 [ -x /usr/bin/aws ] || { echo "needs Debian's AWS CLI (make deps-apt)"; exit 1; }
 
 [ -f "$DIR/big.bag" ] || go run ./testdata/gen -big "$DIR/big.bag" -size "$SIZE" >/dev/null
-[ -f "$DIR/big.mcap" ] || "$BAGLAB" convert -q "$DIR/big.bag" "$DIR/big.mcap" --compression none
+[ "$FILE" != big.mcap ] || [ -f "$DIR/big.mcap" ] || "$BAGLAB" convert -q "$DIR/big.bag" "$DIR/big.mcap" --compression none
 
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 P=(); for _ in 1 2 3 4 5 6 7 8; do P+=("$(port)"); done
@@ -64,7 +67,7 @@ declare -A CMD=(
 )
 now() { date +%s.%N; }
 printf '%-10s %12s %12s %14s %9s %9s %7s\n' what requests bytes "% of file" "local s" "s3 s" ratio
-for what in info cat1topic window1s export exportds; do
+for what in $WHAT; do
 	for where in local s3; do
 		src=$LOCAL; [ $where = s3 ] && src=$URL
 		out=$DIR/out-$where; rm -rf "$out"
