@@ -23,6 +23,7 @@ type writerOptions struct {
 	profile     string
 	profileSet  bool
 	library     string
+	fastest     bool
 }
 
 func defaultWriterOptions() writerOptions {
@@ -51,6 +52,13 @@ func WithChunkSize(n int64) WriterOption {
 // cdr → "ros2", anything else → "").
 func WithProfile(p string) WriterOption {
 	return func(o *writerOptions) { o.profile, o.profileSet = p, true }
+}
+
+// WithFastestCompression compresses zstd chunks at the library's fastest
+// level (about zstd's level 1, the level rosbag2's MCAP storage writes by
+// default) instead of its default (about level 3).
+func WithFastestCompression() WriterOption {
+	return func(o *writerOptions) { o.fastest = true }
 }
 
 // WithLibrary sets the header's library string (default "baglab").
@@ -98,9 +106,9 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 		return nil, fmt.Errorf("mcapfile: chunk size %d must be positive", o.chunkSize)
 	}
 	level := mcap.CompressionLevelDefault
-	if o.compression == mcap.CompressionLZ4 {
+	if o.compression == mcap.CompressionLZ4 || o.fastest {
 		// The library's default lz4 level is the slow high-compression
-		// one; lz4 is chosen for speed.
+		// one; lz4 is chosen for speed (and fastest zstd when asked).
 		level = mcap.CompressionLevelFastest
 	}
 	mw, err := mcap.NewWriter(w, &mcap.WriterOptions{

@@ -138,7 +138,7 @@ func Create(path string, o Options) (*Writer, error) {
 	}
 	w := &Writer{o: o, dir: d, name: filepath.Base(filepath.Clean(path))}
 	if o.Mode != ModeNone {
-		if w.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1)); err != nil {
+		if w.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest)); err != nil {
 			d.Abort()
 			return nil, err
 		}
@@ -168,7 +168,7 @@ func (w *Writer) open() error {
 			c = "zstd"
 		}
 		var f *mcapfile.Writer
-		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithLibrary("baglab"))
+		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(), mcapfile.WithLibrary("baglab"))
 		w.cur = f
 	}
 	if err != nil {
