@@ -28,8 +28,10 @@ var schemaSQL = []string{
 	"CREATE TABLE topics(id INTEGER PRIMARY KEY,name TEXT NOT NULL,type TEXT NOT NULL,serialization_format TEXT NOT NULL,offered_qos_profiles TEXT NOT NULL,type_description_hash TEXT NOT NULL);",
 	"CREATE TABLE message_definitions(id INTEGER PRIMARY KEY,topic_type TEXT NOT NULL,encoding TEXT NOT NULL,encoded_message_definition TEXT NOT NULL,type_description_hash TEXT NOT NULL);",
 	"CREATE TABLE messages(id INTEGER PRIMARY KEY,topic_id INTEGER NOT NULL,timestamp INTEGER NOT NULL, data BLOB NOT NULL);",
-	"CREATE INDEX timestamp_idx ON messages (timestamp ASC);",
 }
+
+// indexSQL creates rosbag2's index on the message times.
+const indexSQL = "CREATE INDEX timestamp_idx ON messages (timestamp ASC);"
 
 // WriterOption configures a Writer.
 type WriterOption func(*writerOptions)
@@ -343,6 +345,9 @@ func (w *Writer) finish() error {
 		return err
 	}
 	if err := w.db.run("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", metadataVersion, string(meta)); err != nil {
+		return err
+	}
+	if err := w.db.exec(indexSQL); err != nil {
 		return err
 	}
 	err = w.ins.commit()
