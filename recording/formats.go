@@ -208,7 +208,7 @@ func createBag(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, e
 
 // createMCAP is Create of an MCAP file.
 func createMCAP(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, error) {
-	opts := []mcapfile.WriterOption{mcapfile.WithCompression(o.Compression)}
+	opts := []mcapfile.WriterOption{mcapfile.WithCompression(o.Compression), mcapfile.WithBackgroundWrites()}
 	if o.Profile != "" {
 		opts = append(opts, mcapfile.WithProfile(o.Profile))
 	}

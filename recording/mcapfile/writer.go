@@ -24,6 +24,7 @@ type writerOptions struct {
 	profileSet  bool
 	library     string
 	fastest     bool
+	background  bool
 }
 
 func defaultWriterOptions() writerOptions {
@@ -61,6 +62,14 @@ func WithFastestCompression() WriterOption {
 	return func(o *writerOptions) { o.fastest = true }
 }
 
+// WithBackgroundWrites writes messages on a goroutine of the Writer's own,
+// so that compressing a chunk overlaps the caller's work on the next
+// messages; WriteMessage then copies each message's data, and a write
+// error is returned by a later call.
+func WithBackgroundWrites() WriterOption {
+	return func(o *writerOptions) { o.background = true }
+}
+
 // WithLibrary sets the header's library string (default "baglab").
 func WithLibrary(lib string) WriterOption {
 	return func(o *writerOptions) { o.library = lib }
@@ -82,6 +91,7 @@ type Writer struct {
 	nextChan uint32
 	err      error
 	closed   bool
+	bg       *background // with WithBackgroundWrites, until Close
 
 	// set by Create
 	file *atomicfile.File
@@ -122,7 +132,11 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Writer{opts: o, w: mw, schemas: map[schemaIdent]uint16{}, channels: map[uint32]bool{}}, nil
+	writer := &Writer{opts: o, w: mw, schemas: map[schemaIdent]uint16{}, channels: map[uint32]bool{}}
+	if o.background {
+		writer.bg = startBackground(mw)
+	}
+	return writer, nil
 }
 
 // Create writes an MCAP file at path. The data goes to a temporary file in
@@ -141,6 +155,18 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 	}
 	w.file, w.buf = f, buf
 	return w, nil
+}
+
+// sync waits for the messages queued for the background goroutine to be
+// written, before a record of another kind or the end.
+func (w *Writer) sync() error {
+	if w.bg == nil {
+		return nil
+	}
+	if err := w.bg.sync(); err != nil {
+		return w.fail(err)
+	}
+	return nil
 }
 
 func (w *Writer) fail(err error) error {
@@ -181,6 +207,9 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	}
 	if w.nextChan > math.MaxUint16 {
 		return 0, errors.New("mcapfile: more than 65536 channels")
+	}
+	if err := w.sync(); err != nil {
+		return 0, err
 	}
 	if err := w.writeHeader(c.MessageEncoding); err != nil {
 		return 0, w.fail(err)
@@ -233,13 +262,19 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 	if m.LogTime < 0 || m.PublishTime < 0 {
 		return fmt.Errorf("mcapfile: negative time (log %d, publish %d)", m.LogTime, m.PublishTime)
 	}
-	err := w.w.WriteMessage(&mcap.Message{
+	msg := &mcap.Message{
 		ChannelID:   uint16(channelID),
 		Sequence:    uint32(m.Sequence),
 		LogTime:     uint64(m.LogTime),
 		PublishTime: uint64(m.PublishTime),
 		Data:        m.Data,
-	})
+	}
+	var err error
+	if w.bg != nil {
+		err = w.bg.add(msg)
+	} else {
+		err = w.w.WriteMessage(msg)
+	}
 	if err != nil {
 		return w.fail(err)
 	}
@@ -253,6 +288,9 @@ func (w *Writer) AddMetadata(name string, md map[string]string) error {
 	}
 	if w.closed {
 		return errors.New("mcapfile: writer is closed")
+	}
+	if err := w.sync(); err != nil {
+		return err
 	}
 	if err := w.writeHeader(""); err != nil {
 		return w.fail(err)
@@ -273,6 +311,9 @@ func (w *Writer) AddAttachment(name, mediaType string, logTime, createTime uint6
 	}
 	if w.closed {
 		return errors.New("mcapfile: writer is closed")
+	}
+	if err := w.sync(); err != nil {
+		return err
 	}
 	if err := w.writeHeader(""); err != nil {
 		return w.fail(err)
@@ -296,6 +337,12 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	w.closed = true
+	if w.bg != nil {
+		if err := w.bg.stop(); err != nil {
+			w.fail(err)
+		}
+		w.bg = nil
+	}
 	if w.err == nil {
 		if err := w.writeHeader(""); err != nil {
 			w.fail(err)

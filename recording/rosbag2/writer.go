@@ -168,7 +168,7 @@ func (w *Writer) open() error {
 			c = "zstd"
 		}
 		var f *mcapfile.Writer
-		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(), mcapfile.WithLibrary("baglab"))
+		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(), mcapfile.WithBackgroundWrites(), mcapfile.WithLibrary("baglab"))
 		w.cur = f
 	}
 	if err != nil {
