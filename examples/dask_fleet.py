@@ -9,8 +9,9 @@ baglab command line on one batch of recordings:
      system). Part files are named by each input's content hash and each
      input's manifest row is written atomically, so tasks never write the
      same file; a rerun (or a retried task) skips inputs already exported.
-  2. analyze: baglab analyze KIND FILES... --partial PARTIALS/NNNNNN.json
-     Each task saves its accumulator state, not a result.
+  2. analyze: baglab analyze KIND FILES... --partial PARTIALS/NNNNNN.json --force
+     Each task saves its accumulator state, not a result (--force: a rerun
+     or a retried task replaces its own file whole).
   3. merge:   baglab analyze KIND --from-partial PARTIALS/*.json --json
      On the client, in the order of the files, so the result is byte for
      byte that of one `baglab analyze KIND` over every file.
@@ -113,7 +114,7 @@ def main():
                    for g in groups]
         names = [partials.rstrip("/") + "/%06d.partial.json" % i if is_url(partials)
                  else os.path.join(partials, "%06d.partial.json" % i) for i in range(len(groups))]
-        analyses = [[args.baglab, "analyze", args.analyze, *g, "--partial", n, "--jobs", "1"]
+        analyses = [[args.baglab, "analyze", args.analyze, *g, "--partial", n, "--force", "--jobs", "1"]
                     for g, n in zip(groups, names)]
         # pure=False: a rerun of the script runs the commands again (baglab
         # itself skips what is done).

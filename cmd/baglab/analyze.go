@@ -115,7 +115,7 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 	o.base.addFlags(cmd)
 	fl.StringVar(&o.modelsOut, "models-out", "", "write the learned placement models (TaskModels) into `FILE` (.bag or .mcap)")
 	fl.StringVar(&o.modelsTopic, "models-topic", "/interactive_world/models", "topic of --models-out")
-	fl.BoolVarP(&o.force, "force", "f", false, "replace existing outputs (--out and --plots folders, --models-out file)")
+	fl.BoolVarP(&o.force, "force", "f", false, "replace existing outputs (--partial and --models-out files, --out and --plots folders)")
 	fl.StringVar(&o.partial, "partial", "", "write the accumulator state (to merge later with --from-partial) into `FILE` instead of results")
 	o.flags.addPartialFlag(cmd)
 	return cmd
@@ -158,8 +158,13 @@ func (o *analyzeOptions) validate(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("models-topic") && o.modelsOut == "" {
 		return usageErrorf("--models-topic applies to --models-out")
 	}
-	if o.force && o.modelsOut == "" && o.out == "" && o.plots == "" {
-		return usageErrorf("--force applies to --out, --plots and --models-out")
+	if o.force && o.partial == "" && o.modelsOut == "" && o.out == "" && o.plots == "" {
+		return usageErrorf("--force applies to --partial, --out, --plots and --models-out")
+	}
+	if o.partial != "" {
+		if err := checkOutFile(o.partial, "--partial", o.force, o.files); err != nil {
+			return err
+		}
 	}
 	if o.modelsOut != "" {
 		if !slices.Contains(analysis.Names(run), "placements") {

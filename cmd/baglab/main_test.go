@@ -516,6 +516,29 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
+// TestPartialNeedsForce: an existing --partial file is an existing output
+// like any other (exit 5 without --force, replaced whole with it); it was
+// replaced silently.
+func TestPartialNeedsForce(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "p.json")
+	if err := os.WriteFile(out, []byte("keep me"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"analyze", "placements", studyFile("study.bag"), "--partial", out}
+	if _, stderr, code := run(t, args...); code != exitOutput || !strings.Contains(stderr, "--force") {
+		t.Errorf("existing --partial: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "keep me" {
+		t.Error("the existing file was changed")
+	}
+	if _, stderr, code := run(t, append(args, "--force")...); code != 0 {
+		t.Errorf("--force: exit %d: %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(out); !json.Valid(b) {
+		t.Errorf("--force left %q", b)
+	}
+}
+
 func TestModelsOutNeedsForce(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "models.bag")
 	if err := os.WriteFile(out, []byte("keep me"), 0o644); err != nil {
