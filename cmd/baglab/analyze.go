@@ -93,8 +93,9 @@ func newAnalyzeCmd(g *globalOptions) *cobra.Command {
 		ValidArgs: append(names, "all"),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.kind, o.files = args[0], args[1:]
-			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.partial}, stagedOutput{path: &o.out, dir: true},
-				stagedOutput{path: &o.plots, dir: true}, stagedOutput{path: &o.modelsOut}, o.base.stage())
+			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.partial, force: o.force},
+				stagedOutput{path: &o.out, dir: true, force: o.force}, stagedOutput{path: &o.plots, dir: true, force: o.force},
+				stagedOutput{path: &o.modelsOut, force: o.force}, o.base.stage())
 			if err != nil {
 				return err
 			}

@@ -35,7 +35,7 @@ func newCopyCmd(g *globalOptions, cmd *cobra.Command, split func(args []string) 
 	o := &copyOptions{g: g}
 	cmd.RunE = func(cmd *cobra.Command, args []string) (err error) {
 		o.inputs, o.output = split(args)
-		done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.output})
+		done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.output, force: o.force})
 		if err != nil {
 			return err
 		}

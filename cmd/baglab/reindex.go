@@ -134,7 +134,7 @@ func (o *repairOptions) repair(ctx context.Context, f recording.Format) (err err
 		o.output = recording.RepairOutput(o.input, f)
 	}
 	named := o.output // a URL stays the name the report gives
-	done, err := o.g.stageOutputs(ctx, stagedOutput{path: &o.output})
+	done, err := o.g.stageOutputs(ctx, stagedOutput{path: &o.output, force: o.force})
 	if err != nil {
 		return err
 	}

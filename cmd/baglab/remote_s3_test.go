@@ -188,6 +188,58 @@ for k in sys.argv[1:]:
 			t.Fatalf("after --force: %v, %d objects", err, len(list.Contents))
 		}
 	})
+	t.Run("outputs follow the overwrite rule", func(t *testing.T) {
+		// an existing object is refused without --force, kept, and replaced with it
+		srv.Put(t, "lab", "rule/lama.bag", []byte("keep me"))
+		srv.Put(t, "lab", "rule/p.json", []byte("keep me"))
+		for _, args := range [][]string{
+			{"filter", "--topics", "/lama/**", "s3://lab/runs/study.bag", "s3://lab/rule/lama.bag"},
+			{"analyze", "grasps", "s3://lab/runs/study.bag", "--partial", "s3://lab/rule/p.json"},
+		} {
+			if _, stderr, code := run(t, args...); code != exitOutput || !strings.Contains(stderr, "--force") {
+				t.Errorf("%v: exit %d: %s", args, code, stderr)
+			}
+			key := strings.TrimPrefix(args[len(args)-1], "s3://lab/")
+			if got := srv.Get(t, "lab", key); string(got) != "keep me" {
+				t.Errorf("%s changed: %.20q", key, got)
+			}
+			if _, stderr, code := run(t, append(args, "--force")...); code != 0 {
+				t.Errorf("%v --force: exit %d: %s", args, code, stderr)
+			}
+			if got := srv.Get(t, "lab", key); string(got) == "keep me" {
+				t.Errorf("%s not replaced with --force", key)
+			}
+		}
+		// a folder output: refused over objects, replaced whole with --force
+		srv.Put(t, "lab", "rule/tables/stale.csv", []byte("an earlier run\n"))
+		args := []string{"analyze", "grasps", "s3://lab/runs/study.bag", "--out", "s3://lab/rule/tables/"}
+		if _, stderr, code := run(t, args...); code != exitOutput || !strings.Contains(stderr, "--force") {
+			t.Errorf("--out over objects: exit %d: %s", code, stderr)
+		}
+		if _, stderr, code := run(t, append(args, "--force")...); code != 0 {
+			t.Fatalf("--out --force: exit %d: %s", code, stderr)
+		}
+		local := t.TempDir()
+		if _, stderr, code := run(t, "analyze", "grasps", studyFile("study.bag"), "--out", local, "--force"); code != 0 {
+			t.Fatalf("local --out: exit %d: %s", code, stderr)
+		}
+		var keys []string
+		list, err := srv.Client.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{Bucket: aws.String("lab"), Prefix: aws.String("rule/tables/")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range list.Contents {
+			keys = append(keys, strings.TrimPrefix(*o.Key, "rule/tables/"))
+		}
+		sort.Strings(keys)
+		if want := dataFiles(t, local); strings.Join(keys, " ") != strings.Join(want, " ") {
+			t.Errorf("objects under the prefix after --force: %v, want the local folder's %v", keys, want)
+		}
+		// a bucket's root is never replaced whole
+		if _, stderr, code := run(t, "analyze", "grasps", "s3://lab/runs/study.bag", "--out", "s3://lab/", "--force"); code != exitOutput || !strings.Contains(stderr, "root") {
+			t.Errorf("--out bucket root: exit %d: %s", code, stderr)
+		}
+	})
 	t.Run("baseline on s3", func(t *testing.T) {
 		short, _, _ := run(t, "analyze", "grasps", "--json", "--end", "+30s", studyFile("study.bag"))
 		srv.Put(t, "lab", "base/grasps.json", []byte(short))

@@ -66,7 +66,7 @@ were made from, which the page lists.`,
 		Args: argsUsage(cobra.ArbitraryArgs),
 		RunE: func(cmd *cobra.Command, args []string) (err error) {
 			o.files = args
-			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.output})
+			done, err := g.stageOutputs(cmd.Context(), stagedOutput{path: &o.output, force: o.force})
 			if err != nil {
 				return err
 			}

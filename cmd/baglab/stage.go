@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 
 	"github.com/baglab/baglab/recording/remote"
@@ -11,11 +12,17 @@ import (
 // (s3://bucket/out/...): dir when it is a folder, pull its sub-folders
 // that the verb reads back (an export's manifest), read when it is a file
 // the verb reads and may rewrite (a baseline: remote.StageFile).
+//
+// An output that neither pulls nor reads follows the rule of local
+// outputs: an object at its URL (objects under it, for dir) is refused
+// (exit 5) unless force, and with force a folder replaces every object
+// under its prefix (remote.Output.ReplaceWhole).
 type stagedOutput struct {
-	path *string
-	dir  bool
-	pull []string
-	read bool
+	path  *string
+	dir   bool
+	pull  []string
+	read  bool
+	force bool
 }
 
 // stageOutputs turns every output path of outs that is a URL into a
@@ -45,10 +52,20 @@ func (g *globalOptions) stageOutputs(ctx context.Context, outs ...stagedOutput) 
 		}
 		var s *remote.Output
 		var err error
-		if o.read {
+		switch {
+		case o.read:
 			s, err = remote.StageFile(ctx, g.remote, *o.path)
-		} else {
+		case o.pull != nil:
 			s, err = remote.StageOutput(ctx, *o.path, o.dir, o.pull...)
+		default:
+			if err := refuseExisting(ctx, *o.path, o.dir, o.force); err != nil {
+				return nil, done(err)
+			}
+			if s, err = remote.StageOutput(ctx, *o.path, o.dir); err == nil && o.dir && o.force {
+				if err = s.ReplaceWhole(); err != nil {
+					s.Close()
+				}
+			}
 		}
 		if err != nil {
 			return nil, done(outputError(*o.path, err))
@@ -57,6 +74,25 @@ func (g *globalOptions) stageOutputs(ctx context.Context, outs ...stagedOutput) 
 		*o.path = s.Local()
 	}
 	return done, nil
+}
+
+// refuseExisting refuses the output url when an object is there (objects
+// under it, for dir) and not force, as checkOutFile and checkOutFolder
+// refuse a local one.
+func refuseExisting(ctx context.Context, url string, dir, force bool) error {
+	if force {
+		return nil
+	}
+	exists, err := remote.Exists(ctx, url, dir)
+	switch {
+	case err != nil:
+		return outputError(url, err)
+	case exists && dir:
+		return outputError(url, errors.New("objects are under the prefix (use --force to replace them)"))
+	case exists:
+		return outputError(url, errors.New("the object exists (use --force to overwrite)"))
+	}
+	return nil
 }
 
 // localInputs replaces the URLs among paths (files, or prefixes standing

@@ -30,6 +30,9 @@ type Output struct {
 	dir   bool
 	last  []string // sub-folders published after the rest
 	seen  map[string]stamp
+	// replace deletes, once a folder is published, the objects under
+	// its prefix that it does not hold
+	replace bool
 }
 
 type stamp struct {
@@ -193,7 +196,7 @@ func (o *Output) Publish(ctx context.Context) ([]string, error) {
 		}
 		return []string{o.url}, upload(ctx, o.local, o.url)
 	}
-	var rels []string
+	var rels, all []string
 	err = filepath.WalkDir(o.local, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -209,6 +212,7 @@ func (o *Output) Publish(ctx context.Context) ([]string, error) {
 		}
 		rel, _ := filepath.Rel(o.local, p)
 		rel = filepath.ToSlash(rel)
+		all = append(all, rel)
 		st, err := d.Info()
 		if err != nil {
 			return err
@@ -242,7 +246,37 @@ func (o *Output) Publish(ctx context.Context) ([]string, error) {
 		}
 		urls = append(urls, u)
 	}
+	if o.replace {
+		_, key, err := splitBlobURL(o.url)
+		if err != nil {
+			return urls, err
+		}
+		keep := map[string]bool{}
+		for _, rel := range all {
+			keep[strings.Trim(key, "/")+"/"+rel] = true
+		}
+		if err := deleteOthers(ctx, o.url, keep); err != nil {
+			return urls, err
+		}
+	}
 	return urls, nil
+}
+
+// ReplaceWhole makes Publish of a folder output delete the objects under
+// its prefix that the folder does not hold, after uploading it: the
+// prefix is then the folder, never a mix of two runs' objects (a verb's
+// --force on a folder it writes whole). A bucket's root is refused: it
+// would delete the whole bucket's other objects.
+func (o *Output) ReplaceWhole() error {
+	_, key, err := splitBlobURL(o.url)
+	if err == nil && strings.Trim(key, "/") == "" {
+		err = errors.New("a bucket's root is not replaced whole: name a prefix under it")
+	}
+	if err != nil {
+		return &Error{URL: o.url, Op: "write", Err: err}
+	}
+	o.replace = true
+	return nil
 }
 
 // upload writes the file at local as the object url, whole.

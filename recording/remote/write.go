@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"gocloud.dev/blob"
@@ -80,4 +81,73 @@ func (w *Writer) Abort() {
 	w.done = true
 	w.cancel() // a cancelled context makes Close abort the upload
 	w.w.Close()
+}
+
+// Exists reports whether an object is at url or, when dir is set, whether
+// any object lies under the prefix url names: an output that would be
+// overwritten.
+func Exists(ctx context.Context, url string, dir bool) (bool, error) {
+	u, key, err := splitBlobURL(url)
+	if err != nil {
+		return false, &Error{URL: url, Op: "stat", Err: err}
+	}
+	b, err := bucketOf(ctx, u)
+	if err != nil {
+		return false, &Error{URL: url, Op: "stat", Err: blobError(err)}
+	}
+	if !dir {
+		ok, err := b.Exists(ctx, key)
+		if err != nil {
+			return false, &Error{URL: url, Op: "stat", Err: blobError(err)}
+		}
+		return ok, nil
+	}
+	keys, err := objectsUnder(ctx, b, url, key, 1)
+	return len(keys) > 0, err
+}
+
+// objectsUnder lists the keys of the objects under the prefix key (at
+// any depth), at most max of them when max > 0.
+func objectsUnder(ctx context.Context, b *blob.Bucket, url, key string, max int) ([]string, error) {
+	if key != "" && !strings.HasSuffix(key, "/") {
+		key += "/"
+	}
+	it := b.List(&blob.ListOptions{Prefix: key})
+	var keys []string
+	for max <= 0 || len(keys) < max {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, &Error{URL: url, Op: "list", Err: blobError(err)}
+		}
+		keys = append(keys, obj.Key)
+	}
+	return keys, nil
+}
+
+// deleteOthers deletes the objects under the prefix url but those in
+// keep (keys), after a folder output replaced whole was uploaded.
+func deleteOthers(ctx context.Context, url string, keep map[string]bool) error {
+	u, key, err := splitBlobURL(url)
+	if err != nil {
+		return &Error{URL: url, Op: "delete", Err: err}
+	}
+	b, err := bucketOf(ctx, u)
+	if err != nil {
+		return &Error{URL: url, Op: "delete", Err: blobError(err)}
+	}
+	keys, err := objectsUnder(ctx, b, url, key, 0)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if !keep[k] {
+			if err := b.Delete(ctx, k); err != nil {
+				return &Error{URL: url, Op: "delete", Err: fmt.Errorf("%s: %w", k, blobError(err))}
+			}
+		}
+	}
+	return nil
 }

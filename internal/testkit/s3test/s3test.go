@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -173,6 +174,21 @@ func (s *Server) Put(t testing.TB, bucket, key string, data []byte) {
 		}
 		time.Sleep(500 * time.Millisecond)
 	}
+}
+
+// Get returns the object key of bucket.
+func (s *Server) Get(t testing.TB, bucket, key string) []byte {
+	t.Helper()
+	obj, err := s.Client.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	if err != nil {
+		t.Fatalf("get %s/%s: %v", bucket, key, err)
+	}
+	defer obj.Body.Close()
+	data, err := io.ReadAll(obj.Body)
+	if err != nil {
+		t.Fatalf("get %s/%s: %v", bucket, key, err)
+	}
+	return data
 }
 
 func tail(b []byte) string {
