@@ -69,6 +69,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		return oc, nil
 	}
 	var n int64
+	var out record.Message // one for every message: the writer copies what it keeps
 	for {
 		m, err := it.Next()
 		if err == io.EOF {
@@ -99,7 +100,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		if oc.keepSeq {
 			seq = m.Sequence
 		}
-		out := record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: seq, Data: data}
+		out = record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: seq, Data: data}
 		if err := w.WriteMessage(oc.id, &out); err != nil {
 			return n, err
 		}

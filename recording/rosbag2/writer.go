@@ -116,7 +116,8 @@ type Writer struct {
 	chans  []*channel
 	files  []*file
 	zenc   *zstd.Encoder
-	zbuf   []byte // a message compressed (ModeMessage)
+	zbuf   []byte         // a message compressed (ModeMessage)
+	msg    record.Message // the message WriteMessage passes on
 	count  uint64
 	start  int64
 	end    int64
@@ -243,12 +244,12 @@ func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
 			return err
 		}
 	}
-	out := *m
+	w.msg = *m // a field, not a variable that escapes per message
 	if w.o.Mode == ModeMessage {
 		w.zbuf = w.zenc.EncodeAll(m.Data, w.zbuf[:0]) // the split copies it
-		out.Data = w.zbuf
+		w.msg.Data = w.zbuf
 	}
-	if err := w.cur.WriteMessage(ch.inner, &out); err != nil {
+	if err := w.cur.WriteMessage(ch.inner, &w.msg); err != nil {
 		return err
 	}
 	f := w.files[len(w.files)-1]
@@ -267,7 +268,7 @@ func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
 	f.count++
 	ch.count++
 	w.count++
-	w.curLen += int64(len(out.Data))
+	w.curLen += int64(len(w.msg.Data))
 	return nil
 }
 
