@@ -296,17 +296,31 @@ func TestConvertToROS2Modes(t *testing.T) {
 // 500 sensor_msgs/Image of 64 KB, lz4 chunks.
 func BenchmarkConvertToROS2(b *testing.B) {
 	dir := b.TempDir()
-	src := filepath.Join(dir, "bench.bag")
-	writeBenchBag(b, src)
+	for _, bag := range []struct {
+		name                        string
+		poses, imageEvery, imageLen int
+	}{
+		{"small", 100_000, 200, 64 << 10}, // 100,000 poses and 500 64 KB images: the cost per message
+		{"large", 2_000, 10, 300_000},     // 2,000 poses and 200 300 KB images: the cost per byte
+	} {
+		src := filepath.Join(dir, bag.name+".bag")
+		writeBenchBag(b, src, bag.poses, bag.imageEvery, bag.imageLen)
+		benchmarkConvert(b, bag.name, src, filepath.Join(dir, "out"))
+	}
+}
+
+// benchmarkConvert runs cat and both conversions of src, reporting the
+// CPU time of each besides its wall time.
+func benchmarkConvert(b *testing.B, name, src, out string) {
 	for _, c := range []struct {
 		name string
 		args []string
 	}{
 		{"cat", []string{"cat", src}},
-		{"convert-mcap", []string{"convert", src, filepath.Join(dir, "out"), "--to", "ros2", "--force"}},
-		{"convert-sqlite3", []string{"convert", src, filepath.Join(dir, "out"), "--to", "ros2", "--storage", "sqlite3", "--force"}},
+		{"convert-mcap", []string{"convert", src, out, "--to", "ros2", "--force"}},
+		{"convert-sqlite3", []string{"convert", src, out, "--to", "ros2", "--storage", "sqlite3", "--force"}},
 	} {
-		b.Run(c.name, func(b *testing.B) {
+		b.Run(name+"/"+c.name, func(b *testing.B) {
 			cpu := cpuTime()
 			for b.Loop() {
 				if code := Main(c.args, strings.NewReader(""), io.Discard, io.Discard); code != 0 {
@@ -318,8 +332,12 @@ func BenchmarkConvertToROS2(b *testing.B) {
 	}
 }
 
-// writeBenchBag writes BenchmarkConvertToROS2's bag.
-func writeBenchBag(b *testing.B, path string) {
+// writeBenchBag writes a bag of BenchmarkConvertToROS2: poses
+// PoseStamped messages, and after every imageEvery-th an image of
+// imageLen pixels, pseudo-random above 64 KB (noise, which compresses
+// as little as a real camera's or lidar's bytes), else a pattern that
+// compresses some.
+func writeBenchBag(b *testing.B, path string, poses, imageEvery, imageLen int) {
 	w, err := recording.Create(path, recording.CreateOptions{Compression: "lz4"})
 	if err != nil {
 		b.Fatal(err)
@@ -349,11 +367,19 @@ func writeBenchBag(b *testing.B, path string) {
 		buf = le.AppendUint32(buf, uint32(len(frame)))
 		return append(buf, frame...)
 	}
-	pixels := make([]byte, 64<<10)
+	pixels := make([]byte, imageLen)
+	x := uint32(2463534242)
 	for i := range pixels {
-		pixels[i] = byte(i*131 ^ i>>7) // an image that compresses some, not to nothing
+		if imageLen > 64<<10 {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			pixels[i] = byte(x)
+		} else {
+			pixels[i] = byte(i*131 ^ i>>7) // an image that compresses some, not to nothing
+		}
 	}
-	for i := range 100_000 {
+	for i := range poses {
 		at := int64(1.7e18) + int64(i)*1e6
 		m := header(nil, uint32(i), at, "map")
 		for k := range 7 {
@@ -362,7 +388,7 @@ func writeBenchBag(b *testing.B, path string) {
 		if err := w.WriteMessage(pose, &record.Message{LogTime: at, PublishTime: at, Data: m}); err != nil {
 			b.Fatal(err)
 		}
-		if i%200 == 0 {
+		if i%imageEvery == 0 {
 			m := header(nil, uint32(i), at, "camera")
 			m = le.AppendUint32(le.AppendUint32(m, 128), 512)
 			m = append(le.AppendUint32(m, 5), "mono8"...)
