@@ -25,6 +25,7 @@ type indexedIter struct {
 	refs  []*chunkRef       // the selected chunks, as given to the merge
 	merge *chunked.Merge
 	seq   uint64
+	msg   record.Message // what Next returns
 }
 
 // worker is the reusable state of one worker goroutine.
@@ -307,13 +308,13 @@ func nextRecord(chunk []byte, from int) int {
 	return -1
 }
 
-// Next returns the next message; see record.Iterator.
+// Next returns the next message; see record.Iterator. The message and its
+// Data are valid until the next call.
 func (it *indexedIter) Next() (*record.Message, error) {
-	m := new(record.Message)
-	if err := it.NextInto(m); err != nil {
+	if err := it.NextInto(&it.msg); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return &it.msg, nil
 }
 
 // NextInto fills m with the next message, reusing m; m.Data is valid until

@@ -13,6 +13,7 @@ import (
 // decompressing chunks in file order. It is used for bags without a usable
 // index, for Reader scans and by Reindex.
 type linearIter struct {
+	msg record.Message // what Next returns
 	r   *Reader
 	f   record.Filter
 	lex *Lexer
@@ -134,13 +135,13 @@ func (r *Reader) newLinearIter(f record.Filter) *linearIter {
 	return &linearIter{r: r, f: f, lex: NewLexer(r.r, r.size, r.path, r.dataStart), sel: map[uint32]*selected{}, open: -1}
 }
 
-// Next returns the next message; see record.Iterator.
+// Next returns the next message; see record.Iterator. The message and its
+// Data are valid until the next call.
 func (it *linearIter) Next() (*record.Message, error) {
-	m := new(record.Message)
-	if err := it.NextInto(m); err != nil {
+	if err := it.NextInto(&it.msg); err != nil {
 		return nil, err
 	}
-	return m, nil
+	return &it.msg, nil
 }
 
 // Close stops the iteration; idempotent.
