@@ -44,7 +44,10 @@ setsid "$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$DIR/weed/data" \
 WEED_PID=$!
 stop() {
 	kill -TERM -- -"$WEED_PID" 2>/dev/null || true
-	sleep 1
+	# weed takes up to ~20 s to stop; a next run must not share the
+	# cores with it, so wait (then KILL what is left of its group)
+	for _ in $(seq 60); do kill -0 -- -"$WEED_PID" 2>/dev/null || break; sleep 0.5; done
+	kill -KILL -- -"$WEED_PID" 2>/dev/null || true
 	for p in "${P[@]}"; do rm -f /tmp/seaweedfs-*-"$p".sock; done # weed's sockets, by its ports
 }
 trap stop EXIT
