@@ -3,10 +3,9 @@ package db3
 import (
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unsafe"
 
+	"github.com/baglab/baglab/internal/batches"
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -19,8 +18,8 @@ const batchRows = 64
 // messages hold this many bytes, bounding the memory of large messages.
 const batchBytes = 4 << 20
 
-// batches is how many batches an inserter fills and inserts in turn.
-const batches = 3
+// batchCount is how many batches an inserter fills and inserts in turn.
+const batchCount = 3
 
 // maxMessage is the largest message sqlite stores (SQLITE_MAX_LENGTH).
 const maxMessage = 1_000_000_000
@@ -40,22 +39,16 @@ type batch struct {
 	cap   int
 }
 
-// inserter inserts the messages of a Writer on its own goroutine, in one
-// transaction, while the caller reads and converts the next ones: the
-// INSERTs are most of the time a conversion to sqlite3 takes.
+// inserter inserts the messages of a Writer on a goroutine of its own
+// (internal/batches), in one transaction, while the caller reads and
+// converts the next ones: the INSERTs are most of the time a conversion to
+// sqlite3 takes.
 type inserter struct {
-	c      *rawConn
-	one    uintptr   // INSERT of one row
-	many   uintptr   // INSERT of batchRows rows
-	mtls   *libc.TLS // the caller's, for the arenas
-	cur    *batch    // the batch being filled
-	all    []*batch
-	work   chan *batch
-	free   chan *batch
-	wg     sync.WaitGroup // batches sent and not yet inserted
-	failed atomic.Bool    // err is set
-	err    error          // the first insert error
-	done   chan struct{}  // closed when the goroutine returns
+	c    *rawConn
+	one  uintptr   // INSERT of one row
+	many uintptr   // INSERT of batchRows rows
+	mtls *libc.TLS // the caller's, for the arenas
+	pipe *batches.Pipe[batch]
 }
 
 // newInserter begins the transaction every message is inserted in and
@@ -64,7 +57,7 @@ func newInserter(c *rawConn) (*inserter, error) {
 	if err := c.exec("BEGIN"); err != nil {
 		return nil, err
 	}
-	in := &inserter{c: c, mtls: libc.NewTLS(), work: make(chan *batch, batches), free: make(chan *batch, batches), done: make(chan struct{})}
+	in := &inserter{c: c, mtls: libc.NewTLS()}
 	const row = "INSERT INTO messages (timestamp, topic_id, data) VALUES (?, ?, ?)"
 	var err error
 	if in.one, err = c.prepare(row); err == nil {
@@ -76,32 +69,10 @@ func newInserter(c *rawConn) (*inserter, error) {
 		in.mtls.Close()
 		return nil, err
 	}
-	for range batches {
-		in.all = append(in.all, &batch{})
-	}
-	in.cur = in.all[0]
-	for _, b := range in.all[1:] {
-		in.free <- b
-	}
-	go in.run()
+	reset := func(b *batch) { b.rows, b.used = b.rows[:0], 0 }
+	empty := func(b *batch) bool { return len(b.rows) == 0 }
+	in.pipe = batches.Start(batchCount, in.insert, reset, empty)
 	return in, nil
-}
-
-// run inserts the batches sent until work closes; after an error it only
-// hands them back.
-func (in *inserter) run() {
-	defer close(in.done)
-	for b := range in.work {
-		if !in.failed.Load() {
-			if err := in.insert(b); err != nil {
-				in.err = err
-				in.failed.Store(true)
-			}
-		}
-		b.rows, b.used = b.rows[:0], 0
-		in.free <- b
-		in.wg.Done()
-	}
 }
 
 // insert writes b's rows with the batch statement when they fill it, else
@@ -144,13 +115,13 @@ func (in *inserter) insert(b *batch) error {
 // add queues a message, copying its data. It returns an earlier insert's
 // error.
 func (in *inserter) add(ts, topic int64, data []byte) error {
-	if in.failed.Load() {
-		return in.err
+	if err := in.pipe.Err(); err != nil {
+		return err
 	}
 	if len(data) > maxMessage {
 		return fmt.Errorf("db3: %s: a message of %d bytes is more than sqlite stores (%d)", in.c.path, len(data), maxMessage)
 	}
-	b := in.cur
+	b := in.pipe.Current()
 	if need := b.used + len(data); need > b.cap || b.arena == 0 {
 		size := max(need, 2*b.cap, 64<<10)
 		p := libc.Xrealloc(in.mtls, b.arena, libc.Tsize_t(size))
@@ -163,37 +134,19 @@ func (in *inserter) add(ts, topic int64, data []byte) error {
 	b.rows = append(b.rows, row{ts: ts, topic: topic, off: b.used, n: len(data)})
 	b.used += len(data)
 	if len(b.rows) == batchRows || b.used >= batchBytes {
-		in.send()
+		in.pipe.Send()
 	}
 	return nil
-}
-
-// send hands the current batch to the goroutine and takes a free one.
-func (in *inserter) send() {
-	if len(in.cur.rows) == 0 {
-		return
-	}
-	in.wg.Add(1)
-	in.work <- in.cur
-	in.cur = <-in.free
 }
 
 // sync waits until every message queued is inserted, so that the caller
 // may use the connection, and returns the first insert error.
-func (in *inserter) sync() error {
-	in.send()
-	in.wg.Wait()
-	if in.failed.Load() {
-		return in.err
-	}
-	return nil
-}
+func (in *inserter) sync() error { return in.pipe.Sync() }
 
 // commit inserts what is queued, stops the goroutine and commits (or,
 // after an error, rolls back).
 func (in *inserter) commit() error {
-	err := in.sync()
-	in.stop()
+	err := in.stop()
 	if err == nil {
 		err = in.c.exec("COMMIT")
 	} else {
@@ -204,22 +157,22 @@ func (in *inserter) commit() error {
 
 // rollback stops the goroutine and discards the transaction.
 func (in *inserter) rollback() {
-	in.sync()
 	in.stop()
 	in.c.exec("ROLLBACK")
 }
 
-// stop ends the goroutine and frees the statements and arenas.
-func (in *inserter) stop() {
-	close(in.work)
-	<-in.done
+// stop inserts what is queued, ends the goroutine, frees the statements
+// and arenas and returns the first insert error.
+func (in *inserter) stop() error {
+	err := in.pipe.Stop()
 	in.finalize()
-	for _, b := range in.all {
+	for _, b := range in.pipe.All() {
 		if b.arena != 0 {
 			libc.Xfree(in.mtls, b.arena)
 		}
 	}
 	in.mtls.Close()
+	return err
 }
 
 func (in *inserter) finalize() {
