@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -122,6 +123,27 @@ func TestNPMClient(t *testing.T) {
 		want := "/a@1700000000000000000=zero /b@1700000000010000000=ten /a@1700000000020000000=twenty"
 		if strings.Join(got, " ") != want {
 			t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+		}
+	})
+	// A payload of streamBody or more goes as a message of several
+	// frames (header, then payload), which ws reassembles.
+	t.Run("a message of several frames", func(t *testing.T) {
+		big := strings.Repeat("0123456789abcdef", 3<<20/32)
+		path := writeRecording(t, "big.bag", []msg{{"/big", 0, big}, {"/small", 10, "after"}})
+		url, _ := startServer(t, []string{path}, PlaybackOptions{}, Options{})
+		var got []string
+		for _, l := range npmClient(t, url, 2) {
+			if l.Topic != "" {
+				var m struct{ Data string }
+				json.Unmarshal(l.Message, &m)
+				if l.Same != true {
+					t.Errorf("%s: written back, the decoded message differs from the bytes sent", l.Topic)
+				}
+				got = append(got, fmt.Sprintf("%s=%d:%v", l.Topic, len(m.Data), m.Data == big || m.Data == "after"))
+			}
+		}
+		if want := fmt.Sprintf("/big=%d:true /small=5:true", len(big)); strings.Join(got, " ") != want {
+			t.Errorf("got %s, want %s", strings.Join(got, " "), want)
 		}
 	})
 }

@@ -643,6 +643,29 @@ func (c *Client) write(ctx context.Context) {
 	}
 }
 
+// streamBody is the smallest payload sent as a message of several frames,
+// its header and payload written apart, rather than copied into one
+// frame: a copy of a 50 MB point cloud would double what it holds.
+const streamBody = 1 << 20
+
+// stream sends a binary message with a header in frames written as they
+// come (WebSocket fragmentation, which every client reassembles).
+func (c *Client) stream(ctx context.Context, f frame) error {
+	w, err := c.conn.Writer(ctx, websocket.MessageBinary)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(f.head[:]); err != nil {
+		w.Close()
+		return err
+	}
+	if _, err := w.Write(f.body); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
+}
+
 func (c *Client) send(ctx context.Context, f frame, buf *[]byte) error {
 	ctx, cancel := context.WithTimeout(ctx, c.s.o.WriteTimeout)
 	defer cancel()
@@ -651,6 +674,9 @@ func (c *Client) send(ctx context.Context, f frame, buf *[]byte) error {
 	}
 	if !f.hasHead {
 		return c.conn.Write(ctx, websocket.MessageBinary, f.body)
+	}
+	if len(f.body) >= streamBody {
+		return c.stream(ctx, f)
 	}
 	// One frame, one write: header and payload copied together (two
 	// writes of a message cost a second frame and system call each).

@@ -32,6 +32,10 @@ const out = (v) =>
     ) + "\n",
   );
 
+// exit once stdout has taken every line: on a pipe, process.exit would
+// drop what is still queued (a large message's line past 64 KiB).
+const exit = () => process.stdout.write("", () => process.exit(0));
+
 const nonASCII = (v) =>
   typeof v === "string"
     ? /[^\x00-\x7f]/.test(v)
@@ -42,7 +46,7 @@ const subs = new Map(); // subscription id -> {channel, reader, writer}
 let n = 0;
 const timer = setTimeout(() => {
   out({ timeout: true, received: n });
-  process.exit(0);
+  exit();
 }, timeoutMs);
 
 client.on("error", (e) => {
@@ -75,6 +79,6 @@ client.on("message", ({ subscriptionId, timestamp, data }) => {
     clearTimeout(timer);
     out({ done: true });
     client.close();
-    process.exit(0);
+    exit();
   }
 });
