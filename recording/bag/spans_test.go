@@ -309,19 +309,7 @@ func TestSummaryReadsOnlyIndex(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	rr := recordtest.NewRangeReader(ws.Bytes())
-	r, err := NewReader(rr, int64(len(ws.Bytes())), "many.bag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.chunks) < 50 {
-		t.Fatalf("%d chunks", len(r.chunks))
-	}
-	rr.Reset()
-	s, err := r.Summary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, s, rr := summaryRanges(t, ws.Bytes(), 50)
 	for _, rg := range rr.Ranges() {
 		for _, c := range r.chunks {
 			if rg[0] < c.end() && rg[1] > c.dataOffset {
@@ -370,19 +358,7 @@ func TestSummaryOneConnectionChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := ws.Bytes()
-	rr := recordtest.NewRangeReader(data)
-	r, err := NewReader(rr, int64(len(data)), "one.bag")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.chunks) < 20 {
-		t.Fatalf("%d chunks", len(r.chunks))
-	}
-	rr.Reset()
-	s, err := r.Summary()
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, s, rr := summaryRanges(t, data, 20)
 	for _, rg := range rr.Ranges() {
 		if rg[1] > r.chunks[0].pos && rg[0] < int64(r.header.IndexPos) {
 			t.Errorf("Summary read [%d, %d) among the chunks", rg[0], rg[1])
@@ -399,4 +375,25 @@ func TestSummaryOneConnectionChunks(t *testing.T) {
 	if got, want := fmt.Sprint(s.Topics), fmt.Sprint(want.Topics); got != want {
 		t.Errorf("summary %s, scan's %s", got, want)
 	}
+}
+
+// summaryRanges opens data, a bag of at least minChunks chunks, through a
+// reader that records the ranges read, and returns the reader, its
+// Summary and the ranges read by Summary alone.
+func summaryRanges(t *testing.T, data []byte, minChunks int) (*Reader, *record.Summary, *recordtest.RangeReader) {
+	t.Helper()
+	rr := recordtest.NewRangeReader(data)
+	r, err := NewReader(rr, int64(len(data)), "test.bag")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.chunks) < minChunks {
+		t.Fatalf("%d chunks, want at least %d", len(r.chunks), minChunks)
+	}
+	rr.Reset()
+	s, err := r.Summary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, s, rr
 }
