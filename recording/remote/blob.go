@@ -116,6 +116,20 @@ var buckets struct {
 	m map[string]*blob.Bucket
 }
 
+// openBucket opens the bucket of the object or prefix url names and
+// returns it with the key; an error is an *Error of op naming url.
+func openBucket(ctx context.Context, url, op string) (*blob.Bucket, string, error) {
+	u, key, err := splitBlobURL(url)
+	if err != nil {
+		return nil, "", &Error{URL: url, Op: op, Err: err}
+	}
+	b, err := bucketOf(ctx, u)
+	if err != nil {
+		return nil, "", &Error{URL: url, Op: op, Err: blobError(err)}
+	}
+	return b, key, nil
+}
+
 // bucketOf opens (once) the bucket of u, an s3://, gs:// or azblob:// URL.
 func bucketOf(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 	key := u.Scheme + "://" + u.Host

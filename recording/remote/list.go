@@ -28,13 +28,9 @@ func List(ctx context.Context, prefix string) ([]Entry, error) {
 	if scheme != "s3" && scheme != "gs" && scheme != "azblob" {
 		return nil, &Error{URL: prefix, Op: "list", Err: errors.New("a web server's folders cannot be listed: name the files (" + ErrUnsupported.Error() + ")")}
 	}
-	u, key, err := splitBlobURL(prefix)
+	b, key, err := openBucket(ctx, prefix, "list")
 	if err != nil {
-		return nil, &Error{URL: prefix, Op: "list", Err: err}
-	}
-	b, err := bucketOf(ctx, u)
-	if err != nil {
-		return nil, &Error{URL: prefix, Op: "list", Err: blobError(err)}
+		return nil, err
 	}
 	return listBucket(ctx, b, prefix, key)
 }

@@ -247,15 +247,7 @@ func (o *Output) Publish(ctx context.Context) ([]string, error) {
 		urls = append(urls, u)
 	}
 	if o.replace {
-		_, key, err := splitBlobURL(o.url)
-		if err != nil {
-			return urls, err
-		}
-		keep := map[string]bool{}
-		for _, rel := range all {
-			keep[strings.Trim(key, "/")+"/"+rel] = true
-		}
-		if err := deleteOthers(ctx, o.url, keep); err != nil {
+		if err := deleteOthers(ctx, o.url, all); err != nil {
 			return urls, err
 		}
 	}

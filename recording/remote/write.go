@@ -87,13 +87,9 @@ func (w *Writer) Abort() {
 // any object lies under the prefix url names: an output that would be
 // overwritten.
 func Exists(ctx context.Context, url string, dir bool) (bool, error) {
-	u, key, err := splitBlobURL(url)
+	b, key, err := openBucket(ctx, url, "stat")
 	if err != nil {
-		return false, &Error{URL: url, Op: "stat", Err: err}
-	}
-	b, err := bucketOf(ctx, u)
-	if err != nil {
-		return false, &Error{URL: url, Op: "stat", Err: blobError(err)}
+		return false, err
 	}
 	if !dir {
 		ok, err := b.Exists(ctx, key)
@@ -127,16 +123,17 @@ func objectsUnder(ctx context.Context, b *blob.Bucket, url, key string, max int)
 	return keys, nil
 }
 
-// deleteOthers deletes the objects under the prefix url but those in
-// keep (keys), after a folder output replaced whole was uploaded.
-func deleteOthers(ctx context.Context, url string, keep map[string]bool) error {
-	u, key, err := splitBlobURL(url)
+// deleteOthers deletes the objects under the prefix url but those named
+// in keep (relative to it, with slashes), after a folder output replaced
+// whole was uploaded.
+func deleteOthers(ctx context.Context, url string, keepRel []string) error {
+	b, key, err := openBucket(ctx, url, "delete")
 	if err != nil {
-		return &Error{URL: url, Op: "delete", Err: err}
+		return err
 	}
-	b, err := bucketOf(ctx, u)
-	if err != nil {
-		return &Error{URL: url, Op: "delete", Err: blobError(err)}
+	keep := map[string]bool{}
+	for _, rel := range keepRel {
+		keep[strings.Trim(key, "/")+"/"+rel] = true
 	}
 	keys, err := objectsUnder(ctx, b, url, key, 0)
 	if err != nil {
