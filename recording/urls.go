@@ -108,12 +108,12 @@ func sniffURL(url string) (Format, error) {
 		}
 		for _, e := range entries {
 			if e.Name == "metadata.yaml" || !e.Dir && isBag2Names([]string{e.Name}) {
-				dir, err := copyURL(url, s)
+				dir, local, err := copyURL(url, s)
 				if err != nil {
 					return "", err
 				}
 				defer os.RemoveAll(dir)
-				return sniffDir(filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/"))))
+				return sniffDir(local)
 			}
 		}
 		return "", &InputError{Path: url, Err: errors.New("a folder, not one recording; name the recordings in it")}
@@ -148,11 +148,10 @@ func (u *urlReader) Close() error {
 // openURLCopy opens the recording at url (an object or a rosbag2 folder)
 // from a private temporary copy, removed when the reader closes.
 func openURLCopy(url string, s *remote.Session, o OpenOptions) (record.Reader, error) {
-	dir, err := copyURL(url, s)
+	dir, local, err := copyURL(url, s)
 	if err != nil {
 		return nil, err
 	}
-	local := filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/")))
 	r, err := OpenWith(local, o)
 	if err != nil {
 		os.RemoveAll(dir)
@@ -194,12 +193,12 @@ func (s *sourceIter) Next() (*record.Message, error) {
 }
 
 // copyURL copies the object at url, or every object directly under the
-// prefix url (a rosbag2 folder), into a new private temporary folder,
-// under the URL's last name; the caller removes the folder.
-func copyURL(url string, s *remote.Session) (string, error) {
-	dir, err := os.MkdirTemp("", "baglab-remote-*")
+// prefix url (a rosbag2 folder), into a new private temporary folder dir,
+// as local, under the URL's last name; the caller removes dir.
+func copyURL(url string, s *remote.Session) (dir, local string, err error) {
+	dir, err = os.MkdirTemp("", "baglab-remote-*")
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	name := path.Base(strings.TrimSuffix(url, "/"))
 	urls, dst := []string{url}, []string{filepath.Join(dir, name)}
@@ -207,7 +206,7 @@ func copyURL(url string, s *remote.Session) (string, error) {
 		entries, err := remote.List(s.Context(), url)
 		if err != nil {
 			os.RemoveAll(dir)
-			return "", urlError(url, err)
+			return "", "", urlError(url, err)
 		}
 		urls, dst = nil, nil
 		for _, e := range entries {
@@ -218,17 +217,17 @@ func copyURL(url string, s *remote.Session) (string, error) {
 		}
 		if err := os.Mkdir(filepath.Join(dir, name), 0o700); err != nil {
 			os.RemoveAll(dir)
-			return "", err
+			return "", "", err
 		}
 	}
 	s.Note("%s: copied to a private temporary folder (this format is read from a named file)", url)
 	for i, u := range urls {
 		if err := copyObject(s, u, dst[i]); err != nil {
 			os.RemoveAll(dir)
-			return "", err
+			return "", "", err
 		}
 	}
-	return dir, nil
+	return dir, filepath.Join(dir, name), nil
 }
 
 // copyObject copies one object into the file dst, fetching each byte once.
@@ -306,12 +305,11 @@ func checkURL(ctx context.Context, url string, o CheckOptions) ([]record.Problem
 		s = remote.NewSession(ctx, remote.Options{})
 		defer s.Close()
 	}
-	dir, err := copyURL(url, s)
+	dir, local, err := copyURL(url, s)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	local := filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/")))
 	o.Remote = nil
 	probs, err := Check(ctx, local, o)
 	return probs, renameError(err, local, url)
@@ -326,12 +324,11 @@ func repairURL(ctx context.Context, f Format, url, out string, o RepairOptions) 
 		s = remote.NewSession(ctx, remote.Options{})
 		defer s.Close()
 	}
-	dir, err := copyURL(url, s)
+	dir, local, err := copyURL(url, s)
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	local := filepath.Join(dir, path.Base(strings.TrimSuffix(url, "/")))
 	o.Remote = nil
 	rep, err := Repair(ctx, f, local, out, o)
 	if rep != nil {
