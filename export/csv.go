@@ -156,20 +156,26 @@ func (l *csvLayout) walk(name string, t arrow.DataType, a arrow.Array, ix indexe
 	l.cols = append(l.cols, c)
 }
 
+// listRange returns the offsets [s, e) of the elements of list array a
+// in row i (mapped through ix when set); ok is false for a null list or
+// a row ix does not map.
+func listRange(a array.ListLike, ix indexer, i int) (s, e int64, ok bool) {
+	if ix != nil {
+		if i, ok = ix(i); !ok {
+			return 0, 0, false
+		}
+	}
+	if a.IsNull(i) {
+		return 0, 0, false
+	}
+	s, e = a.ValueOffsets(i)
+	return s, e, true
+}
+
 // nthIndexer maps a row of list array a (through ix) to its k-th element.
 func nthIndexer(a array.ListLike, ix indexer, k int) indexer {
 	return func(i int) (int, bool) {
-		if ix != nil {
-			var ok bool
-			if i, ok = ix(i); !ok {
-				return 0, false
-			}
-		}
-		if a.IsNull(i) {
-			return 0, false
-		}
-		s, e := a.ValueOffsets(i)
-		if s+int64(k) < e {
+		if s, e, ok := listRange(a, ix, i); ok && s+int64(k) < e {
 			return int(s) + k, true
 		}
 		return 0, false
@@ -180,17 +186,10 @@ func nthIndexer(a array.ListLike, ix indexer, k int) indexer {
 // list array a (of the row, through ix) with the same index in its row.
 func (l *csvLayout) alongIndexer(a array.ListLike, ix indexer) indexer {
 	return func(j int) (int, bool) {
-		i := l.row
-		if ix != nil {
-			var ok bool
-			if i, ok = ix(i); !ok {
-				return 0, false
-			}
-		}
-		if a.IsNull(i) {
+		s, e, ok := listRange(a, ix, l.row)
+		if !ok {
 			return 0, false
 		}
-		s, e := a.ValueOffsets(i)
 		if k := s + int64(j) - l.rowStart; k < e {
 			return int(k), true
 		}
