@@ -1,9 +1,6 @@
 package remote
 
 import (
-	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -41,73 +38,23 @@ func startGCS(t *testing.T, bucket string, objects map[string][]byte) *fakestora
 	return srv
 }
 
-// TestGCS reads, lists and writes gs:// URLs against fake-gcs-server: the
-// head and tail on open, ranges through the cache, the object hashed while
-// read, a prefix listed as a folder, an object written whole, a missing
-// key, and an object replaced during a read.
+// TestGCS runs testBlobScheme against fake-gcs-server: a replaced
+// object's generation (modification time) changes.
 func TestGCS(t *testing.T) {
-	ctx := context.Background()
 	data := randomBytes(3<<20+5, 21)
 	srv := startGCS(t, "gcs-lab", map[string][]byte{"runs/a.mcap": data, "runs/b.bag": []byte("bag"), "runs/r2/metadata.yaml": []byte("x")})
-
-	obj, err := Open(ctx, "gs://gcs-lab/runs/a.mcap", fastOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer obj.Close()
-	if obj.Size() != int64(len(data)) || obj.Stats().Requests != 2 {
-		t.Fatalf("size %d, %d requests on open", obj.Size(), obj.Stats().Requests)
-	}
-	obj.Hash()
-	mid := make([]byte, 100_000)
-	if _, err := obj.ReadAt(mid, 1<<20); err != nil || !bytes.Equal(mid, data[1<<20:1<<20+100_000]) {
-		t.Fatalf("ReadAt: %v", err)
-	}
-	sum, n, err := obj.Sum()
-	want := sha256Of(data)
-	if err != nil || n != int64(len(data)) || !bytes.Equal(sum, want) {
-		t.Fatalf("Sum: %x %d %v", sum, n, err)
-	}
-
-	entries, err := List(ctx, "gs://gcs-lab/runs/")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name)
-	}
-	if fmt.Sprint(names) != "[a.mcap b.bag r2/]" {
-		t.Fatalf("listed %v", names)
-	}
-
-	w, err := Create(ctx, "gs://gcs-lab/out/c.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := w.Write(data[:12345]); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := srv.GetObject("gcs-lab", "out/c.bin")
-	if err != nil || !bytes.Equal(got.Content, data[:12345]) {
-		t.Fatalf("written object: %v, %d bytes", err, len(got.Content))
-	}
-
-	if _, err := Open(ctx, "gs://gcs-lab/runs/none.bag", fastOptions()); !errors.Is(err, ErrNotFound) {
-		t.Fatalf("missing key: %v", err)
-	}
-
-	// Replaced while read: its generation (modification time) changes.
-	obj2, err := Open(ctx, "gs://gcs-lab/runs/a.mcap", fastOptions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer obj2.Close()
-	srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "gcs-lab", Name: "runs/a.mcap"}, Content: randomBytes(len(data), 22)})
-	if _, err := obj2.ReadAt(mid, 1<<20); !errors.Is(err, ErrChanged) {
-		t.Fatalf("replaced object: %v", err)
-	}
+	testBlobScheme(t, blobScheme{
+		bucket: "gs://gcs-lab/",
+		data:   data,
+		get: func(key string) []byte {
+			o, err := srv.GetObject("gcs-lab", key)
+			if err != nil {
+				return nil
+			}
+			return o.Content
+		},
+		replace: func(_ *testing.T, key string) {
+			srv.CreateObject(fakestorage.Object{ObjectAttrs: fakestorage.ObjectAttrs{BucketName: "gcs-lab", Name: key}, Content: randomBytes(len(data), 22)})
+		},
+	})
 }
