@@ -55,6 +55,41 @@ type evilPublisher struct {
 	sent sync.WaitGroup
 }
 
+// hugeFrame sends a frame that announces n bytes and has them, then five
+// small std_msgs/String messages, "after 0" to "after 4".
+func hugeFrame(n int) func(net.Conn) {
+	return func(c net.Conn) {
+		c.Write(binary.LittleEndian.AppendUint32(nil, uint32(n)))
+		chunk := make([]byte, 1<<20)
+		for sent := 0; sent < n; sent += len(chunk) {
+			if _, err := c.Write(chunk); err != nil {
+				return
+			}
+		}
+		for i := range 5 {
+			tcpros.WriteFrame(c, stringMsg(fmt.Sprintf("after %d", i)))
+		}
+	}
+}
+
+// registerMany registers, with the master at masterURI, three publishers
+// of /many, each sending one 50 MB message and then "small <i>".
+func registerMany(t *testing.T, ctx context.Context, masterURI string) []*evilPublisher {
+	t.Helper()
+	var many []*evilPublisher
+	for i := range 3 {
+		e := newEvilPublisher(t, "/many", func(c net.Conn) {
+			tcpros.WriteFrame(c, stringMsg(strings.Repeat("m", 50<<20)))
+			tcpros.WriteFrame(c, stringMsg(fmt.Sprintf("small %d", i)))
+		})
+		if _, err := rosnode.NewMaster(masterURI, fmt.Sprintf("/many%d", i)).RegisterPublisher(ctx, "/many", "std_msgs/String", e.uri); err != nil {
+			t.Fatal(err)
+		}
+		many = append(many, e)
+	}
+	return many
+}
+
 func newEvilPublisher(t *testing.T, topic string, send func(c net.Conn)) *evilPublisher {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -134,18 +169,7 @@ func TestRecordHostilePeers(t *testing.T) {
 	}
 
 	const big = 300 << 20
-	evil := newEvilPublisher(t, "/evil", func(c net.Conn) {
-		c.Write(binary.LittleEndian.AppendUint32(nil, big))
-		chunk := make([]byte, 1<<20)
-		for sent := 0; sent < big; sent += len(chunk) {
-			if _, err := c.Write(chunk); err != nil {
-				return
-			}
-		}
-		for i := range 5 {
-			tcpros.WriteFrame(c, stringMsg(fmt.Sprintf("after %d", i)))
-		}
-	})
+	evil := newEvilPublisher(t, "/evil", hugeFrame(big))
 	if _, err := mc.RegisterPublisher(ctx, "/evil", "std_msgs/String", evil.uri); err != nil {
 		t.Fatal(err)
 	}
@@ -153,18 +177,7 @@ func TestRecordHostilePeers(t *testing.T) {
 	// Three publishers of 50 MB messages at once, each under the buffer
 	// but not all three within it: those the buffer has no room for are
 	// dropped as they arrive.
-	var many []*evilPublisher
-	for i := range 3 {
-		e := newEvilPublisher(t, "/many", func(c net.Conn) {
-			tcpros.WriteFrame(c, stringMsg(strings.Repeat("m", 50<<20)))
-			tcpros.WriteFrame(c, stringMsg(fmt.Sprintf("small %d", i)))
-		})
-		mc := rosnode.NewMaster(m.URI, fmt.Sprintf("/many%d", i))
-		if _, err := mc.RegisterPublisher(ctx, "/many", "std_msgs/String", e.uri); err != nil {
-			t.Fatal(err)
-		}
-		many = append(many, e)
-	}
+	many := registerMany(t, ctx, m.URI)
 	for _, e := range many {
 		e.sent.Wait()
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/baglab/baglab/internal/testkit/rostest"
 	"github.com/baglab/baglab/live/rosnode"
-	"github.com/baglab/baglab/live/tcpros"
 	"github.com/coder/websocket"
 )
 
@@ -143,32 +142,11 @@ func TestServeROSHostilePeers(t *testing.T) {
 	m.Start(t, "real", rostest.Python, "/usr/bin/rostopic", "pub", "-r", "20", "/real", "std_msgs/String", "data: real")
 	ctx := context.Background()
 	const big = 300 << 20
-	evil := newEvilPublisher(t, "/evil", func(c net.Conn) {
-		c.Write(binary.LittleEndian.AppendUint32(nil, big))
-		chunk := make([]byte, 1<<20)
-		for sent := 0; sent < big; sent += len(chunk) {
-			if _, err := c.Write(chunk); err != nil {
-				return
-			}
-		}
-		for i := range 5 {
-			tcpros.WriteFrame(c, stringMsg(fmt.Sprintf("after %d", i)))
-		}
-	})
+	evil := newEvilPublisher(t, "/evil", hugeFrame(big))
 	if _, err := rosnode.NewMaster(m.URI, "/evil").RegisterPublisher(ctx, "/evil", "std_msgs/String", evil.uri); err != nil {
 		t.Fatal(err)
 	}
-	var many []*evilPublisher
-	for i := range 3 {
-		e := newEvilPublisher(t, "/many", func(c net.Conn) {
-			tcpros.WriteFrame(c, stringMsg(strings.Repeat("m", 50<<20)))
-			tcpros.WriteFrame(c, stringMsg(fmt.Sprintf("small %d", i)))
-		})
-		if _, err := rosnode.NewMaster(m.URI, fmt.Sprintf("/many%d", i)).RegisterPublisher(ctx, "/many", "std_msgs/String", e.uri); err != nil {
-			t.Fatal(err)
-		}
-		many = append(many, e)
-	}
+	many := registerMany(t, ctx, m.URI)
 
 	srv := startBaglab(t, m, "serve", "serve", "--ros", "--port", "0", "--buffsize", "64")
 	re := regexp.MustCompile(`as (/baglab_serve_\d+) on ws://(\S+)`)
