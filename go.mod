@@ -93,6 +93,7 @@ require (
 require (
 	github.com/coder/websocket v1.8.15
 	github.com/fsouza/fake-gcs-server v1.56.1
+	github.com/segmentio/asm v1.2.1
 )
 
 require (

@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/base64"
 	"encoding/csv"
 	"io"
 	"math"
@@ -274,7 +273,7 @@ func (l *csvLayout) valueFn(a arrow.Array) cellFn {
 	case *array.String:
 		return func(dst []byte, i int) []byte { return append(dst, a.Value(i)...) }
 	case *array.Binary:
-		return func(dst []byte, i int) []byte { return base64.StdEncoding.AppendEncode(dst, a.Value(i)) }
+		return func(dst []byte, i int) []byte { return sink.AppendBase64(dst, a.Value(i)) }
 	case *array.Timestamp:
 		return func(dst []byte, i int) []byte { return l.appendTime(dst, int64(a.Value(i))) }
 	case *array.Duration:
@@ -374,7 +373,7 @@ func (l *csvLayout) appendJSON(dst []byte, a arrow.Array, i int) []byte {
 		return sink.AppendJSONString(dst, a.Value(i))
 	case *array.Binary:
 		dst = append(dst, '"')
-		dst = base64.StdEncoding.AppendEncode(dst, a.Value(i))
+		dst = sink.AppendBase64(dst, a.Value(i))
 		return append(dst, '"')
 	case *array.Timestamp:
 		if l.cfg.timeFormat == TimeNs {

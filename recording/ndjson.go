@@ -158,12 +158,10 @@ func newCatPipeline(ctx context.Context, in *Inputs, env envelope, it record.Ite
 				send()
 				return
 			}
-			b.add(m)
-			if len(b.msgs) >= batchMessages || len(b.arena) >= batchBytes {
-				if !send() {
-					return
-				}
+			if b.full(m) && !send() {
+				return
 			}
+			b.add(m)
 		}
 	}()
 	return p
@@ -177,19 +175,23 @@ func (p *catPipeline) stop() {
 	}
 }
 
-// batchBuffers recycles the large buffers of written batches.
-var batchBuffers sync.Pool
+// bufferPool recycles the large buffers of written batches. Arenas and
+// outputs have pools of their own: their sizes differ, and a buffer too
+// small for its next use would be dropped and allocated again.
+type bufferPool struct{ sync.Pool }
 
-func getBuffer(n int) []byte {
-	if b, ok := batchBuffers.Get().(*[]byte); ok && cap(*b) >= n {
+var arenaBuffers, outBuffers bufferPool
+
+func (p *bufferPool) get(n int) []byte {
+	if b, ok := p.Get().(*[]byte); ok && cap(*b) >= n {
 		return (*b)[:0]
 	}
 	return make([]byte, 0, n)
 }
 
-func putBuffer(b []byte) {
+func (p *bufferPool) put(b []byte) {
 	if cap(b) > 0 {
-		batchBuffers.Put(&b)
+		p.Put(&b)
 	}
 }
 
@@ -197,14 +199,21 @@ func newCatBatch() *catBatch { return &catBatch{done: make(chan struct{})} }
 
 // release returns the batch's buffers once its output is written.
 func (b *catBatch) release() {
-	putBuffer(b.arena)
-	putBuffer(b.out)
+	arenaBuffers.put(b.arena)
+	outBuffers.put(b.out)
 	b.arena, b.out, b.msgs = nil, nil, nil
+}
+
+// full says whether m must start the next batch: this one has its count
+// of messages, or its arena has no room for m's data (growing the arena
+// would copy megabytes on the reader's path).
+func (b *catBatch) full(m *record.Message) bool {
+	return len(b.msgs) >= batchMessages || len(b.msgs) > 0 && len(b.arena)+len(m.Data) > max(cap(b.arena), batchBytes)
 }
 
 func (b *catBatch) add(m *record.Message) {
 	if b.arena == nil {
-		b.arena = getBuffer(batchBytes + len(m.Data))
+		b.arena = arenaBuffers.get(batchBytes + len(m.Data))
 	}
 	start := len(b.arena)
 	b.arena = append(b.arena, m.Data...)
@@ -216,8 +225,10 @@ func (b *catBatch) add(m *record.Message) {
 // render fills out with the batch's lines. The arena may have moved while
 // it grew, so each message's data is re-sliced from it first.
 func (b *catBatch) render(lw *lineWriter, skipBad bool) {
-	// Base64 makes blobs 4/3 as long; a line adds its envelope and keys.
-	b.out = getBuffer(len(b.arena)*4/3 + 512*len(b.msgs) + 4096)
+	// The output is sized as the worker's last batch grew (base64 makes
+	// blobs 4/3 as long, text numbers and keys more), with some headroom:
+	// growing a batch's buffer copies megabytes.
+	b.out = outBuffers.get(int(float64(len(b.arena))*lw.growth) + 512*len(b.msgs) + 4096)
 	pos := 0
 	for i := range b.msgs {
 		m := &b.msgs[i]
@@ -235,17 +246,21 @@ func (b *catBatch) render(lw *lineWriter, skipBad bool) {
 		}
 		b.ends = append(b.ends, len(b.out))
 	}
+	if len(b.arena) > 0 {
+		lw.growth = max(4.0/3, 1.1*float64(len(b.out))/float64(len(b.arena)))
+	}
 }
 
 // lineWriter renders messages as NDJSON lines.
 type lineWriter struct {
-	plan *Plan
-	env  envelope
-	jw   *sink.JSONWriter
+	plan   *Plan
+	env    envelope
+	jw     *sink.JSONWriter
+	growth float64 // output bytes per input byte of the last batch, with headroom
 }
 
 func newLineWriter(plan *Plan, env envelope) *lineWriter {
-	return &lineWriter{plan: plan, env: env, jw: sink.NewJSONWriter()}
+	return &lineWriter{plan: plan, env: env, jw: sink.NewJSONWriter(), growth: 1.5}
 }
 
 // appendLine appends m as one NDJSON line (with its newline) to dst. On
