@@ -1,3 +1,5 @@
+//go:build !baglab_lean
+
 package remote
 
 import (
@@ -87,6 +89,9 @@ func (f *blobFetcher) get(ctx context.Context, off, n int64, etag string) (io.Re
 // blobError maps gocloud's error codes onto this package's sentinels,
 // keeping the cause.
 func blobError(err error) error {
+	if err == nil {
+		return nil
+	}
 	switch gcerrors.Code(err) {
 	case gcerrors.NotFound:
 		return fmt.Errorf("%w (%v)", ErrNotFound, err)
@@ -116,27 +121,13 @@ var buckets struct {
 	m map[string]*blob.Bucket
 }
 
-// openBucket opens the bucket of the object or prefix url names and
-// returns it with the key; an error is an *Error of op naming url.
-func openBucket(ctx context.Context, url, op string) (*blob.Bucket, string, error) {
-	u, key, err := splitBlobURL(url)
-	if err != nil {
-		return nil, "", &Error{URL: url, Op: op, Err: err}
-	}
-	b, err := bucketOf(ctx, u)
-	if err != nil {
-		return nil, "", &Error{URL: url, Op: op, Err: blobError(err)}
-	}
-	return b, key, nil
-}
-
 // bucketOf opens (once) the bucket of u, an s3://, gs:// or azblob:// URL.
-func bucketOf(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
+func bucketOf(ctx context.Context, u *url.URL) (bucket, error) {
 	key := u.Scheme + "://" + u.Host
 	buckets.Lock()
 	defer buckets.Unlock()
 	if b := buckets.m[key]; b != nil {
-		return b, nil
+		return gocloudBucket{b}, nil
 	}
 	var b *blob.Bucket
 	var err error
@@ -146,14 +137,73 @@ func bucketOf(ctx context.Context, u *url.URL) (*blob.Bucket, error) {
 		b, err = blob.OpenBucket(ctx, u.Scheme+"://"+u.Host)
 	}
 	if err != nil {
-		return nil, err
+		return nil, blobError(err)
 	}
 	if buckets.m == nil {
 		buckets.m = map[string]*blob.Bucket{}
 	}
 	buckets.m[key] = b
-	return b, nil
+	return gocloudBucket{b}, nil
 }
+
+// gocloudBucket is a bucket through gocloud.dev/blob.
+type gocloudBucket struct{ b *blob.Bucket }
+
+func (g gocloudBucket) fetcher(raw, key, scheme string) fetcher {
+	return &blobFetcher{url: raw, bucket: g.b, key: key, scheme: scheme}
+}
+
+func (g gocloudBucket) list(ctx context.Context, key string, delim bool, fn func(key string, dir bool, size int64) bool) error {
+	opts := &blob.ListOptions{Prefix: key}
+	if delim {
+		opts.Delimiter = "/"
+	}
+	it := g.b.List(opts)
+	for {
+		obj, err := it.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return blobError(err)
+		}
+		if !fn(obj.Key, obj.IsDir, obj.Size) {
+			return nil
+		}
+	}
+}
+
+func (g gocloudBucket) readAll(ctx context.Context, key string) ([]byte, error) {
+	data, err := g.b.ReadAll(ctx, key)
+	return data, blobError(err)
+}
+
+func (g gocloudBucket) exists(ctx context.Context, key string) (bool, error) {
+	ok, err := g.b.Exists(ctx, key)
+	return ok, blobError(err)
+}
+
+func (g gocloudBucket) delete(ctx context.Context, key string) error {
+	return blobError(g.b.Delete(ctx, key))
+}
+
+func (g gocloudBucket) newWriter(ctx context.Context, key string) (io.WriteCloser, error) {
+	w, err := g.b.NewWriter(ctx, key, nil)
+	if err != nil {
+		return nil, blobError(err)
+	}
+	return blobWriter{w}, nil
+}
+
+// blobWriter maps a gocloud writer's errors as blobError does.
+type blobWriter struct{ w *blob.Writer }
+
+func (w blobWriter) Write(p []byte) (int, error) {
+	n, err := w.w.Write(p)
+	return n, blobError(err)
+}
+
+func (w blobWriter) Close() error { return blobError(w.w.Close()) }
 
 // openS3 opens an S3 bucket with the standard AWS configuration: the
 // AWS_* variables, the shared config and credentials files. With an
@@ -189,19 +239,4 @@ func openS3(ctx context.Context, bucket string) (*blob.Bucket, error) {
 	return s3blob.OpenBucket(ctx, client, bucket, &s3blob.Options{
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 	})
-}
-
-// splitBlobURL returns the bucket URL and the key of an object URL. The
-// key is taken as written, never unescaped: an export's part
-// "topic=%2Fa/part-1.parquet" is that key, percent sign and all.
-func splitBlobURL(raw string) (*url.URL, string, error) {
-	scheme, rest, ok := strings.Cut(raw, "://")
-	if !ok {
-		return nil, "", errors.New("not a URL")
-	}
-	host, key, _ := strings.Cut(rest, "/")
-	if host == "" {
-		return nil, "", errors.New("no bucket in the URL")
-	}
-	return &url.URL{Scheme: scheme, Host: host}, key, nil
 }

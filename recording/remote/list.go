@@ -3,11 +3,8 @@ package remote
 import (
 	"context"
 	"errors"
-	"io"
 	"sort"
 	"strings"
-
-	"gocloud.dev/blob"
 )
 
 // Entry is one name directly under a listed prefix: an object, or a
@@ -35,27 +32,21 @@ func List(ctx context.Context, prefix string) ([]Entry, error) {
 	return listBucket(ctx, b, prefix, key)
 }
 
-func listBucket(ctx context.Context, b *blob.Bucket, prefix, key string) ([]Entry, error) {
+func listBucket(ctx context.Context, b bucket, prefix, key string) ([]Entry, error) {
 	if key != "" && !strings.HasSuffix(key, "/") {
 		key += "/"
 		prefix += "/"
 	}
 	base := strings.TrimSuffix(prefix, key)
-	it := b.List(&blob.ListOptions{Prefix: key, Delimiter: "/"})
 	var out []Entry
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
+	err := b.list(ctx, key, true, func(k string, dir bool, size int64) bool {
+		if name := strings.TrimPrefix(k, key); name != "" { // "": the folder's own marker object
+			out = append(out, Entry{URL: base + k, Name: name, Dir: dir, Size: size})
 		}
-		if err != nil {
-			return nil, &Error{URL: prefix, Op: "list", Err: blobError(err)}
-		}
-		name := strings.TrimPrefix(obj.Key, key)
-		if name == "" {
-			continue // the folder's own marker object
-		}
-		out = append(out, Entry{URL: base + obj.Key, Name: name, Dir: obj.IsDir, Size: obj.Size})
+		return true
+	})
+	if err != nil {
+		return nil, &Error{URL: prefix, Op: "list", Err: err}
 	}
 	if len(out) == 0 {
 		return nil, &Error{URL: prefix, Op: "list", Err: ErrNotFound}

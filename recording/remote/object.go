@@ -175,7 +175,7 @@ func newFetcher(ctx context.Context, raw string, o Options) (fetcher, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &blobFetcher{url: raw, bucket: b, key: key, scheme: scheme}, nil
+		return b.fetcher(raw, key, scheme), nil
 	}
 	return nil, fmt.Errorf("%w: scheme %q (want s3, gs, azblob, http or https)", ErrUnsupported, scheme)
 }

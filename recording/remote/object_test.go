@@ -471,7 +471,7 @@ func TestListAndWriteBlob(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	got, err := listBucket(ctx, b, "mem://b/runs/", "runs/")
+	got, err := listBucket(ctx, gocloudBucket{b}, "mem://b/runs/", "runs/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +483,7 @@ func TestListAndWriteBlob(t *testing.T) {
 	if strings.Join(names, ",") != want {
 		t.Fatalf("listed %q, want %q", names, want)
 	}
-	if _, err := listBucket(ctx, b, "mem://b/none/", "none/"); !errors.Is(err, ErrNotFound) {
+	if _, err := listBucket(ctx, gocloudBucket{b}, "mem://b/none/", "none/"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("empty prefix: %v", err)
 	}
 }

@@ -12,8 +12,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"gocloud.dev/blob"
 )
 
 // Output is an output named by URL (a file, or a folder of files such as
@@ -145,25 +143,24 @@ func (o *Output) pull(ctx context.Context, sub string) error {
 	}
 	b, err := bucketOf(ctx, u)
 	if err != nil {
-		return &Error{URL: o.url, Op: "list", Err: blobError(err)}
+		return &Error{URL: o.url, Op: "list", Err: err}
 	}
-	it := b.List(&blob.ListOptions{Prefix: key})
-	for {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return &Error{URL: o.url + "/" + sub + "/", Op: "list", Err: blobError(err)}
-		}
-		rel := sub + "/" + strings.TrimPrefix(obj.Key, key)
+	var keys []string
+	if err := b.list(ctx, key, false, func(k string, _ bool, _ int64) bool {
+		keys = append(keys, k)
+		return true
+	}); err != nil {
+		return &Error{URL: o.url + "/" + sub + "/", Op: "list", Err: err}
+	}
+	for _, k := range keys {
+		rel := sub + "/" + strings.TrimPrefix(k, key)
 		dst := filepath.Join(o.local, filepath.FromSlash(rel))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
 			return err
 		}
-		data, err := b.ReadAll(ctx, obj.Key)
+		data, err := b.readAll(ctx, k)
 		if err != nil {
-			return &Error{URL: o.url + "/" + rel, Op: "read", Err: blobError(err)}
+			return &Error{URL: o.url + "/" + rel, Op: "read", Err: err}
 		}
 		if err := os.WriteFile(dst, data, 0o600); err != nil {
 			return err
@@ -174,6 +171,7 @@ func (o *Output) pull(ctx context.Context, sub string) error {
 		}
 		o.seen[filepath.ToSlash(rel)] = stamp{st.Size(), st.ModTime()}
 	}
+	return nil
 }
 
 // Publish uploads the output: the file, or every file of the folder (a

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"gocloud.dev/blob"
 )
 
 // Writer writes one object. Nothing is visible under its URL until
@@ -15,7 +13,7 @@ import (
 // leaves an object already there as it was.
 type Writer struct {
 	url    string
-	w      *blob.Writer
+	w      io.WriteCloser
 	cancel context.CancelFunc
 	done   bool
 }
@@ -36,13 +34,13 @@ func Create(ctx context.Context, url string) (*Writer, error) {
 	}
 	b, err := bucketOf(ctx, u)
 	if err != nil {
-		return nil, &Error{URL: url, Op: "write", Err: blobError(err)}
+		return nil, &Error{URL: url, Op: "write", Err: err}
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	w, err := b.NewWriter(ctx, key, nil)
+	w, err := b.newWriter(ctx, key)
 	if err != nil {
 		cancel()
-		return nil, &Error{URL: url, Op: "write", Err: blobError(err)}
+		return nil, &Error{URL: url, Op: "write", Err: err}
 	}
 	return &Writer{url: url, w: w, cancel: cancel}, nil
 }
@@ -54,7 +52,7 @@ func (w *Writer) URL() string { return w.url }
 func (w *Writer) Write(p []byte) (int, error) {
 	n, err := w.w.Write(p)
 	if err != nil {
-		return n, &Error{URL: w.url, Op: "write", Err: blobError(err)}
+		return n, &Error{URL: w.url, Op: "write", Err: err}
 	}
 	return n, nil
 }
@@ -67,7 +65,7 @@ func (w *Writer) Commit() error {
 	w.done = true
 	defer w.cancel()
 	if err := w.w.Close(); err != nil {
-		return &Error{URL: w.url, Op: "write", Err: blobError(err)}
+		return &Error{URL: w.url, Op: "write", Err: err}
 	}
 	return nil
 }
@@ -92,9 +90,9 @@ func Exists(ctx context.Context, url string, dir bool) (bool, error) {
 		return false, err
 	}
 	if !dir {
-		ok, err := b.Exists(ctx, key)
+		ok, err := b.exists(ctx, key)
 		if err != nil {
-			return false, &Error{URL: url, Op: "stat", Err: blobError(err)}
+			return false, &Error{URL: url, Op: "stat", Err: err}
 		}
 		return ok, nil
 	}
@@ -104,21 +102,17 @@ func Exists(ctx context.Context, url string, dir bool) (bool, error) {
 
 // objectsUnder lists the keys of the objects under the prefix key (at
 // any depth), at most max of them when max > 0.
-func objectsUnder(ctx context.Context, b *blob.Bucket, url, key string, max int) ([]string, error) {
+func objectsUnder(ctx context.Context, b bucket, url, key string, max int) ([]string, error) {
 	if key != "" && !strings.HasSuffix(key, "/") {
 		key += "/"
 	}
-	it := b.List(&blob.ListOptions{Prefix: key})
 	var keys []string
-	for max <= 0 || len(keys) < max {
-		obj, err := it.Next(ctx)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, &Error{URL: url, Op: "list", Err: blobError(err)}
-		}
-		keys = append(keys, obj.Key)
+	err := b.list(ctx, key, false, func(k string, _ bool, _ int64) bool {
+		keys = append(keys, k)
+		return max <= 0 || len(keys) < max
+	})
+	if err != nil {
+		return nil, &Error{URL: url, Op: "list", Err: err}
 	}
 	return keys, nil
 }
@@ -141,8 +135,8 @@ func deleteOthers(ctx context.Context, url string, keepRel []string) error {
 	}
 	for _, k := range keys {
 		if !keep[k] {
-			if err := b.Delete(ctx, k); err != nil {
-				return &Error{URL: url, Op: "delete", Err: fmt.Errorf("%s: %w", k, blobError(err))}
+			if err := b.delete(ctx, k); err != nil {
+				return &Error{URL: url, Op: "delete", Err: fmt.Errorf("%s: %w", k, err)}
 			}
 		}
 	}
