@@ -30,12 +30,22 @@ VERSION     := $(shell git describe --always --dirty 2>/dev/null || echo dev)
 
 all: build
 
+## build: bin/baglab, the lean build that starts in 3 ms, and bin/baglab-full,
+## every verb, to which the lean one hands export, analyze, report, check, tf,
+## media, help and object-storage URLs (cmd/baglab/lean.go). Static (no cgo):
+## no dynamic loader at start-up.
 build:
-	$(GO) build -trimpath -ldflags "-s -w -X main.version=$(VERSION)" -o $(BIN) ./cmd/baglab
+	$(call build-pair,bin)
 
-## install: go install ./cmd/baglab into $(go env GOBIN), default ~/go/bin
+## install: both binaries into $(go env GOBIN), default ~/go/bin
 install:
-	$(GO) install -trimpath -ldflags "-s -w -X main.version=$(VERSION)" ./cmd/baglab
+	$(call build-pair,$$(d=$$($(GO) env GOBIN); echo $${d:-$$($(GO) env GOPATH)/bin}))
+
+LDFLAGS := -s -w -X main.version=$(VERSION)
+define build-pair
+	CGO_ENABLED=0 $(GO) build -trimpath -tags baglab_lean -ldflags "$(LDFLAGS)" -o $(1)/baglab ./cmd/baglab
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(1)/baglab-full ./cmd/baglab
+endef
 
 ## deps: the independent peers the tests compare against (Debian ROS1, npm MCAP/CDR/DuckDB, chromium)
 deps: deps-apt deps-npm deps-weed deps-azurite
@@ -83,6 +93,8 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	# the lean build's own files (its tests are the full build's: lean_test.go)
+	$(GO) run $(STATICCHECK) -tests=false -tags baglab_lean ./cmd/baglab ./recording/remote
 
 # Go before 1.27 can end a fuzz run that found nothing with "context deadline
 # exceeded" at the -fuzztime boundary (golang/go#75804, a race in its fuzz

@@ -1,18 +1,23 @@
+//go:build !baglab_lean
+
 package main
 
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/analysis/kinds"
 	"github.com/baglab/baglab/analysis/plot"
 	"github.com/baglab/baglab/analysis/tabular"
 	"github.com/baglab/baglab/baseline"
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/recording"
-	"github.com/spf13/cobra"
 )
 
 type analyzeOptions struct {
@@ -273,4 +278,24 @@ func writeModelsOut(ctx context.Context, o *analyzeOptions, run *analysisRun) er
 	}
 	o.g.note("baglab: wrote %d placement models to %s (%s)", n, o.modelsOut, o.modelsTopic)
 	return nil
+}
+
+// writeFolder writes the folder dir whole: fill writes into a temporary
+// folder beside it, which then replaces dir (atomicfile.Dir), so that dir
+// never mixes two runs' files and a failed or interrupted run leaves it as
+// it was.
+func writeFolder(dir string, fill func(tmp string) (int, error)) (int, error) {
+	if err := atomicfile.MkdirAll(filepath.Dir(filepath.Clean(dir))); err != nil {
+		return 0, err
+	}
+	d, err := atomicfile.CreateDir(dir)
+	if err != nil {
+		return 0, err
+	}
+	n, err := fill(d.Name())
+	if err != nil {
+		d.Abort()
+		return 0, err
+	}
+	return n, d.Commit()
 }

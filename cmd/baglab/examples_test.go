@@ -69,7 +69,7 @@ func helpExamples() map[string][]example {
 			walk(sub)
 		}
 	}
-	walk(newRootCmd(&globalOptions{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}))
+	walk(newRootCmd(&globalOptions{stdin: strings.NewReader(""), stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}}, nil))
 	return out
 }
 

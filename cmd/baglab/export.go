@@ -1,3 +1,5 @@
+//go:build !baglab_lean
+
 package main
 
 import (
@@ -7,12 +9,13 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	"github.com/baglab/baglab/export"
 	"github.com/baglab/baglab/internal/digest"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 	"github.com/baglab/baglab/recording/remote"
-	"github.com/spf13/cobra"
 )
 
 type exportOptions struct {
@@ -339,4 +342,19 @@ func (o *exportOptions) exportDataset(ctx context.Context, in *reading, inputs [
 		g.note("baglab: %d file(s) skipped: in %s already", rep.Skipped, o.out)
 	}
 	return nil
+}
+
+// describe is the selection flags set (--topics, --start, --end), as
+// given ("" when none is), for an export's manifest.
+func (s *readFlags) describe() string {
+	var d []string
+	if len(s.topics) > 0 {
+		d = append(d, "--topics "+strings.Join(s.topics, ","))
+	}
+	for _, f := range []struct{ name, v string }{{"--start", s.start}, {"--end", s.end}} {
+		if f.v != "" {
+			d = append(d, f.name+" "+f.v)
+		}
+	}
+	return strings.Join(d, " ")
 }

@@ -9,10 +9,11 @@ import (
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/english"
 
-	"github.com/baglab/baglab/recording"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"github.com/baglab/baglab/recording"
 )
 
 // readFlags are the flags of every command that reads recordings: which
@@ -37,21 +38,6 @@ func (s *readFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&s.skipBad, "skip-bad", false, skipBadHelp)
 	cmd.Flags().BoolVar(&s.keepUnverified, "keep-unverified", false,
 		"with --skip-bad, keep the messages of chunks whose CRC fails or whose data is damaged (marked as unverified) instead of leaving them out")
-}
-
-// describe is the selection flags set (--topics, --start, --end), as
-// given ("" when none is), for an export's manifest.
-func (s *readFlags) describe() string {
-	var d []string
-	if len(s.topics) > 0 {
-		d = append(d, "--topics "+strings.Join(s.topics, ","))
-	}
-	for _, f := range []struct{ name, v string }{{"--start", s.start}, {"--end", s.end}} {
-		if f.v != "" {
-			d = append(d, f.name+" "+f.v)
-		}
-	}
-	return strings.Join(d, " ")
 }
 
 const skipBadHelp = "go on past damage — unreadable chunks and records of bags and MCAP files, messages that do not decode, topics without a definition — reporting each on stderr, instead of stopping"

@@ -1,3 +1,5 @@
+//go:build !baglab_lean
+
 package main
 
 import (

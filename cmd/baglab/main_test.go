@@ -49,6 +49,9 @@ func TestMain(m *testing.M) {
 	studyDir = dir
 	code := m.Run()
 	os.RemoveAll(dir)
+	if leanPair.dir != "" {
+		os.RemoveAll(leanPair.dir)
+	}
 	os.Exit(code)
 }
 

@@ -32,26 +32,6 @@ func checkOutFolder(dir, flag string, force bool) error {
 	return nil
 }
 
-// writeFolder writes the folder dir whole: fill writes into a temporary
-// folder beside it, which then replaces dir (atomicfile.Dir), so that dir
-// never mixes two runs' files and a failed or interrupted run leaves it as
-// it was.
-func writeFolder(dir string, fill func(tmp string) (int, error)) (int, error) {
-	if err := atomicfile.MkdirAll(filepath.Dir(filepath.Clean(dir))); err != nil {
-		return 0, err
-	}
-	d, err := atomicfile.CreateDir(dir)
-	if err != nil {
-		return 0, err
-	}
-	n, err := fill(d.Name())
-	if err != nil {
-		d.Abort()
-		return 0, err
-	}
-	return n, d.Commit()
-}
-
 // checkOutFile fails unless path can be written (atomicfile.CheckFile):
 // not an input, not an existing file (unless force), not a directory, in a
 // directory that is writable or can be made.

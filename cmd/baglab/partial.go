@@ -1,14 +1,19 @@
+//go:build !baglab_lean
+
 package main
 
 import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/baglab/baglab/analysis"
 	"github.com/baglab/baglab/internal/atomicfile"
-	"github.com/spf13/cobra"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 const partialHelp = `--partial FILE writes the accumulator state of the inputs instead of the
@@ -89,4 +94,32 @@ func writePartial(ctx context.Context, o *analyzeOptions) error {
 	}
 	o.g.note("baglab: wrote the %s state of %d input(s) (%d messages) to %s", strings.Join(analysis.Names(o.kinds), ", "), len(run.inputs), run.acc.Messages, o.partial)
 	return nil
+}
+
+// localInputs replaces the URLs among paths (files, or prefixes standing
+// for their files ending in one of exts) by private local copies, read
+// through s (nil: a session of their own), which the returned function
+// removes.
+func localInputs(ctx context.Context, s *remote.Session, paths []string, exts ...string) ([]string, func(), error) {
+	var tmps []string
+	cleanup := func() {
+		for _, t := range tmps {
+			os.RemoveAll(t)
+		}
+	}
+	var out []string
+	for _, p := range paths {
+		if !remote.IsURL(p) {
+			out = append(out, p)
+			continue
+		}
+		local, tmp, err := remote.Download(ctx, s, p, exts...)
+		if err != nil {
+			cleanup()
+			return nil, nil, err
+		}
+		tmps = append(tmps, tmp)
+		out = append(out, local...)
+	}
+	return out, cleanup, nil
 }

@@ -87,7 +87,9 @@ Exit codes:
 
 Progress and logs go to stderr; stdout carries only data.`
 
-func newRootCmd(g *globalOptions) *cobra.Command {
+// newRootCmd makes the command tree for args: the root, and the verb args
+// name or, when they name none, every verb.
+func newRootCmd(g *globalOptions, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "baglab",
 		Short:         "Read, convert, export and analyse ROS1 bags, MCAP and ROS2 recordings",
@@ -117,8 +119,10 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
 	_ = root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
-		if _, err := g.registry(); err != nil { // --msg-path checked by every command
-			return err
+		if len(g.msgPaths) > 0 || g.distro != "" { // checked by every command; else built when first used
+			if _, err := g.registry(); err != nil {
+				return err
+			}
 		}
 		if g.cpuProfile == "" {
 			return nil
@@ -135,28 +139,56 @@ func newRootCmd(g *globalOptions) *cobra.Command {
 		return pprof.StartCPUProfile(f)
 	}
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(
-		newVersionCmd(g),
-		newMsgCmd(g),
-		newInfoCmd(g),
-		newCatCmd(g),
-		newFilterCmd(g),
-		newConvertCmd(g),
-		newMergeCmd(g),
-		newReindexCmd(g),
-		newRecoverCmd(g),
-		newDoctorCmd(g),
-		newExportCmd(g),
-		newTFCmd(g),
-		newMediaCmd(g),
-		newAnalyzeCmd(g),
-		newReportCmd(g),
-		newCheckCmd(g),
-		newPlayCmd(g),
-		newRecordCmd(g),
-		newServeCmd(g),
-	)
+	name := verbName(args)
+	all := append(verbs(), fullVerbs()...)
+	for _, v := range all {
+		if v.name == name {
+			root.AddCommand(v.make(g)) // the one that runs: building the others costs a start-up
+			return root
+		}
+	}
+	for _, v := range all {
+		root.AddCommand(v.make(g))
+	}
 	return root
+}
+
+// verb is a command of baglab, made only when needed.
+type verb struct {
+	name string
+	make func(*globalOptions) *cobra.Command
+}
+
+// verbs are the commands of the lean and the full build, in the order of
+// the help.
+func verbs() []verb {
+	return []verb{
+		{"version", newVersionCmd},
+		{"msg", newMsgCmd},
+		{"info", newInfoCmd},
+		{"cat", newCatCmd},
+		{"filter", newFilterCmd},
+		{"convert", newConvertCmd},
+		{"merge", newMergeCmd},
+		{"reindex", newReindexCmd},
+		{"recover", newRecoverCmd},
+		{"doctor", newDoctorCmd},
+		{"play", newPlayCmd},
+		{"record", newRecordCmd},
+		{"serve", newServeCmd},
+	}
+}
+
+// verbName is the first argument that is not a flag: the verb, when no
+// global flag with a separate value comes before it (then every verb is
+// made, and the one named is found all the same).
+func verbName(args []string) string {
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // Main runs baglab with args and returns the process exit code.
@@ -176,7 +208,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	g := &globalOptions{stdin: stdin, stdout: stdout, stderr: stderr}
 	g.remote = remote.NewSession(ctx, remote.Options{OnNote: func(s string) { g.note("baglab: note: %s", s) }})
 	defer g.remote.Close()
-	root := newRootCmd(g)
+	root := newRootCmd(g, args)
+	if err := handOff(root, args); err != nil {
+		printError(stderr, err)
+		return exitCode(err)
+	}
 	root.SetArgs(args)
 	err := singleDashLongFlag(root, args)
 	if err == nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"os"
 
 	"github.com/baglab/baglab/recording/remote"
 )
@@ -93,32 +92,4 @@ func refuseExisting(ctx context.Context, url string, dir, force bool) error {
 		return outputError(url, errors.New("the object exists (use --force to overwrite)"))
 	}
 	return nil
-}
-
-// localInputs replaces the URLs among paths (files, or prefixes standing
-// for their files ending in one of exts) by private local copies, read
-// through s (nil: a session of their own), which the returned function
-// removes.
-func localInputs(ctx context.Context, s *remote.Session, paths []string, exts ...string) ([]string, func(), error) {
-	var tmps []string
-	cleanup := func() {
-		for _, t := range tmps {
-			os.RemoveAll(t)
-		}
-	}
-	var out []string
-	for _, p := range paths {
-		if !remote.IsURL(p) {
-			out = append(out, p)
-			continue
-		}
-		local, tmp, err := remote.Download(ctx, s, p, exts...)
-		if err != nil {
-			cleanup()
-			return nil, nil, err
-		}
-		tmps = append(tmps, tmp)
-		out = append(out, local...)
-	}
-	return out, cleanup, nil
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Start-up cost of baglab (issue 31, point 18): `baglab version` against a
+# Start-up cost of baglab (issue 31, point 18): the lean `baglab version` against a
 # Go one-liner (fmt.Println, built here in a temporary module), and `info`
 # and `cat` of a mixed bag (nested messages and point clouds, about 65 MB,
 # from testdata/bench/workload, merged by baglab) against Debian's python
@@ -39,16 +39,16 @@ ls -l "$DIR/mixed.bag" | awk '{printf "mixed bag: %.1f MB\n", $5 / 1e6}' >&2
 
 RES=$(mktemp -d)
 trap 'rm -rf "$ONE" "$RES"' EXIT
-# measure NAME CMD...: one run, "wall cpu" in seconds appended to RES/NAME;
-# wall from date's nanoseconds, CPU from perf stat's task-clock (both to
-# the microsecond: /usr/bin/time's 10 ms steps cannot time a start-up).
+# measure NAME CMD...: one run, "wall cpu" in seconds appended to RES/NAME,
+# both from perf stat (wall from the fork to the exit: timing perf itself
+# from the shell would add its own 10 ms start; CPU from the task-clock:
+# /usr/bin/time's 10 ms steps cannot time a start-up).
 measure() {
-	local name=$1 t0 t1
+	local name=$1
 	shift
-	t0=$(date +%s%N)
-	perf stat -x, -e task-clock -o "$RES/p" "$@" >/dev/null 2>&1
-	t1=$(date +%s%N)
-	awk -F, -v w=$((t1 - t0)) '$3 == "task-clock" { printf "%.6f %.6f\n", w / 1e9, $1 / 1e3 }' "$RES/p" >>"$RES/$name"
+	perf stat -e task-clock -o "$RES/p" "$@" >/dev/null 2>&1
+	awk '{ gsub(",", "", $1) } /task-clock/ { c = $1 / 1e3 } /seconds time elapsed/ { w = $1 }
+		END { printf "%.6f %.6f\n", w, c }' "$RES/p" >>"$RES/$name"
 }
 PYINFO='import rosbag, sys
 b = rosbag.Bag(sys.argv[1])
