@@ -99,7 +99,7 @@ type catBatch struct {
 
 const (
 	batchMessages = 512
-	batchBytes    = 4 << 20
+	batchBytes    = 1 << 20
 )
 
 // catPipeline renders messages on several workers and hands the batches
