@@ -90,9 +90,11 @@ func TestLeanLinksNoHeavyPackage(t *testing.T) {
 	if fullInits := strings.Count(fullTrace, "init "); inits*2 > fullInits {
 		t.Errorf("lean runs %d package inits, full %d: expected well under half", inits, fullInits)
 	}
+	base, _ := httpDir(t, studyDir) // http(s) inputs are the lean build's own
 	for _, args := range [][]string{
 		{"version"},
 		{"info", studyFile("study.bag")},
+		{"info", base + "study.bag"},
 		{"cat", studyFile("study.bag"), "--limit", "5"},
 		{"cat", "--help"},
 	} {
