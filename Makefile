@@ -88,12 +88,13 @@ deps-npm:
 test: deps build
 	$(GO) test -count=1 -timeout 25m ./...
 
+# lint also checks the lean build's own files (tag baglab_lean; its tests are
+# the full build's, lean_test.go).
 lint:
 	.ci/commit-subjects
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
-	# the lean build's own files (its tests are the full build's: lean_test.go)
 	$(GO) run $(STATICCHECK) -tests=false -tags baglab_lean ./cmd/baglab ./recording/remote
 
 # Go before 1.27 can end a fuzz run that found nothing with "context deadline

@@ -69,7 +69,7 @@ done
 # median NAME COLUMN
 median() { sort -n -k"$2" "$RES/$1" | awk -v c="$2" '{ v[NR] = $c } END { print v[int((NR + 1) / 2)] }'; }
 ms() { awk -v s="$1" 'BEGIN { printf "%.1f ms", s * 1000 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3g", a / b; else print "-" }'; }
 echo
 echo "Medians on $(nproc) cores, $(date -u +%Y-%m-%d), RUNS=$RUNS (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
