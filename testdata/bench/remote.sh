@@ -9,6 +9,8 @@
 # (go run ./testdata/gen -big; the MCAP is its uncompressed conversion).
 #
 # WHAT picks some of the measurements (WHAT=info FILE=big.bag: a bag's info).
+# Besides wall time it gives baglab's CPU time (user + system) and the CPU
+# the server spent meanwhile, on the same cores.
 #
 #   testdata/bench/remote.sh [DIR]     SIZE=1050000000 FILE=big.mcap BAGLAB=bin/baglab WHAT="info export"
 set -euo pipefail
@@ -69,22 +71,32 @@ declare -A CMD=(
 	[exportds]="export --partition-by source --out @OUT"
 )
 now() { date +%s.%N; }
-printf '%-10s %12s %12s %14s %9s %9s %7s\n' what requests bytes "% of file" "local s" "s3 s" ratio
+# weedcpu: the CPU seconds the S3 server has used so far (it shares the
+# cores with baglab: what it spends serving is CPU the export lacks).
+weedcpu() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($14 + $15 + $16 + $17) / hz }' /proc/"$WEED_PID"/stat; }
+printf '%-10s %12s %12s %14s %9s %9s %7s %11s %11s %11s\n' what requests bytes "% of file" "local s" "s3 s" ratio \
+	"local cpu" "s3 cpu" "server cpu"
 for what in $WHAT; do
 	for where in local s3; do
 		src=$LOCAL; [ $where = s3 ] && src=$URL
 		out=$DIR/out-$where; rm -rf "$out"
 		args=${CMD[$what]//@OUT/$out}
+		w0=$(weedcpu)
 		t0=$(now)
 		# shellcheck disable=SC2086
-		"$BAGLAB" $args --stats "$src" >/dev/null 2>"$DIR/$what-$where.err" || { cat "$DIR/$what-$where.err"; exit 1; }
+		/usr/bin/time -f '%U %S' -o "$DIR/$what-$where.cpu" "$BAGLAB" $args --stats "$src" >/dev/null 2>"$DIR/$what-$where.err" ||
+			{ cat "$DIR/$what-$where.err"; exit 1; }
 		t1=$(now)
+		w1=$(weedcpu)
 		eval "T_$where=$(echo "$t1 - $t0" | bc)"
+		eval "C_$where=$(awk '{ print $1 + $2 }' "$DIR/$what-$where.cpu")"
+		eval "W_$where=$(echo "$w1 - $w0" | bc)"
 	done
 	line=$(grep "stats: $URL" "$DIR/$what-s3.err" || true)
 	req=$(sed -n 's/.*: \([0-9]*\) requests.*/\1/p' <<<"$line")
 	got=$(sed -n 's/.*), \([0-9]*\) of .*/\1/p' <<<"$line")
-	printf '%-10s %12s %12s %13.3f%% %9.2f %9.2f %7.2f\n' "$what" "$req" "$got" \
-		"$(echo "100 * $got / $BYTES" | bc -l)" "$T_local" "$T_s3" "$(echo "$T_s3 / $T_local" | bc -l)"
+	printf '%-10s %12s %12s %13.3f%% %9.2f %9.2f %7.2f %11.2f %11.2f %11.2f\n' "$what" "$req" "$got" \
+		"$(echo "100 * $got / $BYTES" | bc -l)" "$T_local" "$T_s3" "$(echo "$T_s3 / $T_local" | bc -l)" \
+		"$C_local" "$C_s3" "$W_s3"
 done
 echo "file: $FILE, $BYTES bytes; one topic: $TOPIC"
