@@ -78,6 +78,9 @@ func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.In
 // progress bar (labelled what) counts the messages of the types want
 // accepts (every type when nil).
 func (g *globalOptions) open(files []string, f *readFlags, what string, want func(string) bool) (*reading, error) {
+	if g.refused != nil { // the flags are checked: an existing URL output is refused before any reading
+		return nil, g.refused
+	}
 	o, err := g.inputOptions(files, f)
 	if err != nil {
 		return nil, err

@@ -188,6 +188,25 @@ for k in sys.argv[1:]:
 			t.Fatalf("after --force: %v, %d objects", err, len(list.Contents))
 		}
 	})
+	t.Run("a usage error outranks an existing output", func(t *testing.T) {
+		// as for local outputs: the flags are checked before the output
+		srv.Put(t, "lab", "usage/lama.bag", []byte("keep me"))
+		srv.Put(t, "lab", "usage/p.json", []byte("keep me"))
+		for _, args := range [][]string{
+			{"filter", "--compression", "zip", "s3://lab/runs/study.bag", "s3://lab/usage/lama.bag"},
+			{"analyze", "grasps", "s3://lab/runs/study.bag", "--partial", "s3://lab/usage/p.json", "--dpi", "5"},
+			{"analyze", "nosuchkind", "s3://lab/runs/study.bag", "--partial", "s3://lab/usage/p.json"},
+		} {
+			if _, stderr, code := run(t, args...); code != exitUsage {
+				t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, stderr)
+			}
+		}
+		for _, key := range []string{"usage/lama.bag", "usage/p.json"} {
+			if got := srv.Get(t, "lab", key); string(got) != "keep me" {
+				t.Errorf("%s changed: %.20q", key, got)
+			}
+		}
+	})
 	t.Run("outputs follow the overwrite rule", func(t *testing.T) {
 		// an existing object is refused without --force, kept, and replaced with it
 		srv.Put(t, "lab", "rule/lama.bag", []byte("keep me"))

@@ -36,6 +36,10 @@ type globalOptions struct {
 	// requests ended by the run's signal; stats prints its counts.
 	remote *remote.Session
 	stats  bool
+	// refused is the first URL output that exists and may not be
+	// overwritten (stageOutputs): reported once the verb's flags are
+	// checked, so that a usage error outranks it (exit 2, not 5).
+	refused error
 }
 
 // registry returns the definitions registry: the embedded native packages

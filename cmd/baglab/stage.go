@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 
@@ -28,10 +29,15 @@ type stagedOutput struct {
 // private local one (remote.StageOutput), which the verb writes as any
 // local output; done, called with the verb's error, publishes them when
 // it is nil — each file one object, written whole — and removes the
-// local copies in any case, returning the error to report.
+// local copies in any case, returning the error to report. An existing
+// output without force is staged too and refused later (g.refused), by
+// g.open or by done: the verb checks its flags first.
 func (g *globalOptions) stageOutputs(ctx context.Context, outs ...stagedOutput) (done func(error) error, err error) {
 	var staged []*remote.Output
 	done = func(err error) error {
+		if err == nil {
+			err = g.refused // a verb that opened no input: refused still, nothing published
+		}
 		for _, s := range staged {
 			if err == nil {
 				var urls []string
@@ -57,9 +63,11 @@ func (g *globalOptions) stageOutputs(ctx context.Context, outs ...stagedOutput) 
 		case o.pull != nil:
 			s, err = remote.StageOutput(ctx, *o.path, o.dir, o.pull...)
 		default:
-			if err := refuseExisting(ctx, *o.path, o.dir, o.force); err != nil {
+			var refused error
+			if refused, err = refusal(ctx, *o.path, o.dir, o.force); err != nil {
 				return nil, done(err)
 			}
+			g.refused = cmp.Or(g.refused, refused) // reported after the flags are checked (g.open, done)
 			if s, err = remote.StageOutput(ctx, *o.path, o.dir); err == nil && o.dir && o.force {
 				if err = s.ReplaceWhole(); err != nil {
 					s.Close()
@@ -75,21 +83,21 @@ func (g *globalOptions) stageOutputs(ctx context.Context, outs ...stagedOutput) 
 	return done, nil
 }
 
-// refuseExisting refuses the output url when an object is there (objects
-// under it, for dir) and not force, as checkOutFile and checkOutFolder
-// refuse a local one.
-func refuseExisting(ctx context.Context, url string, dir, force bool) error {
+// refusal is the error refusing the output url when an object is there
+// (objects under it, for dir) and not force, as checkOutFile and
+// checkOutFolder refuse a local one; err is a failure to look.
+func refusal(ctx context.Context, url string, dir, force bool) (refused, err error) {
 	if force {
-		return nil
+		return nil, nil
 	}
 	exists, err := remote.Exists(ctx, url, dir)
 	switch {
 	case err != nil:
-		return outputError(url, err)
+		return nil, outputError(url, err)
 	case exists && dir:
-		return outputError(url, errors.New("objects are under the prefix (use --force to replace them)"))
+		return outputError(url, errors.New("objects are under the prefix (use --force to replace them)")), nil
 	case exists:
-		return outputError(url, errors.New("the object exists (use --force to overwrite)"))
+		return outputError(url, errors.New("the object exists (use --force to overwrite)")), nil
 	}
-	return nil
+	return nil, nil
 }
