@@ -43,6 +43,7 @@ install:
 
 LDFLAGS := -s -w -X main.version=$(VERSION)
 define build-pair
+	mkdir -p $(1)
 	CGO_ENABLED=0 $(GO) build -trimpath -tags baglab_lean -ldflags "$(LDFLAGS)" -o $(1)/baglab ./cmd/baglab
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(1)/baglab-full ./cmd/baglab
 endef
