@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -72,9 +71,6 @@ func runBinary(t *testing.T, env []string, bin string, args ...string) (string, 
 // the plotting library, gocloud, gRPC or the cloud SDKs (their inits took
 // 15 ms of every start), and runs its own verbs as baglab-full does.
 func TestLeanLinksNoHeavyPackage(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the lean hand-off is tested on linux")
-	}
 	lean, full := buildLeanPair(t)
 	_, trace, code := runBinary(t, []string{"GODEBUG=inittrace=1"}, lean, "version")
 	if code != 0 {
@@ -110,9 +106,6 @@ func TestLeanLinksNoHeavyPackage(t *testing.T) {
 // storage URL, runs in baglab-full with the same arguments, output and
 // exit code; without baglab-full beside it, the lean build says so.
 func TestLeanHandsOff(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the lean hand-off is tested on linux")
-	}
 	lean, full := buildLeanPair(t)
 	out := filepath.Join(t.TempDir(), "tables")
 	if _, stderr, code := runBinary(t, nil, lean, "export", studyFile("study.bag"), "--out", out, "-q"); code != 0 {
