@@ -137,20 +137,14 @@ func (o *Output) Local() string { return o.local }
 
 // pull copies the objects under the sub-folder sub into Local.
 func (o *Output) pull(ctx context.Context, sub string) error {
-	u, key, err := splitBlobURL(o.url + "/" + sub + "/")
+	prefix := o.url + "/" + sub + "/"
+	b, key, err := openBucket(ctx, prefix, "list")
 	if err != nil {
-		return &Error{URL: o.url, Op: "list", Err: err}
+		return err
 	}
-	b, err := bucketOf(ctx, u)
+	keys, err := objectsUnder(ctx, b, prefix, key, 0)
 	if err != nil {
-		return &Error{URL: o.url, Op: "list", Err: err}
-	}
-	var keys []string
-	if err := b.list(ctx, key, false, func(k string, _ bool, _ int64) bool {
-		keys = append(keys, k)
-		return true
-	}); err != nil {
-		return &Error{URL: o.url + "/" + sub + "/", Op: "list", Err: err}
+		return err
 	}
 	for _, k := range keys {
 		rel := sub + "/" + strings.TrimPrefix(k, key)
