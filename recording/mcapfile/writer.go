@@ -62,10 +62,10 @@ func WithFastestCompression() WriterOption {
 	return func(o *writerOptions) { o.fastest = true }
 }
 
-// WithBackgroundWrites writes messages on a goroutine of the Writer's own,
-// so that compressing a chunk overlaps the caller's work on the next
-// messages; WriteMessage then copies each message's data, and a write
-// error is returned by a later call.
+// WithBackgroundWrites compresses and writes chunks on goroutines of the
+// Writer's own, several chunks at once, while the caller goes on with the
+// next messages; WriteMessage then copies each message's data into the
+// open chunk, and a write error is returned by a later call.
 func WithBackgroundWrites() WriterOption {
 	return func(o *writerOptions) { o.background = true }
 }
@@ -91,7 +91,7 @@ type Writer struct {
 	nextChan uint32
 	err      error
 	closed   bool
-	bg       *background // with WithBackgroundWrites, until Close
+	bg       *chunker // with WithBackgroundWrites, until Close
 
 	// set by Create
 	file *atomicfile.File
@@ -121,11 +121,15 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 		// one; lz4 is chosen for speed (and fastest zstd when asked).
 		level = mcap.CompressionLevelFastest
 	}
+	libCompression := o.compression
+	if o.background {
+		libCompression = mcap.CompressionNone // the chunker compresses
+	}
 	mw, err := mcap.NewWriter(w, &mcap.WriterOptions{
 		IncludeCRC:       true,
 		Chunked:          true,
 		ChunkSize:        o.chunkSize,
-		Compression:      o.compression,
+		Compression:      libCompression,
 		CompressionLevel: level,
 		OverrideLibrary:  true,
 	})
@@ -134,7 +138,9 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	}
 	writer := &Writer{opts: o, w: mw, schemas: map[schemaIdent]uint16{}, channels: map[uint32]bool{}}
 	if o.background {
-		writer.bg = startBackground(mw)
+		if writer.bg, err = startChunker(mw, o.compression, level, o.chunkSize); err != nil {
+			return nil, err
+		}
 	}
 	return writer, nil
 }
@@ -157,8 +163,8 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 	return w, nil
 }
 
-// sync waits for the messages queued for the background goroutine to be
-// written, before a record of another kind or the end.
+// sync waits for the chunks of WithBackgroundWrites to be written, before
+// a record written outside chunks.
 func (w *Writer) sync() error {
 	if w.bg == nil {
 		return nil
@@ -208,9 +214,6 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	if w.nextChan > math.MaxUint16 {
 		return 0, errors.New("mcapfile: more than 65536 channels")
 	}
-	if err := w.sync(); err != nil {
-		return 0, err
-	}
 	if err := w.writeHeader(c.MessageEncoding); err != nil {
 		return 0, w.fail(err)
 	}
@@ -224,7 +227,7 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 				return 0, errors.New("mcapfile: more than 65535 schemas")
 			}
 			id = uint16(len(w.schemas) + 1)
-			if err := w.w.WriteSchema(&mcap.Schema{ID: id, Name: s.Name, Encoding: s.Encoding, Data: s.Data}); err != nil {
+			if err := w.writeSchema(&mcap.Schema{ID: id, Name: s.Name, Encoding: s.Encoding, Data: s.Data}); err != nil {
 				return 0, w.fail(err)
 			}
 			w.schemas[key] = id
@@ -239,12 +242,28 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 		md["md5sum"] = s.MD5
 	}
 	id := w.nextChan
-	if err := w.w.WriteChannel(&mcap.Channel{ID: uint16(id), SchemaID: schemaID, Topic: c.Topic, MessageEncoding: c.MessageEncoding, Metadata: md}); err != nil {
+	if err := w.writeChannel(&mcap.Channel{ID: uint16(id), SchemaID: schemaID, Topic: c.Topic, MessageEncoding: c.MessageEncoding, Metadata: md}); err != nil {
 		return 0, w.fail(err)
 	}
 	w.channels[id] = true
 	w.nextChan++
 	return id, nil
+}
+
+// writeSchema and writeChannel put a record into the open chunk, the
+// library's or the chunker's.
+func (w *Writer) writeSchema(s *mcap.Schema) error {
+	if w.bg != nil {
+		return w.bg.addSchema(s)
+	}
+	return w.w.WriteSchema(s)
+}
+
+func (w *Writer) writeChannel(c *mcap.Channel) error {
+	if w.bg != nil {
+		return w.bg.addChannel(c)
+	}
+	return w.w.WriteChannel(c)
 }
 
 // WriteMessage writes m on the channel AddChannel returned. The MCAP

@@ -1,0 +1,185 @@
+package mcapfile
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/baglab/baglab/record"
+	"github.com/foxglove/mcap/go/mcap"
+)
+
+// writeReusing writes the test file's records through one data buffer
+// that it overwrites after each WriteMessage, as readers reuse theirs,
+// with a 9 MB message among them.
+func writeReusing(t *testing.T, path string, opts ...WriterOption) {
+	t.Helper()
+	w, err := Create(path, append(opts, WithChunkSize(64<<10))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint32
+	for _, c := range testChannels[:2] {
+		id, err := w.AddChannel(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	var buf []byte
+	for i := range testMessages {
+		ch, lt, data := testMessage(i)
+		if i == 300 {
+			data = bytes.Repeat([]byte{7}, 9<<20)
+		}
+		buf = append(buf[:0], data...)
+		if err := w.WriteMessage(ids[ch%2], &record.Message{LogTime: lt, PublishTime: lt, Sequence: uint64(i), Data: buf}); err != nil {
+			t.Fatal(err)
+		}
+		for j := range buf {
+			buf[j] ^= 0xff
+		}
+		if i == 200 { // a channel and metadata amid the messages
+			if _, err := w.AddChannel(testChannels[2]); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.AddMetadata("m", map[string]string{"k": "v"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBackgroundWritesSameRecords: the chunks built and compressed in
+// parallel hold the records the library writes when called directly,
+// though the caller overwrites each message's data once WriteMessage
+// returns; the MCAP library reads both the same, by index and in file
+// order, with the same summary.
+func TestBackgroundWritesSameRecords(t *testing.T) {
+	for _, comp := range []string{"zstd", "lz4", "none"} {
+		dir := t.TempDir()
+		direct, bg := filepath.Join(dir, "direct.mcap"), filepath.Join(dir, "bg.mcap")
+		writeReusing(t, direct, WithCompression(comp))
+		writeReusing(t, bg, WithCompression(comp), WithBackgroundWrites())
+		for _, useIndex := range []bool{true, false} {
+			want, got := libraryView(t, direct, useIndex), libraryView(t, bg, useIndex)
+			if len(got) != len(want) {
+				t.Fatalf("%s, index %v: %d records read back, want %d", comp, useIndex, len(got), len(want))
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("%s, index %v: record %d is %.200q, want %.200q", comp, useIndex, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// libraryView is what the MCAP library reads from path: its summary
+// (statistics, channels, schemas, chunk count, metadata) and every message,
+// each as a line.
+func libraryView(t *testing.T, path string, useIndex bool) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := mcap.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := r.Info()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := info.Statistics
+	view := []string{fmt.Sprintf("stats: %d messages, %d schemas, %d channels, %d metadata, times %d-%d, per channel %v",
+		s.MessageCount, s.SchemaCount, s.ChannelCount, s.MetadataCount, s.MessageStartTime, s.MessageEndTime, s.ChannelMessageCounts)}
+	for _, id := range slices.Sorted(maps.Keys(info.Channels)) {
+		c := info.Channels[id]
+		schema := "none"
+		if sc := info.Schemas[c.SchemaID]; sc != nil {
+			schema = fmt.Sprintf("%s %s %q", sc.Name, sc.Encoding, sc.Data)
+		}
+		view = append(view, fmt.Sprintf("channel %d %s %s %v schema %s", id, c.Topic, c.MessageEncoding, c.Metadata, schema))
+	}
+	var chunkMessages uint64
+	for _, ci := range info.ChunkIndexes {
+		if ci.Compression != info.ChunkIndexes[0].Compression {
+			t.Errorf("%s: chunks compressed with %q and %q", path, ci.Compression, info.ChunkIndexes[0].Compression)
+		}
+		chunkMessages += uint64(len(ci.MessageIndexOffsets))
+	}
+	view = append(view, fmt.Sprintf("chunk compression %q, %d metadata indexes", info.ChunkIndexes[0].Compression, len(info.MetadataIndexes)))
+	if chunkMessages == 0 {
+		t.Errorf("%s: no message index", path)
+	}
+	it, err := r.Messages(mcap.UsingIndex(useIndex), mcap.InOrder(mcap.FileOrder), mcap.WithMetadataCallback(func(m *mcap.Metadata) error {
+		view = append(view, fmt.Sprintf("metadata %s %v", m.Name, m.Metadata))
+		return nil
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, c, m, err := it.NextInto(nil)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		view = append(view, fmt.Sprintf("message %s %d %d %d %x", c.Topic, m.Sequence, m.LogTime, m.PublishTime, sha256.Sum256(m.Data)))
+	}
+	return view
+}
+
+// failAfter fails every write once n bytes were written.
+type failAfter struct{ n int }
+
+var errDiskFull = errors.New("disk full")
+
+func (f *failAfter) Write(p []byte) (int, error) {
+	if f.n < len(p) {
+		return 0, errDiskFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestBackgroundWriteError: a write error on the background goroutine is
+// returned by a later call and by Close, never lost.
+func TestBackgroundWriteError(t *testing.T) {
+	w, err := NewWriter(&failAfter{n: 100 << 10}, WithCompression("none"), WithChunkSize(32<<10), WithBackgroundWrites())
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.AddChannel(testChannels[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := make([]byte, 10<<10)
+	var failed error
+	for i := range 1000 {
+		if failed = w.WriteMessage(id, &record.Message{LogTime: int64(i), Data: data}); failed != nil {
+			break
+		}
+	}
+	if !errors.Is(failed, errDiskFull) {
+		t.Errorf("WriteMessage after the failure: %v, want %v", failed, errDiskFull)
+	}
+	if err := w.Close(); !errors.Is(err, errDiskFull) {
+		t.Errorf("Close: %v, want %v", err, errDiskFull)
+	}
+}
