@@ -89,8 +89,9 @@ func startChunker(lib *mcap.Writer, compression mcap.CompressionFormat, level mc
 		c.stopped.Add(1)
 		go c.compressor()
 	}
-	// Two more chunks than compressors: one fills while one is written.
-	c.pipe = batches.Start(workers+2, c.write, c.reset, func(k *outChunk) bool { return len(k.data) == 0 })
+	// One chunk more than compressors: one fills while the others are
+	// compressed or written.
+	c.pipe = batches.Start(workers+1, c.write, c.reset, func(k *outChunk) bool { return len(k.data) == 0 })
 	return c, nil
 }
 
