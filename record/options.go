@@ -39,6 +39,14 @@ type ReadOptions struct {
 	// marked Message.Unverified; by default they are left out and
 	// reported (Skipped.Dropped).
 	KeepUnverified bool
+	// InPlace reads message data in place from the file mapped into
+	// memory, where the reader can (a local ROS1 bag's chunks stored
+	// uncompressed), instead of copying it into the reader's buffers:
+	// such messages have Message.Pinned set. A caller that reads their
+	// data on goroutines of its own sets debug.SetPanicOnFault there, for
+	// a file another program cuts short while it is read (see
+	// Message.Pinned).
+	InPlace bool
 }
 
 // ReadOption sets a field of ReadOptions.
@@ -82,6 +90,11 @@ func WithSkipBad(report func(Skipped)) ReadOption {
 // WithWarning sets ReadOptions.OnWarning.
 func WithWarning(warn func(Skipped)) ReadOption {
 	return func(o *ReadOptions) { o.OnWarning = warn }
+}
+
+// WithInPlace sets ReadOptions.InPlace.
+func WithInPlace() ReadOption {
+	return func(o *ReadOptions) { o.InPlace = true }
 }
 
 // WithKeepUnverified sets ReadOptions.KeepUnverified.

@@ -60,7 +60,14 @@ type Message struct {
 	// a damaged chunk a reader was asked to keep (its content may be
 	// damaged).
 	Unverified bool
-	Data       []byte
+	// Pinned is set when Data lies in the file mapped into memory
+	// (ReadOptions.InPlace): it stays valid until the iterator is
+	// closed, not only until the next message. Reading it faults if
+	// another program cuts the file short meanwhile, which a goroutine
+	// with debug.SetPanicOnFault set gets as a panic whose value has an
+	// Addr method, instead of the program crashing.
+	Pinned bool
+	Data   []byte
 }
 
 // Iterator yields messages. Next returns io.EOF at the end and on every later

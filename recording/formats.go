@@ -154,7 +154,7 @@ func formatRow(f Format) (container, bool) {
 // damage the container reports (a record.Skipped) goes to o.OnSkip and
 // o.OnWarning as one *record.Error naming path (record.Skipped.AsError).
 func (o OpenOptions) read(path string) record.ReadOption {
-	var ro record.ReadOptions
+	ro := record.ReadOptions{InPlace: o.InPlace}
 	if o.OnSkip != nil {
 		ro.SkipBad, ro.KeepUnverified = true, o.KeepUnverified
 		ro.OnSkip = func(s record.Skipped) { o.OnSkip(s.AsError(path)) }

@@ -72,6 +72,10 @@ type InputOptions struct {
 	Stdin io.Reader
 	// Remote reads the URLs among the paths (see OpenOptions.Remote).
 	Remote *remote.Session
+	// InPlace reads local files in place (see OpenOptions.InPlace); only
+	// a consumer that keeps Pinned data past the next message, and guards
+	// its goroutines against faults, gains from it (WriteNDJSON does).
+	InPlace bool
 }
 
 // Inputs are the recordings a command reads: each path opened (folders
@@ -128,7 +132,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 			in.warn("%s", note)
 		}
 	}
-	open := OpenOptions{OnWarning: func(err error) { in.warn("%v", err) }, KeepUnverified: o.KeepUnverified, Remote: o.Remote}
+	open := OpenOptions{OnWarning: func(err error) { in.warn("%v", err) }, KeepUnverified: o.KeepUnverified, Remote: o.Remote, InPlace: o.InPlace}
 	if o.SkipBad {
 		open.OnSkip = func(err error) { in.report(err) }
 	}

@@ -112,6 +112,10 @@ type OpenOptions struct {
 	// damaged), marked record.Message.Unverified; by default they are left
 	// out and reported.
 	KeepUnverified bool
+	// InPlace reads message data in place from local files mapped into
+	// memory, where the reader can (record.ReadOptions.InPlace): the
+	// messages come Pinned.
+	InPlace bool
 	// Remote reads the URLs among the paths (s3://, gs://, azblob://,
 	// http(s)://; see package remote): the command's session, whose
 	// context bounds every request and which keeps each object for every

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"runtime/debug"
 	"slices"
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/internal/chunked"
+	"github.com/baglab/baglab/recording/internal/fileio"
 )
 
 // indexedIter reads the selected chunks through the shared ordered merge
@@ -71,26 +73,40 @@ func (r *Reader) indexedMessages(f record.Filter) (*indexedIter, error) {
 func (w *worker) Close() {}
 
 // Load reads, decompresses and indexes chunk i.
-func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
+func (w *worker) Load(i int, b *chunked.Buffers) (l *chunked.Loaded) {
 	it := w.it
 	ref, r := it.refs[i], it.r
-	l := &chunked.Loaded{Base: -1}
-	raw := grow(b.Get(), int(ref.dataLen))
-	if n, err := r.r.ReadAt(raw, ref.dataOffset); n < len(raw) {
-		b.Put(raw)
-		if err == nil || err == io.EOF {
-			err = &record.Error{File: r.path, Offset: ref.dataOffset + int64(n), Field: "chunk.data", Err: record.ErrTruncated, Detail: "short read"}
+	l = &chunked.Loaded{Base: -1}
+	raw, mapped := w.inPlace(ref)
+	if mapped {
+		// A fault reading the mapping (the file cut short meanwhile)
+		// fails the chunk.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+		defer func() {
+			if err := fileio.Fault(recover()); err != nil {
+				l = &chunked.Loaded{Base: -1, Err: &record.Error{File: r.path, Offset: ref.pos, Field: "chunk", Err: record.ErrTruncated, Detail: err.Error()}}
+			}
+		}()
+	} else {
+		raw = grow(b.Get(), int(ref.dataLen))
+		if n, err := r.r.ReadAt(raw, ref.dataOffset); n < len(raw) {
+			b.Put(raw)
+			if err == nil || err == io.EOF {
+				err = &record.Error{File: r.path, Offset: ref.dataOffset + int64(n), Field: "chunk.data", Err: record.ErrTruncated, Detail: "short read"}
+			}
+			l.Err = err
+			return l
 		}
-		l.Err = err
-		return l
 	}
 	salvage := r.opts.SkipBad
 	var cut error // the chunk did not decompress whole
 	if ref.stored() {
-		l.Data, l.Base = raw, ref.dataOffset
+		l.Data, l.Base, l.Pinned = raw, ref.dataOffset, mapped
 	} else {
 		data, err := w.dec.decompress(b.Get(), ref.compression, raw, ref.size)
-		b.Put(raw)
+		if !mapped {
+			b.Put(raw)
+		}
 		l.Data = data
 		if err != nil {
 			err = record.WithFile(err, r.path, ref.dataOffset, "")
@@ -103,7 +119,9 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 			cut = err
 		}
 	}
-	l.Owned = [][]byte{l.Data}
+	if !l.Pinned {
+		l.Owned = [][]byte{l.Data}
+	}
 	entries := b.Entries()
 	w.runs = w.runs[:0]
 	var dmg chunkDamage
@@ -125,6 +143,16 @@ func (w *worker) Load(i int, b *chunked.Buffers) *chunked.Loaded {
 	}
 	l.Entries, w.scratch = chunked.Sort(entries, w.runs, w.scratch)
 	return l
+}
+
+// inPlace returns the chunk's data in place when the bag is read in place
+// (record.WithInPlace) from a file mapped into memory.
+func (w *worker) inPlace(ref *chunkRef) ([]byte, bool) {
+	m, ok := w.it.r.r.(*fileio.Mapped)
+	if !ok {
+		return nil, false
+	}
+	return m.Bytes(ref.dataOffset, int64(ref.dataLen))
 }
 
 // stored reports whether the chunk's data is stored uncompressed, so that
@@ -325,7 +353,7 @@ func (it *indexedIter) NextInto(m *record.Message) error {
 		return err
 	}
 	*m = record.Message{Channel: it.chans[e.Conn], LogTime: e.Time, PublishTime: e.Time, Sequence: it.seq,
-		Source: it.r.path, Offset: l.Offset(e), Data: l.Data[e.Start:e.End:e.End]}
+		Source: it.r.path, Offset: l.Offset(e), Pinned: l.Pinned, Data: l.Data[e.Start:e.End:e.End]}
 	it.seq++
 	return nil
 }

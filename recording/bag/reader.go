@@ -92,7 +92,7 @@ var _ record.Reader = (*Reader)(nil)
 
 // Open opens the bag file at path.
 func Open(path string, opts ...Option) (*Reader, error) {
-	return fileio.Open(path, func(ra io.ReaderAt, size int64) (*Reader, error) { return NewReader(ra, size, path, opts...) },
+	return fileio.Open(path, record.NewReadOptions(opts...).InPlace, func(ra io.ReaderAt, size int64) (*Reader, error) { return NewReader(ra, size, path, opts...) },
 		func(r *Reader, f io.Closer) { r.closer = f })
 }
 

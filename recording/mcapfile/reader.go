@@ -100,7 +100,7 @@ type schemaKey struct {
 
 // Open opens the MCAP file at path.
 func Open(path string, opts ...Option) (*Reader, error) {
-	return fileio.Open(path, func(ra io.ReaderAt, size int64) (*Reader, error) { return NewReader(ra, size, path, opts...) },
+	return fileio.Open(path, false, func(ra io.ReaderAt, size int64) (*Reader, error) { return NewReader(ra, size, path, opts...) },
 		func(r *Reader, f io.Closer) { r.closer = f })
 }
 

@@ -56,6 +56,10 @@ type Loaded struct {
 	Base int64
 	// Unverified is set when no CRC vouches for the chunk's content.
 	Unverified bool
+	// Pinned is set when Data lies in the file mapped into memory
+	// (record.ReadOptions.InPlace): valid until the reader closes, and in
+	// no buffer of Owned.
+	Pinned bool
 	// Chunk is the chunk it was loaded from (set by Merge).
 	Chunk Chunk
 }

@@ -1,0 +1,99 @@
+//go:build unix
+
+package recording_test
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording"
+)
+
+// writeStringBag writes n std_msgs/String messages of size bytes each (the
+// i-th filled with byte i) to a bag whose chunks are stored uncompressed,
+// which an in-place reading maps.
+func writeStringBag(t *testing.T, path string, n, size int) {
+	t.Helper()
+	w, err := recording.Create(path, recording.CreateOptions{Compression: "none"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typ, err := msgdef.Default().Lookup("std_msgs/String")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, schema, err := decode.ROS1Equivalent(typ)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.AddChannel(&record.Channel{Topic: "/text", MessageEncoding: "ros1", Schema: schema, Metadata: map[string]string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		data := binary.LittleEndian.AppendUint32(nil, uint32(size))
+		data = append(data, bytes.Repeat([]byte{'a' + byte(i%26)}, size)...)
+		at := int64(1e18) + int64(i)*1e6
+		if err := w.WriteMessage(id, &record.Message{LogTime: at, PublishTime: at, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInPlacePinned: a bag read in place gives its messages Pinned, and
+// their data, kept without a copy, holds after every later Next and until
+// Close the bytes a reading through system calls gives.
+func TestInPlacePinned(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.bag")
+	writeStringBag(t, path, 300, 10_000)
+	read := func(o recording.OpenOptions) []record.Message {
+		r, err := recording.OpenWith(path, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		it, err := r.Messages(record.Filter{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		var all []record.Message
+		for {
+			m, err := it.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := *m
+			if !m.Pinned { // valid until Next
+				c.Data = bytes.Clone(m.Data)
+			}
+			all = append(all, c)
+		}
+		for i, m := range all { // before Close
+			if m.Pinned != o.InPlace {
+				t.Fatalf("in place %v: message %d Pinned %v", o.InPlace, i, m.Pinned)
+			}
+			if want := byte('a' + i%26); len(m.Data) != 10_004 || m.Data[4] != want || m.Data[10_003] != want {
+				t.Fatalf("in place %v: message %d holds %q...%q, want %c", o.InPlace, i, m.Data[4:8], m.Data[10_000:], want)
+			}
+		}
+		return all
+	}
+	if n := len(read(recording.OpenOptions{InPlace: true})); n != 300 {
+		t.Errorf("in place: %d messages, want 300", n)
+	}
+	read(recording.OpenOptions{})
+}
