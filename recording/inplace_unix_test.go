@@ -4,10 +4,13 @@ package recording_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode"
@@ -96,4 +99,48 @@ func TestInPlacePinned(t *testing.T) {
 		t.Errorf("in place: %d messages, want 300", n)
 	}
 	read(recording.OpenOptions{})
+}
+
+// cutOnWrite cuts the file at path to its first kilobyte on the first
+// write, as another program truncating a recording while it is read.
+type cutOnWrite struct {
+	path string
+	cut  bool
+	t    *testing.T
+}
+
+func (c *cutOnWrite) Write(p []byte) (int, error) {
+	if !c.cut {
+		c.cut = true
+		if err := os.Truncate(c.path, 1024); err != nil {
+			c.t.Error(err)
+		}
+	}
+	return len(p), nil
+}
+
+// TestCatInPlaceCutShort: a bag cut short by another program while cat
+// reads it in place ends the output with an error naming the file, as a
+// cut file does, where a read of a mapped page past the new end would
+// otherwise kill the program (SIGBUS).
+func TestCatInPlaceCutShort(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cut.bag")
+	writeStringBag(t, path, 200, 256<<10) // 50 MB: more than cat reads ahead
+	for _, skipBad := range []bool{false, true} {
+		if skipBad {
+			writeStringBag(t, path, 200, 256<<10)
+		}
+		in, err := recording.OpenInputs([]string{path}, recording.InputOptions{InPlace: true, SkipBad: skipBad, OnSkip: func(error) {}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := in.WriteNDJSON(context.Background(), &cutOnWrite{path: path, t: t}, recording.NDJSONOptions{})
+		in.Close()
+		if !errors.Is(err, record.ErrTruncated) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "cut short while being read") {
+			t.Errorf("skip-bad %v: after %d lines: %v, want an error naming %s, record.ErrTruncated", skipBad, n, err, path)
+		}
+		if n == 0 || n >= 200 {
+			t.Errorf("skip-bad %v: %d lines written, want some and not all", skipBad, n)
+		}
+	}
 }

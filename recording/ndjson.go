@@ -5,8 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"math/bits"
 	"runtime"
+	"runtime/debug"
 	"sync"
+
+	"github.com/baglab/baglab/recording/internal/fileio"
 
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/record"
@@ -89,7 +93,8 @@ func (in *Inputs) WriteNDJSON(ctx context.Context, w io.Writer, o NDJSONOptions)
 // catBatch is a run of consecutive messages rendered by one worker.
 type catBatch struct {
 	msgs    []record.Message
-	arena   []byte  // the messages' data, copied out of the reader's buffers (pooled)
+	arena   []byte  // the data of messages not Pinned, copied out of the reader's buffers (pooled)
+	pinned  int     // bytes of data of Pinned messages, which stay where they are
 	out     []byte  // NDJSON lines (pooled)
 	ends    []int   // end offset in out of each line
 	skipped []error // messages that failed to decode, with --skip-bad
@@ -115,6 +120,10 @@ func newCatPipeline(ctx context.Context, in *Inputs, env envelope, it record.Ite
 	work := make(chan *catBatch, 2*workers)
 	for i := 0; i < workers; i++ {
 		go func() {
+			// Pinned data lies in a mapped file, which another
+			// program may cut short: render turns the fault into an
+			// error.
+			debug.SetPanicOnFault(true)
 			lw := newLineWriter(in.newPlan(nil), env)
 			for b := range work {
 				b.render(lw, skipBad)
@@ -183,6 +192,10 @@ type bufferPool struct{ sync.Pool }
 var arenaBuffers, outBuffers bufferPool
 
 func (p *bufferPool) get(n int) []byte {
+	// A power of two, so that the next batch's buffer fits the one
+	// this gives back more often than not: each new one is memory the
+	// kernel zeroes page by page.
+	n = 1 << bits.Len(uint(max(n, 1)-1))
 	if b, ok := p.Get().(*[]byte); ok && cap(*b) >= n {
 		return (*b)[:0]
 	}
@@ -206,12 +219,21 @@ func (b *catBatch) release() {
 
 // full says whether m must start the next batch: this one has its count
 // of messages, or its arena has no room for m's data (growing the arena
-// would copy megabytes on the reader's path).
+// would copy megabytes on the reader's path), or its messages' data is
+// enough for one batch.
 func (b *catBatch) full(m *record.Message) bool {
-	return len(b.msgs) >= batchMessages || len(b.msgs) > 0 && len(b.arena)+len(m.Data) > max(cap(b.arena), batchBytes)
+	return len(b.msgs) >= batchMessages || len(b.msgs) > 0 && len(b.arena)+b.pinned+len(m.Data) > max(cap(b.arena), batchBytes)
 }
 
+// add adds m to the batch, copying its data into the arena unless Pinned
+// (read in place: it stays valid until the iterator is closed, after the
+// pipeline's last batch).
 func (b *catBatch) add(m *record.Message) {
+	if m.Pinned {
+		b.msgs = append(b.msgs, *m)
+		b.pinned += len(m.Data)
+		return
+	}
 	if b.arena == nil {
 		b.arena = arenaBuffers.get(batchBytes + len(m.Data))
 	}
@@ -228,16 +250,18 @@ func (b *catBatch) render(lw *lineWriter, skipBad bool) {
 	// The output is sized as the worker's last batch grew (base64 makes
 	// blobs 4/3 as long, text numbers and keys more), with some headroom:
 	// growing a batch's buffer copies megabytes.
-	b.out = outBuffers.get(int(float64(len(b.arena))*lw.growth) + 512*len(b.msgs) + 4096)
+	data := len(b.arena) + b.pinned
+	b.out = outBuffers.get(int(float64(data)*lw.growth) + 512*len(b.msgs) + 4096)
 	pos := 0
 	for i := range b.msgs {
 		m := &b.msgs[i]
-		m.Data = b.arena[pos : pos+len(m.Data)]
-		pos += len(m.Data)
-		var err error
-		b.out, err = lw.appendLine(b.out, m)
+		if !m.Pinned {
+			m.Data = b.arena[pos : pos+len(m.Data)]
+			pos += len(m.Data)
+		}
+		cut, err := b.appendLine(lw, m)
 		if err != nil {
-			if skipBad {
+			if skipBad && !cut {
 				b.skipped = append(b.skipped, err)
 				continue
 			}
@@ -246,9 +270,24 @@ func (b *catBatch) render(lw *lineWriter, skipBad bool) {
 		}
 		b.ends = append(b.ends, len(b.out))
 	}
-	if len(b.arena) > 0 {
-		lw.growth = max(4.0/3, 1.1*float64(len(b.out))/float64(len(b.arena)))
+	if data > 0 {
+		lw.growth = max(4.0/3, 1.1*float64(len(b.out))/float64(data))
 	}
+}
+
+// appendLine renders m's line. A fault reading Pinned data (the file was
+// cut short while mapped) is an error that ends the output (cut), even
+// with skip-bad: every later message would fault too.
+func (b *catBatch) appendLine(lw *lineWriter, m *record.Message) (cut bool, err error) {
+	if m.Pinned {
+		defer func() {
+			if f := fileio.Fault(recover()); f != nil {
+				cut, err = true, &record.Error{File: m.Source, Offset: m.Offset, Field: "message data", Err: record.ErrTruncated, Detail: f.Error()}
+			}
+		}()
+	}
+	b.out, err = lw.appendLine(b.out, m)
+	return false, err
 }
 
 // lineWriter renders messages as NDJSON lines.

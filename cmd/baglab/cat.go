@@ -79,6 +79,7 @@ in an unlinked temporary file while it arrives and then read like a file
 }
 
 func runCat(ctx context.Context, o *catOptions) error {
+	o.read.inPlace = true // WriteNDJSON renders Pinned data where it lies
 	in, err := o.g.open(o.files, &o.read, "cat", nil)
 	if err != nil {
 		return err

@@ -28,6 +28,9 @@ type readFlags struct {
 	// renames are the ROS 2 names of ROS1 types for a copy into a ROS 2
 	// recording (convert --rules); not a flag of its own
 	renames *decode.Renames
+	// inPlace reads local files in place, for a command that keeps the
+	// messages' data while it renders them (cat); not a flag
+	inPlace bool
 }
 
 func (s *readFlags) addFlags(cmd *cobra.Command) {
@@ -71,6 +74,7 @@ func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.In
 		OnWarning:      func(s string) { g.warn("baglab: warning: %s", s) },
 		Stdin:          stdin,
 		Remote:         g.remote,
+		InPlace:        f.inPlace,
 	}, err
 }
 
