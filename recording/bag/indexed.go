@@ -79,12 +79,13 @@ func (w *worker) Load(i int, b *chunked.Buffers) (l *chunked.Loaded) {
 	l = &chunked.Loaded{Base: -1}
 	raw, mapped := w.inPlace(ref)
 	if mapped {
+		l.Release = func() { r.r.(*fileio.Mapped).Release(ref.dataOffset, int64(ref.dataLen)) }
 		// A fault reading the mapping (the file cut short meanwhile)
 		// fails the chunk.
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 		defer func() {
 			if err := fileio.Fault(recover()); err != nil {
-				l = &chunked.Loaded{Base: -1, Err: &record.Error{File: r.path, Offset: ref.pos, Field: "chunk", Err: record.ErrTruncated, Detail: err.Error()}}
+				l = &chunked.Loaded{Base: -1, Release: l.Release, Err: &record.Error{File: r.path, Offset: ref.pos, Field: "chunk", Err: record.ErrTruncated, Detail: err.Error()}}
 			}
 		}()
 	} else {

@@ -60,6 +60,9 @@ type Loaded struct {
 	// (record.ReadOptions.InPlace): valid until the reader closes, and in
 	// no buffer of Owned.
 	Pinned bool
+	// Release, if not nil, is called once the chunk's messages have all
+	// been yielded (or the chunk is dropped), as Owned is given back.
+	Release func()
 	// Chunk is the chunk it was loaded from (set by Merge).
 	Chunk Chunk
 }
@@ -288,6 +291,9 @@ func (m *Merge) put(j *job) {
 	}
 	for _, b := range j.l.Owned {
 		m.bufs.Put(b)
+	}
+	if j.l.Release != nil {
+		j.l.Release()
 	}
 	m.bufs.entries.put(j.l.Entries)
 	j.l = nil

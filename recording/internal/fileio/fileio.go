@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 )
 
 // Open opens the file at path and reads it with newReader; keep hands the
@@ -53,7 +54,15 @@ func Open[R any](path string, inPlace bool, newReader func(ra io.ReaderAt, size 
 type Mapped struct {
 	f    *os.File
 	data []byte
+
+	mu       sync.Mutex
+	released [][2]int64 // ranges read, oldest first, still mapped
+	held     int64      // their bytes
 }
+
+// keepMapped is how many bytes of the ranges last released stay mapped,
+// for a consumer that renders them a little behind the reader.
+const keepMapped = 32 << 20
 
 // ReadAt reads from the file.
 func (m *Mapped) ReadAt(p []byte, off int64) (int, error) { return m.f.ReadAt(p, off) }
@@ -65,6 +74,24 @@ func (m *Mapped) Bytes(off, n int64) ([]byte, bool) {
 		return nil, false
 	}
 	return m.data[off : off+n : off+n], true
+}
+
+// Release says that the n bytes at off were read. Once more than
+// keepMapped bytes were released after them, their pages leave the
+// process's memory (its RSS): they stay in the page cache, the slices of
+// them stay valid, and a later read of them maps them again. Without
+// this a reading of a large file would hold all of it.
+func (m *Mapped) Release(off, n int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.released = append(m.released, [2]int64{off, n})
+	m.held += n
+	for m.held > keepMapped && len(m.released) > 1 {
+		r := m.released[0]
+		m.released = m.released[1:]
+		m.held -= r[1]
+		drop(m.data, r[0], r[1])
+	}
 }
 
 // Close unmaps the file and closes it.

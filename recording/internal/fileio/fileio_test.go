@@ -3,10 +3,12 @@ package fileio
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -73,3 +75,68 @@ func TestFault(t *testing.T) {
 type faultPanic struct{}
 
 func (faultPanic) Addr() uintptr { return 0x1000 }
+
+// TestReleaseDropsPages: ranges released beyond the last keepMapped bytes
+// leave the process's resident memory (Linux's RssFile), and their bytes
+// still read back right, mapped again.
+func TestReleaseDropsPages(t *testing.T) {
+	const size = keepMapped + 48<<20
+	path := filepath.Join(t.TempDir(), "f")
+	want := make([]byte, size)
+	for i := range want {
+		want[i] = byte(i * 7 >> 12)
+	}
+	if err := os.WriteFile(path, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var m *Mapped
+	var closer io.Closer
+	if _, err := Open(path, true, func(r io.ReaderAt, size int64) (int64, error) { m, _ = r.(*Mapped); return size, nil },
+		func(_ int64, c io.Closer) { closer = c }); err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	if m == nil {
+		t.Skip("no mapping on " + runtime.GOOS)
+	}
+	const step = 1 << 20
+	var sum int
+	before := rssFile(t)
+	for off := int64(0); off < size; off += step {
+		b, _ := m.Bytes(off, step)
+		for i := 0; i < len(b); i += 4096 {
+			sum += int(b[i])
+		}
+		m.Release(off, step)
+	}
+	if after := rssFile(t); before >= 0 && after-before > keepMapped+8<<20 {
+		t.Errorf("resident file pages grew by %d MB reading %d MB, want at most %d MB", (after-before)>>20, size>>20, (keepMapped+8<<20)>>20)
+	}
+	wantSum := 0
+	for i := 0; i < size; i += 4096 {
+		wantSum += int(want[i])
+	}
+	if sum != wantSum {
+		t.Errorf("read a sum of %d, want %d", sum, wantSum)
+	}
+	b, _ := m.Bytes(0, size)
+	if !bytes.Equal(b, want) {
+		t.Error("the released bytes read back differently")
+	}
+}
+
+// rssFile is the process's resident file-backed memory in bytes (-1 where
+// /proc/self/status does not say).
+func rssFile(t *testing.T) int64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		var kb int64
+		if _, err := fmt.Sscanf(line, "RssFile: %d kB", &kb); err == nil {
+			return kb << 10
+		}
+	}
+	return -1
+}

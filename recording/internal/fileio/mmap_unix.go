@@ -28,3 +28,15 @@ func unmap(data []byte) error {
 	}
 	return unix.Munmap(data)
 }
+
+// drop takes the pages of data[off:off+n] out of the process's memory
+// (MADV_DONTNEED: the mapping is of a file, so they stay in the page
+// cache and a later read faults them back in).
+func drop(data []byte, off, n int64) {
+	page := int64(os.Getpagesize())
+	start, end := off&^(page-1), min(off+n, int64(len(data)))
+	if start >= end {
+		return
+	}
+	_ = unix.Madvise(data[start:end], unix.MADV_DONTNEED) // advice: nothing to do when refused
+}
