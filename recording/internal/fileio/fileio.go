@@ -53,16 +53,27 @@ func Open[R any](path string, inPlace bool, newReader func(ra io.ReaderAt, size 
 // error with Fault.
 type Mapped struct {
 	f    *os.File
-	data []byte
-
-	mu       sync.Mutex
-	released [][2]int64 // ranges read, oldest first, still mapped
-	held     int64      // their bytes
+	data []byte // nil once closed (under window's lock)
 }
 
-// keepMapped is how many bytes of the ranges last released stay mapped,
-// for a consumer that renders them a little behind the reader.
+// keepMapped is how many bytes of the ranges last released, over every
+// mapped file, stay mapped, for a consumer that renders them a little
+// behind the reader.
 const keepMapped = 32 << 20
+
+// window holds the ranges released and still mapped, over every mapped
+// file, oldest first: a reading that merges many files keeps no more of
+// them mapped than a reading of one.
+var window struct {
+	sync.Mutex
+	ranges []released
+	held   int64 // their bytes
+}
+
+type released struct {
+	m      *Mapped
+	off, n int64
+}
 
 // ReadAt reads from the file.
 func (m *Mapped) ReadAt(p []byte, off int64) (int, error) { return m.f.ReadAt(p, off) }
@@ -77,28 +88,42 @@ func (m *Mapped) Bytes(off, n int64) ([]byte, bool) {
 }
 
 // Release says that the n bytes at off were read. Once more than
-// keepMapped bytes were released after them, their pages leave the
-// process's memory (its RSS): they stay in the page cache, the slices of
-// them stay valid, and a later read of them maps them again. Without
-// this a reading of a large file would hold all of it.
+// keepMapped bytes (of any mapped file) were released after them, their
+// pages leave the process's memory (its RSS): they stay in the page
+// cache, the slices of them stay valid, and a later read of them maps them
+// again. Without this a reading of large files would hold all of them.
 func (m *Mapped) Release(off, n int64) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.released = append(m.released, [2]int64{off, n})
-	m.held += n
-	for m.held > keepMapped && len(m.released) > 1 {
-		r := m.released[0]
-		m.released = m.released[1:]
-		m.held -= r[1]
-		drop(m.data, r[0], r[1])
+	window.Lock()
+	defer window.Unlock()
+	window.ranges = append(window.ranges, released{m, off, n})
+	window.held += n
+	for window.held > keepMapped && len(window.ranges) > 1 {
+		r := window.ranges[0]
+		window.ranges = window.ranges[1:]
+		window.held -= r.n
+		if r.m.data != nil {
+			drop(r.m.data, r.off, r.n)
+		}
 	}
 }
 
 // Close unmaps the file and closes it.
 func (m *Mapped) Close() error {
-	err := unmap(m.data)
+	window.Lock()
+	kept := window.ranges[:0]
+	for _, r := range window.ranges {
+		if r.m == m {
+			window.held -= r.n
+		} else {
+			kept = append(kept, r)
+		}
+	}
+	clear(window.ranges[len(kept):])
+	window.ranges = kept
+	data := m.data
 	m.data = nil
-	return errors.Join(err, m.f.Close())
+	window.Unlock()
+	return errors.Join(unmap(data), m.f.Close())
 }
 
 // ErrCut is the error of a fault reading mapped bytes: another program cut

@@ -76,52 +76,62 @@ type faultPanic struct{}
 
 func (faultPanic) Addr() uintptr { return 0x1000 }
 
-// TestReleaseDropsPages: ranges released beyond the last keepMapped bytes
-// leave the process's resident memory (Linux's RssFile), and their bytes
-// still read back right, mapped again.
+// TestReleaseDropsPages: ranges released beyond the last keepMapped bytes,
+// over every mapped file, leave the process's resident memory (Linux's
+// RssFile), and their bytes still read back right, mapped again. Three
+// files read in turn, each smaller than keepMapped, keep no more mapped
+// than one large file.
 func TestReleaseDropsPages(t *testing.T) {
-	const size = keepMapped + 48<<20
-	path := filepath.Join(t.TempDir(), "f")
-	want := make([]byte, size)
-	for i := range want {
-		want[i] = byte(i * 7 >> 12)
-	}
-	if err := os.WriteFile(path, want, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	var m *Mapped
-	var closer io.Closer
-	if _, err := Open(path, true, func(r io.ReaderAt, size int64) (int64, error) { m, _ = r.(*Mapped); return size, nil },
-		func(_ int64, c io.Closer) { closer = c }); err != nil {
-		t.Fatal(err)
-	}
-	defer closer.Close()
-	if m == nil {
-		t.Skip("no mapping on " + runtime.GOOS)
-	}
-	const step = 1 << 20
-	var sum int
-	before := rssFile(t)
-	for off := int64(0); off < size; off += step {
-		b, _ := m.Bytes(off, step)
-		for i := 0; i < len(b); i += 4096 {
-			sum += int(b[i])
+	const total = keepMapped + 48<<20
+	for _, files := range []int{1, 3} {
+		size := int64(total / files)
+		var maps []*Mapped
+		var wants [][]byte
+		for f := range files {
+			path := filepath.Join(t.TempDir(), "f")
+			want := make([]byte, size)
+			for i := range want {
+				want[i] = byte((i + f) * 7 >> 12)
+			}
+			if err := os.WriteFile(path, want, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var m *Mapped
+			var closer io.Closer
+			if _, err := Open(path, true, func(r io.ReaderAt, size int64) (int64, error) { m, _ = r.(*Mapped); return size, nil },
+				func(_ int64, c io.Closer) { closer = c }); err != nil {
+				t.Fatal(err)
+			}
+			defer closer.Close()
+			if m == nil {
+				t.Skip("no mapping on " + runtime.GOOS)
+			}
+			maps, wants = append(maps, m), append(wants, want)
 		}
-		m.Release(off, step)
-	}
-	if after := rssFile(t); before >= 0 && after-before > keepMapped+8<<20 {
-		t.Errorf("resident file pages grew by %d MB reading %d MB, want at most %d MB", (after-before)>>20, size>>20, (keepMapped+8<<20)>>20)
-	}
-	wantSum := 0
-	for i := 0; i < size; i += 4096 {
-		wantSum += int(want[i])
-	}
-	if sum != wantSum {
-		t.Errorf("read a sum of %d, want %d", sum, wantSum)
-	}
-	b, _ := m.Bytes(0, size)
-	if !bytes.Equal(b, want) {
-		t.Error("the released bytes read back differently")
+		const step = 1 << 20
+		sum, wantSum := 0, 0
+		before := rssFile(t)
+		for off := int64(0); off < size; off += step {
+			for f, m := range maps {
+				b, _ := m.Bytes(off, min(step, size-off))
+				for i := 0; i < len(b); i += 4096 {
+					sum += int(b[i])
+					wantSum += int(wants[f][off+int64(i)])
+				}
+				m.Release(off, int64(len(b)))
+			}
+		}
+		if sum != wantSum {
+			t.Errorf("%d files: read a sum of %d, want %d", files, sum, wantSum)
+		}
+		if after := rssFile(t); before >= 0 && after-before > keepMapped+8<<20 {
+			t.Errorf("%d files: resident file pages grew by %d MB reading %d MB, want at most %d MB", files, (after-before)>>20, total>>20, (keepMapped+8<<20)>>20)
+		}
+		for f, m := range maps {
+			if b, _ := m.Bytes(0, size); !bytes.Equal(b, wants[f]) {
+				t.Errorf("%d files: the released bytes of file %d read back differently", files, f)
+			}
+		}
 	}
 }
 
