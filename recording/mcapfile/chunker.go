@@ -104,8 +104,8 @@ func (c *chunker) compressor() {
 		var err error
 		switch c.compression {
 		case mcap.CompressionZSTD:
-			if cap(k.compressed) < len(k.data) {
-				k.compressed = make([]byte, 0, len(k.data)) // what incompressible bytes need
+			if n := c.zstd.MaxEncodedSize(len(k.data)); cap(k.compressed) < n {
+				k.compressed = make([]byte, 0, n) // what incompressible bytes need
 			}
 			k.compressed = c.zstd.EncodeAll(k.data, k.compressed[:0])
 		case mcap.CompressionLZ4:
@@ -210,9 +210,19 @@ func (c *chunker) addChannel(ch *mcap.Channel) error {
 }
 
 func (c *chunker) takeRecords() {
-	k := c.pipe.Current()
+	k := c.open()
 	k.data = append(k.data, c.recs.Bytes()...)
 	c.recs.Reset()
+}
+
+// open returns the open chunk, its buffer sized once for a chunk, not
+// grown by doubling from nothing.
+func (c *chunker) open() *outChunk {
+	k := c.pipe.Current()
+	if cap(k.data) == 0 {
+		k.data = make([]byte, 0, c.size+c.size/8)
+	}
+	return k
 }
 
 // add appends m's record to the open chunk, and sends the chunk once it
@@ -222,13 +232,9 @@ func (c *chunker) add(m *mcap.Message) error {
 	if err := c.pipe.Err(); err != nil {
 		return err
 	}
-	k := c.pipe.Current()
+	k := c.open()
 	if k.messages == 0 {
 		k.start, k.end = math.MaxUint64, 0
-	}
-	if cap(k.data) == 0 {
-		// Sized once, not grown by doubling from nothing.
-		k.data = make([]byte, 0, c.size+c.size/8)
 	}
 	slot := c.slots[m.ChannelID]
 	for len(k.indexes) <= slot {
