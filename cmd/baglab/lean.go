@@ -7,9 +7,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
+	"slices"
 	"syscall"
 
+	"github.com/baglab/baglab/recording/remote"
 	"github.com/spf13/cobra"
 )
 
@@ -50,14 +51,7 @@ func needsFull(root *cobra.Command, args []string) bool {
 	if err != nil || cmd == root {
 		return true
 	}
-	for _, a := range args {
-		for _, scheme := range []string{"s3://", "gs://", "azblob://"} {
-			if strings.Contains(a, scheme) {
-				return true
-			}
-		}
-	}
-	return false
+	return slices.ContainsFunc(args, remote.MentionsBucket)
 }
 
 // fullPath is baglab-full beside this executable (symbolic links

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,28 @@ type bucket interface {
 	// newWriter starts the object key; closing the writer commits it,
 	// unless ctx was cancelled first, which aborts it.
 	newWriter(ctx context.Context, key string) (io.WriteCloser, error)
+}
+
+// bucketSchemes are the schemes of object storage URLs, which buckets
+// serve (the others this package reads, http and https, are web servers).
+var bucketSchemes = []string{"s3", "gs", "azblob"}
+
+// InBucket reports whether url names object storage: s3://, gs:// or
+// azblob://.
+func InBucket(url string) bool {
+	scheme, _, ok := strings.Cut(url, "://")
+	return ok && slices.Contains(bucketSchemes, scheme)
+}
+
+// MentionsBucket reports whether arg holds an object storage URL anywhere:
+// alone, as a flag's value (--out=s3://...) or in a comma list.
+func MentionsBucket(arg string) bool {
+	for _, s := range bucketSchemes {
+		if strings.Contains(arg, s+"://") {
+			return true
+		}
+	}
+	return false
 }
 
 // openBucket opens the bucket of the object or prefix url names and

@@ -21,8 +21,7 @@ type Entry struct {
 // cannot be listed (ErrUnsupported); a prefix with nothing under it wraps
 // ErrNotFound.
 func List(ctx context.Context, prefix string) ([]Entry, error) {
-	scheme, _, _ := strings.Cut(prefix, "://")
-	if scheme != "s3" && scheme != "gs" && scheme != "azblob" {
+	if !InBucket(prefix) {
 		return nil, &Error{URL: prefix, Op: "list", Err: errors.New("a web server's folders cannot be listed: name the files (" + ErrUnsupported.Error() + ")")}
 	}
 	b, key, err := openBucket(ctx, prefix, "list")

@@ -143,15 +143,8 @@ type block struct {
 // IsURL reports whether name is a URL this package reads rather than a
 // local path: s3://, gs://, azblob://, http:// or https://.
 func IsURL(name string) bool {
-	scheme, _, ok := strings.Cut(name, "://")
-	if !ok {
-		return false
-	}
-	switch scheme {
-	case "s3", "gs", "azblob", "http", "https":
-		return true
-	}
-	return false
+	scheme, _, _ := strings.Cut(name, "://")
+	return InBucket(name) || scheme == "http" || scheme == "https"
 }
 
 // newFetcher makes the fetcher of a URL.

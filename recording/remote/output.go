@@ -44,8 +44,7 @@ type stamp struct {
 // (an export's manifest); Publish uploads them after the rest, so that
 // they never name objects not yet there.
 func StageOutput(ctx context.Context, url string, dir bool, pull ...string) (*Output, error) {
-	scheme, _, _ := strings.Cut(url, "://")
-	if scheme != "s3" && scheme != "gs" && scheme != "azblob" {
+	if !InBucket(url) {
 		return nil, &Error{URL: url, Op: "write", Err: fmt.Errorf("%w: outputs go to object storage (s3://, gs://, azblob://) or local paths", ErrUnsupported)}
 	}
 	o, err := newOutput(url, dir)

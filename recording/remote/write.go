@@ -21,8 +21,7 @@ type Writer struct {
 // Create starts the object at url (s3://, gs:// or azblob://). ctx bounds
 // the upload: cancelling it aborts it.
 func Create(ctx context.Context, url string) (*Writer, error) {
-	scheme, _, _ := strings.Cut(url, "://")
-	if scheme != "s3" && scheme != "gs" && scheme != "azblob" {
+	if !InBucket(url) {
 		return nil, &Error{URL: url, Op: "write", Err: fmt.Errorf("%w: only object storage (s3://, gs://, azblob://) is written", ErrUnsupported)}
 	}
 	u, key, err := splitBlobURL(url)
