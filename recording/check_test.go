@@ -3,6 +3,7 @@ package recording_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 // stringMsg is a serialised std_msgs/String (ROS1 and CDR alike but for
 // CDR's encapsulation header).
 func stringMsg(s string) []byte {
-	return append([]byte{byte(len(s)), 0, 0, 0}, s...)
+	return append(binary.LittleEndian.AppendUint32(nil, uint32(len(s))), s...)
 }
 
 const stringMD5 = "992ce8a1687cec8c8bd883ec73ca41d1"

@@ -5,7 +5,6 @@ package recording_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -13,37 +12,27 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/baglab/baglab/decode"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 )
 
 // writeStringBag writes n std_msgs/String messages of size bytes each (the
-// i-th filled with byte i) to a bag whose chunks are stored uncompressed,
-// which an in-place reading maps.
+// i-th filled with the letter i%26 after a) to a bag whose chunks are
+// stored uncompressed, which an in-place reading maps.
 func writeStringBag(t *testing.T, path string, n, size int) {
 	t.Helper()
 	w, err := recording.Create(path, recording.CreateOptions{Compression: "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	typ, err := msgdef.Default().Lookup("std_msgs/String")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, schema, err := decode.ROS1Equivalent(typ)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := w.AddChannel(&record.Channel{Topic: "/text", MessageEncoding: "ros1", Schema: schema, Metadata: map[string]string{}})
+	id, err := w.AddChannel(&record.Channel{Topic: "/text", MessageEncoding: "ros1",
+		Schema: &record.Schema{Name: "std_msgs/String", Encoding: "ros1msg", Data: []byte("string data\n"), MD5: stringMD5}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
-		data := binary.LittleEndian.AppendUint32(nil, uint32(size))
-		data = append(data, bytes.Repeat([]byte{'a' + byte(i%26)}, size)...)
 		at := int64(1e18) + int64(i)*1e6
+		data := stringMsg(strings.Repeat(string(rune('a'+i%26)), size))
 		if err := w.WriteMessage(id, &record.Message{LogTime: at, PublishTime: at, Data: data}); err != nil {
 			t.Fatal(err)
 		}
