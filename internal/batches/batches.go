@@ -1,8 +1,9 @@
 // Package batches writes batches of work on a goroutine of their own: the
 // caller fills one batch while the goroutine writes the ones before, and
 // each batch is reused once written. The writers whose writes would stall
-// the caller's reading (sqlite's INSERTs, an MCAP library that compresses
-// inside its writes) run beside it this way.
+// the caller's reading run beside it this way: sqlite's INSERTs, and the
+// MCAP chunks, compressed meanwhile on other goroutines, handed to the
+// library in order.
 package batches
 
 import (
