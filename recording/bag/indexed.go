@@ -25,6 +25,7 @@ type indexedIter struct {
 	rank  map[uint32]uint32 // connection id -> position in the index section
 	chans []*record.Channel // by rank
 	refs  []*chunkRef       // the selected chunks, as given to the merge
+	lazy  bool              // workers read the chunk headers (a remote bag)
 	merge *chunked.Merge
 	seq   uint64
 	msg   record.Message // what Next returns
@@ -57,15 +58,27 @@ func (r *Reader) indexedMessages(f record.Filter) (*indexedIter, error) {
 			it.refs = append(it.refs, c)
 		}
 	}
-	if err := r.loadChunkHeaders(it.refs); err != nil {
-		return nil, err
+	// Of a remote bag, each worker reads the header of its chunk as it
+	// loads it, from the requests the plan below makes: read here, each
+	// header would be a request of its own. The chunk's length is then
+	// up to the next chunk, its index data records included.
+	_, it.lazy = r.r.(chunked.Planner)
+	if !it.lazy {
+		if err := r.loadChunkHeaders(it.refs); err != nil {
+			return nil, err
+		}
 	}
 	chunks := make([]chunked.Chunk, len(it.refs))
 	for i, c := range it.refs {
-		chunks[i] = chunked.Chunk{Pos: c.pos, Len: c.end() - c.pos, Start: c.info.StartTime, End: c.info.EndTime}
+		end := c.indexEnd
+		if !it.lazy {
+			end = c.end()
+		}
+		chunks[i] = chunked.Chunk{Pos: c.pos, Len: end - c.pos, Start: c.info.StartTime, End: c.info.EndTime}
 	}
 	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
 		chunked.Options{Workers: r.opts.Workers, SkipBad: r.opts.SkipBad, OnSkip: r.opts.OnSkip})
+	it.merge.PlanReads(r.r, func(i int) (int64, int64) { return chunks[i].Pos, chunks[i].Pos + chunks[i].Len })
 	return it, nil
 }
 
@@ -77,6 +90,12 @@ func (w *worker) Load(i int, b *chunked.Buffers) (l *chunked.Loaded) {
 	it := w.it
 	ref, r := it.refs[i], it.r
 	l = &chunked.Loaded{Base: -1}
+	if it.lazy {
+		if err := r.loadChunkHeaders([]*chunkRef{ref}); err != nil {
+			l.Err = err
+			return l
+		}
+	}
 	raw, mapped := w.inPlace(ref)
 	if mapped {
 		l.Release = func() { r.r.(*fileio.Mapped).Release(ref.dataOffset, int64(ref.dataLen)) }

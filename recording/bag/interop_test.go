@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/baglab/baglab/internal/testkit/recordtest"
@@ -521,16 +522,27 @@ print(json.dumps({c.topic: c.header.get("latching", b"").decode() for c in b._co
 }
 
 // lazyFile is a bag read as a remote object is: chunk headers are read
-// when needed, and it counts the reads of each chunk header.
+// when needed, and it counts the reads at each offset and keeps the
+// ranges a reading planned.
 type lazyFile struct {
 	*os.File
+	mu    sync.Mutex
 	reads map[int64]int
+	plans [][][2]int64
 }
 
 func (f *lazyFile) Prefetch(offs []int64, n int64) {}
 
+func (f *lazyFile) Plan(ranges [][2]int64) {
+	f.mu.Lock()
+	f.plans = append(f.plans, ranges)
+	f.mu.Unlock()
+}
+
 func (f *lazyFile) ReadAt(p []byte, off int64) (int, error) {
+	f.mu.Lock()
 	f.reads[off]++
+	f.mu.Unlock()
 	return f.File.ReadAt(p, off)
 }
 
@@ -567,4 +579,23 @@ func checkLazy(t *testing.T, path string, local *record.Summary, msgs []msg) {
 		t.Errorf("lazy summary %s, local %s", got, want)
 	}
 	equalMsgs(t, collect(t, r, record.Filter{}), msgs)
+	// The reading planned each chunk with the index data records after
+	// it, in the order the merge loads them (by start time), and read
+	// each chunk's header once, as it loaded the chunk (the first chunk's
+	// also for the summary).
+	if len(lf.plans) != 1 || len(lf.plans[0]) != len(r.chunks) {
+		t.Fatalf("plans %v for %d chunks", lf.plans, len(r.chunks))
+	}
+	order := slices.Clone(r.chunks)
+	slices.SortStableFunc(order, func(a, b *chunkRef) int { return cmp.Compare(a.info.StartTime, b.info.StartTime) })
+	for i, c := range order {
+		if got := lf.plans[0][i]; got != [2]int64{c.pos, c.indexEnd} {
+			t.Errorf("chunk %d of the plan is %v, want [%d %d]", i, got, c.pos, c.indexEnd)
+		}
+	}
+	for i, c := range r.chunks {
+		if n := lf.reads[c.pos]; n != 1 && !(i == 0 && n == 2) {
+			t.Errorf("header of chunk %d read %d times", i, n)
+		}
+	}
 }

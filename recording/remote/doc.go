@@ -19,7 +19,10 @@
 // through a bounded block cache,
 // fetches the missing blocks of one read in one request, runs the
 // requests of concurrent reads in parallel and reads ahead, in parallel
-// requests, while a reader goes through the object in order. Stats counts
+// requests, while a reader goes through the object in order. A reader
+// that knows the ranges it will read (the chunks a selection needs, from
+// a recording's index) announces them with Plan: the object then fetches
+// along them in large requests, and nothing between them. Stats counts
 // the requests and bytes.
 //
 // Faults: timeouts, connection resets, cut bodies and HTTP 429/500/502/

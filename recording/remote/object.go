@@ -121,11 +121,12 @@ type Object struct {
 	blocks  map[int64]*block
 	lru     list.List // of *block, most recently used first
 	cached  int64
-	lastEnd int64    // end of the latest read, for readahead
-	streak  int64    // bytes read in order so far
-	ahead   int64    // the readahead window: half the streak, at most Readahead
-	aheadTo int64    // blocks before this are read ahead already
-	tap     *hashTap // hashes the blocks in order (Hash), or nil
+	lastEnd int64     // end of the latest read, for readahead
+	streak  int64     // bytes read in order so far
+	ahead   int64     // the readahead window: half the streak, at most Readahead
+	aheadTo int64     // blocks before this are read ahead already
+	tap     *hashTap  // hashes the blocks in order (Hash), or nil
+	plan    *readPlan // the ranges a reader announced (Plan), or nil
 
 	requests, bytes, retries atomic.Int64
 }
@@ -295,6 +296,7 @@ func (obj *Object) Trim() {
 		e = prev
 	}
 	obj.lastEnd, obj.streak, obj.ahead, obj.aheadTo = 0, 0, 0, 0
+	obj.plan = nil
 }
 
 // Close stops the object's requests and drops its cache; idempotent.
@@ -358,8 +360,14 @@ func (obj *Object) readBlocks(p []byte, off int64) error {
 	B := obj.o.Block
 	first, last := off/B, (off+int64(len(p))-1)/B
 	var need []*block
-	var runs [][]*block
+	var runs, ahead [][]*block
 	obj.mu.Lock()
+	planned := obj.plan.reach(off, off+int64(len(p)))
+	if planned {
+		// Fetch along the plan first, so that this read's blocks come
+		// in its large requests too.
+		ahead = obj.planAhead()
+	}
 	for i := first; i <= last; i++ {
 		b := obj.blocks[i]
 		if b == nil {
@@ -374,7 +382,9 @@ func (obj *Object) readBlocks(p []byte, off int64) error {
 		obj.lru.MoveToFront(b.elem)
 		need = append(need, b)
 	}
-	ahead := obj.readahead(off, off+int64(len(p)), last)
+	if !planned {
+		ahead = obj.readahead(off, off+int64(len(p)), last)
+	}
 	obj.mu.Unlock()
 	for _, r := range runs {
 		go obj.fill(r)

@@ -151,6 +151,7 @@ type Merge struct {
 	opts   Options
 	worker func() Worker
 	bufs   Buffers
+	plan   func() // tells the reader the ranges to read (PlanReads), or nil
 
 	started bool
 	results chan *job
@@ -185,7 +186,34 @@ func New(chunks []Chunk, newWorker func() Worker, o Options) *Merge {
 	return m
 }
 
+// Planner is an io.ReaderAt that can be told the ranges a reading will
+// take, in order (a remote object, package remote), and then fetches
+// ahead along them.
+type Planner interface {
+	Plan(ranges [][2]int64)
+}
+
+// PlanReads has the merge tell r, when it is a Planner, the byte ranges
+// the workers will read, in the order it loads the chunks, as it starts:
+// rangeOf(i) is what loading chunk i reads.
+func (m *Merge) PlanReads(r any, rangeOf func(i int) (off, end int64)) {
+	p, ok := r.(Planner)
+	if !ok || len(m.order) == 0 {
+		return
+	}
+	m.plan = func() {
+		ranges := make([][2]int64, len(m.order))
+		for k, i := range m.order {
+			ranges[k][0], ranges[k][1] = rangeOf(i)
+		}
+		p.Plan(ranges)
+	}
+}
+
 func (m *Merge) start() {
+	if m.plan != nil {
+		m.plan()
+	}
 	m.started = true
 	w := m.opts.Workers
 	m.results = make(chan *job, w)
