@@ -191,6 +191,11 @@ func (r *Reader) readIndex() error {
 		return &record.Error{File: r.path, Offset: int64(len(Magic)), Field: "bag_header.index_pos", Err: record.ErrTruncated,
 			Detail: "index position is outside the file"}
 	}
+	if p, ok := r.r.(prefetcher); ok {
+		// Of a remote bag, the index section beyond the tail Open fetched
+		// comes in one request, not in one per record.
+		p.Prefetch([]int64{pos}, min(r.size-pos, maxIndexPrefetch))
+	}
 	lex := NewLexer(r.r, r.size, r.path, pos)
 	var infos []*ChunkInfo
 	var buf []byte
@@ -332,6 +337,11 @@ func indexLen(ci *ChunkInfo) int64 {
 	}
 	return n
 }
+
+// maxIndexPrefetch bounds what a remote bag's index section fetches at
+// once, before its records are read (a larger index is read on with the
+// object's readahead).
+const maxIndexPrefetch = 16 << 20
 
 // prefetcher is an io.ReaderAt that can fetch scattered ranges ahead of
 // their reads, in parallel (a remote object, package remote).
