@@ -190,13 +190,25 @@ func isBag2Names(names []string) bool {
 // metadata.yaml in split order (NAME_0, NAME_1, ... NAME_10).
 func bag2Splits(dir, ext string) []string {
 	matches, _ := filepath.Glob(filepath.Join(dir, "*"+ext))
+	for i, m := range matches {
+		matches[i] = filepath.Base(m)
+	}
+	return orderSplits(matches, ext)
+}
+
+// orderSplits returns the names among names that end in ext, in split
+// order (NAME_0, NAME_1, ... NAME_10), after those that are no numbered
+// split, by name.
+func orderSplits(names []string, ext string) []string {
 	type split struct {
 		name string
 		n    int
 	}
 	var splits []split
-	for _, m := range matches {
-		base := filepath.Base(m)
+	for _, base := range names {
+		if !strings.HasSuffix(base, ext) {
+			continue
+		}
 		n := -1
 		if s := splitName.FindStringSubmatch(base); s != nil {
 			fmt.Sscan(s[2], &n)

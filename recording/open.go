@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
@@ -63,30 +63,43 @@ func sniffBytes(path string, head []byte) (Format, error) {
 // identifier, or without one by its split files (see IsBag2Folder). Any
 // other folder is not one recording (Expand lists the recordings in it).
 func sniffDir(dir string) (Format, error) {
-	if _, err := os.Stat(filepath.Join(dir, "metadata.yaml")); errors.Is(err, fs.ErrNotExist) {
-		if !IsBag2Folder(dir) {
-			return "", &InputError{Path: dir, Err: errors.New("a folder, not one recording (a rosbag2 folder has a metadata.yaml or the numbered splits of one recording); name the recordings in it")}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", err
+	}
+	var names []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	return sniffBag2(dir, filepath.Join(dir, "metadata.yaml"), names, func() (*db3.Bag2Metadata, error) { return db3.ReadBag2Metadata(dir) })
+}
+
+// sniffBag2 is sniffDir of the folder where, from the names of its files
+// and, when it has one, its metadata.yaml (metaFile, which meta reads).
+func sniffBag2(where, metaFile string, names []string, meta func() (*db3.Bag2Metadata, error)) (Format, error) {
+	if !slices.Contains(names, "metadata.yaml") {
+		if !isBag2Names(names) {
+			return "", &InputError{Path: where, Err: errors.New("a folder, not one recording (a rosbag2 folder has a metadata.yaml or the numbered splits of one recording); name the recordings in it")}
 		}
 		for _, c := range formats() {
-			if c.splitExt == "" {
-				continue
-			}
-			if m, _ := filepath.Glob(filepath.Join(dir, "*"+c.splitExt)); len(m) > 0 {
+			if c.splitExt != "" && len(orderSplits(names, c.splitExt)) > 0 {
 				return c.format, nil
 			}
 		}
 	}
-	meta, err := db3.ReadBag2Metadata(dir)
+	m, err := meta()
 	if err != nil {
 		return "", err
 	}
 	for _, c := range formats() {
-		if c.storage != "" && c.storage == meta.StorageIdentifier {
+		if c.storage != "" && c.storage == m.StorageIdentifier {
 			return c.format, nil
 		}
 	}
-	return "", &record.Error{File: filepath.Join(dir, "metadata.yaml"), Offset: -1, Err: record.ErrUnsupported,
-		Detail: fmt.Sprintf("storage_identifier %q", meta.StorageIdentifier)}
+	return "", &record.Error{File: metaFile, Offset: -1, Err: record.ErrUnsupported,
+		Detail: fmt.Sprintf("storage_identifier %q", m.StorageIdentifier)}
 }
 
 // OpenOptions change how recordings are read.

@@ -4,22 +4,27 @@ import (
 	"context"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/baglab/baglab/internal/digest"
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/db3"
+	"github.com/baglab/baglab/recording/mcapfile"
 	"github.com/baglab/baglab/recording/remote"
 )
 
 // Recordings named by URL (package remote) are read in place: a ROS1 bag
 // or an MCAP file through range requests, fetching its head and tail when
-// it is opened and then only the chunks a reading asks for; a format that
-// needs a named file (a rosbag2 .db3 database, a rosbag2 folder) and the
-// checks of doctor and check, which read every byte, go through a private
+// it is opened and then only the chunks a reading asks for, as are the
+// MCAP splits of a rosbag2 prefix; a format that needs a named file (a
+// rosbag2 .db3 database, a prefix of .db3 or zstd-compressed splits) and
+// the checks of doctor and check, which read every byte, go through a private
 // temporary copy, which the session's note announces.
 
 // session returns o.Remote, or a session of its own (private true) that
@@ -56,8 +61,13 @@ func openURL(url string, o OpenOptions) (record.Reader, error) {
 		}
 	}
 	if remote.IsPrefix(url) {
-		r, err := openURLCopy(url, s, o)
-		done()
+		r, err := openURLFolder(url, s, private, o)
+		if err != nil || r == nil {
+			if err == nil {
+				r, err = openURLCopy(url, s, private, o)
+			}
+			done()
+		}
 		return r, err
 	}
 	obj, err := s.Open(url)
@@ -71,7 +81,7 @@ func openURL(url string, o OpenOptions) (record.Reader, error) {
 		return nil, err
 	}
 	if c, _ := formatRow(format); c.reader == nil {
-		r, err := openURLCopy(url, s, o)
+		r, err := openURLCopy(url, s, private, o)
 		done()
 		return r, err
 	}
@@ -102,27 +112,139 @@ func sniffURL(url string) (Format, error) {
 	s := remote.NewSession(context.Background(), remote.Options{})
 	defer s.Close()
 	if remote.IsPrefix(url) {
-		entries, err := remote.List(s.Context(), url)
+		names, err := listNames(s, url)
 		if err != nil {
-			return "", urlError(url, err)
+			return "", err
 		}
-		for _, e := range entries {
-			if e.Name == "metadata.yaml" || !e.Dir && isBag2Names([]string{e.Name}) {
-				dir, local, err := copyURL(url, s)
-				if err != nil {
-					return "", err
-				}
-				defer os.RemoveAll(dir)
-				return sniffDir(local)
-			}
-		}
-		return "", &InputError{Path: url, Err: errors.New("a folder, not one recording; name the recordings in it")}
+		return sniffBag2(url, url+"metadata.yaml", names, func() (*db3.Bag2Metadata, error) { return readURLMetadata(s, url) })
 	}
 	obj, err := s.Open(url)
 	if err != nil {
 		return "", urlError(url, err)
 	}
 	return sniffObject(obj)
+}
+
+// listNames lists the names of the objects directly under the prefix url.
+func listNames(s *remote.Session, url string) ([]string, error) {
+	entries, err := remote.List(s.Context(), url)
+	if err != nil {
+		return nil, urlError(url, err)
+	}
+	return fileNames(entries), nil
+}
+
+// maxMetadata bounds the metadata.yaml of a rosbag2 prefix read into
+// memory (rosbag2 writes a few kB per topic).
+const maxMetadata = 64 << 20
+
+// readURLMetadata reads the metadata.yaml under the rosbag2 prefix url.
+func readURLMetadata(s *remote.Session, url string) (*db3.Bag2Metadata, error) {
+	u := url + "metadata.yaml"
+	obj, err := s.Open(u)
+	if err != nil {
+		return nil, urlError(u, err)
+	}
+	defer obj.Trim()
+	if obj.Size() > maxMetadata {
+		return nil, &record.Error{File: u, Offset: -1, Err: record.ErrLength,
+			Detail: fmt.Sprintf("%d bytes, more than a metadata.yaml holds (at most %d read)", obj.Size(), maxMetadata)}
+	}
+	b := make([]byte, obj.Size())
+	if _, err := obj.ReadAt(b, 0); err != nil && err != io.EOF {
+		return nil, urlError(u, err)
+	}
+	m, err := db3.ParseBag2Metadata(b)
+	if err != nil {
+		var re *record.Error
+		if errors.As(err, &re) {
+			re.File = u
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// openURLFolder opens the rosbag2 prefix url as openMCAPDir opens a local
+// folder when its splits are MCAP files as they are (compression_mode
+// NONE or MESSAGE): each read through range requests, as an MCAP object
+// is, merged in log time order. It returns a nil reader for a prefix that
+// needs a local copy: db3 splits (sqlite reads a named file) or splits
+// compressed whole (zstd streams). private is the session's: closing the
+// reader closes it.
+func openURLFolder(url string, s *remote.Session, private bool, o OpenOptions) (record.Reader, error) {
+	names, err := listNames(s, url)
+	if err != nil {
+		return nil, err
+	}
+	var meta *db3.Bag2Metadata
+	readMeta := func() (*db3.Bag2Metadata, error) {
+		m, err := readURLMetadata(s, url)
+		meta = m
+		return m, err
+	}
+	format, err := sniffBag2(url, url+"metadata.yaml", names, readMeta)
+	if err != nil || format != FormatMCAP {
+		return nil, err
+	}
+	splits, mode := orderSplits(names, ".mcap"), db3.CompressionNone
+	if meta != nil {
+		if mode, err = meta.CompressionOf(url + "metadata.yaml"); err != nil || mode == db3.CompressionFile {
+			return nil, err
+		}
+		splits = nil
+		for _, p := range meta.RelativeFilePaths {
+			// Resolved as db3.Bag2Metadata.SplitPaths resolves them: the
+			// path under the folder, else its last element.
+			p = strings.TrimPrefix(path.Clean("/"+p), "/")
+			if !slices.Contains(names, p) && slices.Contains(names, path.Base(p)) {
+				p = path.Base(p)
+			}
+			splits = append(splits, p)
+		}
+	}
+	m := &multiReader{path: url, onSkip: o.OnSkip}
+	var objs []*remote.Object
+	fail := func(err error) (record.Reader, error) {
+		m.Close()
+		for _, obj := range objs {
+			obj.Trim()
+		}
+		return nil, err
+	}
+	for _, name := range splits {
+		u := url + name
+		obj, err := s.Open(u)
+		if err != nil {
+			return fail(urlError(u, err))
+		}
+		objs = append(objs, obj)
+		mr, err := mcapfile.NewReader(obj, obj.Size(), u, o.read(u))
+		if err != nil {
+			return fail(err)
+		}
+		var r record.Reader = mr
+		if mode == db3.CompressionMessage {
+			r = &messageCompressed{Reader: mr}
+		}
+		m.readers = append(m.readers, r)
+	}
+	if len(m.readers) == 0 {
+		return fail(&InputError{Path: url, Err: ErrNoRecordings})
+	}
+	release := func() {
+		for _, obj := range objs {
+			obj.Trim()
+		}
+	}
+	if private {
+		release = func() { s.Close() }
+	}
+	var r record.Reader = m
+	if len(m.readers) == 1 {
+		r = m.readers[0]
+	}
+	return &urlReader{Reader: r, release: release}, nil
 }
 
 // urlReader is a recording read from a remote object; closing it drops
@@ -146,18 +268,32 @@ func (u *urlReader) Close() error {
 }
 
 // openURLCopy opens the recording at url (an object or a rosbag2 folder)
-// from a private temporary copy, removed when the reader closes.
-func openURLCopy(url string, s *remote.Session, o OpenOptions) (record.Reader, error) {
-	dir, local, err := copyURL(url, s)
-	if err != nil {
-		return nil, err
+// from a private temporary copy: of a private session, removed when the
+// reader closes; else the session's (remote.Session.LocalCopy).
+func openURLCopy(url string, s *remote.Session, private bool, o OpenOptions) (record.Reader, error) {
+	var local string
+	var release func()
+	if private {
+		dir, path, err := copyURL(url, s)
+		if err != nil {
+			return nil, err
+		}
+		local, release = path, func() { os.RemoveAll(dir) }
+	} else {
+		// The command's session keeps the copy for a reading that opens
+		// the recording again (its messages after its summary).
+		path, done, err := s.LocalCopy(url, func() (string, string, error) { return copyURL(url, s) })
+		if err != nil {
+			return nil, err
+		}
+		local, release = path, done
 	}
 	r, err := OpenWith(local, o)
 	if err != nil {
-		os.RemoveAll(dir)
+		release()
 		return nil, renameError(err, local, url)
 	}
-	return &copyReader{urlReader{Reader: r, release: func() { os.RemoveAll(dir) }}, local, url}, nil
+	return &copyReader{urlReader{Reader: r, release: release}, local, url}, nil
 }
 
 // copyReader is a recording read from a private copy of a URL: its

@@ -102,6 +102,59 @@ func TestS3Verbs(t *testing.T) {
 			t.Fatalf("exit %d %s: %s", code, stderr, testenv.FirstDiff(got, want))
 		}
 	})
+	t.Run("a rosbag2 prefix of MCAP splits is read in place", func(t *testing.T) {
+		// Three splits of a converted bag: each read through range
+		// requests (info fetches only their heads, tails and indexes),
+		// none copied, and what cat prints is the local folder's.
+		local := filepath.Join(t.TempDir(), "big")
+		if _, stderr, code := run(t, "convert", filepath.Join(bigRecordings(t), "big.bag"), local, "--to", "ros2", "--split-size", "4000000"); code != 0 {
+			t.Fatalf("convert: exit %d: %s", code, stderr)
+		}
+		ents, _ := os.ReadDir(local)
+		var splits []string
+		for _, e := range ents {
+			data, _ := os.ReadFile(filepath.Join(local, e.Name()))
+			srv.Put(t, "lab", "ros2/big/"+e.Name(), data)
+			if strings.HasSuffix(e.Name(), ".mcap") {
+				splits = append(splits, e.Name())
+			}
+		}
+		if len(splits) < 3 {
+			t.Fatalf("splits %v, want 3 or more", splits)
+		}
+		_, stderr, code := run(t, "info", "--stats", "s3://lab/ros2/big/")
+		if code != 0 || strings.Contains(stderr, "copied") {
+			t.Fatalf("info: exit %d: %s", code, stderr)
+		}
+		for _, name := range splits {
+			if _, fetched, size := statsOf(t, stderr, "s3://lab/ros2/big/"+name); fetched >= size {
+				t.Errorf("info fetched %d of the %d bytes of %s", fetched, size, name)
+			}
+		}
+		got, stderr, code := run(t, "cat", "s3://lab/ros2/big/")
+		want, _, _ := run(t, "cat", local)
+		if code != 0 || strings.Contains(stderr, "copied") {
+			t.Fatalf("cat: exit %d: %s", code, stderr)
+		}
+		if got = strings.ReplaceAll(got, "s3://lab/ros2/big/", local+"/"); got != want || want == "" {
+			t.Fatalf("cat of the prefix: %s", testenv.FirstDiff(got, want))
+		}
+	})
+	t.Run("a rosbag2 prefix of db3 splits is copied once", func(t *testing.T) {
+		tmp := t.TempDir()
+		t.Setenv("TMPDIR", tmp)
+		_, stderr, code := run(t, "cat", "--stats", "s3://lab/runs/queries_rosbag2/")
+		if n := strings.Count(stderr, "copied to a private temporary folder"); code != 0 || n != 1 {
+			t.Fatalf("exit %d, %d notes of a copy: %s", code, n, stderr)
+		}
+		u := "s3://lab/runs/queries_rosbag2/queries_rosbag2_0.db3"
+		if _, fetched, size := statsOf(t, stderr, u); fetched != size {
+			t.Errorf("%s: fetched %d bytes of %d", u, fetched, size)
+		}
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Fatalf("left behind: %v", left)
+		}
+	})
 	t.Run("cat with topics", func(t *testing.T) {
 		same(t, []string{"cat", "--topics", "/lama/**", "s3://lab/runs/study.bag", "s3://lab/runs/study.mcap"},
 			[]string{"cat", "--topics", "/lama/**", studyFile("study.bag"), studyFile("study.mcap")})

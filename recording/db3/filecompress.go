@@ -39,7 +39,12 @@ const (
 // CompressionFile or CompressionMessage), checking that its format is one
 // baglab decompresses (zstd); dir names the folder in errors.
 func (m *Bag2Metadata) Compression(dir string) (string, error) {
-	file := filepath.Join(dir, "metadata.yaml")
+	return m.CompressionOf(filepath.Join(dir, "metadata.yaml"))
+}
+
+// CompressionOf is Compression with errors naming file, the metadata.yaml
+// (of a folder that is not local: a URL).
+func (m *Bag2Metadata) CompressionOf(file string) (string, error) {
 	mode := strings.ToUpper(m.CompressionMode)
 	switch mode {
 	case "", CompressionNone:
