@@ -354,14 +354,33 @@ func (in *Inputs) estimate(file string, length, beyond int64) uint64 {
 		if p != file || i >= len(in.sums) || in.sums[i].MessageCount == 0 {
 			continue
 		}
-		st, err := os.Stat(p)
-		if err != nil || st.Size() <= length {
+		size, ok := in.size(p)
+		if !ok || size <= length {
 			return 0
 		}
-		per := float64(st.Size()-length) / float64(in.sums[i].MessageCount)
+		per := float64(size-length) / float64(in.sums[i].MessageCount)
 		return uint64(float64(length+beyond)/per + 0.5)
 	}
 	return 0
+}
+
+// size is the length of the input file or object at p.
+func (in *Inputs) size(p string) (int64, bool) {
+	if remote.IsURL(p) {
+		if in.o.Remote == nil || remote.IsPrefix(p) {
+			return 0, false
+		}
+		obj, err := in.o.Remote.Open(p) // the object the reading opened
+		if err != nil {
+			return 0, false
+		}
+		return obj.Size(), true
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return 0, false
+	}
+	return st.Size(), true
 }
 
 func (in *Inputs) warn(format string, args ...any) {

@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -314,5 +316,56 @@ func TestURLBaseline(t *testing.T) {
 		if code != exitProblem || !strings.Contains(out, base+"grasps.json") {
 			t.Fatalf("%s, another run: exit %d: %s\n%s", verb, code, out, stderr)
 		}
+	}
+}
+
+// TestURLSkipBadCountsAChunkLost: a remote bag whose second chunk header
+// is damaged gives, with --skip-bad, every message of its other chunk and
+// counts those of the damaged one as left out, so that what cat prints
+// and what it says it left out add up to the messages info counts in the
+// intact file.
+func TestURLSkipBadCountsAChunkLost(t *testing.T) {
+	data, err := os.ReadFile(studyFile("study-lz4.bag"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The second chunk record (op 0x05), walking the records from the
+	// end of the magic line.
+	var chunks []int
+	for pos := len("#ROSBAG V2.0\n"); pos+8 <= len(data); {
+		hl := int(binary.LittleEndian.Uint32(data[pos:]))
+		dl := int(binary.LittleEndian.Uint32(data[pos+4+hl:]))
+		if bytes.Contains(data[pos+4:pos+4+hl], []byte("op=\x05")) {
+			chunks = append(chunks, pos)
+		}
+		pos += 8 + hl + dl
+	}
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunks", len(chunks))
+	}
+	second := chunks[1]
+	dir := t.TempDir()
+	bad := append([]byte(nil), data...)
+	binary.LittleEndian.PutUint32(bad[second:], 0x7fffffff) // header_len past the end
+	os.WriteFile(filepath.Join(dir, "bad.bag"), bad, 0o644)
+	base, _ := httpDir(t, dir)
+
+	info, _, _ := run(t, "info", "--json", studyFile("study-lz4.bag"))
+	var sum struct {
+		MessageCount int `json:"message_count"`
+	}
+	if err := json.Unmarshal([]byte(info), &sum); err != nil || sum.MessageCount == 0 {
+		t.Fatalf("info: %v %s", err, info)
+	}
+	out, stderr, code := run(t, "cat", "--skip-bad", base+"bad.bag")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var left int
+	if _, err := fmt.Sscanf(stderr[strings.Index(stderr, "--skip-bad: "):], "--skip-bad: %d messages left out", &left); err != nil {
+		t.Fatalf("no count of messages left out: %s", stderr)
+	}
+	if got := strings.Count(out, "\n"); got == 0 || got+left != sum.MessageCount {
+		t.Errorf("%d messages printed and %d left out, of %d: %s", got, left, sum.MessageCount, stderr)
 	}
 }

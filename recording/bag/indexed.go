@@ -74,7 +74,13 @@ func (r *Reader) indexedMessages(f record.Filter) (*indexedIter, error) {
 		if !it.lazy {
 			end = c.end()
 		}
-		chunks[i] = chunked.Chunk{Pos: c.pos, Len: end - c.pos, Start: c.info.StartTime, End: c.info.EndTime}
+		var n uint64
+		for _, cc := range c.info.Counts {
+			if it.want[cc.Conn] {
+				n += uint64(cc.Count)
+			}
+		}
+		chunks[i] = chunked.Chunk{Pos: c.pos, Len: end - c.pos, Count: n, Start: c.info.StartTime, End: c.info.EndTime}
 	}
 	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
 		chunked.Options{Workers: r.opts.Workers, SkipBad: r.opts.SkipBad, OnSkip: r.opts.OnSkip})

@@ -14,6 +14,9 @@ import (
 type Chunk struct {
 	Pos int64 // file offset of the chunk record: equal times come out by it
 	Len int64 // bytes of the chunk record, reported when it is skipped
+	// Count is how many selected messages the index says the chunk holds,
+	// reported as dropped when it is skipped whole (0: unknown).
+	Count uint64
 	// Start and End are the log times of its first and last messages as
 	// the index gives them.
 	Start, End int64
@@ -282,7 +285,7 @@ func (m *Merge) Next() (l *Loaded, e Entry, err error) {
 			if !m.opts.SkipBad {
 				return nil, Entry{}, m.fail(err)
 			}
-			m.skip(record.Skipped{Offset: c.Pos, Length: c.Len, Err: err})
+			m.skip(record.Skipped{Offset: c.Pos, Length: c.Len, Dropped: c.Count, Err: err})
 			continue
 		}
 		if len(j.l.Entries) == 0 {
