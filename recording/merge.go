@@ -132,15 +132,23 @@ func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &multiReader{path: dir, onSkip: o.OnSkip}
-	for _, p := range files {
-		var r record.Reader
-		var err error
+	return mergeSplits(dir, files, mode, o, func(p string) (record.Reader, error) {
 		if mode == db3.CompressionFile {
-			r, err = openCompressedMCAP(p, o)
-		} else {
-			r, err = mcapfile.Open(p, o.read(p))
+			return openCompressedMCAP(p, o)
 		}
+		return mcapfile.Open(p, o.read(p))
+	})
+}
+
+// mergeSplits opens the split MCAP files of the rosbag2 folder path, in
+// order, with open, as one reader merging them in log time order; mode is
+// the folder's compression mode: the messages of a MESSAGE folder are
+// decompressed as they are read, and with o.OnSkip a FILE folder's split
+// whose zstd stream is damaged is left out.
+func mergeSplits(path string, splits []string, mode string, o OpenOptions, open func(split string) (record.Reader, error)) (record.Reader, error) {
+	m := &multiReader{path: path, onSkip: o.OnSkip}
+	for _, p := range splits {
+		r, err := open(p)
 		var re *record.Error
 		if err != nil && mode == db3.CompressionFile && o.OnSkip != nil && errors.As(err, &re) {
 			m.leftOut = append(m.leftOut, err)
@@ -150,8 +158,8 @@ func openMCAPDir(dir string, o OpenOptions) (record.Reader, error) {
 			m.Close()
 			return nil, err
 		}
-		if mode == db3.CompressionMessage {
-			r = &messageCompressed{Reader: r.(*mcapfile.Reader)}
+		if mr, ok := r.(*mcapfile.Reader); ok && mode == db3.CompressionMessage {
+			r = &messageCompressed{Reader: mr}
 		}
 		m.readers = append(m.readers, r)
 	}

@@ -187,12 +187,13 @@ func openURLFolder(url string, s *remote.Session, private bool, o OpenOptions) (
 	if err != nil || format != FormatMCAP {
 		return nil, err
 	}
-	splits, mode := orderSplits(names, ".mcap"), db3.CompressionNone
+	// The splits as mcapSplits finds a local folder's.
+	var splits []string
+	mode := db3.CompressionNone
 	if meta != nil {
 		if mode, err = meta.CompressionOf(url + "metadata.yaml"); err != nil || mode == db3.CompressionFile {
 			return nil, err
 		}
-		splits = nil
 		for _, p := range meta.RelativeFilePaths {
 			// Resolved as db3.Bag2Metadata.SplitPaths resolves them: the
 			// path under the folder, else its last element.
@@ -203,35 +204,10 @@ func openURLFolder(url string, s *remote.Session, private bool, o OpenOptions) (
 			splits = append(splits, p)
 		}
 	}
-	m := &multiReader{path: url, onSkip: o.OnSkip}
+	if len(splits) == 0 {
+		splits = orderSplits(names, ".mcap")
+	}
 	var objs []*remote.Object
-	fail := func(err error) (record.Reader, error) {
-		m.Close()
-		for _, obj := range objs {
-			obj.Trim()
-		}
-		return nil, err
-	}
-	for _, name := range splits {
-		u := url + name
-		obj, err := s.Open(u)
-		if err != nil {
-			return fail(urlError(u, err))
-		}
-		objs = append(objs, obj)
-		mr, err := mcapfile.NewReader(obj, obj.Size(), u, o.read(u))
-		if err != nil {
-			return fail(err)
-		}
-		var r record.Reader = mr
-		if mode == db3.CompressionMessage {
-			r = &messageCompressed{Reader: mr}
-		}
-		m.readers = append(m.readers, r)
-	}
-	if len(m.readers) == 0 {
-		return fail(&InputError{Path: url, Err: ErrNoRecordings})
-	}
 	release := func() {
 		for _, obj := range objs {
 			obj.Trim()
@@ -240,9 +216,18 @@ func openURLFolder(url string, s *remote.Session, private bool, o OpenOptions) (
 	if private {
 		release = func() { s.Close() }
 	}
-	var r record.Reader = m
-	if len(m.readers) == 1 {
-		r = m.readers[0]
+	r, err := mergeSplits(url, splits, mode, o, func(name string) (record.Reader, error) {
+		u := url + name
+		obj, err := s.Open(u)
+		if err != nil {
+			return nil, urlError(u, err)
+		}
+		objs = append(objs, obj)
+		return mcapfile.NewReader(obj, obj.Size(), u, o.read(u))
+	})
+	if err != nil {
+		release()
+		return nil, err
 	}
 	return &urlReader{Reader: r, release: release}, nil
 }
