@@ -103,21 +103,38 @@ func TestS3Verbs(t *testing.T) {
 		}
 	})
 	t.Run("a rosbag2 prefix of MCAP splits is read in place", func(t *testing.T) {
-		// Three splits of a converted bag: each read through range
-		// requests (info fetches only their heads, tails and indexes),
-		// none copied, and what cat prints is the local folder's.
+		// convert --to ros2 writes three splits into the bucket, the
+		// objects the AWS CLI downloads are the files of the same
+		// conversion to a local folder, and reading the prefix back reads
+		// each split through range requests (info fetches only their
+		// heads, tails and indexes), copies none, and cat prints what it
+		// prints of the local folder.
+		testenv.RequirePeer(t, "awscli")
+		big := filepath.Join(bigRecordings(t), "big.bag")
 		local := filepath.Join(t.TempDir(), "big")
-		if _, stderr, code := run(t, "convert", filepath.Join(bigRecordings(t), "big.bag"), local, "--to", "ros2", "--split-size", "4000000"); code != 0 {
-			t.Fatalf("convert: exit %d: %s", code, stderr)
+		for _, out := range []string{local, "s3://lab/ros2/big/"} {
+			if _, stderr, code := run(t, "convert", big, out, "--to", "ros2", "--split-size", "4000000"); code != 0 {
+				t.Fatalf("convert to %s: exit %d: %s", out, code, stderr)
+			}
+		}
+		down := t.TempDir()
+		cmd := exec.Command("/usr/bin/aws", "--endpoint-url", srv.Endpoint, "s3", "cp", "--recursive", "--only-show-errors", "s3://lab/ros2/big/", down)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("aws s3 cp: %v\n%s", err, out)
 		}
 		ents, _ := os.ReadDir(local)
 		var splits []string
 		for _, e := range ents {
-			data, _ := os.ReadFile(filepath.Join(local, e.Name()))
-			srv.Put(t, "lab", "ros2/big/"+e.Name(), data)
+			want, _ := os.ReadFile(filepath.Join(local, e.Name()))
+			if got, err := os.ReadFile(filepath.Join(down, e.Name())); err != nil || !bytes.Equal(got, want) {
+				t.Errorf("object %s: %v, %d bytes, the local file %d", e.Name(), err, len(got), len(want))
+			}
 			if strings.HasSuffix(e.Name(), ".mcap") {
 				splits = append(splits, e.Name())
 			}
+		}
+		if got := dataFiles(t, down); len(got) != len(ents) {
+			t.Errorf("objects %v, local files %d", got, len(ents))
 		}
 		if len(splits) < 3 {
 			t.Fatalf("splits %v, want 3 or more", splits)
