@@ -61,10 +61,11 @@ to only while a client subscribes to it, and messages go out stamped with
 their arrival time. --client-publish lets clients publish ros1 messages
 onto the graph (capability clientPublish; the Foxglove app's Publish
 panel). The node honours ROS_MASTER_URI, ROS_IP and ROS_HOSTNAME and is
-named /baglab_serve_PID. Messages received and not yet handed to the
-clients, with the latched ones kept for later clients, hold at most
---buffsize MB; a message that does not fit is dropped as it arrives (and
-logged), whatever size its publisher announces.
+named /baglab_serve_PID. Messages from their first byte received to their
+last byte sent to every client that gets them, with the latched ones kept
+for later clients, hold at most --buffsize MB (each once, however many
+clients it goes to); a message that does not fit is dropped as it arrives
+(and logged), whatever size its publisher announces.
 
 A client that reads more slowly than the data comes loses messages (its
 queue is bounded; the others never wait for it) and is told how many in a
@@ -110,7 +111,7 @@ func newServeCmd(g *globalOptions) *cobra.Command {
 	f.Float64Var(&o.speed, "speed", 1, fmt.Sprintf("initial playback speed (%v to %v)", foxglove.MinSpeed, foxglove.MaxSpeed))
 	f.BoolVar(&o.ros, "ros", false, "bridge the live ROS1 graph of ROS_MASTER_URI instead of recordings")
 	f.BoolVar(&o.publish, "client-publish", false, "with --ros, let clients publish onto ROS topics")
-	f.IntVar(&o.buffMB, "buffsize", foxglove.DefaultBridgeBuffer>>20, "with --ros, MB of received messages held at once (larger ones are dropped as they arrive)")
+	f.IntVar(&o.buffMB, "buffsize", foxglove.DefaultBridgeBuffer>>20, "with --ros, MB of messages held at once, being received or sent (larger ones are dropped as they arrive)")
 	o.read.addFlags(cmd)
 	return cmd
 }

@@ -28,11 +28,13 @@ type BridgeOptions struct {
 	ClientPublish bool
 	// Warn, when set, receives what the bridge could not do.
 	Warn func(msg string)
-	// Buffer bounds, in bytes, the messages read from publishers and not
-	// yet handed to the server, with the latched ones the server keeps
-	// (DefaultBridgeBuffer when 0): a message that does not fit is read
-	// and discarded as it arrives, and logged, whatever size its
-	// publisher announces.
+	// Buffer bounds, in bytes, the messages being read from publishers
+	// (each counted whole once its length is read), those waiting to be
+	// sent to a client and the latched ones the server keeps
+	// (DefaultBridgeBuffer when 0): a message is counted once, however
+	// many clients it goes to, until the last of them sent or dropped it.
+	// A message that does not fit is read and discarded as it arrives,
+	// and logged, whatever size its publisher announces.
 	Buffer int64
 }
 
@@ -87,7 +89,6 @@ type bchan struct {
 	md5   string // of the advertised definition ("" when not known)
 	sub   *rosnode.Subscriber
 	slots map[string]int // latched publisher (callerid) -> latch slot
-	held  map[int]int    // latch slot -> bytes of its message, reserved
 }
 
 // NewBridge bridges the graph node's master knows.
@@ -104,16 +105,24 @@ func NewBridge(node *rosnode.Node, o BridgeOptions) *Bridge {
 }
 
 // MemoryLimit is a soft limit for the Go heap of a process running the
-// bridge (runtime/debug.SetMemoryLimit): its Buffer, one client queue
-// (Options.QueueBytes' default) and slack, so that garbage does not double
-// what the bridge holds under a flood of large messages.
+// bridge (runtime/debug.SetMemoryLimit): its Buffer, which holds the
+// messages from their length read to their last byte sent, and slack
+// for the rest (buffers the node keeps for reuse, connections, garbage),
+// so that garbage does not double what the bridge holds under a flood of
+// large messages.
 func (b *Bridge) MemoryLimit() int64 {
-	return b.o.Buffer + b.o.Buffer/8 + 64<<20
+	return b.o.Buffer + b.o.Buffer/8 + 32<<20
 }
 
 // ServerOptions fills in o what a server of this bridge needs: the hooks
 // that subscribe on demand and, with ClientPublish, publish for clients.
+// A client's queue takes at most a quarter of Buffer (unless
+// o.QueueBytes says otherwise), so that one slow client cannot hold it
+// all.
 func (b *Bridge) ServerOptions(o Options) Options {
+	if o.QueueBytes <= 0 {
+		o.QueueBytes = min(defaultQueueBytes, b.o.Buffer/4)
+	}
 	o.OnSubscribers = b.subscribers
 	if b.o.ClientPublish {
 		o.Capabilities = append(o.Capabilities, CapClientPublish)
@@ -174,7 +183,7 @@ func (b *Bridge) refresh(ctx context.Context) error {
 		}
 		b.mu.Lock()
 		c := &bchan{ch: Channel{ID: b.nextID, Topic: tt.Topic, Encoding: "ros1", SchemaName: tt.Type, Schema: def, SchemaEncoding: "ros1msg"},
-			md5: md5, slots: map[string]int{}, held: map[int]int{}}
+			md5: md5, slots: map[string]int{}}
 		b.nextID++
 		b.byKey[key], b.byID[c.ch.ID] = c, c
 		b.mu.Unlock()
@@ -192,9 +201,6 @@ func (b *Bridge) refresh(ctx context.Context) error {
 				// connection's goroutine, which may wait for b.mu.
 				closing = append(closing, c.sub)
 				c.sub = nil
-			}
-			for _, n := range c.held { // the server forgets them
-				b.budget.Release(n)
 			}
 			delete(b.byKey, key)
 			delete(b.byID, c.ch.ID)
@@ -260,7 +266,7 @@ func (b *Bridge) subscribers(id uint32, n int) {
 	switch {
 	case n > 0 && c.sub == nil:
 		sub, err := b.node.Subscribe(c.ch.Topic, rosnode.SubscribeOptions{OnMessage: func(m *rosnode.Message) { b.forward(c, m) },
-			Budget: b.budget, MaxMessage: int(min(b.o.Buffer, int64(b.node.MaxMessage())))})
+			Budget: b.budget, ReserveWhole: true, MaxMessage: int(min(b.o.Buffer, int64(b.node.MaxMessage())))})
 		if err != nil {
 			b.warn("subscribe to %s: %v", c.ch.Topic, err)
 			return
@@ -273,15 +279,19 @@ func (b *Bridge) subscribers(id uint32, n int) {
 	}
 }
 
-// forward hands one received message to the channel's subscribers. A
-// publisher whose definition differs from the one advertised (another
-// version of the type) gets the channel advertised again with its own.
-// The message's bytes go back to the budget once the server has its copy,
-// but for a latched one, which the server keeps: those stay reserved
-// until the next message of its publisher replaces it.
+// forward hands one received message to the channel's subscribers,
+// without a copy. A publisher whose definition differs from the one
+// advertised (another version of the type) gets the channel advertised
+// again with its own. The message's bytes stay reserved until every
+// client queue it went to sent or dropped it and, for a latched one, the
+// next message of its publisher replaced it; its buffer then goes back to
+// its connection.
 func (b *Bridge) forward(c *bchan, m *rosnode.Message) {
 	n := len(m.Data)
-	defer m.Release()
+	p := &payload{data: m.Data, release: func() {
+		m.Release()
+		b.budget.Release(n)
+	}}
 	latch, key := false, 0
 	var readvertise *Channel
 	b.mu.Lock()
@@ -301,14 +311,12 @@ func (b *Bridge) forward(c *bchan, m *rosnode.Message) {
 			c.slots[id] = k
 		}
 		key = k
-		n, c.held[k] = c.held[k], n // give back the message it replaces
 	}
 	b.mu.Unlock()
-	defer b.budget.Release(n)
 	if readvertise != nil {
 		b.srv.Advertise(*readvertise)
 	}
-	b.srv.Publish(c.ch.ID, m.Received.UnixNano(), m.Data, latch, key)
+	b.srv.publish(c.ch.ID, m.Received.UnixNano(), p, latch, key)
 }
 
 // clientMessage publishes for clients (capability clientPublish).

@@ -4,16 +4,43 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
+// payload is a message's bytes, shared by the client queues and the
+// latched slot holding it: release, when set, runs once the last of them
+// let go of it (the message was sent or dropped everywhere).
+type payload struct {
+	data    []byte
+	refs    atomic.Int64
+	release func()
+}
+
+func (p *payload) hold() { p.refs.Add(1) }
+
+func (p *payload) drop() {
+	if p.refs.Add(-1) == 0 && p.release != nil {
+		p.release()
+	}
+}
+
 // frame is one WebSocket message waiting to be sent: text (JSON) or
-// binary, a MessageData header before a payload shared by every client.
+// binary, a MessageData header before a payload shared by every client
+// (p, held while queued; body is its data).
 type frame struct {
 	data    bool // droppable
 	text    bool
 	hasHead bool
 	head    [13]byte
 	body    []byte
+	p       *payload
+}
+
+// done lets go of the frame's payload, once sent or dropped.
+func (f frame) done() {
+	if f.p != nil {
+		f.p.drop()
+	}
 }
 
 // queue is one client's send queue, in order: control messages, never
@@ -84,6 +111,9 @@ func (q *queue) pushData(f frame) {
 		q.dropped++
 		return
 	}
+	if f.p != nil {
+		f.p.hold()
+	}
 	f.data = true
 	q.frames = append(q.frames, f)
 	q.ndata++
@@ -91,15 +121,16 @@ func (q *queue) pushData(f frame) {
 	q.signal()
 }
 
-// data queues a MessageData message.
-func (q *queue) data(head [13]byte, body []byte) {
-	q.pushData(frame{hasHead: true, head: head, body: body})
+// data queues a MessageData message, holding p until it is sent.
+func (q *queue) data(head [13]byte, p *payload) {
+	q.pushData(frame{hasHead: true, head: head, body: p.data, p: p})
 }
 
 // dataRaw queues a droppable binary message (Time).
 func (q *queue) dataRaw(b []byte) { q.pushData(frame{body: b}) }
 
-// next waits for the next frame; false once the queue is closed or ctx
+// next waits for the next frame, whose payload the caller lets go of
+// (frame.done) once it is sent; false once the queue is closed or ctx
 // ends.
 func (q *queue) next(ctx context.Context) (frame, bool) {
 	for {
@@ -173,6 +204,9 @@ func (q *queue) closeLocked() {
 		return
 	}
 	q.closed = true
+	for _, f := range q.frames {
+		f.done()
+	}
 	q.frames, q.bytes = nil, 0
 	close(q.done)
 }

@@ -77,9 +77,12 @@ type Options struct {
 	Log func(msg string)
 }
 
+// defaultQueueBytes is Options.QueueBytes' default.
+const defaultQueueBytes = 32 << 20
+
 func (o *Options) defaults() {
 	if o.QueueBytes <= 0 {
-		o.QueueBytes = 32 << 20
+		o.QueueBytes = defaultQueueBytes
 	}
 	if o.QueueMessages <= 0 {
 		o.QueueMessages = 8192
@@ -124,7 +127,7 @@ type subscriber struct {
 
 type latchedMsg struct {
 	logTime int64
-	data    []byte
+	p       *payload
 }
 
 // NewServer returns a server with no channels.
@@ -358,6 +361,7 @@ func (s *Server) Unadvertise(ids ...uint32) {
 		}
 		gone = append(gone, id)
 		delete(s.channels, id)
+		dropLatched(s.latched[id])
 		delete(s.latched, id)
 		s.order = slices.DeleteFunc(s.order, func(x uint32) bool { return x == id })
 		for _, sub := range s.subs[id] {
@@ -403,25 +407,47 @@ func (s *Server) broadcastLocked(b []byte, sdkOnly bool) {
 // publisher): ResetLatched forgets them.
 func (s *Server) Publish(ch uint32, logTime int64, data []byte, latch bool, key int) {
 	s.mu.RLock()
-	subs := s.subs[ch]
-	if len(subs) == 0 && !latch {
-		s.mu.RUnlock()
-		return
+	idle := len(s.subs[ch]) == 0 && !latch
+	s.mu.RUnlock()
+	if !idle {
+		s.publish(ch, logTime, &payload{data: slices.Clone(data)}, latch, key)
 	}
-	body := slices.Clone(data)
-	for _, sub := range subs {
-		sub.c.q.data(messageDataHeader(sub.id, logTime), body)
+}
+
+// publish is Publish of a payload the caller hands over, not copied: its
+// release runs once no client queue nor latched slot holds it, at once
+// when none takes it.
+func (s *Server) publish(ch uint32, logTime int64, p *payload, latch bool, key int) {
+	p.hold()
+	defer p.drop()
+	s.mu.RLock()
+	for _, sub := range s.subs[ch] {
+		sub.c.q.data(messageDataHeader(sub.id, logTime), p)
 	}
 	s.mu.RUnlock()
 	if latch {
+		p.hold()
 		s.mu.Lock()
 		l := s.latched[ch]
 		for len(l) <= key {
-			l = append(l, latchedMsg{logTime: -1})
+			l = append(l, latchedMsg{})
 		}
-		l[key] = latchedMsg{logTime: logTime, data: body}
+		old := l[key]
+		l[key] = latchedMsg{logTime: logTime, p: p}
 		s.latched[ch] = l
 		s.mu.Unlock()
+		if old.p != nil {
+			old.p.drop()
+		}
+	}
+}
+
+// dropLatched lets go of a channel's latched messages.
+func dropLatched(l []latchedMsg) {
+	for _, m := range l {
+		if m.p != nil {
+			m.p.drop()
+		}
 	}
 }
 
@@ -429,6 +455,9 @@ func (s *Server) Publish(ch uint32, logTime int64, data []byte, latch bool, key 
 // them).
 func (s *Server) ResetLatched() {
 	s.mu.Lock()
+	for _, l := range s.latched {
+		dropLatched(l)
+	}
 	clear(s.latched)
 	s.mu.Unlock()
 }
@@ -581,8 +610,8 @@ func (c *Client) subscribe(list []Subscription) {
 		s.subs[sub.ChannelID] = append(s.subs[sub.ChannelID], subscriber{c: c, id: sub.ID})
 		changed = append(changed, sub.ChannelID)
 		for _, l := range s.latched[sub.ChannelID] {
-			if l.logTime >= 0 {
-				c.q.data(messageDataHeader(sub.ID, l.logTime), l.data)
+			if l.p != nil {
+				c.q.data(messageDataHeader(sub.ID, l.logTime), l.p)
 			}
 		}
 	}
@@ -629,7 +658,9 @@ func (c *Client) write(ctx context.Context) {
 		if !ok {
 			return
 		}
-		if err := c.send(ctx, f, &buf); err != nil {
+		err := c.send(ctx, f, &buf)
+		f.done()
+		if err != nil {
 			if ctx.Err() == nil {
 				c.q.fail(fmt.Sprintf("write failed: %v", err))
 			}

@@ -25,14 +25,16 @@
 //     message_definition) to a callback. A message is read into memory
 //     only as its bytes arrive and only when it can be kept: one longer
 //     than Options.MaxMessage (1 GiB by default) or SubscribeOptions.
-//     MaxMessage, or one the subscriber's Budget has no room for, is read
-//     and discarded, counted as a drop of its connection and logged; the
-//     connection stays. A connection silent for Options.Timeout in the
-//     middle of a message, or before its header, is closed with a log line;
-//     lost connections are retried with backoff while the master still
-//     lists the publisher. Receivers hand buffers back (Message.Release)
-//     for the next messages to be read into. A publisherUpdate that removes
-//     publishers is logged with its caller.
+//     MaxMessage, or one the subscriber's Budget has no room for (as its
+//     bytes arrive, or for its whole length at once with SubscribeOptions.
+//     ReserveWhole), is read and discarded, counted as a drop of its
+//     connection and logged; the connection stays. A connection silent
+//     for Options.Timeout in the middle of a message, or before its
+//     header, is closed with a log line; lost connections are retried with
+//     backoff while the master still lists the publisher. Receivers hand
+//     buffers back (Message.Release) for the next messages to be read
+//     into. A publisherUpdate that removes publishers is logged with its
+//     caller.
 //   - AdvertiseService registers a service server (rosrpc:// URI on the
 //     TCPROS listener) with the master and hands each request's bytes to a
 //     handler, whose response or error goes back to the client. A probe

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -222,15 +223,18 @@ func fakePublisher(t *testing.T, script func(i int, c net.Conn)) string {
 	return slave.URL + "/"
 }
 
-// budget is a rosnode.Budget of a fixed size.
+// budget is a rosnode.Budget of a fixed size; asks are the sizes it was
+// asked for.
 type budget struct {
 	mu         sync.Mutex
 	used, size int
+	asks       []int
 }
 
 func (b *budget) Reserve(n int) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.asks = append(b.asks, n)
 	if b.used+n > b.size {
 		return false
 	}
@@ -311,6 +315,45 @@ func TestSubscriberSkipsOversizedAndStalledFrames(t *testing.T) {
 	}
 	if b.used != 0 {
 		t.Fatalf("%d budget bytes not given back", b.used)
+	}
+}
+
+// With ReserveWhole, a message's length is asked of the budget in one
+// piece before its bytes are read: a frame it has no room for is dropped
+// (and logged) with nothing of it reserved, and the next one, which fits,
+// costs one ask of exactly its length, not one per growth of its buffer.
+func TestSubscriberReservesWhole(t *testing.T) {
+	const over, fits = 500 << 10, 300<<10 + 7
+	uri := fakePublisher(t, func(i int, c net.Conn) {
+		tcpros.WriteFrame(c, bytes.Repeat([]byte{1}, over))
+		tcpros.WriteFrame(c, bytes.Repeat([]byte{2}, fits))
+		io.Copy(io.Discard, c)
+	})
+	var l logs
+	n, err := rosnode.New(context.Background(), rosnode.Options{Name: "/sub", MasterURI: fakeMaster(t, uri), Logf: l.logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	b := &budget{size: 400 << 10}
+	got := make(chan int, 1)
+	if _, err := n.Subscribe("/y", rosnode.SubscribeOptions{Budget: b, ReserveWhole: true,
+		OnMessage: func(m *rosnode.Message) { b.Release(len(m.Data)); got <- len(m.Data) }}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case k := <-got:
+		if k != fits {
+			t.Fatalf("message of %d bytes, want %d", k, fits)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no message")
+	}
+	l.waitFor(t, fmt.Sprintf("dropped a message of %d bytes from /evil", over))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !slices.Equal(b.asks, []int{over, fits}) || b.used != 0 {
+		t.Fatalf("budget asked for %v, %d bytes still used; want [%d %d], 0", b.asks, b.used, over, fits)
 	}
 }
 

@@ -30,7 +30,9 @@ func (p *bufPool) get(l *link, n int) []byte {
 	return nil
 }
 
-// put keeps b for l's next messages while the pool has room.
+// put keeps b for l's next messages while the pool has room. A buffer
+// released after its connection ended is let go (a receiver may hold a
+// message longer than the connection lasts).
 func (p *bufPool) put(l *link, b []byte) {
 	c := int64(cap(b))
 	if c == 0 || p.bytes.Add(c) > maxPooled {
@@ -39,7 +41,22 @@ func (p *bufPool) put(l *link, b []byte) {
 	}
 	select {
 	case l.free <- b:
+		if l.ctx.Err() != nil { // l.run may have emptied l.free before
+			p.drain(l)
+		}
 	default:
 		p.bytes.Add(-c)
+	}
+}
+
+// drain lets go of l's kept buffers.
+func (p *bufPool) drain(l *link) {
+	for {
+		select {
+		case b := <-l.free:
+			p.bytes.Add(-int64(cap(b)))
+		default:
+			return
+		}
 	}
 }

@@ -85,6 +85,16 @@ type SubscribeOptions struct {
 	// bytes of a delivered message stay reserved: the receiver gives them
 	// back with Budget.Release(len(m.Data)) once it no longer holds them.
 	Budget Budget
+	// ReserveWhole, with Budget, asks it for each message's whole length
+	// before the message's first byte is read, and reads the message into
+	// one buffer of that size: no buffer grows, so none is copied or left
+	// to the garbage collector, and of messages competing for room the
+	// first announced is kept whole, rather than each read part-way and
+	// all dropped. A publisher then holds room for the length it
+	// announced, not only for the bytes it sent. Without it a message is
+	// reserved as its bytes arrive, into a buffer that grows with them
+	// (but for a length its publisher delivered before).
+	ReserveWhole bool
 }
 
 // Budget is memory shared by subscribers, such as a recorder's buffer:
@@ -265,16 +275,7 @@ func (l *link) stats() *linkStats { return l.cur.Load() }
 // while the link is wanted.
 func (l *link) run() {
 	n := l.sub.node
-	defer func() {
-		for {
-			select {
-			case b := <-l.free:
-				n.pool.bytes.Add(-int64(cap(b)))
-			default:
-				return
-			}
-		}
-	}()
+	defer n.pool.drain(l)
 	backoff := 100 * time.Millisecond
 	for l.ctx.Err() == nil {
 		start := time.Now()
@@ -414,21 +415,37 @@ func (l *link) receive(c net.Conn, conn *Connection, st *linkStats) error {
 	}
 }
 
-// read reads a message body of n bytes: into a released buffer when one
-// fits; else, when this publisher has already delivered a message that
+// read reads a message body of n bytes. With ReserveWhole, n bytes are
+// reserved first (or the message is discarded, ErrNoRoom) and it is read
+// into a released buffer that fits or a new one of exactly n bytes.
+// Otherwise: into a released buffer that fits, reserved as the bytes
+// arrive; else, when this publisher has already delivered a message that
 // large, into a new buffer of exactly n bytes, reserved whole (a stream
 // of same-sized messages then costs one allocation each, not a growing
 // series); else into memory that grows as the bytes arrive.
 func (l *link) read(r io.Reader, n int, reserve func(int) bool) ([]byte, int, error) {
 	buf := l.sub.node.pool.get(l, n)
-	if buf != nil || n == 0 || n > l.delivered || (reserve != nil && !reserve(n)) {
+	upfront := reserve != nil && l.sub.opts.ReserveWhole
+	if n == 0 || !(upfront || (buf == nil && n <= l.delivered)) {
 		return tcpros.ReadBody(r, n, buf, reserve)
+	}
+	if reserve != nil && !reserve(n) {
+		if !upfront {
+			return tcpros.ReadBody(r, n, nil, reserve)
+		}
+		if err := tcpros.Discard(r, n); err != nil {
+			return nil, 0, err
+		}
+		return nil, 0, fmt.Errorf("%w: frame of %d bytes dropped as it arrived", tcpros.ErrNoRoom, n)
 	}
 	pre := 0
 	if reserve != nil {
 		pre = n
 	}
-	b, _, err := tcpros.ReadBody(r, n, make([]byte, 0, n), nil)
+	if buf == nil {
+		buf = make([]byte, 0, n)
+	}
+	b, _, err := tcpros.ReadBody(r, n, buf, nil)
 	return b, pre, err
 }
 
