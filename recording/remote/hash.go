@@ -5,6 +5,7 @@ import (
 	"hash"
 	"io"
 	"sync"
+	"sync/atomic"
 )
 
 // hashTap hashes an object's bytes in order as readings fetch them, so
@@ -13,8 +14,9 @@ import (
 type hashTap struct {
 	mu     sync.Mutex
 	h      hash.Hash
-	next   int64 // the bytes [0, next) are hashed
-	closed bool  // Sum took over
+	next   int64        // the bytes [0, next) are hashed
+	hashed atomic.Int64 // next, for evict, which holds Object.mu, not mu
+	closed bool         // Sum took over
 }
 
 // Hash starts hashing the object while it is read: each block fetched is
@@ -78,10 +80,12 @@ func (obj *Object) advanceTap(t *hashTap) {
 		case t.next < int64(len(obj.head)):
 			t.h.Write(obj.head[t.next:])
 			t.next = int64(len(obj.head))
+			t.hashed.Store(t.next)
 			continue
 		case t.next >= obj.tailOff:
 			t.h.Write(obj.tail[t.next-obj.tailOff:])
 			t.next = obj.size
+			t.hashed.Store(t.next)
 			continue
 		}
 		idx := t.next / B
@@ -106,6 +110,7 @@ func (obj *Object) advanceTap(t *hashTap) {
 		end := min(bo+int64(len(b.data)), obj.tailOff)
 		t.h.Write(b.data[t.next-bo : end-bo])
 		t.next = end
+		t.hashed.Store(t.next)
 	}
 }
 

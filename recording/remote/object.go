@@ -46,13 +46,13 @@ type Options struct {
 }
 
 // Memory is the most one Object holds while it is read, with these
-// options: its cache, the readahead in flight beyond it, its head and
-// tail. A command that sets a soft memory limit adds it per object read at
+// options: its cache (twice its bound while it is hashed: see evict), the
+// readahead in flight beyond it, its head and tail. A command that sets a soft memory limit adds it per object read at
 // once, or the collector would run ever more often to keep the rest under
 // the limit.
 func (o Options) Memory() int64 {
 	o = o.withDefaults()
-	return o.Cache + o.Readahead + o.ReadaheadRequest + o.Head + o.Tail
+	return 2*o.Cache + o.Readahead + o.ReadaheadRequest + o.Head + o.Tail
 }
 
 func (o Options) withDefaults() Options {
@@ -365,8 +365,10 @@ func (obj *Object) readBlocks(p []byte, off int64) error {
 	planned := obj.plan.reach(off, off+int64(len(p)))
 	if planned {
 		// Fetch along the plan first, so that this read's blocks come
-		// in its large requests too.
+		// in its large requests too. The hash fetches the gaps the plan
+		// leaves up to the furthest read (fillGap).
 		ahead = obj.planAhead()
+		obj.lastEnd = max(obj.lastEnd, off+int64(len(p)))
 	}
 	for i := first; i <= last; i++ {
 		b := obj.blocks[i]
@@ -379,7 +381,12 @@ func (obj *Object) readBlocks(p []byte, off int64) error {
 			}
 		}
 		b.refs++
-		obj.lru.MoveToFront(b.elem)
+		if !planned {
+			// A planned reading reads each block once: its blocks keep
+			// their place, first fetched first to go, behind those
+			// fetched ahead of it.
+			obj.lru.MoveToFront(b.elem)
+		}
 		need = append(need, b)
 	}
 	if !planned {
@@ -513,14 +520,31 @@ func (obj *Object) readahead(off, end, last int64) [][]*block {
 }
 
 // evict drops the least recently used filled blocks that no read waits on
-// until the cache fits its bound; obj.mu is held.
+// and the hash (if any) has taken until the cache fits its bound; obj.mu
+// is held.
 func (obj *Object) evict() {
-	for e := obj.lru.Back(); e != nil && obj.cached > obj.o.Cache; {
+	if obj.tap == nil {
+		obj.evictTo(obj.o.Cache, nil)
+		return
+	}
+	hashed := obj.tap.hashed.Load()
+	obj.evictTo(obj.o.Cache, func(b *block) bool { return (b.idx+1)*obj.o.Block <= hashed })
+	// A hash held up (by a block a reading skipped that is still on its
+	// way) keeps what it has not taken up to twice the bound; past that
+	// those blocks go too, and Sum fetches them again.
+	obj.evictTo(2*obj.o.Cache, nil)
+}
+
+// evictTo drops the least recently used filled blocks that no read waits
+// on (and that may go, when may is set) until the cache holds at most
+// limit bytes; obj.mu is held.
+func (obj *Object) evictTo(limit int64, may func(*block) bool) {
+	for e := obj.lru.Back(); e != nil && obj.cached > limit; {
 		prev := e.Prev()
 		b := e.Value.(*block)
 		select {
 		case <-b.done:
-			if b.refs == 0 {
+			if b.refs == 0 && (may == nil || may(b)) {
 				obj.drop(b)
 			}
 		default:

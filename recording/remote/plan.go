@@ -12,21 +12,29 @@ import (
 // Reads that fall in the plan then fetch ahead along it, up to Readahead
 // bytes past the furthest of them, in requests of up to ReadaheadRequest
 // bytes that span neighbouring ranges closer than nearGap and never
-// bytes the plan leaves farther out. The first requests start at once. A
-// new plan replaces the last; Trim drops it.
+// bytes the plan leaves farther out (but for an object being hashed,
+// which needs them all). The first requests start at once. A new plan
+// replaces the last; Trim drops it.
 func (obj *Object) Plan(ranges [][2]int64) {
 	if obj.spool != nil {
 		return
 	}
 	obj.mu.Lock()
 	defer obj.mu.Unlock()
+	// An object being hashed needs every byte: its plan spans the gaps
+	// between ranges in file order too, so that the hash keeps up with
+	// the reading rather than fetch them behind it.
+	gap := int64(nearGap)
+	if obj.tap != nil {
+		gap = obj.size
+	}
 	pl := &readPlan{}
 	for _, r := range ranges {
 		off, end := max(r[0], int64(len(obj.head))), min(r[1], obj.tailOff)
 		if off >= end {
 			continue
 		}
-		if n := len(pl.ranges); n > 0 && off >= pl.ranges[n-1].end && off-pl.ranges[n-1].end <= nearGap {
+		if n := len(pl.ranges); n > 0 && off >= pl.ranges[n-1].end && off-pl.ranges[n-1].end <= gap {
 			pl.ranges[n-1].end = end
 			continue
 		}

@@ -3,6 +3,7 @@ package remote
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"sync"
@@ -123,4 +124,44 @@ func TestPlanFetchesOnlyThePlanInLargeRequests(t *testing.T) {
 		t.Errorf("%d requests for %d runs of %d planned bytes, want at most %d", n, runs, planned, 9*runs)
 	}
 	t.Logf("%d requests, %d bytes fetched for %d planned", len(log.ranges), obj.Stats().Bytes, planned)
+}
+
+// A planned reading of an object being hashed (a partitioned export's
+// manifest digest) fetches each byte once: the gaps between its ranges,
+// which the hash needs too, are fetched with them, before a cache of a
+// third of the object lets the blocks after them go.
+func TestPlanWithHashFetchesEachByteOnce(t *testing.T) {
+	data := randomBytes(24<<20, 7)
+	_, u := serve(t, data)
+	o := fastOptions()
+	o.Cache, o.Readahead, o.ReadaheadRequest = 8<<20, 1<<20, 256<<10
+	obj, err := Open(context.Background(), u, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer obj.Close()
+	obj.Hash()
+	// Chunks of 500,000 bytes, 400,000 bytes apart from each other: gaps
+	// wider than nearGap, which the plan does not fetch.
+	var plan [][2]int64
+	for off := int64(10_000); off+500_000 < int64(len(data))-o.Tail; off += 900_000 {
+		plan = append(plan, [2]int64{off, off + 500_000})
+	}
+	obj.Plan(plan)
+	buf := make([]byte, 500_000)
+	for _, r := range plan {
+		if _, err := obj.ReadAt(buf, r[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum, _, err := obj.Sum()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := sha256.Sum256(data); !bytes.Equal(sum, want[:]) {
+		t.Fatal("wrong hash")
+	}
+	if st := obj.Stats(); st.Bytes != int64(len(data)) {
+		t.Errorf("fetched %d bytes of %d in %d requests", st.Bytes, len(data), st.Requests)
+	}
 }
