@@ -81,6 +81,9 @@ for what in $WHAT; do
 		src=$LOCAL; [ $where = s3 ] && src=$URL
 		out=$DIR/out-$where; rm -rf "$out"
 		args=${CMD[$what]//@OUT/$out}
+		# The previous run's output (an export writes about 1 GB) is still
+		# going to disk: flush it first, or its writeback slows this run.
+		sync
 		w0=$(weedcpu)
 		t0=$(now)
 		# shellcheck disable=SC2086
