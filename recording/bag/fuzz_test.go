@@ -67,8 +67,14 @@ func FuzzReader(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, opts := range [][]Option{nil, {record.WithoutIndex()}, {record.WithSkipBad(nil), record.WithWorkers(2)}} {
-			r, err := NewReader(bytes.NewReader(data), int64(len(data)), "fuzz.bag", opts...)
+		for i, opts := range [][]Option{nil, {record.WithoutIndex()}, {record.WithSkipBad(nil), record.WithWorkers(2)}, {record.WithSkipBad(nil), record.WithWorkers(2)}} {
+			var ra io.ReaderAt = bytes.NewReader(data)
+			if i == 3 {
+				// Read as a remote bag is: chunk headers read by the
+				// workers, with the chunks they plan.
+				ra = remoteLike{bytes.NewReader(data)}
+			}
+			r, err := NewReader(ra, int64(len(data)), "fuzz.bag", opts...)
 			checkErr(t, err)
 			if err != nil {
 				continue
@@ -198,3 +204,11 @@ func FuzzLexer(f *testing.F) {
 		}
 	})
 }
+
+// remoteLike is a reader that prefetches and plans, as a remote object
+// does, so that a bag reads it as it reads one (chunk headers read with
+// their chunks).
+type remoteLike struct{ *bytes.Reader }
+
+func (remoteLike) Prefetch([]int64, int64) {}
+func (remoteLike) Plan([][2]int64)         {}
