@@ -101,12 +101,12 @@ func (s *Session) WriteStats(w io.Writer) {
 	}
 }
 
-// LocalCopy returns the path of a private local copy of url, which make
-// makes on first use (returning the folder to remove and the copy's path
-// in it), and the function that releases it. A reading that opens url
-// again (its messages after its summary) takes the same copy: a copy no
-// reading holds is kept, the most recently released always and older
-// ones while they come to at most 1 GiB, until the session closes.
+// LocalCopy returns the path of a private local copy of url, which
+// makeCopy makes on first use (returning the folder to remove and the
+// copy's path in it), and the function that releases it. A reading that
+// opens url again (its messages after its summary) takes the same copy:
+// a copy no reading holds is kept, the most recently released always and
+// older ones while they come to at most 1 GiB, until the session closes.
 func (s *Session) LocalCopy(url string, makeCopy func() (dir, path string, err error)) (path string, release func(), err error) {
 	s.mu.Lock()
 	c := s.copies[url]
