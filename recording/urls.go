@@ -154,15 +154,7 @@ func readURLMetadata(s *remote.Session, url string) (*db3.Bag2Metadata, error) {
 	if _, err := obj.ReadAt(b, 0); err != nil && err != io.EOF {
 		return nil, urlError(u, err)
 	}
-	m, err := db3.ParseBag2Metadata(b)
-	if err != nil {
-		var re *record.Error
-		if errors.As(err, &re) {
-			re.File = u
-		}
-		return nil, err
-	}
-	return m, nil
+	return db3.ParseBag2Metadata(b, u)
 }
 
 // openURLFolder opens the rosbag2 prefix url as openMCAPDir opens a local

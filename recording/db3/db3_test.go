@@ -452,7 +452,7 @@ func FuzzParseBag2Metadata(f *testing.F) {
 	}
 	f.Add([]byte("rosbag2_bagfile_information:\n  relative_file_paths: [../x]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := ParseBag2Metadata(b)
+		m, err := ParseBag2Metadata(b, "metadata.yaml")
 		if err != nil {
 			var re *record.Error
 			if !errors.As(err, &re) {

@@ -1,7 +1,6 @@
 package db3
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -95,26 +94,19 @@ func ReadBag2Metadata(dir string) (*Bag2Metadata, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := ParseBag2Metadata(b)
-	if err != nil {
-		var re *record.Error
-		if errors.As(err, &re) {
-			re.File = path
-		}
-		return nil, err
-	}
-	return m, nil
+	return ParseBag2Metadata(b, path)
 }
 
-// ParseBag2Metadata parses the text of a metadata.yaml.
-func ParseBag2Metadata(b []byte) (*Bag2Metadata, error) {
+// ParseBag2Metadata parses the text of a metadata.yaml; file names it in
+// errors (a path or a URL).
+func ParseBag2Metadata(b []byte, file string) (*Bag2Metadata, error) {
 	var w wireMetadata
 	if err := yaml.Unmarshal(b, &w); err != nil {
-		return nil, &record.Error{Offset: -1, Field: "metadata.yaml", Err: record.ErrFormat, Detail: err.Error()}
+		return nil, &record.Error{File: file, Offset: -1, Field: "metadata.yaml", Err: record.ErrFormat, Detail: err.Error()}
 	}
 	in := w.Info
 	if in == nil {
-		return nil, &record.Error{Offset: -1, Field: "rosbag2_bagfile_information", Err: record.ErrFormat, Detail: "missing"}
+		return nil, &record.Error{File: file, Offset: -1, Field: "rosbag2_bagfile_information", Err: record.ErrFormat, Detail: "missing"}
 	}
 	m := &Bag2Metadata{
 		Version:           in.Version,
@@ -131,7 +123,7 @@ func ParseBag2Metadata(b []byte) (*Bag2Metadata, error) {
 	for i, t := range in.Topics {
 		qos, err := qosText(&t.Topic.OfferedQoSProfiles)
 		if err != nil {
-			return nil, &record.Error{Offset: -1, Field: fmt.Sprintf("topics_with_message_count[%d].topic_metadata.offered_qos_profiles", i), Err: record.ErrFormat, Detail: err.Error()}
+			return nil, &record.Error{File: file, Offset: -1, Field: fmt.Sprintf("topics_with_message_count[%d].topic_metadata.offered_qos_profiles", i), Err: record.ErrFormat, Detail: err.Error()}
 		}
 		m.Topics = append(m.Topics, Bag2Topic{
 			Name:                t.Topic.Name,
@@ -147,7 +139,7 @@ func ParseBag2Metadata(b []byte) (*Bag2Metadata, error) {
 	}
 	for i, p := range m.RelativeFilePaths {
 		if p == "" || filepath.IsAbs(p) || !filepath.IsLocal(p) {
-			return nil, &record.Error{Offset: -1, Field: fmt.Sprintf("relative_file_paths[%d]", i), Err: record.ErrFormat, Detail: fmt.Sprintf("%q is not a path inside the folder", p)}
+			return nil, &record.Error{File: file, Offset: -1, Field: fmt.Sprintf("relative_file_paths[%d]", i), Err: record.ErrFormat, Detail: fmt.Sprintf("%q is not a path inside the folder", p)}
 		}
 	}
 	return m, nil
