@@ -439,20 +439,7 @@ func (obj *Object) Prefetch(offs []int64, n int64) {
 		if off >= end {
 			continue
 		}
-		var run []*block
-		for i := off / B; i <= (end-1)/B; i++ {
-			if obj.blocks[i] != nil {
-				if len(run) > 0 {
-					runs = append(runs, run)
-				}
-				run = nil
-				continue
-			}
-			run = append(run, obj.newBlock(i))
-		}
-		if len(run) > 0 {
-			runs = append(runs, run)
-		}
+		runs = obj.missingRuns(runs, off/B, (end-1)/B+1, 0)
 	}
 	obj.evict()
 	obj.mu.Unlock()
@@ -498,11 +485,18 @@ func (obj *Object) readahead(off, end, last int64) [][]*block {
 	}
 	from := max(last+1, obj.aheadTo)
 	to := min((end+obj.ahead+B-1)/B, (obj.tailOff+B-1)/B)
-	per := max(1, obj.o.ReadaheadRequest/B)
-	var runs [][]*block
+	runs := obj.missingRuns(nil, from, to, max(1, obj.o.ReadaheadRequest/B))
+	obj.aheadTo = max(obj.aheadTo, to)
+	return runs
+}
+
+// missingRuns adds to the cache the blocks of [from, to) it lacks and
+// appends them to runs as runs of consecutive blocks, each of at most per
+// blocks when per > 0: one request each. obj.mu is held.
+func (obj *Object) missingRuns(runs [][]*block, from, to, per int64) [][]*block {
 	var run []*block
 	for i := from; i < to; i++ {
-		if obj.blocks[i] != nil || len(run) == int(per) {
+		if obj.blocks[i] != nil || per > 0 && int64(len(run)) == per {
 			if len(run) > 0 {
 				runs = append(runs, run)
 			}
@@ -515,7 +509,6 @@ func (obj *Object) readahead(off, end, last int64) [][]*block {
 	if len(run) > 0 {
 		runs = append(runs, run)
 	}
-	obj.aheadTo = max(obj.aheadTo, to)
 	return runs
 }
 

@@ -115,20 +115,7 @@ func (obj *Object) planAhead() [][]*block {
 	for pl.next < len(pl.ranges) && pl.fetched() < pl.readTo+obj.o.Readahead {
 		r := pl.ranges[pl.next]
 		to := min(r.end, pl.nextAt/B*B+obj.o.ReadaheadRequest)
-		var run []*block
-		for i := pl.nextAt / B; i <= (to-1)/B; i++ {
-			if obj.blocks[i] != nil {
-				if len(run) > 0 {
-					runs = append(runs, run)
-				}
-				run = nil
-				continue
-			}
-			run = append(run, obj.newBlock(i))
-		}
-		if len(run) > 0 {
-			runs = append(runs, run)
-		}
+		runs = obj.missingRuns(runs, pl.nextAt/B, (to-1)/B+1, 0)
 		pl.nextAt = to
 		if to == r.end {
 			pl.next++
