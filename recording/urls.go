@@ -170,12 +170,12 @@ func openURLFolder(url string, s *remote.Session, private bool, o OpenOptions) (
 		return nil, err
 	}
 	var meta *db3.Bag2Metadata
-	readMeta := func() (*db3.Bag2Metadata, error) {
-		m, err := readURLMetadata(s, url)
-		meta = m
-		return m, err
+	if slices.Contains(names, "metadata.yaml") {
+		if meta, err = readURLMetadata(s, url); err != nil {
+			return nil, err
+		}
 	}
-	format, err := sniffBag2(url, url+"metadata.yaml", names, readMeta)
+	format, err := sniffBag2(url, url+"metadata.yaml", names, func() (*db3.Bag2Metadata, error) { return meta, nil })
 	if err != nil || format != FormatMCAP {
 		return nil, err
 	}
@@ -186,15 +186,7 @@ func openURLFolder(url string, s *remote.Session, private bool, o OpenOptions) (
 		if mode, err = meta.CompressionOf(url + "metadata.yaml"); err != nil || mode == db3.CompressionFile {
 			return nil, err
 		}
-		for _, p := range meta.RelativeFilePaths {
-			// Resolved as db3.Bag2Metadata.SplitPaths resolves them: the
-			// path under the folder, else its last element.
-			p = strings.TrimPrefix(path.Clean("/"+p), "/")
-			if !slices.Contains(names, p) && slices.Contains(names, path.Base(p)) {
-				p = path.Base(p)
-			}
-			splits = append(splits, p)
-		}
+		splits = meta.SplitNames(func(name string) bool { return slices.Contains(names, name) })
 	}
 	if len(splits) == 0 {
 		splits = orderSplits(names, ".mcap")

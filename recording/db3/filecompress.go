@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -61,27 +62,37 @@ func (m *Bag2Metadata) CompressionOf(file string) (string, error) {
 }
 
 // SplitPaths returns the paths of the split files relative_file_paths
-// names, in order, resolved in dir as rosbag2's readers resolve them: the
-// path joined to the folder, or, when that does not exist, its last
-// element in the folder. Metadata version 3 and before, and the version 4
-// files of rosbag2's first compression writer, prefixed the folder's name
-// ("bag/bag_0.db3.zstd"), which a renamed folder no longer matches
-// (rosbag2_compression sequential_compression_reader.cpp
-// preprocess_current_file, rosbag2_cpp resolve_relative_paths).
+// names, in order, resolved in dir (see SplitNames).
 func (m *Bag2Metadata) SplitPaths(dir string) []string {
-	var paths []string
-	for _, p := range m.RelativeFilePaths {
-		full := filepath.Join(dir, p)
-		if _, err := os.Stat(full); err != nil {
-			if alt := filepath.Join(dir, filepath.Base(p)); alt != full {
-				if _, err2 := os.Stat(alt); err2 == nil {
-					full = alt
-				}
-			}
-		}
-		paths = append(paths, full)
+	names := m.SplitNames(func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name)))
+		return err == nil
+	})
+	for i, n := range names {
+		names[i] = filepath.Join(dir, filepath.FromSlash(n))
 	}
-	return paths
+	return names
+}
+
+// SplitNames returns the split files relative_file_paths names, in order,
+// as slash-separated paths in the folder, resolved as rosbag2's readers
+// resolve them: the path itself, or, when the folder has no such file
+// (exists says which it has), its last element. Metadata version 3 and
+// before, and the version 4 files of rosbag2's first compression writer,
+// prefixed the folder's name ("bag/bag_0.db3.zstd"), which a renamed
+// folder no longer matches (rosbag2_compression
+// sequential_compression_reader.cpp preprocess_current_file, rosbag2_cpp
+// resolve_relative_paths).
+func (m *Bag2Metadata) SplitNames(exists func(name string) bool) []string {
+	var names []string
+	for _, p := range m.RelativeFilePaths {
+		name := path.Clean(filepath.ToSlash(p))
+		if base := path.Base(name); base != name && !exists(name) && exists(base) {
+			name = base
+		}
+		names = append(names, name)
+	}
+	return names
 }
 
 // openCompressed opens a split file of a compression_mode FILE folder: its
