@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
@@ -84,7 +85,7 @@ func sniffBag2(where, metaFile string, names []string, meta func() (*db3.Bag2Met
 			return "", &InputError{Path: where, Err: errors.New("a folder, not one recording (a rosbag2 folder has a metadata.yaml or the numbered splits of one recording); name the recordings in it")}
 		}
 		for _, c := range formats() {
-			if c.splitExt != "" && len(orderSplits(names, c.splitExt)) > 0 {
+			if c.splitExt != "" && slices.ContainsFunc(names, func(n string) bool { return strings.HasSuffix(n, c.splitExt) }) {
 				return c.format, nil
 			}
 		}
