@@ -47,9 +47,9 @@ type Options struct {
 
 // Memory is the most one Object holds while it is read, with these
 // options: its cache (twice its bound while it is hashed: see evict), the
-// readahead in flight beyond it, its head and tail. A command that sets a soft memory limit adds it per object read at
-// once, or the collector would run ever more often to keep the rest under
-// the limit.
+// readahead in flight beyond it, its head and tail. A command that sets a
+// soft memory limit adds it per object read at once, or the collector
+// would run ever more often to keep the rest under the limit.
 func (o Options) Memory() int64 {
 	o = o.withDefaults()
 	return 2*o.Cache + o.Readahead + o.ReadaheadRequest + o.Head + o.Tail
