@@ -62,7 +62,7 @@ func (r *Reader) indexedMessages(f record.Filter) (*indexedIter, error) {
 	// loads it, from the requests the plan below makes: read here, each
 	// header would be a request of its own. The chunk's length is then
 	// up to the next chunk, its index data records included.
-	_, it.lazy = r.r.(chunked.Planner)
+	_, it.lazy = r.r.(prefetcher) // remote, as readIndex tells
 	if !it.lazy {
 		if err := r.loadChunkHeaders(it.refs); err != nil {
 			return nil, err
