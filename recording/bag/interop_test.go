@@ -529,9 +529,19 @@ type lazyFile struct {
 	mu    sync.Mutex
 	reads map[int64]int
 	plans [][][2]int64
+	// prefetched holds the ranges Prefetch was asked for, and read each
+	// one's start when it was first read (true if prefetched by then).
+	prefetched map[int64]int64
+	read       map[int64]bool
 }
 
-func (f *lazyFile) Prefetch(offs []int64, n int64) {}
+func (f *lazyFile) Prefetch(offs []int64, n int64) {
+	f.mu.Lock()
+	for _, off := range offs {
+		f.prefetched[off] = n
+	}
+	f.mu.Unlock()
+}
 
 func (f *lazyFile) Plan(ranges [][2]int64) {
 	f.mu.Lock()
@@ -542,6 +552,9 @@ func (f *lazyFile) Plan(ranges [][2]int64) {
 func (f *lazyFile) ReadAt(p []byte, off int64) (int, error) {
 	f.mu.Lock()
 	f.reads[off]++
+	if _, ok := f.read[off]; !ok {
+		_, f.read[off] = f.prefetched[off]
+	}
 	f.mu.Unlock()
 	return f.File.ReadAt(p, off)
 }
@@ -557,7 +570,7 @@ func checkLazy(t *testing.T, path string, local *record.Summary, msgs []msg) {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	lf := &lazyFile{File: f, reads: map[int64]int{}}
+	lf := &lazyFile{File: f, reads: map[int64]int{}, prefetched: map[int64]int64{}, read: map[int64]bool{}}
 	r, err := NewReader(lf, st.Size(), path)
 	if err != nil {
 		t.Fatal(err)
@@ -573,6 +586,14 @@ func checkLazy(t *testing.T, path string, local *record.Summary, msgs []msg) {
 	note := fmt.Sprintf("from 1 of %d chunk headers; the others were not read", len(r.chunks))
 	if len(r.chunks) < 2 || headers != 1 || s.CompressionNote != note {
 		t.Errorf("%d chunk headers read of %d; note %q", headers, len(r.chunks), s.CompressionNote)
+	}
+	// The index data records it read (for the topics' first and last
+	// times) were all prefetched first, in parallel.
+	for _, c := range r.chunks {
+		start := r.indexStart(c)
+		if prefetched, ok := lf.read[start]; ok && (!prefetched || lf.prefetched[start] != c.indexEnd-start) {
+			t.Errorf("index data of chunk at %d read without its prefetch (%v)", c.pos, lf.prefetched)
+		}
 	}
 	s.CompressionNote = ""
 	if got, want := fmt.Sprint(s.Topics, s.Compression, s.StartNs, s.EndNs), fmt.Sprint(local.Topics, local.Compression, local.StartNs, local.EndNs); got != want {

@@ -53,6 +53,34 @@ func newSpanReader(r *Reader) *spanReader {
 	return sr
 }
 
+// prefetch starts fetching, in parallel, the index data records of the
+// chunks where conn first looks for each connection's first and last
+// messages (the first chunk by start time, the last by end time) when
+// the bag is remote: a summary then waits one round trip for them all,
+// not one per chunk. Chunks of one connection need none (fromInfo).
+func (sr *spanReader) prefetch() {
+	p, ok := sr.r.r.(prefetcher)
+	if !ok {
+		return
+	}
+	seen := map[*chunkRef]bool{}
+	for _, l := range sr.lists {
+		for _, c := range []*chunkRef{l.byStart[0], l.byEnd[len(l.byEnd)-1]} {
+			if seen[c] {
+				continue
+			}
+			seen[c] = true
+			if _, one := fromInfo(c.info); one {
+				continue
+			}
+			start := sr.r.indexStart(c)
+			if n := c.indexEnd - start; n > 0 && n <= maxIndexRegion {
+				p.Prefetch([]int64{start}, n)
+			}
+		}
+	}
+}
+
 func chunkStart(c *chunkRef) int64 { return c.info.StartTime }
 func chunkEnd(c *chunkRef) int64   { return c.info.EndTime }
 

@@ -32,6 +32,7 @@ func (r *Reader) Summary() (*record.Summary, error) {
 	}
 	acc := newSummaryAcc(r)
 	sr := newSpanReader(r)
+	sr.prefetch()
 	for _, conn := range r.connOrder {
 		if l := sr.lists[conn]; l != nil {
 			sp, err := sr.conn(conn)

@@ -9,7 +9,8 @@
 # (go run ./testdata/gen -big; the MCAP is its uncompressed conversion).
 # SERVER=http serves DIR instead through Go's file server
 # (testdata/bench/fileserve), which costs little CPU: what the run measures
-# then is baglab's own cost of reading over the network.
+# then is baglab's own cost of reading over the network; LATENCY=30ms
+# delays each of its responses, as a server across a network would.
 #
 # WHAT picks some of the measurements (WHAT=info FILE=big.bag: a bag's info).
 # Besides wall time it gives baglab's CPU time (user + system) and the CPU
@@ -78,7 +79,7 @@ startweed() {
 # startfiles starts Go's file server over DIR.
 startfiles() {
 	go build -o "$DIR/fileserve" ./testdata/bench/fileserve
-	setsid "$DIR/fileserve" "$DIR" >"$DIR/fileserve.url" 2>"$DIR/fileserve.log" &
+	setsid "$DIR/fileserve" -latency "${LATENCY:-0s}" "$DIR" >"$DIR/fileserve.url" 2>"$DIR/fileserve.log" &
 	SERVER_PID=$!
 	trap 'kill -TERM -- -"$SERVER_PID" 2>/dev/null || true' EXIT
 	for _ in $(seq 50); do [ -s "$DIR/fileserve.url" ] && break; sleep 0.1; done
