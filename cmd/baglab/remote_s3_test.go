@@ -164,8 +164,11 @@ func TestS3Verbs(t *testing.T) {
 		if n := strings.Count(stderr, "copied to a private temporary folder"); code != 0 || n != 1 {
 			t.Fatalf("exit %d, %d notes of a copy: %s", code, n, stderr)
 		}
+		// Each byte once, but for the head: its 8 KiB come again in the
+		// object's last bytes, asked for beside it, when the object is
+		// shorter than head and tail together.
 		u := "s3://lab/runs/queries_rosbag2/queries_rosbag2_0.db3"
-		if _, fetched, size := statsOf(t, stderr, u); fetched != size {
+		if _, fetched, size := statsOf(t, stderr, u); fetched < size || fetched > size+8<<10 {
 			t.Errorf("%s: fetched %d bytes of %d", u, fetched, size)
 		}
 		if left, _ := os.ReadDir(tmp); len(left) != 0 {

@@ -15,8 +15,11 @@
 //
 // Open makes one request for the head of the object (which tells its size
 // and ETag) and one for its tail (250,000 bytes, as the mcap CLI reads,
-// where a ROS1 bag's index and an MCAP summary sit); every later read goes
-// through a bounded block cache,
+// where a ROS1 bag's index and an MCAP summary sit), both at once over
+// HTTP and S3, which can ask for an object's last bytes without knowing
+// its size (the tail's response must then tell the head's version, or the
+// tail is asked for again after the head, with If-Match); every later
+// read goes through a bounded block cache,
 // fetches the missing blocks of one read in one request, runs the
 // requests of concurrent reads in parallel and reads ahead, in parallel
 // requests, while a reader goes through the object in order. A reader

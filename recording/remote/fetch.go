@@ -24,6 +24,31 @@ type fetcher interface {
 	close() error
 }
 
+// suffixer is a fetcher that can ask for an object's last n bytes before
+// it knows the object's size (Range: bytes=-n), so that opening fetches
+// the tail beside the head, not after it. getSuffix returns the body of
+// the last n bytes (the whole object when shorter), where they start, and
+// what the response told of the object; a response that is not that
+// range is an error. ok is false, and no request made, when this object's
+// fetcher cannot ask so.
+type suffixer interface {
+	getSuffix(ctx context.Context, n int64) (body io.ReadCloser, start int64, info objectInfo, ok bool, err error)
+}
+
+// checkSuffix checks the Content-Range of a response to a request for an
+// object's last n bytes: the range ends the object, and is n bytes long
+// or the whole object.
+func checkSuffix(contentRange string, n int64) (start, end, total int64, err error) {
+	start, end, total, err = parseContentRange(contentRange)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	if start < 0 || total < 0 || end != total-1 || end-start+1 > n || end-start+1 < n && start != 0 {
+		return 0, 0, 0, fmt.Errorf("%w: asked for the last %d bytes, got Content-Range %q", ErrProtocol, n, contentRange)
+	}
+	return start, end, total, nil
+}
+
 // objectInfo is what a response says of its object.
 type objectInfo struct {
 	size   int64 // the whole object's length; -1 when not told
@@ -86,6 +111,33 @@ func (f *httpFetcher) get(ctx context.Context, off, n int64, etag string) (io.Re
 		msg = after
 	}
 	return nil, info, wrapStatus(resp.StatusCode, msg)
+}
+
+func (f *httpFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, int64, objectInfo, bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+	if err != nil {
+		return nil, 0, objectInfo{}, true, err
+	}
+	req.Header.Set("Range", fmt.Sprintf("bytes=-%d", n))
+	req.Header.Set("Accept-Encoding", "identity")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, 0, objectInfo{}, true, err
+	}
+	info := objectInfo{size: -1, etag: resp.Header.Get("ETag")}
+	if resp.StatusCode != http.StatusPartialContent {
+		// The whole object (a server that ignores Range), or an error
+		// the head's request reports too: left unread.
+		resp.Body.Close()
+		return nil, 0, info, true, fmt.Errorf("%w: HTTP %d to a request for the last %d bytes", ErrProtocol, resp.StatusCode, n)
+	}
+	start, end, total, err := checkSuffix(resp.Header.Get("Content-Range"), n)
+	if err != nil {
+		resp.Body.Close()
+		return nil, 0, info, true, err
+	}
+	info.size, info.ranged = total, true
+	return &limitedBody{r: io.LimitReader(resp.Body, end-start+1), c: resp.Body}, start, info, true, nil
 }
 
 // limitedBody reads at most the range's length of a body and closes it.

@@ -18,8 +18,8 @@ import (
 // Options tune an Object; the zero value takes the defaults below.
 type Options struct {
 	// Head and Tail are the bytes Open fetches at either end (8 KiB and
-	// 250,000 bytes): the magic and header at the start, a bag's index or an
-	// MCAP summary at the end.
+	// 250,000 bytes), at once where the store allows: the magic and header
+	// at the start, a bag's index or an MCAP summary at the end.
 	Head, Tail int64
 	// Block is the unit of the cache (8 KiB: a small read at a random
 	// place, such as a record header, costs no more); the missing blocks
@@ -196,8 +196,11 @@ func open(ctx context.Context, url string, f fetcher, o Options) (*Object, error
 }
 
 // start fetches the head, learning the object's size and version, and
-// then the tail.
+// the tail: beside the head when the fetcher can ask for the object's
+// last bytes (suffixer), else after it.
 func (obj *Object) start() error {
+	suffix := obj.fetchSuffix()
+	defer suffix.stop()
 	head := make([]byte, obj.o.Head)
 	var info objectInfo
 	n, err := obj.fetch(0, head, func(i objectInfo, body io.Reader) (bool, error) {
@@ -223,9 +226,93 @@ func (obj *Object) start() error {
 		return nil
 	}
 	obj.tailOff = max(int64(n), obj.size-obj.o.Tail)
+	if obj.tail = suffix.tail(obj); obj.tail != nil {
+		return nil
+	}
 	obj.tail = make([]byte, obj.size-obj.tailOff)
 	_, err = obj.fetch(obj.tailOff, obj.tail, nil)
 	return err
+}
+
+// suffixFetch is an object's last bytes, asked for beside its head.
+type suffixFetch struct {
+	cancel context.CancelCauseFunc
+	done   chan struct{}
+	data   []byte
+	start  int64 // where data starts in the object
+	info   objectInfo
+	err    error
+}
+
+// fetchSuffix starts fetching the object's last Tail bytes, when the
+// fetcher can ask for them before the head tells the object's size; nil
+// when it cannot.
+func (obj *Object) fetchSuffix() *suffixFetch {
+	s, ok := obj.f.(suffixer)
+	if !ok {
+		return nil
+	}
+	ctx, cancel := context.WithCancelCause(obj.ctx)
+	sf := &suffixFetch{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(sf.done)
+		watchdog := time.AfterFunc(obj.o.Stall, func() { cancel(errStalled) })
+		defer watchdog.Stop()
+		body, start, info, ok, err := s.getSuffix(ctx, obj.o.Tail)
+		if !ok {
+			sf.err = ErrUnsupported
+			return
+		}
+		obj.requests.Add(1)
+		if err != nil {
+			sf.err = err
+			return
+		}
+		defer body.Close()
+		buf := make([]byte, obj.o.Tail) // the body is at most this long
+		n := 0
+		for n < len(buf) {
+			watchdog.Reset(obj.o.Stall)
+			m, err := body.Read(buf[n:])
+			n += m
+			obj.bytes.Add(int64(m))
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				sf.err = err
+				return
+			}
+		}
+		sf.data, sf.start, sf.info = buf[:n], start, info
+	}()
+	return sf
+}
+
+// tail returns obj's tail from the fetched suffix, once the head has
+// told the object's size and version; nil when the suffix fetch failed,
+// or its response tells of another version (the object changed between
+// the two), or it does not reach back to the tail, or it ends short of
+// the object: the tail is then fetched after the head, as the version
+// the head read.
+func (sf *suffixFetch) tail(obj *Object) []byte {
+	if sf == nil {
+		return nil
+	}
+	<-sf.done
+	if sf.err != nil || sf.info.size != obj.size || sf.info.etag != obj.etag ||
+		sf.start > obj.tailOff || sf.start+int64(len(sf.data)) != obj.size {
+		return nil
+	}
+	return sf.data[obj.tailOff-sf.start:]
+}
+
+// stop ends the suffix fetch, whether or not it is done.
+func (sf *suffixFetch) stop() {
+	if sf != nil {
+		sf.cancel(nil)
+		<-sf.done
+	}
 }
 
 // spoolBody copies the whole object, the body of a response that ignored

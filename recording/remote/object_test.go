@@ -20,19 +20,27 @@ import (
 )
 
 // rangeServer serves data with net/http's own Range handling
-// (http.ServeContent), counting requests; fault, when set, may answer a
-// request itself (returning true).
+// (http.ServeContent), counting requests: requests for ranges from an
+// offset, suffixes for the last bytes (Range: bytes=-N, which an opening
+// asks beside its head). fault and suffixFault, when set, may answer
+// either kind itself (returning true).
 type rangeServer struct {
-	mu       sync.Mutex
-	data     []byte
-	etag     string
-	requests atomic.Int64
-	fault    func(w http.ResponseWriter, r *http.Request, n int64) bool
+	mu          sync.Mutex
+	data        []byte
+	etag        string
+	requests    atomic.Int64
+	suffixes    atomic.Int64
+	fault       func(w http.ResponseWriter, r *http.Request, n int64) bool
+	suffixFault func(w http.ResponseWriter, r *http.Request) bool
 }
 
 func (s *rangeServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	n := s.requests.Add(1)
-	if s.fault != nil && s.fault(w, r, n) {
+	if strings.HasPrefix(r.Header.Get("Range"), "bytes=-") {
+		s.suffixes.Add(1)
+		if s.suffixFault != nil && s.suffixFault(w, r) {
+			return
+		}
+	} else if n := s.requests.Add(1); s.fault != nil && s.fault(w, r, n) {
 		return
 	}
 	s.mu.Lock()
@@ -72,10 +80,9 @@ func fastOptions() Options {
 
 func TestOpenFetchesHeadAndTail(t *testing.T) {
 	for _, c := range []struct {
-		name     string
-		size     int
-		requests int64
-	}{{"smaller than the head", 1000, 1}, {"head and tail", 10 << 20, 2}, {"head and a short tail", 100 << 10, 2}} {
+		name string
+		size int
+	}{{"smaller than the head", 1000}, {"head and tail", 10 << 20}, {"head and a short tail", 100 << 10}} {
 		t.Run(c.name, func(t *testing.T) {
 			data := randomBytes(c.size, 1)
 			s, u := serve(t, data)
@@ -95,12 +102,98 @@ func TestOpenFetchesHeadAndTail(t *testing.T) {
 			if _, err := obj.ReadAt(buf, int64(c.size-16)); err != nil || !bytes.Equal(buf, data[c.size-16:]) {
 				t.Fatalf("tail: %v", err)
 			}
+			// The head, and the last bytes asked for beside it.
 			st := obj.Stats()
-			if st.Requests != c.requests || s.requests.Load() != c.requests {
-				t.Fatalf("%d requests (server saw %d), want %d", st.Requests, s.requests.Load(), c.requests)
+			if st.Requests != 2 || s.requests.Load() != 1 || s.suffixes.Load() != 1 {
+				t.Fatalf("%d requests (server saw %d and %d for the last bytes), want 2", st.Requests, s.requests.Load(), s.suffixes.Load())
 			}
 			if max := int64(16<<10 + 256<<10); st.Bytes > max {
 				t.Fatalf("fetched %d bytes, more than head and tail (%d)", st.Bytes, max)
+			}
+		})
+	}
+}
+
+// TestOpenAsksTheTailBesideTheHead: the tail's request goes out before
+// the head's answer, so that opening costs one round trip; when its
+// answer will not do, the tail is asked for after the head, as the
+// version the head read.
+func TestOpenAsksTheTailBesideTheHead(t *testing.T) {
+	data := randomBytes(1<<20, 11)
+	s, u := serve(t, data)
+	arrived := make(chan struct{})
+	var alone atomic.Bool
+	s.suffixFault = func(w http.ResponseWriter, r *http.Request) bool {
+		close(arrived)
+		return false
+	}
+	s.fault = func(w http.ResponseWriter, r *http.Request, n int64) bool {
+		if n == 1 {
+			select { // the head waits for the tail's request (less than Stall)
+			case <-arrived:
+			case <-time.After(time.Second):
+				alone.Store(true)
+			}
+		}
+		return false
+	}
+	obj, err := Open(context.Background(), u, fastOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.Close()
+	if alone.Load() {
+		t.Fatal("the head's request waited 1 s for the tail's: it was not asked for beside the head")
+	}
+
+	other := randomBytes(1<<20, 12)
+	for _, c := range []struct {
+		name  string
+		fault func(w http.ResponseWriter, r *http.Request) bool
+	}{
+		{"500", func(w http.ResponseWriter, r *http.Request) bool {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return true
+		}},
+		{"whole object", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Write(data)
+			return true
+		}},
+		{"wrong range", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-99/%d", len(data)))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(data[:100])
+			return true
+		}},
+		{"another version", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("ETag", `"other"`)
+			http.ServeContent(w, r, "x.bin", time.Time{}, bytes.NewReader(other))
+			return true
+		}},
+		{"body cut short", func(w http.ResponseWriter, r *http.Request) bool {
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", len(data)-250_000, len(data)-1, len(data)))
+			w.Header().Set("Content-Length", "250000")
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(data[len(data)-250_000 : len(data)-1000])
+			conn, _, _ := w.(http.Hijacker).Hijack()
+			conn.Close()
+			return true
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, u := serve(t, data)
+			s.suffixFault = c.fault
+			obj, err := Open(context.Background(), u, fastOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer obj.Close()
+			tail := make([]byte, 250_000)
+			if _, err := obj.ReadAt(tail, int64(len(data)-len(tail))); err != nil || !bytes.Equal(tail, data[len(data)-len(tail):]) {
+				t.Fatalf("tail: %v", err)
+			}
+			if s.requests.Load() != 2 || obj.Stats().Requests != 3 {
+				t.Fatalf("%d requests (%d from an offset), want the head, the last bytes, and the tail after the head", obj.Stats().Requests, s.requests.Load())
 			}
 		})
 	}
@@ -253,6 +346,7 @@ func TestRetriesTemporaryFailures(t *testing.T) {
 
 func TestRetriesAreBounded(t *testing.T) {
 	s, u := serve(t, randomBytes(1<<20, 5))
+	s.suffixFault = failSuffix
 	s.fault = func(w http.ResponseWriter, r *http.Request, n int64) bool {
 		if n > 1 {
 			http.Error(w, "down", http.StatusServiceUnavailable)
@@ -276,9 +370,17 @@ func TestRetriesAreBounded(t *testing.T) {
 	}
 }
 
+// failSuffix answers a request for the last bytes with a 503, which is
+// not retried: the tail is asked for after the head.
+func failSuffix(w http.ResponseWriter, r *http.Request) bool {
+	http.Error(w, "slow down", http.StatusServiceUnavailable)
+	return true
+}
+
 func TestStalledServerIsRetried(t *testing.T) {
 	data := randomBytes(2<<20, 6)
 	s, u := serve(t, data)
+	s.suffixFault = failSuffix
 	release := make(chan struct{})
 	defer close(release)
 	s.fault = func(w http.ResponseWriter, r *http.Request, n int64) bool {
@@ -324,8 +426,10 @@ func TestServerIgnoringRangeIsReadAsOneStream(t *testing.T) {
 	if _, err := obj.ReadAt(got, 0); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("ReadAt: %v", err)
 	}
-	if !obj.Spooled() || requests.Load() != 1 || len(notes) != 1 || !strings.Contains(notes[0], "ignores Range") {
-		t.Fatalf("spooled %v, %d requests, notes %q", obj.Spooled(), requests.Load(), notes)
+	// The request for the last bytes, answered with the whole object
+	// too, was left unread.
+	if !obj.Spooled() || requests.Load() != 2 || obj.Stats().Bytes != int64(len(data)) || len(notes) != 1 || !strings.Contains(notes[0], "ignores Range") {
+		t.Fatalf("spooled %v, %d requests, %d bytes, notes %q", obj.Spooled(), requests.Load(), obj.Stats().Bytes, notes)
 	}
 }
 
