@@ -102,9 +102,11 @@ func TestOpenFetchesHeadAndTail(t *testing.T) {
 			if _, err := obj.ReadAt(buf, int64(c.size-16)); err != nil || !bytes.Equal(buf, data[c.size-16:]) {
 				t.Fatalf("tail: %v", err)
 			}
-			// The head, and the last bytes asked for beside it.
+			// The head, and the last bytes asked for beside it (a request
+			// that the head's answer may cancel before the server sees
+			// it, when the head is the whole object).
 			st := obj.Stats()
-			if st.Requests != 2 || s.requests.Load() != 1 || s.suffixes.Load() != 1 {
+			if st.Requests != 2 || s.requests.Load() != 1 || s.suffixes.Load() != 1 && !(c.size <= 8<<10 && s.suffixes.Load() == 0) {
 				t.Fatalf("%d requests (server saw %d and %d for the last bytes), want 2", st.Requests, s.requests.Load(), s.suffixes.Load())
 			}
 			if max := int64(16<<10 + 256<<10); st.Bytes > max {
