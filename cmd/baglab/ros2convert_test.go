@@ -334,9 +334,12 @@ func benchmarkConvert(b *testing.B, name, src, out string) {
 
 // writeBenchBag writes a bag of BenchmarkConvertToROS2: poses
 // PoseStamped messages, and after every imageEvery-th an image of
-// imageLen pixels, pseudo-random above 64 KB (noise, which compresses
-// as little as a real camera's or lidar's bytes), else a pattern that
-// compresses some.
+// imageLen pixels, pseudo-random above 64 KB, else a pattern that
+// compresses some. Every image of a bag is the same: the bag's lz4 (a
+// 64 KB window) cannot find one 300 KB image of noise again, but the
+// converted MCAP's zstd can, so the large bag's 60 MB convert to 4.8 MB.
+// Distinct noise in each image makes the output 60 MB, and convert then
+// takes 79-89 ms against cat's 17 (writing and syncing the output).
 func writeBenchBag(b *testing.B, path string, poses, imageEvery, imageLen int) {
 	w, err := recording.Create(path, recording.CreateOptions{Compression: "lz4"})
 	if err != nil {
