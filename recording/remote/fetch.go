@@ -65,13 +65,10 @@ type httpFetcher struct {
 func (f *httpFetcher) close() error { return nil }
 
 func (f *httpFetcher) get(ctx context.Context, off, n int64, etag string) (io.ReadCloser, objectInfo, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+	req, err := f.rangeRequest(ctx, fmt.Sprintf("bytes=%d-%d", off, off+n-1))
 	if err != nil {
 		return nil, objectInfo{}, err
 	}
-	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+n-1))
-	// Compression would make byte offsets meaningless.
-	req.Header.Set("Accept-Encoding", "identity")
 	if etag != "" && !strings.HasPrefix(etag, "W/") {
 		req.Header.Set("If-Match", etag)
 	}
@@ -113,13 +110,23 @@ func (f *httpFetcher) get(ctx context.Context, off, n int64, etag string) (io.Re
 	return nil, info, wrapStatus(resp.StatusCode, msg)
 }
 
-func (f *httpFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, int64, objectInfo, bool, error) {
+// rangeRequest is a GET of the byte range rng ("bytes=...").
+func (f *httpFetcher) rangeRequest(ctx context.Context, rng string) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Range", rng)
+	// Compression would make byte offsets meaningless.
+	req.Header.Set("Accept-Encoding", "identity")
+	return req, nil
+}
+
+func (f *httpFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, int64, objectInfo, bool, error) {
+	req, err := f.rangeRequest(ctx, fmt.Sprintf("bytes=-%d", n))
 	if err != nil {
 		return nil, 0, objectInfo{}, true, err
 	}
-	req.Header.Set("Range", fmt.Sprintf("bytes=-%d", n))
-	req.Header.Set("Accept-Encoding", "identity")
 	resp, err := f.client.Do(req)
 	if err != nil {
 		return nil, 0, objectInfo{}, true, err

@@ -270,19 +270,10 @@ func (obj *Object) fetchSuffix() *suffixFetch {
 		}
 		defer body.Close()
 		buf := make([]byte, obj.o.Tail) // the body is at most this long
-		n := 0
-		for n < len(buf) {
-			watchdog.Reset(obj.o.Stall)
-			m, err := body.Read(buf[n:])
-			n += m
-			obj.bytes.Add(int64(m))
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				sf.err = err
-				return
-			}
+		n, err := obj.readBody(ctx, body, buf, watchdog, nil)
+		if err != nil && err != io.EOF {
+			sf.err = err
+			return
 		}
 		sf.data, sf.start, sf.info = buf[:n], start, info
 	}()
@@ -786,26 +777,42 @@ func (obj *Object) request(off int64, dst []byte, accept func(objectInfo, io.Rea
 	if info.size >= 0 && off+int64(len(dst)) > info.size {
 		dst = dst[:max(0, info.size-off)]
 	}
+	n, err = obj.readBody(ctx, body, dst, watchdog, func(n int) {
+		for _, p := range progress {
+			p(int64(base + n))
+		}
+	})
+	switch {
+	case err == io.EOF && n < len(dst):
+		return n, false, io.ErrUnexpectedEOF
+	case err != nil && err != io.EOF:
+		return n, false, err
+	}
+	return n, true, nil
+}
+
+// readBody reads body into dst until dst is full (err nil) or the body
+// ends (io.EOF), counting the bytes, telling progress (when set) how many
+// are in after each read, and restarting the watchdog, which cancels ctx
+// with errStalled, before each read.
+func (obj *Object) readBody(ctx context.Context, body io.Reader, dst []byte, watchdog *time.Timer, progress func(n int)) (n int, err error) {
 	for n < len(dst) {
 		watchdog.Reset(obj.o.Stall)
 		m, rerr := body.Read(dst[n:])
 		n += m
 		obj.bytes.Add(int64(m))
-		for _, p := range progress {
-			p(int64(base + n))
+		if progress != nil {
+			progress(n)
 		}
 		if rerr == io.EOF {
-			if n < len(dst) {
-				return n, false, io.ErrUnexpectedEOF
-			}
-			break
+			return n, io.EOF
 		}
 		if rerr != nil {
-			if c := context.Cause(ctx); c == errStalled {
+			if context.Cause(ctx) == errStalled {
 				rerr = errStalled
 			}
-			return n, false, rerr
+			return n, rerr
 		}
 	}
-	return n, true, nil
+	return n, nil
 }

@@ -56,6 +56,17 @@ func (s *rangeServer) replace(data []byte) {
 	s.mu.Unlock()
 }
 
+// writeCut answers with bytes a-b of data, as a 206 that announces them
+// all, but closes the connection after the first sent of them.
+func writeCut(w http.ResponseWriter, data []byte, a, b, sent int64) {
+	w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
+	w.Header().Set("Content-Length", fmt.Sprint(b-a+1))
+	w.WriteHeader(http.StatusPartialContent)
+	w.Write(data[a : a+sent])
+	conn, _, _ := w.(http.Hijacker).Hijack()
+	conn.Close()
+}
+
 func randomBytes(n int, seed uint64) []byte {
 	r := rand.New(rand.NewPCG(seed, 1))
 	b := make([]byte, n)
@@ -173,12 +184,7 @@ func TestOpenAsksTheTailBesideTheHead(t *testing.T) {
 			return true
 		}},
 		{"body cut short", func(w http.ResponseWriter, r *http.Request) bool {
-			w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", len(data)-250_000, len(data)-1, len(data)))
-			w.Header().Set("Content-Length", "250000")
-			w.WriteHeader(http.StatusPartialContent)
-			w.Write(data[len(data)-250_000 : len(data)-1000])
-			conn, _, _ := w.(http.Hijacker).Hijack()
-			conn.Close()
+			writeCut(w, data, int64(len(data)-250_000), int64(len(data)-1), 250_000-1000)
 			return true
 		}},
 	} {
@@ -313,12 +319,7 @@ func TestRetriesTemporaryFailures(t *testing.T) {
 			if n%2 == 0 && r.Header.Get("Range") != "" {
 				var a, b int64
 				fmt.Sscanf(r.Header.Get("Range"), "bytes=%d-%d", &a, &b)
-				w.Header().Set("Content-Range", fmt.Sprintf("bytes %d-%d/%d", a, b, len(data)))
-				w.Header().Set("Content-Length", fmt.Sprint(b-a+1))
-				w.WriteHeader(http.StatusPartialContent)
-				w.Write(data[a : a+(b-a+1)/2])
-				conn, _, _ := w.(http.Hijacker).Hijack()
-				conn.Close()
+				writeCut(w, data, a, b, (b-a+1)/2)
 				return true
 			}
 			return false
