@@ -84,7 +84,7 @@ func (r *Reader) indexedMessages(f record.Filter) (*indexedIter, error) {
 	}
 	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
 		chunked.Options{Workers: r.opts.Workers, SkipBad: r.opts.SkipBad, OnSkip: r.opts.OnSkip})
-	it.merge.PlanReads(r.r, func(i int) (int64, int64) { return chunks[i].Pos, chunks[i].Pos + chunks[i].Len })
+	it.merge.PlanReads(r.r)
 	return it, nil
 }
 

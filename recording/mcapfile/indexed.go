@@ -62,10 +62,7 @@ func newIndexedIter(r *Reader, f record.Filter) *indexedIter {
 	}
 	it.merge = chunked.New(chunks, func() chunked.Worker { return &worker{it: it} },
 		chunked.Options{Workers: r.opts.Workers, SkipBad: r.opts.SkipBad, OnSkip: r.opts.OnSkip})
-	it.merge.PlanReads(r.ra, func(i int) (int64, int64) {
-		ci := it.chunks[i]
-		return int64(ci.ChunkStartOffset), int64(ci.ChunkStartOffset + ci.ChunkLength)
-	})
+	it.merge.PlanReads(r.ra)
 	return it
 }
 

@@ -154,7 +154,7 @@ type Merge struct {
 	opts   Options
 	worker func() Worker
 	bufs   Buffers
-	plan   func() // tells the reader the ranges to read (PlanReads), or nil
+	plan   Planner // told the ranges the workers read (PlanReads), or nil
 
 	started bool
 	results chan *job
@@ -197,25 +197,21 @@ type Planner interface {
 }
 
 // PlanReads has the merge tell r, when it is a Planner, the byte ranges
-// the workers will read, in the order it loads the chunks, as it starts:
-// rangeOf(i) is what loading chunk i reads.
-func (m *Merge) PlanReads(r any, rangeOf func(i int) (off, end int64)) {
-	p, ok := r.(Planner)
-	if !ok || len(m.order) == 0 {
-		return
-	}
-	m.plan = func() {
-		ranges := make([][2]int64, len(m.order))
-		for k, i := range m.order {
-			ranges[k][0], ranges[k][1] = rangeOf(i)
-		}
-		p.Plan(ranges)
+// of the chunks ([Pos, Pos+Len)), in the order it loads them, as it
+// starts.
+func (m *Merge) PlanReads(r any) {
+	if p, ok := r.(Planner); ok && len(m.order) > 0 {
+		m.plan = p
 	}
 }
 
 func (m *Merge) start() {
 	if m.plan != nil {
-		m.plan()
+		ranges := make([][2]int64, len(m.order))
+		for k, i := range m.order {
+			ranges[k] = [2]int64{m.chunks[i].Pos, m.chunks[i].Pos + m.chunks[i].Len}
+		}
+		m.plan.Plan(ranges)
 	}
 	m.started = true
 	w := m.opts.Workers
