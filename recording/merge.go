@@ -93,7 +93,7 @@ func mcapSplits(dir string) (paths []string, mode string, err error) {
 	meta, err := db3.ReadBag2Metadata(dir)
 	switch {
 	case err == nil:
-		if mode, err = meta.Compression(dir); err != nil {
+		if mode, err = meta.Compression(); err != nil {
 			return nil, "", err
 		}
 		paths = meta.SplitPaths(dir)

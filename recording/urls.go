@@ -183,7 +183,7 @@ func openURLFolder(url string, s *remote.Session, private bool, o OpenOptions) (
 	var splits []string
 	mode := db3.CompressionNone
 	if meta != nil {
-		if mode, err = meta.CompressionOf(url + "metadata.yaml"); err != nil || mode == db3.CompressionFile {
+		if mode, err = meta.Compression(); err != nil || mode == db3.CompressionFile {
 			return nil, err
 		}
 		splits = meta.SplitNames(func(name string) bool { return slices.Contains(names, name) })

@@ -38,14 +38,9 @@ const (
 
 // Compression returns the folder's compression mode (CompressionNone,
 // CompressionFile or CompressionMessage), checking that its format is one
-// baglab decompresses (zstd); dir names the folder in errors.
-func (m *Bag2Metadata) Compression(dir string) (string, error) {
-	return m.CompressionOf(filepath.Join(dir, "metadata.yaml"))
-}
-
-// CompressionOf is Compression with errors naming file, the metadata.yaml
-// (of a folder that is not local: a URL).
-func (m *Bag2Metadata) CompressionOf(file string) (string, error) {
+// baglab decompresses (zstd); errors name the metadata.yaml parsed.
+func (m *Bag2Metadata) Compression() (string, error) {
+	file := m.file
 	mode := strings.ToUpper(m.CompressionMode)
 	switch mode {
 	case "", CompressionNone:

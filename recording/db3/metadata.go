@@ -24,6 +24,8 @@ type Bag2Metadata struct {
 	Files             []Bag2File
 	ROSDistro         string
 	CustomData        map[string]string
+
+	file string // the metadata.yaml parsed (a path or a URL), for errors
 }
 
 // Bag2Topic is one entry of topics_with_message_count.
@@ -119,6 +121,7 @@ func ParseBag2Metadata(b []byte, file string) (*Bag2Metadata, error) {
 		CompressionMode:   in.CompressionMode,
 		ROSDistro:         in.ROSDistro,
 		CustomData:        in.CustomData,
+		file:              file,
 	}
 	for i, t := range in.Topics {
 		qos, err := qosText(&t.Topic.OfferedQoSProfiles)

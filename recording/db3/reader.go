@@ -85,7 +85,7 @@ func Open(path string, opts ...Option) (*Reader, error) {
 			return nil, &record.Error{File: filepath.Join(path, "metadata.yaml"), Offset: -1, Field: "storage_identifier", Err: record.ErrUnsupported,
 				Detail: fmt.Sprintf("storage %q is not sqlite3", meta.StorageIdentifier)}
 		}
-		mode, err := meta.Compression(path)
+		mode, err := meta.Compression()
 		if err != nil {
 			return nil, err
 		}
