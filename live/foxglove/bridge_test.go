@@ -46,7 +46,7 @@ func TestBridgeBudgetHoldsQueuedAndLatched(t *testing.T) {
 				if !ok {
 					t.Fatal("queue closed")
 				}
-				f.done()
+				f.p.drop()
 			}
 		case b.budget.Reserve(s.n): // as the subscriber does while reading
 			b.forward(c, &rosnode.Message{Conn: &rosnode.Connection{Header: tcpros.Header{

@@ -18,8 +18,9 @@ type payload struct {
 
 func (p *payload) hold() { p.refs.Add(1) }
 
+// drop lets go of p (nothing for a nil p).
 func (p *payload) drop() {
-	if p.refs.Add(-1) == 0 && p.release != nil {
+	if p != nil && p.refs.Add(-1) == 0 && p.release != nil {
 		p.release()
 	}
 }
@@ -34,13 +35,6 @@ type frame struct {
 	head    [13]byte
 	body    []byte
 	p       *payload
-}
-
-// done lets go of the frame's payload, once sent or dropped.
-func (f frame) done() {
-	if f.p != nil {
-		f.p.drop()
-	}
 }
 
 // queue is one client's send queue, in order: control messages, never
@@ -130,7 +124,7 @@ func (q *queue) data(head [13]byte, p *payload) {
 func (q *queue) dataRaw(b []byte) { q.pushData(frame{body: b}) }
 
 // next waits for the next frame, whose payload the caller lets go of
-// (frame.done) once it is sent; false once the queue is closed or ctx
+// (f.p.drop) once it is sent; false once the queue is closed or ctx
 // ends.
 func (q *queue) next(ctx context.Context) (frame, bool) {
 	for {
@@ -205,7 +199,7 @@ func (q *queue) closeLocked() {
 	}
 	q.closed = true
 	for _, f := range q.frames {
-		f.done()
+		f.p.drop()
 	}
 	q.frames, q.bytes = nil, 0
 	close(q.done)

@@ -436,18 +436,14 @@ func (s *Server) publish(ch uint32, logTime int64, p *payload, latch bool, key i
 		l[key] = latchedMsg{logTime: logTime, p: p}
 		s.latched[ch] = l
 		s.mu.Unlock()
-		if old.p != nil {
-			old.p.drop()
-		}
+		old.p.drop()
 	}
 }
 
 // dropLatched lets go of a channel's latched messages.
 func dropLatched(l []latchedMsg) {
 	for _, m := range l {
-		if m.p != nil {
-			m.p.drop()
-		}
+		m.p.drop()
 	}
 }
 
@@ -659,7 +655,7 @@ func (c *Client) write(ctx context.Context) {
 			return
 		}
 		err := c.send(ctx, f, &buf)
-		f.done()
+		f.p.drop()
 		if err != nil {
 			if ctx.Err() == nil {
 				c.q.fail(fmt.Sprintf("write failed: %v", err))
