@@ -425,18 +425,20 @@ func (l *link) receive(c net.Conn, conn *Connection, st *linkStats) error {
 // series); else into memory that grows as the bytes arrive.
 func (l *link) read(r io.Reader, n int, reserve func(int) bool) ([]byte, int, error) {
 	buf := l.sub.node.pool.get(l, n)
-	upfront := reserve != nil && l.sub.opts.ReserveWhole
-	if n == 0 || !(upfront || (buf == nil && n <= l.delivered)) {
+	switch {
+	case n == 0:
 		return tcpros.ReadBody(r, n, buf, reserve)
-	}
-	if reserve != nil && !reserve(n) {
-		if !upfront {
-			return tcpros.ReadBody(r, n, nil, reserve)
+	case reserve != nil && l.sub.opts.ReserveWhole:
+		if !reserve(n) {
+			if err := tcpros.Discard(r, n); err != nil {
+				return nil, 0, err
+			}
+			return nil, 0, fmt.Errorf("%w: frame of %d bytes dropped as it arrived", tcpros.ErrNoRoom, n)
 		}
-		if err := tcpros.Discard(r, n); err != nil {
-			return nil, 0, err
-		}
-		return nil, 0, fmt.Errorf("%w: frame of %d bytes dropped as it arrived", tcpros.ErrNoRoom, n)
+	case buf != nil || n > l.delivered:
+		return tcpros.ReadBody(r, n, buf, reserve)
+	case reserve != nil && !reserve(n):
+		return tcpros.ReadBody(r, n, nil, reserve)
 	}
 	pre := 0
 	if reserve != nil {
