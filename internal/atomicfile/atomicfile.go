@@ -16,9 +16,47 @@ import (
 // it; after either, both are no-ops. Until then it is listed for Cleanup.
 type File struct {
 	*os.File
-	path   string
-	closed bool // the temporary file is closed (Close or Commit)
-	done   bool // committed or aborted
+	path    string
+	closed  bool  // the temporary file is closed (Close or Commit)
+	done    bool  // committed or aborted
+	pending int64 // bytes written since writeback was last started
+}
+
+// writebackEvery is how many bytes a File takes before it asks the system
+// to start writing them to disk: the sync that closes it then waits for
+// the last few only, where it would wait for the whole file (100-130 ms
+// for the 351 MB of a 1 GB conversion, a fifth of its time).
+const writebackEvery = 8 << 20
+
+// Write writes p to the file; see writebackEvery.
+func (f *File) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	f.wrote(int64(n))
+	return n, err
+}
+
+// WriteString writes s to the file; see writebackEvery.
+func (f *File) WriteString(s string) (int, error) {
+	n, err := f.File.WriteString(s)
+	f.wrote(int64(n))
+	return n, err
+}
+
+// ReadFrom copies r to the file (io.Copy's path); see writebackEvery.
+func (f *File) ReadFrom(r io.Reader) (int64, error) {
+	n, err := f.File.ReadFrom(r)
+	f.wrote(n)
+	return n, err
+}
+
+// wrote counts n bytes written and starts the writeback of the file's
+// dirty pages every writebackEvery bytes. Only a hint: Close's sync is
+// what makes the file durable.
+func (f *File) wrote(n int64) {
+	if f.pending += n; f.pending >= writebackEvery {
+		f.pending = 0
+		startWriteback(f.File)
+	}
 }
 
 // Option configures Create.
