@@ -19,23 +19,20 @@
 #   TABLE_ONLY=1 testdata/bench/compare.sh [DIR]   the tables of the last run
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. testdata/bench/lib.sh
 ROOT=$PWD
 DIR=${1:-/tmp/baglab-bench}
 RUNS=${RUNS:-3}
 SLOW_RUNS=${SLOW_RUNS:-1}
 MEMORY=${MEMORY:-1}
 PY=/usr/bin/python3
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
+DIR=$(bench_dir "$DIR")
 RES=$DIR/results
 TABLE_ONLY=${TABLE_ONLY:-0} # 1: print the tables of the last run in DIR
 [ "$TABLE_ONLY" = 1 ] || { rm -rf "$RES" && mkdir -p "$RES"; }
-[ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null
+need_time
 
-if [ "$TABLE_ONLY" != 1 ] && [ -z "${BAGLAB:-}" ]; then # BAGLAB=path times another build
-	make -s build
-	BAGLAB=$ROOT/bin/baglab
-fi
+[ "$TABLE_ONLY" = 1 ] || bench_baglab # BAGLAB=path times another build
 
 if [ "$TABLE_ONLY" != 1 ]; then
 echo "== peers (temporary module, Go module proxy)" >&2

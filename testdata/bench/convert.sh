@@ -14,17 +14,13 @@
 #   testdata/bench/convert.sh [DIR]      SIZE=1050000000 RUNS=5 BAGLAB=bin/baglab
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$PWD
+. testdata/bench/lib.sh
 DIR=${1:-/tmp/baglab-bench-convert}
 SIZE=${SIZE:-1050000000}
 RUNS=${RUNS:-5}
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-[ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null
-if [ -z "${BAGLAB:-}" ]; then
-	make -s build
-	BAGLAB=$ROOT/bin/baglab
-fi
+DIR=$(bench_dir "$DIR")
+need_time
+bench_baglab
 [ -s "$DIR/big.bag" ] || go run ./testdata/gen -big "$DIR/big.bag" -size "$SIZE" >/dev/null
 [ -s "$DIR/big-lz4.bag" ] || "$BAGLAB" convert -q "$DIR/big.bag" "$DIR/big-lz4.bag" --compression lz4
 

@@ -9,19 +9,15 @@
 #   testdata/bench/media.sh [DIR]      RUNS=3 FRAMES=1000 JOBS=2 BAGLAB=bin/baglab
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$PWD
+. testdata/bench/lib.sh
 DIR=${1:-/tmp/baglab-bench-media}
 RUNS=${RUNS:-3}
 FRAMES=${FRAMES:-1000}
 JOBS=${JOBS:-2}
 PY=/usr/bin/python3
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-[ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null
-if [ -z "${BAGLAB:-}" ]; then
-	make -s build
-	BAGLAB=$ROOT/bin/baglab
-fi
+DIR=$(bench_dir "$DIR")
+need_time
+bench_baglab
 BAG=$DIR/frames-$FRAMES.bag
 if [ ! -f "$BAG" ]; then
 	echo "writing $BAG ($FRAMES frames, rosbag)" >&2

@@ -19,19 +19,15 @@
 #   testdata/bench/remote.sh [DIR]     SIZE=1050000000 FILE=big.mcap BAGLAB=bin/baglab WHAT="info export" SERVER=s3|http
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$PWD
+. testdata/bench/lib.sh
 DIR=${1:-/tmp/baglab-bench-remote}
 SIZE=${SIZE:-1050000000}
 FILE=${FILE:-big.mcap}
 WHAT=${WHAT:-info cat1topic window1s export exportds}
 WEED=${WEED:-$HOME/.cache/baglab/weed/weed}
 SERVER=${SERVER:-s3}
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-if [ -z "${BAGLAB:-}" ]; then
-	make -s build
-	BAGLAB=$ROOT/bin/baglab
-fi
+DIR=$(bench_dir "$DIR")
+bench_baglab
 case $SERVER in
 s3)
 	[ -x "$WEED" ] || make -s deps-weed

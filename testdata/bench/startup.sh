@@ -11,17 +11,13 @@
 #   testdata/bench/startup.sh [DIR]     RUNS=20 BAGLAB=bin/baglab
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$PWD
+. testdata/bench/lib.sh
 DIR=${1:-/tmp/baglab-bench}
 RUNS=${RUNS:-20}
 PY=/usr/bin/python3
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
+DIR=$(bench_dir "$DIR")
 command -v perf >/dev/null || { echo "startup.sh needs perf (linux-perf)" >&2; exit 1; }
-if [ -z "${BAGLAB:-}" ]; then
-	make -s build
-	BAGLAB=$ROOT/bin/baglab
-fi
+bench_baglab
 ls -l "$BAGLAB" | awk '{printf "binary: %.1f MB\n", $5 / 1e6}' >&2
 
 ONE=$(mktemp -d)

@@ -10,16 +10,13 @@
 #   testdata/bench/tf.sh [DIR]       LENGTH=120 RUNS=3 BAGLAB=bin/baglab
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$PWD
+. testdata/bench/lib.sh
 DIR=${1:-/tmp/baglab-bench-tf}
 LENGTH=${LENGTH:-120}
 RUNS=${RUNS:-3}
-mkdir -p "$DIR"
-[ -x /usr/bin/time ] || apt-get install -y -qq time >/dev/null
-if [ -z "${BAGLAB:-}" ]; then
-	make -s build
-	BAGLAB=$ROOT/bin/baglab
-fi
+DIR=$(bench_dir "$DIR")
+need_time
+bench_baglab
 for ext in bag mcap; do
 	f=$DIR/tf-$LENGTH.$ext
 	[ -s "$f" ] || go run ./testdata/bench/tfgen -o "$f" -seconds "$LENGTH"
