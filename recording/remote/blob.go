@@ -89,9 +89,9 @@ func (f *blobFetcher) get(ctx context.Context, off, n int64, etag string) (io.Re
 // getSuffix asks an S3 server for the object's last n bytes; gocloud
 // has no such range, so the request's Range is set before it goes.
 // Other stores are read head first.
-func (f *blobFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, int64, objectInfo, bool, error) {
+func (f *blobFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, int64, objectInfo, error) {
 	if f.scheme != "s3" {
-		return nil, 0, objectInfo{}, false, nil
+		return nil, 0, objectInfo{}, errNoSuffix
 	}
 	r, err := f.bucket.NewRangeReader(ctx, f.key, 0, n, &blob.ReaderOptions{BeforeRead: func(as func(any) bool) error {
 		var in *s3.GetObjectInput
@@ -102,20 +102,20 @@ func (f *blobFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, in
 		return nil
 	}})
 	if err != nil {
-		return nil, 0, objectInfo{}, true, blobError(err)
+		return nil, 0, objectInfo{}, blobError(err)
 	}
 	var out s3.GetObjectOutput
 	if !r.As(&out) {
 		r.Close()
-		return nil, 0, objectInfo{}, true, fmt.Errorf("%w: not an S3 response", ErrProtocol)
+		return nil, 0, objectInfo{}, fmt.Errorf("%w: not an S3 response", ErrProtocol)
 	}
 	start, end, total, err := checkSuffix(aws.ToString(out.ContentRange), n)
 	if err != nil {
 		r.Close()
-		return nil, 0, objectInfo{}, true, err
+		return nil, 0, objectInfo{}, err
 	}
 	info := objectInfo{size: total, etag: aws.ToString(out.ETag), ranged: true}
-	return &limitedBody{r: io.LimitReader(r, end-start+1), c: r}, start, info, true, nil
+	return &limitedBody{r: io.LimitReader(r, end-start+1), c: r}, start, info, nil
 }
 
 // blobError maps gocloud's error codes onto this package's sentinels,

@@ -29,11 +29,15 @@ type fetcher interface {
 // the tail beside the head, not after it. getSuffix returns the body of
 // the last n bytes (the whole object when shorter), where they start, and
 // what the response told of the object; a response that is not that
-// range is an error. ok is false, and no request made, when this object's
-// fetcher cannot ask so.
+// range is an error. It returns errNoSuffix, and makes no request, when
+// this object's store cannot be asked so.
 type suffixer interface {
-	getSuffix(ctx context.Context, n int64) (body io.ReadCloser, start int64, info objectInfo, ok bool, err error)
+	getSuffix(ctx context.Context, n int64) (body io.ReadCloser, start int64, info objectInfo, err error)
 }
+
+// errNoSuffix is getSuffix's answer for a store it cannot ask for an
+// object's last bytes.
+var errNoSuffix = errors.New("remote: the store cannot be asked for an object's last bytes")
 
 // checkSuffix checks the Content-Range of a response to a request for an
 // object's last n bytes: the range ends the object, and is n bytes long
@@ -122,29 +126,29 @@ func (f *httpFetcher) rangeRequest(ctx context.Context, rng string) (*http.Reque
 	return req, nil
 }
 
-func (f *httpFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, int64, objectInfo, bool, error) {
+func (f *httpFetcher) getSuffix(ctx context.Context, n int64) (io.ReadCloser, int64, objectInfo, error) {
 	req, err := f.rangeRequest(ctx, fmt.Sprintf("bytes=-%d", n))
 	if err != nil {
-		return nil, 0, objectInfo{}, true, err
+		return nil, 0, objectInfo{}, err
 	}
 	resp, err := f.client.Do(req)
 	if err != nil {
-		return nil, 0, objectInfo{}, true, err
+		return nil, 0, objectInfo{}, err
 	}
 	info := objectInfo{size: -1, etag: resp.Header.Get("ETag")}
 	if resp.StatusCode != http.StatusPartialContent {
 		// The whole object (a server that ignores Range), or an error
 		// the head's request reports too: left unread.
 		resp.Body.Close()
-		return nil, 0, info, true, fmt.Errorf("%w: HTTP %d to a request for the last %d bytes", ErrProtocol, resp.StatusCode, n)
+		return nil, 0, info, fmt.Errorf("%w: HTTP %d to a request for the last %d bytes", ErrProtocol, resp.StatusCode, n)
 	}
 	start, end, total, err := checkSuffix(resp.Header.Get("Content-Range"), n)
 	if err != nil {
 		resp.Body.Close()
-		return nil, 0, info, true, err
+		return nil, 0, info, err
 	}
 	info.size, info.ranged = total, true
-	return &limitedBody{r: io.LimitReader(resp.Body, end-start+1), c: resp.Body}, start, info, true, nil
+	return &limitedBody{r: io.LimitReader(resp.Body, end-start+1), c: resp.Body}, start, info, nil
 }
 
 // limitedBody reads at most the range's length of a body and closes it.

@@ -258,12 +258,10 @@ func (obj *Object) fetchSuffix() *suffixFetch {
 		defer close(sf.done)
 		watchdog := time.AfterFunc(obj.o.Stall, func() { cancel(errStalled) })
 		defer watchdog.Stop()
-		body, start, info, ok, err := s.getSuffix(ctx, obj.o.Tail)
-		if !ok {
-			sf.err = ErrUnsupported
-			return
+		body, start, info, err := s.getSuffix(ctx, obj.o.Tail)
+		if err != errNoSuffix {
+			obj.requests.Add(1)
 		}
-		obj.requests.Add(1)
 		if err != nil {
 			sf.err = err
 			return
