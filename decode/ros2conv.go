@@ -247,23 +247,20 @@ func ros2Prim(k msgdef.Kind) string {
 	return k.String() // uint8 for ROS1 char
 }
 
-// TranscodeROS1 returns a function that rewrites messages of ROS1 type t1
-// as CDR of t2 = ROS2Equivalent(t1): one pass of dec (compiled for t1)
+// TranscodeROS1 returns the Conversion of messages of ROS1 type t1 into
+// CDR of t2 = ROS2Equivalent(t1): one pass of dec (compiled for t1)
 // straight into a CDR encoder, dropping every Header's seq; ROS1 time and
 // duration are the two 4-byte words of builtin_interfaces Time and
-// Duration (a ROS1 time past 2038 keeps its bits). The function reuses
-// its buffer: the bytes it returns are valid until its next call, and it
-// is not for concurrent use.
-func TranscodeROS1(dec Decoder) func(data []byte) ([]byte, error) {
+// Duration (a ROS1 time past 2038 keeps its bits). It is not for
+// concurrent use.
+func TranscodeROS1(dec Decoder) Conversion {
 	s := &dropSeq{}
-	var buf []byte
-	return func(data []byte) ([]byte, error) {
-		s.enc.Start(buf[:0])
-		if err := dec.Decode(data, s); err != nil {
-			return nil, err
+	return func(dst, src []byte) ([]byte, error) {
+		s.enc.Start(dst)
+		if err := dec.Decode(src, s); err != nil {
+			return dst, err
 		}
-		buf = s.enc.Out()
-		return buf, nil
+		return s.enc.Out(), nil
 	}
 }
 
@@ -312,13 +309,12 @@ func (s *dropSeq) Time(f *msgdef.Field, sec, nsec int64) { s.first = false; s.en
 
 var _ sink.Sink = (*dropSeq)(nil)
 
-// ToROS2 returns a function that re-encodes messages of a channel as CDR
-// of their ROS 2 type (ROS2Equivalent, names by rn), and the channel to
-// write them on, carrying its RIHS01 type_description_hash in Metadata.
-// The function's result is valid until its next call (TranscodeROS1).
-// CDR channels pass through (nil function) with their definition; JSON
-// ones are refused.
-func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (func([]byte) ([]byte, error), *record.Channel, error) {
+// ToROS2 returns the Conversion of messages of a channel into CDR of
+// their ROS 2 type (ROS2Equivalent, names by rn), not for concurrent use,
+// and the channel to write them on, carrying its RIHS01
+// type_description_hash in Metadata. CDR channels pass through (nil
+// Conversion) with their definition; JSON ones are refused.
+func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (Conversion, *record.Channel, error) {
 	switch ch.MessageEncoding {
 	case "cdr":
 		out, err := r.WithDefinition(ch)

@@ -106,7 +106,7 @@ func selectField(t *msgdef.Type, path []string) (*msgdef.Field, error) {
 // ros2Mapped is ToROS2 for a channel of ROS1 type t1 whose closure holds
 // types in mapped (see mappedTypes): each message is decoded into a value
 // tree and built in the ROS 2 layout.
-func ros2Mapped(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type) (func([]byte) ([]byte, error), *msgdef.Type, error) {
+func ros2Mapped(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type) (Conversion, *msgdef.Type, error) {
 	t1 := dec.Type()
 	t2 := mapped[t1.Name]
 	if t2 == nil {
@@ -116,16 +116,16 @@ func ros2Mapped(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type) (func(
 		}
 	}
 	c := &ruleConv{rn: rn, mapped: mapped}
-	return func(data []byte) ([]byte, error) {
-		v1, err := dec.DecodeValue(data)
+	return func(dst, src []byte) ([]byte, error) {
+		v1, err := dec.DecodeValue(src)
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
 		v2, err := c.message(v1, t2)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s as %s: %v", record.ErrFormat, t1.Name, t2.FullName, err)
+			return dst, fmt.Errorf("%w: %s as %s: %v", record.ErrFormat, t1.Name, t2.FullName, err)
 		}
-		return cdr.Encode(v2, false)
+		return cdr.AppendEncode(dst, v2, false)
 	}, t2, nil
 }
 

@@ -227,11 +227,16 @@ func ros1Elem(f *msgdef.Field, x any) any {
 	return x
 }
 
-// ToROS1 returns a function that re-encodes messages of a channel as ROS1,
-// and the channel to write them on. ROS1 channels pass through unchanged.
-func (r *Resolver) ToROS1(ch *record.Channel) (func([]byte) ([]byte, error), *record.Channel, error) {
+// A Conversion re-encodes one message: it appends the new encoding of src
+// to dst and returns the extended slice, or dst unchanged in length and an
+// error.
+type Conversion func(dst, src []byte) ([]byte, error)
+
+// ToROS1 returns the Conversion of messages of a channel into ROS1, and
+// the channel to write them on. ROS1 channels pass through unchanged.
+func (r *Resolver) ToROS1(ch *record.Channel) (Conversion, *record.Channel, error) {
 	if ch.MessageEncoding == "ros1" {
-		return func(b []byte) ([]byte, error) { return b, nil }, ch, nil
+		return func(dst, src []byte) ([]byte, error) { return append(dst, src...), nil }, ch, nil
 	}
 	dec, err := r.For(ch)
 	if err != nil {
@@ -242,12 +247,12 @@ func (r *Resolver) ToROS1(ch *record.Channel) (func([]byte) ([]byte, error), *re
 		return nil, nil, err
 	}
 	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "ros1", Schema: schema, Metadata: ch.Metadata}
-	return func(b []byte) ([]byte, error) {
-		v, err := dec.DecodeValue(b)
+	return func(dst, src []byte) ([]byte, error) {
+		v, err := dec.DecodeValue(src)
 		if err != nil {
-			return nil, err
+			return dst, err
 		}
-		return ros1.Encode(toROS1(v, t1))
+		return ros1.AppendEncode(dst, toROS1(v, t1))
 	}, out, nil
 }
 

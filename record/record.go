@@ -174,3 +174,13 @@ type Writer interface {
 	WriteMessage(channelID uint32, m *Message) error
 	Close() error
 }
+
+// An EncodingWriter is a Writer that lets a message be encoded straight
+// into its own buffer, saving the copy WriteMessage makes of m.Data.
+type EncodingWriter interface {
+	Writer
+	// EncodeMessage writes m (its Data unused) on the channel with id
+	// channelID, its data being what encode appends to dst. When encode
+	// fails, nothing is written and its error is returned as is.
+	EncodeMessage(channelID uint32, m *Message, encode func(dst []byte) ([]byte, error)) error
+}

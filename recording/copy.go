@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/bag"
 	"github.com/baglab/baglab/recording/rosbag2"
@@ -36,7 +37,7 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 	defer it.Close()
 	type outChannel struct {
 		id      uint32
-		convert func([]byte) ([]byte, error)
+		convert decode.Conversion
 		skip    bool
 		// keepSeq keeps the messages' own sequence numbers (storesSequence)
 		keepSeq bool
@@ -70,6 +71,21 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 	}
 	var n int64
 	var out record.Message // one for every message: the writer copies what it keeps
+	// A writer that can encodes each converted message straight into its
+	// own buffer (an MCAP chunk), through encode; another takes it from
+	// converted.
+	ew, encodes := w.(record.EncodingWriter)
+	var (
+		conv      decode.Conversion
+		src       []byte
+		convErr   error
+		converted []byte
+	)
+	encode := func(dst []byte) ([]byte, error) {
+		b, err := conv(dst, src)
+		convErr = err
+		return b, err
+	}
 	for {
 		m, err := it.Next()
 		if err == io.EOF {
@@ -87,21 +103,31 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 		if oc.skip {
 			continue
 		}
-		data := m.Data
-		if oc.convert != nil {
-			if data, err = oc.convert(m.Data); err != nil {
-				if err := in.Skip(MessageError(m, err)); err != nil {
-					return n, err
-				}
-				continue
-			}
-		}
 		seq := uint64(n)
 		if oc.keepSeq {
 			seq = m.Sequence
 		}
-		out = record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: seq, Data: data}
-		if err := w.WriteMessage(oc.id, &out); err != nil {
+		out = record.Message{LogTime: m.LogTime, PublishTime: m.PublishTime, Sequence: seq, Data: m.Data}
+		switch {
+		case oc.convert != nil && encodes:
+			conv, src, convErr = oc.convert, m.Data, nil
+			err = ew.EncodeMessage(oc.id, &out, encode)
+		case oc.convert != nil:
+			if converted, convErr = oc.convert(converted[:0], m.Data); convErr == nil {
+				out.Data = converted
+				err = w.WriteMessage(oc.id, &out)
+			}
+		default:
+			err = w.WriteMessage(oc.id, &out)
+		}
+		if convErr != nil {
+			if err := in.Skip(MessageError(m, convErr)); err != nil {
+				return n, err
+			}
+			convErr = nil
+			continue
+		}
+		if err != nil {
 			return n, err
 		}
 		n++
@@ -215,7 +241,7 @@ func (in *Inputs) storesNoDefinitions() bool {
 
 // outChannel is the channel ch becomes in a recording of format, and the
 // conversion of its messages (nil: copied as they are).
-func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, func([]byte) ([]byte, error), error) {
+func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, decode.Conversion, error) {
 	if format == FormatROS2 {
 		conv, c, err := in.res.ToROS2(ch, in.o.Renames)
 		if err != nil {

@@ -181,6 +181,72 @@ func TestConvertToROS2Peers(t *testing.T) {
 	}
 }
 
+// TestConvertToROS2SkipsBadMessages: a message that does not decode with
+// its definition (one byte more, as Debian rosbag wrote it) stops convert
+// --to ros2 with exit 3, naming the file, offset and type, and leaves no
+// output; with --skip-bad every other message reaches both storages,
+// across splits, as the npm peers read them, and the one left out is
+// said; doctor finds every split sound (an MCAP split takes each message
+// encoded into its chunk, so a message that fails there must leave
+// nothing behind, which a reader through the index would not notice).
+func TestConvertToROS2SkipsBadMessages(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers", "rosbag", "ros-msgs")
+	dir := t.TempDir()
+	bagPath := filepath.Join(dir, "bad.bag")
+	const write = `
+import sys, rosbag, rospy
+from std_msgs.msg import String
+with rosbag.Bag(sys.argv[1], "w") as bag:
+    bag.write("/text", String(data="first"), rospy.Time(1))
+    bag.write("/text", ("std_msgs/String", b"\x02\x00\x00\x00ab!", String._md5sum, None, String), rospy.Time(2), raw=True)
+    for i in range(300):
+        bag.write("/text", String(data="m%d " % i + "x" * (i * 50)), rospy.Time(3 + i))
+`
+	if out, err := exec.Command(testenv.Python, "-c", write, bagPath).CombinedOutput(); err != nil {
+		t.Fatalf("rosbag: %v\n%s", err, out)
+	}
+	want := []string{"first"}
+	for i := range 300 {
+		want = append(want, "m"+strconv.Itoa(i)+" "+strings.Repeat("x", i*50))
+	}
+	stopped := filepath.Join(dir, "stopped")
+	if _, stderr, code := run(t, "convert", bagPath, stopped, "--to", "ros2"); code != exitBadInput ||
+		!strings.Contains(stderr, bagPath+": offset ") || !strings.Contains(stderr, "of the std_msgs/String message") {
+		t.Errorf("convert: exit %d, want %d naming the file, offset and type\n%s", code, exitBadInput, stderr)
+	}
+	if _, err := os.Stat(stopped); !os.IsNotExist(err) {
+		t.Errorf("a failed convert left %s (%v)", stopped, err)
+	}
+	for _, storage := range []string{"mcap", "sqlite3"} {
+		out := filepath.Join(dir, storage)
+		_, stderr, code := run(t, "convert", bagPath, out, "--to", "ros2", "--storage", storage, "--split-size", "256K", "--skip-bad")
+		if code != 0 || !strings.Contains(stderr, "skipped: "+bagPath+": offset ") || !strings.Contains(stderr, "1 message left out") {
+			t.Fatalf("%s: convert --skip-bad: exit %d\n%s", storage, code, stderr)
+		}
+		if report, _, code := run(t, "doctor", out); code != 0 {
+			t.Errorf("%s: doctor: exit %d\n%s", storage, code, report)
+		}
+		peer := ros2Peer(t, out)
+		if files := peer["metadata"].(map[string]any)["rosbag2_bagfile_information"].(map[string]any)["relative_file_paths"].([]any); len(files) < 4 {
+			t.Errorf("%s: %d splits, want 4 or more", storage, len(files))
+		}
+		got := peer["messages"].([]any)
+		if len(got) != len(want) {
+			t.Fatalf("%s: the peers read %d messages, want %d", storage, len(got), len(want))
+		}
+		for i, g := range got {
+			g := g.(map[string]any)
+			ts := int64(1)
+			if i > 0 {
+				ts = int64(i + 2)
+			}
+			if data := g["message"].(map[string]any)["data"]; data != want[i] || g["log_time_ns"] != json.Number(strconv.FormatInt(ts*1e9, 10)) {
+				t.Fatalf("%s: message %d at %v: %.40q, want %.40q at %d s", storage, i, g["log_time_ns"], data, want[i], ts)
+			}
+		}
+	}
+}
+
 // normROS1 is a ROS1 message of baglab cat as the ROS 2 conversion gives
 // it: Header without seq, time and duration as sec/nanosec.
 func normROS1(v any) any {

@@ -74,7 +74,7 @@ func (ra *readAhead) fill(ctx context.Context, it record.Iterator, p *plan) erro
 		}
 		var data []byte
 		if conv != nil {
-			if data, err = conv(m.Data); err != nil {
+			if data, err = conv(nil, m.Data); err != nil {
 				err = record.WithFile(err, m.Source, m.Offset, m.Channel.Topic)
 				if p.skip == nil {
 					return err

@@ -398,7 +398,7 @@ func TestPlayROS2RecordedByRosbagRecord(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			b, err := conv(msg.Data)
+			b, err := conv(nil, msg.Data)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,14 +60,10 @@ func (p *plan) sourceOf(ch *record.Channel) *source {
 	return s
 }
 
-// converter turns a recorded message into ROS1 wire bytes; nil passes the
-// bytes through.
-type converter func([]byte) ([]byte, error)
-
-// played is how the messages of a channel are played: converted by conv,
-// published as src.
+// played is how the messages of a channel are played: converted into ROS1
+// wire bytes by conv (nil: passed through), published as src.
 type played struct {
-	conv converter
+	conv decode.Conversion
 	src  *source
 }
 
@@ -183,7 +179,7 @@ func (o *Options) selects(topic string) bool {
 // ros1Topic returns the ROS1 connection fields a channel is played with and
 // the converter of its messages: ROS1 channels keep their recorded type, MD5
 // sum and definition; CDR channels get the equivalent ROS1 definition.
-func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, converter, error) {
+func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, decode.Conversion, error) {
 	conv, c, err := res.ToROS1(ch)
 	if err != nil {
 		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
@@ -208,7 +204,7 @@ func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, converter, erro
 // converter returns the converter and source of a channel met while
 // reading (the reader of an unindexed bag may hand out channels it found
 // while scanning), or false when its topic is not played.
-func (p *plan) converter(ch *record.Channel) (converter, *source, bool, error) {
+func (p *plan) converter(ch *record.Channel) (decode.Conversion, *source, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if c, ok := p.chans[ch]; ok {

@@ -33,7 +33,8 @@ type outChunk struct {
 
 // chunker builds the chunks of a Writer made WithBackgroundWrites itself,
 // so that they are compressed in parallel: WriteMessage appends the
-// message record to the open chunk (its one copy of the data), a full
+// message record to the open chunk (its one copy of the data; EncodeMessage
+// encodes the data there), a full
 // chunk is compressed on one of a few goroutines while the next fills,
 // and a batches.Pipe hands the chunks in order to the library's
 // WriteChunkWithIndexes, which writes them with their message indexes and
@@ -225,14 +226,30 @@ func (c *chunker) open() *outChunk {
 	return k
 }
 
-// add appends m's record to the open chunk, and sends the chunk once it
-// holds more than the chunk size, as the library does. It returns an
-// earlier write's error.
-func (c *chunker) add(m *mcap.Message) error {
-	if err := c.pipe.Err(); err != nil {
-		return err
-	}
+// add appends m's record to the open chunk, its data appended by encode
+// (m.Data when nil), and sends the chunk once it holds more than the
+// chunk size, as the library does. Its one error is encode's, when nothing
+// is added; the caller checks the pipe's error first.
+func (c *chunker) add(m *mcap.Message, encode func([]byte) ([]byte, error)) error {
 	k := c.open()
+	at := len(k.data)
+	k.data = append(k.data, byte(mcap.OpMessage))
+	k.data = binary.LittleEndian.AppendUint64(k.data, 0) // the length, once the data is there
+	k.data = binary.LittleEndian.AppendUint16(k.data, m.ChannelID)
+	k.data = binary.LittleEndian.AppendUint32(k.data, m.Sequence)
+	k.data = binary.LittleEndian.AppendUint64(k.data, m.LogTime)
+	k.data = binary.LittleEndian.AppendUint64(k.data, m.PublishTime)
+	if encode == nil {
+		k.data = append(k.data, m.Data...)
+	} else {
+		data, err := encode(k.data)
+		if err != nil {
+			k.data = k.data[:at]
+			return err
+		}
+		k.data = data
+	}
+	binary.LittleEndian.PutUint64(k.data[at+1:], uint64(len(k.data)-at-1-8))
 	if k.messages == 0 {
 		k.start, k.end = math.MaxUint64, 0
 	}
@@ -240,14 +257,7 @@ func (c *chunker) add(m *mcap.Message) error {
 	for len(k.indexes) <= slot {
 		k.indexes = append(k.indexes, &mcap.MessageIndex{ChannelID: c.ids[len(k.indexes)]})
 	}
-	k.indexes[slot].Add(m.LogTime, uint64(len(k.data)))
-	k.data = append(k.data, byte(mcap.OpMessage))
-	k.data = binary.LittleEndian.AppendUint64(k.data, uint64(2+4+8+8+len(m.Data)))
-	k.data = binary.LittleEndian.AppendUint16(k.data, m.ChannelID)
-	k.data = binary.LittleEndian.AppendUint32(k.data, m.Sequence)
-	k.data = binary.LittleEndian.AppendUint64(k.data, m.LogTime)
-	k.data = binary.LittleEndian.AppendUint64(k.data, m.PublishTime)
-	k.data = append(k.data, m.Data...)
+	k.indexes[slot].Add(m.LogTime, uint64(at))
 	k.start, k.end = min(k.start, m.LogTime), max(k.end, m.LogTime)
 	k.messages++
 	stats := c.lib.Statistics

@@ -18,8 +18,9 @@ import (
 
 // writeReusing writes the test file's records through one data buffer
 // that it overwrites after each WriteMessage, as readers reuse theirs,
-// with a 9 MB message among them.
-func writeReusing(t *testing.T, path string, opts ...WriterOption) {
+// with a 9 MB message among them. With encode, EncodeMessage writes each
+// message instead, every seventh after an encoder that fails half way.
+func writeReusing(t *testing.T, path string, encode bool, opts ...WriterOption) {
 	t.Helper()
 	w, err := Create(path, append(opts, WithChunkSize(64<<10))...)
 	if err != nil {
@@ -40,7 +41,24 @@ func writeReusing(t *testing.T, path string, opts ...WriterOption) {
 			data = bytes.Repeat([]byte{7}, 9<<20)
 		}
 		buf = append(buf[:0], data...)
-		if err := w.WriteMessage(ids[ch%2], &record.Message{LogTime: lt, PublishTime: lt, Sequence: uint64(i), Data: buf}); err != nil {
+		m := &record.Message{LogTime: lt, PublishTime: lt, Sequence: uint64(i), Data: buf}
+		if encode {
+			errHalfWay := errors.New("half way")
+			if i%7 == 0 {
+				err := w.EncodeMessage(ids[ch%2], m, func(dst []byte) ([]byte, error) {
+					_ = append(dst, buf[:len(buf)/2]...)
+					return dst, errHalfWay
+				})
+				if err != errHalfWay {
+					t.Fatalf("message %d: a failing encoder gave %v, want its error", i, err)
+				}
+			}
+			m.Data = nil
+			err = w.EncodeMessage(ids[ch%2], m, func(dst []byte) ([]byte, error) { return append(dst, buf...), nil })
+		} else {
+			err = w.WriteMessage(ids[ch%2], m)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		for j := range buf {
@@ -69,8 +87,8 @@ func TestBackgroundWritesSameRecords(t *testing.T) {
 	for _, comp := range []string{"zstd", "lz4", "none"} {
 		dir := t.TempDir()
 		direct, bg := filepath.Join(dir, "direct.mcap"), filepath.Join(dir, "bg.mcap")
-		writeReusing(t, direct, WithCompression(comp))
-		writeReusing(t, bg, WithCompression(comp), WithBackgroundWrites())
+		writeReusing(t, direct, false, WithCompression(comp))
+		writeReusing(t, bg, false, WithCompression(comp), WithBackgroundWrites())
 		for _, useIndex := range []bool{true, false} {
 			want, got := libraryView(t, direct, useIndex), libraryView(t, bg, useIndex)
 			if len(got) != len(want) {
@@ -80,6 +98,36 @@ func TestBackgroundWritesSameRecords(t *testing.T) {
 				if got[i] != want[i] {
 					t.Fatalf("%s, index %v: record %d is %.200q, want %.200q", comp, useIndex, i, got[i], want[i])
 				}
+			}
+		}
+	}
+}
+
+// TestEncodeMessageWritesWhatWriteMessageDoes: EncodeMessage, which
+// encodes into the open chunk with background writes, writes the file
+// WriteMessage does, byte for byte, with and without background writes,
+// though encoders that fail half way come between the messages.
+func TestEncodeMessageWritesWhatWriteMessageDoes(t *testing.T) {
+	for _, comp := range []string{"zstd", "none"} {
+		for _, bg := range []bool{false, true} {
+			opts := []WriterOption{WithCompression(comp)}
+			if bg {
+				opts = append(opts, WithBackgroundWrites())
+			}
+			dir := t.TempDir()
+			written, encoded := filepath.Join(dir, "written.mcap"), filepath.Join(dir, "encoded.mcap")
+			writeReusing(t, written, false, opts...)
+			writeReusing(t, encoded, true, opts...)
+			want, err := os.ReadFile(written)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(encoded)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, background %v: EncodeMessage wrote %d bytes (sha256 %x), WriteMessage %d (%x)", comp, bg, len(got), sha256.Sum256(got), len(want), sha256.Sum256(want))
 			}
 		}
 	}

@@ -92,6 +92,7 @@ type Writer struct {
 	err      error
 	closed   bool
 	bg       *chunker // with WithBackgroundWrites, until Close
+	encoded  []byte   // the last message EncodeMessage encoded, without bg
 
 	// set by Create
 	file *atomicfile.File
@@ -269,6 +270,19 @@ func (w *Writer) writeChannel(c *mcap.Channel) error {
 // WriteMessage writes m on the channel AddChannel returned. The MCAP
 // sequence is the low 32 bits of m.Sequence.
 func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
+	return w.write(channelID, m, nil)
+}
+
+// EncodeMessage is WriteMessage with the data encode appends to dst (m.Data
+// unused): with WithBackgroundWrites, encode appends to the open chunk
+// itself, where WriteMessage copies m.Data. When encode fails, nothing is
+// written and its error is returned as is (record.EncodingWriter).
+func (w *Writer) EncodeMessage(channelID uint32, m *record.Message, encode func(dst []byte) ([]byte, error)) error {
+	return w.write(channelID, m, encode)
+}
+
+// write is WriteMessage with encode nil, EncodeMessage otherwise.
+func (w *Writer) write(channelID uint32, m *record.Message, encode func([]byte) ([]byte, error)) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -288,13 +302,20 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 		PublishTime: uint64(m.PublishTime),
 		Data:        m.Data,
 	}
-	var err error
 	if w.bg != nil {
-		err = w.bg.add(msg)
-	} else {
-		err = w.w.WriteMessage(msg)
+		if err := w.bg.pipe.Err(); err != nil {
+			return w.fail(err)
+		}
+		return w.bg.add(msg, encode)
 	}
-	if err != nil {
+	if encode != nil {
+		data, err := encode(w.encoded[:0])
+		if err != nil {
+			return err
+		}
+		w.encoded, msg.Data = data, data
+	}
+	if err := w.w.WriteMessage(msg); err != nil {
 		return w.fail(err)
 	}
 	return nil

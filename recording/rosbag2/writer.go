@@ -122,6 +122,15 @@ type Writer struct {
 	start  int64
 	end    int64
 	done   bool
+
+	// EncodeMessage's: the data encoded for a split that is no
+	// EncodingWriter or for ModeMessage, and the encoder of the message
+	// being written straight into a split, through measured, which
+	// notes its length
+	encoded    []byte
+	encode     func([]byte) ([]byte, error)
+	measured   func([]byte) ([]byte, error)
+	encodedLen int
 }
 
 // Create starts a rosbag2 folder at path, built under a temporary name
@@ -138,6 +147,11 @@ func Create(path string, o Options) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{o: o, dir: d, name: filepath.Base(filepath.Clean(path))}
+	w.measured = func(dst []byte) ([]byte, error) {
+		out, err := w.encode(dst)
+		w.encodedLen = len(out) - len(dst)
+		return out, err
+	}
 	if o.Mode != ModeNone {
 		if w.zenc, err = zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest)); err != nil {
 			d.Abort()
@@ -223,6 +237,19 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 // WriteMessage writes m on channel id, starting a new split first when
 // the current one is full.
 func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
+	return w.write(id, m, nil)
+}
+
+// EncodeMessage is WriteMessage with the data encode appends to dst (m.Data
+// unused), encoded straight into an MCAP split's chunk. When encode fails,
+// nothing is written and its error is returned as is
+// (record.EncodingWriter).
+func (w *Writer) EncodeMessage(id uint32, m *record.Message, encode func(dst []byte) ([]byte, error)) error {
+	return w.write(id, m, encode)
+}
+
+// write is WriteMessage with encode nil, EncodeMessage otherwise.
+func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte, error)) error {
 	if w.done {
 		return errors.New("rosbag2: writer is closed")
 	}
@@ -245,11 +272,26 @@ func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
 		}
 	}
 	w.msg = *m // a field, not a variable that escapes per message
+	split, direct := w.cur.(record.EncodingWriter)
+	if encode != nil && (!direct || w.o.Mode == ModeMessage) {
+		data, err := encode(w.encoded[:0])
+		if err != nil {
+			return err
+		}
+		w.encoded, w.msg.Data, encode = data, data, nil
+	}
 	if w.o.Mode == ModeMessage {
-		w.zbuf = w.zenc.EncodeAll(m.Data, w.zbuf[:0]) // the split copies it
+		w.zbuf = w.zenc.EncodeAll(w.msg.Data, w.zbuf[:0]) // the split copies it
 		w.msg.Data = w.zbuf
 	}
-	if err := w.cur.WriteMessage(ch.inner, &w.msg); err != nil {
+	size := len(w.msg.Data)
+	if encode != nil {
+		w.encode = encode
+		if err := split.EncodeMessage(ch.inner, &w.msg, w.measured); err != nil {
+			return err
+		}
+		size = w.encodedLen
+	} else if err := w.cur.WriteMessage(ch.inner, &w.msg); err != nil {
 		return err
 	}
 	f := w.files[len(w.files)-1]
@@ -268,7 +310,7 @@ func (w *Writer) WriteMessage(id uint32, m *record.Message) error {
 	f.count++
 	ch.count++
 	w.count++
-	w.curLen += int64(len(w.msg.Data))
+	w.curLen += int64(size)
 	return nil
 }
 
