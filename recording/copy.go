@@ -71,9 +71,9 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 	}
 	var n int64
 	var out record.Message // one for every message: the writer copies what it keeps
-	// A writer that can encodes each converted message straight into its
-	// own buffer (an MCAP chunk), through encode; another takes it from
-	// converted.
+	// A writer that can (record.EncodingWriter) has each converted message
+	// encoded straight into its own buffer (an MCAP chunk) through encode;
+	// another takes it from converted.
 	ew, encodes := w.(record.EncodingWriter)
 	var (
 		conv      decode.Conversion

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Speed of convert --to ros2 (issue 26: at most 1.5x cat of the same input)
 # as a user runs it: whole processes, `cat IN > /dev/null` against
-# `convert IN OUT --to ros2` (MCAP, zstd chunks as rosbag2 writes them by
-# default) and `--storage sqlite3`, on a generated recording of every seed
+# `convert IN OUT --to ros2` (MCAP, zstd chunks at the level of rosbag2's
+# zstd chunks) and `--storage sqlite3`, on a generated recording of every seed
 # type with 1 MB point clouds for the bulk (go run ./testdata/gen -big), as
 # written (chunks stored) and recompressed with lz4. BenchmarkConvertToROS2
 # (cmd/baglab) measures the same in one process, without start-up.
