@@ -1,0 +1,47 @@
+package rosbag2
+
+import "testing"
+
+// yamlScalars are strings a metadata.yaml holds or could: names, YAML's
+// keywords and numbers, indicators and spaces.
+var yamlScalars = []string{
+	"/camera/depth/points", "sensor_msgs/msg/PointCloud2", "RIHS01_5f8b2c3e", "cdr", "mcap", "sqlite3",
+	"FILE", "MESSAGE", "zstd", "rec_0.mcap", "rec_12.db3.zstd", "jazzy", "_private", "a-b.c",
+	"null", "Null", "NULL", "nUll", "~", "true", "False", "yes", "No", "on", "OFF", "y", "n",
+	"1", "-1", "1.5", "1e3", ".inf", ".NaN", "0x1F", "0o17", "-", "--", "---", "...", ".", "/",
+	"a:b", "a: b", "a #b", "#a", "a b", " a", "a ", "*a", "&a", "!a", "|", ">", "'a'", `"a"`, "%a",
+	"@a", "`a", "?a", "[a]", "{a}", "a,b", "é", "a\nb", "a\tb",
+}
+
+// TestPlainNameAgreesWithTheParser: every name yamlString writes plain
+// without asking the YAML parser, the parser would write plain too, and
+// yamlString writes each scalar as the parser would.
+func TestPlainNameAgreesWithTheParser(t *testing.T) {
+	plain := 0
+	for _, s := range yamlScalars {
+		if plainName(s) {
+			plain++
+			if got := parsedYAMLString(s); got != s {
+				t.Errorf("%q: written plain, the parser would write %s", s, got)
+			}
+		}
+		if got, want := yamlString(s), parsedYAMLString(s); got != want {
+			t.Errorf("yamlString(%q) = %s, the parser would write %s", s, got, want)
+		}
+	}
+	if plain < 12 {
+		t.Errorf("%d of the names skip the parser, want the 12 usual ones at least", plain)
+	}
+}
+
+// FuzzPlainName: a string plainName passes reads back as itself.
+func FuzzPlainName(f *testing.F) {
+	for _, s := range yamlScalars {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if plainName(s) && parsedYAMLString(s) != s {
+			t.Errorf("%q: written plain, the parser would write %s", s, parsedYAMLString(s))
+		}
+	})
+}
