@@ -1,0 +1,62 @@
+package decode
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/decode/value"
+)
+
+// FuzzTranscodeROS1 feeds arbitrary bytes to the ROS1 → CDR conversion of
+// registry types, against the conversion through value trees that --rules
+// uses (ros2Mapped with no rules): both fail or both give the same bytes;
+// a failure leaves the buffer given as it was, a success appends to it.
+func FuzzTranscodeROS1(f *testing.F) {
+	reg := msgdef.Default()
+	type conversions struct{ direct, byValue Conversion }
+	var convs []conversions
+	for i, name := range []string{"sensor_msgs/PointCloud2", "interactive_world_msgs/TaskTrainingData",
+		"toaster_msgs/FactList", "visualization_msgs/MarkerArray", "sensor_msgs/CameraInfo", "geometry_msgs/TransformStamped",
+		"diagnostic_msgs/DiagnosticArray", "rail_manipulation_msgs/SegmentedObjectList", "std_msgs/Empty",
+		"lama_msgs/Crossing", "std_msgs/Duration"} {
+		t1, err := reg.Lookup(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		dec, err := ros1.Compile(t1)
+		if err != nil {
+			f.Fatal(err)
+		}
+		byValue, _, err := ros2Mapped(dec, &Renames{}, map[string]*msgdef.Type{})
+		if err != nil {
+			f.Fatalf("%s: %v", name, err)
+		}
+		convs = append(convs, conversions{TranscodeROS1(dec), byValue})
+		zero, err := ros1.Encode(value.New(t1))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(uint8(i), zero)
+	}
+	f.Add(uint8(0), []byte{1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 'a'})
+	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
+		c := convs[int(which)%len(convs)]
+		prefix := []byte("kept")
+		direct, err1 := c.direct(prefix, data)
+		byValue, err2 := c.byValue(prefix, data)
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("direct: %v; by value: %v", err1, err2)
+		}
+		if err1 != nil {
+			if !bytes.Equal(direct, prefix) || !bytes.Equal(byValue, prefix) {
+				t.Fatalf("a failed conversion changed the buffer: %q, %q", direct, byValue)
+			}
+			return
+		}
+		if !bytes.HasPrefix(direct, prefix) || !bytes.Equal(direct, byValue) {
+			t.Fatalf("direct %x\nby value %x", direct, byValue)
+		}
+	})
+}
