@@ -8,7 +8,7 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/ros1"
-	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/record"
 )
 
@@ -160,72 +160,108 @@ func ROS1Equivalent(t *msgdef.Type) (*msgdef.Type, *record.Schema, error) {
 	return r1, &record.Schema{Name: r1.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(r1)), MD5: msgdef.MD5(r1)}, nil
 }
 
-// toROS1 returns v, a value of a ROS 2 type, as a value of t, its ROS1
-// equivalent (ROS1Equivalent): builtin Time and Duration structs become
-// ROS1 times and durations (the same instant, nanoseconds below a second
-// as ROS1 keeps them), a Header gets seq 0, a byte
-// its signed ROS1 value; everything else is shared with v.
-func toROS1(v *value.Struct, t *msgdef.Type) *value.Struct {
-	if isROS2Header(v.Type) && len(t.Fields) == 3 {
-		return &value.Struct{Type: t, Fields: []any{uint64(0), ros1Field(&t.Fields[1], v.Fields[0]), ros1Field(&t.Fields[2], v.Fields[1])}}
+// ros1Time is a builtin_interfaces Time or Duration (k msgdef.Time or
+// msgdef.Duration) as the ROS1 time or duration rosbags writes: the same
+// instant with nanoseconds below a second, as ROS1 keeps them (genpy
+// normalises them so), when ROS1 can hold it; else the same bits.
+func ros1Time(k msgdef.Kind, sec int64, nsec uint64) (int64, int64) {
+	total := sec*1e9 + int64(nsec)
+	q, r := total/1e9, total%1e9
+	if r < 0 {
+		q, r = q-1, r+1e9
 	}
-	out := &value.Struct{Type: t, Fields: make([]any, len(t.Fields))}
-	src := v.Fields
-	for i := range t.Fields {
-		out.Fields[i] = ros1Field(&t.Fields[i], src[i])
+	if k == msgdef.Time {
+		if total >= 0 && q <= math.MaxUint32 {
+			return q, r
+		}
+		return int64(uint32(sec)), int64(uint32(nsec))
 	}
-	return out
+	if q >= math.MinInt32 && q <= math.MaxInt32 {
+		return q, r
+	}
+	return sec, int64(int32(uint32(nsec)))
 }
 
-// ros1Field converts one field value (see toROS1).
-func ros1Field(f *msgdef.Field, x any) any {
-	if a, ok := x.([]any); ok {
-		out := make([]any, len(a))
-		for i, e := range a {
-			out[i] = ros1Elem(f, e)
+// TranscodeROS2 returns the Conversion of messages of a ROS 2 type (dec
+// compiled for it, CDR) into the ROS1 wire format of its ROS1Equivalent:
+// one pass of dec straight into a ROS1 encoder, each Header given seq 0,
+// each builtin_interfaces Time and Duration written as a ROS1 time or
+// duration (ros1Time), a wstring as a string. It is not for concurrent
+// use.
+func TranscodeROS2(dec Decoder) Conversion {
+	s := &addSeq{}
+	return func(dst, src []byte) ([]byte, error) {
+		s.enc.Start(dst)
+		s.time = nil
+		if err := dec.Decode(src, s); err != nil {
+			return dst, err
 		}
-		return out
+		return s.enc.Out(), nil
 	}
-	return ros1Elem(f, x)
 }
 
-func ros1Elem(f *msgdef.Field, x any) any {
-	switch f.Kind {
-	case msgdef.Time, msgdef.Duration:
-		s, ok := x.(*value.Struct)
-		if !ok || len(s.Fields) != 2 {
-			return x
-		}
-		sec, _ := s.Fields[0].(int64)
-		nsec, _ := s.Fields[1].(uint64)
-		// ROS1 keeps nsecs in [0, 1e9) (genpy normalises them so): the
-		// same instant, normalised, when ROS1 can hold it; else the bits.
-		total := sec*1e9 + int64(nsec)
-		q, r := total/1e9, total%1e9
-		if r < 0 {
-			q, r = q-1, r+1e9
-		}
-		if f.Kind == msgdef.Time {
-			if total >= 0 && q <= math.MaxUint32 {
-				return value.Time{Sec: q, Nsec: r}
-			}
-			return value.Time{Sec: int64(uint32(sec)), Nsec: int64(uint32(nsec))}
-		}
-		if q >= math.MinInt32 && q <= math.MaxInt32 {
-			return value.Duration{Sec: q, Nsec: r}
-		}
-		return value.Duration{Sec: sec, Nsec: int64(int32(uint32(nsec)))}
-	case msgdef.Struct:
-		if s, ok := x.(*value.Struct); ok {
-			return toROS1(s, f.Msg)
-		}
-	case msgdef.Int8:
-		if u, ok := x.(uint64); ok { // ROS 2's byte read unsigned
-			return int64(int8(uint8(u)))
+// seqField is the seq a ROS 2 Header gets back in ROS1.
+var seqField = &msgdef.Field{Name: "seq", Kind: msgdef.Uint32, Prim: "uint32"}
+
+// addSeq passes a ROS 2 message's events to the ROS1 encoder: seq 0 before
+// the fields of each Header, and the two fields of each builtin Time or
+// Duration as one ROS1 time or duration.
+type addSeq struct {
+	enc  ros1.Encoder
+	time *msgdef.Field // the builtin Time or Duration being read, or nil
+	kind msgdef.Kind   // its ROS1 kind
+	sec  int64
+	nsec uint64
+}
+
+func (s *addSeq) BeginMessage(t *msgdef.Type) {
+	if isROS2Header(t) {
+		s.enc.Uint(seqField, 0)
+	}
+}
+func (s *addSeq) EndMessage() {}
+func (s *addSeq) BeginStruct(f *msgdef.Field) {
+	switch ros1Builtin[f.Msg.Name] {
+	case "time":
+		s.time, s.kind, s.sec, s.nsec = f, msgdef.Time, 0, 0
+	case "duration":
+		s.time, s.kind, s.sec, s.nsec = f, msgdef.Duration, 0, 0
+	default:
+		if isROS2Header(f.Msg) {
+			s.enc.Uint(seqField, 0)
 		}
 	}
-	return x
 }
+func (s *addSeq) EndStruct() {
+	if s.time != nil {
+		sec, nsec := ros1Time(s.kind, s.sec, s.nsec)
+		s.enc.Time(s.time, sec, nsec)
+		s.time = nil
+	}
+}
+func (s *addSeq) BeginArray(f *msgdef.Field, n int) { s.enc.BeginArray(f, n) }
+func (s *addSeq) EndArray()                         { s.enc.EndArray() }
+func (s *addSeq) Bool(f *msgdef.Field, v bool)      { s.enc.Bool(f, v) }
+func (s *addSeq) Int(f *msgdef.Field, v int64) {
+	if s.time != nil {
+		s.sec = v
+		return
+	}
+	s.enc.Int(f, v)
+}
+func (s *addSeq) Uint(f *msgdef.Field, v uint64) {
+	if s.time != nil {
+		s.nsec = v
+		return
+	}
+	s.enc.Uint(f, v)
+}
+func (s *addSeq) Float(f *msgdef.Field, v float64)      { s.enc.Float(f, v) }
+func (s *addSeq) String(f *msgdef.Field, v []byte)      { s.enc.String(f, v) }
+func (s *addSeq) Bytes(f *msgdef.Field, v []byte)       { s.enc.Bytes(f, v) }
+func (s *addSeq) Time(f *msgdef.Field, sec, nsec int64) { s.enc.Time(f, sec, nsec) }
+
+var _ sink.Sink = (*addSeq)(nil)
 
 // A Conversion re-encodes one message: it appends the new encoding of src
 // to dst and returns the extended slice, or dst unchanged in length and an
@@ -242,18 +278,12 @@ func (r *Resolver) ToROS1(ch *record.Channel) (Conversion, *record.Channel, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	t1, schema, err := ROS1Equivalent(dec.Type())
+	_, schema, err := ROS1Equivalent(dec.Type())
 	if err != nil {
 		return nil, nil, err
 	}
 	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "ros1", Schema: schema, Metadata: ch.Metadata}
-	return func(dst, src []byte) ([]byte, error) {
-		v, err := dec.DecodeValue(src)
-		if err != nil {
-			return dst, err
-		}
-		return ros1.AppendEncode(dst, toROS1(v, t1))
-	}, out, nil
+	return TranscodeROS2(dec), out, nil
 }
 
 // WithDefinition returns ch with its schema filled from the resolved type

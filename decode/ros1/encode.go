@@ -30,30 +30,52 @@ func Encode(v *value.Struct) ([]byte, error) { return AppendEncode(nil, v) }
 // AppendEncode appends the ROS1 serialization of v to buf. On error it
 // returns buf unchanged (in length) and the error.
 func AppendEncode(buf []byte, v *value.Struct) ([]byte, error) {
-	e := encoder{buf: buf}
+	var e Encoder
+	e.Start(buf)
 	if err := v.Emit(&e); err != nil {
 		return buf, err
 	}
-	return e.buf, nil
+	return e.Out(), nil
 }
 
-// encoder is a sink that writes the wire format. value.Struct.Emit has
-// checked types, ranges and lengths before each call.
-type encoder struct{ buf []byte }
+// Encoder is a sink.Sink that writes the wire format of the message a
+// codec walks or a value tree emits: the events must fit a ROS1 type in
+// kinds, arrays and order (the fields given may be another type's with
+// the same wire layout, as in transcoding without a value tree). It
+// checks nothing (value.Struct.Emit has checked types, ranges and lengths
+// before each call).
+type Encoder struct{ buf []byte }
 
-func (e *encoder) BeginMessage(*msgdef.Type) {}
-func (e *encoder) EndMessage()               {}
-func (e *encoder) BeginStruct(*msgdef.Field) {}
-func (e *encoder) EndStruct()                {}
-func (e *encoder) EndArray()                 {}
+// Start begins a message, appending to buf.
+func (e *Encoder) Start(buf []byte) { e.buf = buf }
 
-func (e *encoder) BeginArray(f *msgdef.Field, n int) {
+// Out returns buf with the message appended.
+func (e *Encoder) Out() []byte { return e.buf }
+
+// BeginMessage implements sink.Sink; it writes nothing.
+func (e *Encoder) BeginMessage(*msgdef.Type) {}
+
+// EndMessage implements sink.Sink; it writes nothing.
+func (e *Encoder) EndMessage() {}
+
+// BeginStruct implements sink.Sink; it writes nothing.
+func (e *Encoder) BeginStruct(*msgdef.Field) {}
+
+// EndStruct implements sink.Sink; it writes nothing.
+func (e *Encoder) EndStruct() {}
+
+// EndArray implements sink.Sink; it writes nothing.
+func (e *Encoder) EndArray() {}
+
+// BeginArray implements sink.Sink: a sequence's length.
+func (e *Encoder) BeginArray(f *msgdef.Field, n int) {
 	if f.Array == msgdef.Sequence {
 		e.buf = le.AppendUint32(e.buf, uint32(n))
 	}
 }
 
-func (e *encoder) Bool(_ *msgdef.Field, v bool) {
+// Bool implements sink.Sink.
+func (e *Encoder) Bool(_ *msgdef.Field, v bool) {
 	if v {
 		e.buf = append(e.buf, 1)
 	} else {
@@ -61,11 +83,13 @@ func (e *encoder) Bool(_ *msgdef.Field, v bool) {
 	}
 }
 
-func (e *encoder) Int(f *msgdef.Field, v int64) { e.putInt(f.Kind, uint64(v)) }
+// Int implements sink.Sink.
+func (e *Encoder) Int(f *msgdef.Field, v int64) { e.putInt(f.Kind, uint64(v)) }
 
-func (e *encoder) Uint(f *msgdef.Field, v uint64) { e.putInt(f.Kind, v) }
+// Uint implements sink.Sink.
+func (e *Encoder) Uint(f *msgdef.Field, v uint64) { e.putInt(f.Kind, v) }
 
-func (e *encoder) putInt(k msgdef.Kind, v uint64) {
+func (e *Encoder) putInt(k msgdef.Kind, v uint64) {
 	switch k.Size() {
 	case 1:
 		e.buf = append(e.buf, byte(v))
@@ -78,7 +102,8 @@ func (e *encoder) putInt(k msgdef.Kind, v uint64) {
 	}
 }
 
-func (e *encoder) Float(f *msgdef.Field, v float64) {
+// Float implements sink.Sink.
+func (e *Encoder) Float(f *msgdef.Field, v float64) {
 	if f.Kind == msgdef.Float32 {
 		e.buf = le.AppendUint32(e.buf, math.Float32bits(float32(v)))
 		return
@@ -86,19 +111,22 @@ func (e *encoder) Float(f *msgdef.Field, v float64) {
 	e.buf = le.AppendUint64(e.buf, math.Float64bits(v))
 }
 
-func (e *encoder) String(_ *msgdef.Field, v []byte) {
+// String implements sink.Sink.
+func (e *Encoder) String(_ *msgdef.Field, v []byte) {
 	e.buf = le.AppendUint32(e.buf, uint32(len(v)))
 	e.buf = append(e.buf, v...)
 }
 
-func (e *encoder) Bytes(f *msgdef.Field, v []byte) {
+// Bytes implements sink.Sink.
+func (e *Encoder) Bytes(f *msgdef.Field, v []byte) {
 	if f.Array == msgdef.Sequence {
 		e.buf = le.AppendUint32(e.buf, uint32(len(v)))
 	}
 	e.buf = append(e.buf, v...)
 }
 
-func (e *encoder) Time(_ *msgdef.Field, sec, nsec int64) {
+// Time implements sink.Sink: a time or duration as two 4-byte words.
+func (e *Encoder) Time(_ *msgdef.Field, sec, nsec int64) {
 	e.buf = le.AppendUint32(e.buf, uint32(sec))
 	e.buf = le.AppendUint32(e.buf, uint32(nsec))
 }
