@@ -266,7 +266,8 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 			}
 		}
 	}
-	if w.cur == nil {
+	opened := w.cur == nil
+	if opened {
 		if err := w.open(); err != nil {
 			return err
 		}
@@ -276,6 +277,7 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 	if encode != nil && (!direct || w.o.Mode == ModeMessage) {
 		data, err := encode(w.encoded[:0])
 		if err != nil {
+			w.dropOpened(opened)
 			return err
 		}
 		w.encoded, w.msg.Data, encode = data, data, nil
@@ -288,6 +290,7 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 	if encode != nil {
 		w.encode = encode
 		if err := split.EncodeMessage(ch.inner, &w.msg, w.measured); err != nil {
+			w.dropOpened(opened)
 			return err
 		}
 		size = w.encodedLen
@@ -312,6 +315,17 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 	w.count++
 	w.curLen += int64(size)
 	return nil
+}
+
+// dropOpened removes the split write opened (opened) for a message that
+// could not be encoded, so that no split stays empty: the next message
+// opens it again.
+func (w *Writer) dropOpened(opened bool) {
+	if opened {
+		w.cur.Abort()
+		w.cur = nil
+		w.files = w.files[:len(w.files)-1]
+	}
 }
 
 // closeSplit finishes the current split (and compresses it in ModeFile).

@@ -1,8 +1,12 @@
 package rosbag2_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +79,90 @@ func TestWriterSplits(t *testing.T) {
 		}
 		if _, err := os.Stat(dir); err == nil {
 			t.Errorf("%+v: %s written", o, dir)
+		}
+	}
+}
+
+// TestEncodeMessageLeavesNoEmptySplit: a message whose encoder fails just
+// after a split is full leaves no split behind (the next message opens
+// it), even when no message follows, in both storages (an MCAP split
+// takes the encoder, a sqlite3 one its bytes): the splits and their
+// counts are those of writing the other messages alone, every split holds
+// messages and the names run on without a gap.
+func TestEncodeMessageLeavesNoEmptySplit(t *testing.T) {
+	fails := errors.New("does not encode")
+	for _, o := range []rosbag2.Options{{SplitSize: 100}, {Storage: rosbag2.StorageSQLite, SplitSize: 100}} {
+		var counts [2][]uint64
+		for k, encodes := range []bool{false, true} {
+			dir := filepath.Join(t.TempDir(), "rec")
+			w, err := rosbag2.Create(dir, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := &record.Schema{Name: "std_msgs/msg/Int32", Encoding: "ros2msg", Data: []byte("int32 data\n")}
+			id, _ := w.AddChannel(&record.Channel{Topic: "/a", MessageEncoding: "cdr", Schema: s, Metadata: map[string]string{}})
+			// Each message the writer takes adds 8 bytes to its split; one
+			// arriving at a full split (100 bytes) starts the next. The
+			// first message at each full split fails, and from the fourth
+			// full split on every message does.
+			written, inSplit, full, failedHere := 0, 0, 0, false
+			for i := range 60 {
+				data := []byte{0, 1, 0, 0, byte(i), 0, 0, 0}
+				m := &record.Message{LogTime: int64(1e18) + int64(i)*1e6}
+				atFull := inSplit >= 100
+				if atFull && !failedHere {
+					full++
+				}
+				bad := atFull && (!failedHere || full >= 4)
+				failedHere = bad
+				if !bad {
+					if atFull {
+						inSplit = 0
+					}
+					inSplit += 8
+				}
+				switch {
+				case !encodes && bad:
+					continue
+				case !encodes:
+					m.Data = data
+					err = w.WriteMessage(id, m)
+				case bad:
+					if err = w.EncodeMessage(id, m, func(dst []byte) ([]byte, error) { return dst, fails }); err == fails {
+						err = nil
+						continue
+					}
+				default:
+					err = w.EncodeMessage(id, m, func(dst []byte) ([]byte, error) { return append(dst, data...), nil })
+				}
+				if err != nil {
+					t.Fatalf("%+v: message %d: %v", o, i, err)
+				}
+				written++
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			meta, err := db3.ReadBag2Metadata(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meta.MessageCount != uint64(written) {
+				t.Errorf("%+v: %d messages in metadata.yaml, %d written", o, meta.MessageCount, written)
+			}
+			for i, f := range meta.Files {
+				if !strings.HasPrefix(f.Path, "rec_"+strconv.Itoa(i)+".") || f.MessageCount == 0 {
+					t.Errorf("%+v, encoding %v: split %d: %s with %d messages", o, encodes, i, f.Path, f.MessageCount)
+				}
+				counts[k] = append(counts[k], f.MessageCount)
+			}
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != len(meta.Files)+1 {
+				t.Errorf("%+v, encoding %v: %d entries in the folder, %d splits", o, encodes, len(entries), len(meta.Files))
+			}
+		}
+		if !slices.Equal(counts[0], counts[1]) || len(counts[0]) < 4 {
+			t.Errorf("%+v: splits of %v messages encoding, %v writing", o, counts[1], counts[0])
 		}
 	}
 }
