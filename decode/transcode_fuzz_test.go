@@ -15,7 +15,6 @@ import (
 // a failure leaves the buffer given as it was, a success appends to it.
 func FuzzTranscodeROS1(f *testing.F) {
 	reg := msgdef.Default()
-	type conversions struct{ direct, byValue Conversion }
 	var convs []conversions
 	for i, name := range []string{"sensor_msgs/PointCloud2", "interactive_world_msgs/TaskTrainingData",
 		"toaster_msgs/FactList", "visualization_msgs/MarkerArray", "sensor_msgs/CameraInfo", "geometry_msgs/TransformStamped",
@@ -42,21 +41,30 @@ func FuzzTranscodeROS1(f *testing.F) {
 	}
 	f.Add(uint8(0), []byte{1, 0, 0, 0, 2, 0, 0, 0, 1, 0, 0, 0, 'a'})
 	f.Fuzz(func(t *testing.T, which uint8, data []byte) {
-		c := convs[int(which)%len(convs)]
-		prefix := []byte("kept")
-		direct, err1 := c.direct(prefix, data)
-		byValue, err2 := c.byValue(prefix, data)
-		if (err1 == nil) != (err2 == nil) {
-			t.Fatalf("direct: %v; by value: %v", err1, err2)
-		}
-		if err1 != nil {
-			if !bytes.Equal(direct, prefix) || !bytes.Equal(byValue, prefix) {
-				t.Fatalf("a failed conversion changed the buffer: %q, %q", direct, byValue)
-			}
-			return
-		}
-		if !bytes.HasPrefix(direct, prefix) || !bytes.Equal(direct, byValue) {
-			t.Fatalf("direct %x\nby value %x", direct, byValue)
-		}
+		convs[int(which)%len(convs)].agree(t, data)
 	})
+}
+
+// conversions are two ways to one conversion, which must agree.
+type conversions struct{ direct, byValue Conversion }
+
+// agree fails t unless both conversions of data fail, leaving the buffer
+// they are given as it was, or both append the same bytes to it.
+func (c conversions) agree(t *testing.T, data []byte) {
+	t.Helper()
+	prefix := []byte("kept")
+	direct, err1 := c.direct(prefix, data)
+	byValue, err2 := c.byValue(prefix, data)
+	if (err1 == nil) != (err2 == nil) {
+		t.Fatalf("direct: %v; by value: %v", err1, err2)
+	}
+	if err1 != nil {
+		if !bytes.Equal(direct, prefix) || !bytes.Equal(byValue, prefix) {
+			t.Fatalf("a failed conversion changed the buffer: %q, %q", direct, byValue)
+		}
+		return
+	}
+	if !bytes.HasPrefix(direct, prefix) || !bytes.Equal(direct, byValue) {
+		t.Fatalf("direct %x\nby value %x", direct, byValue)
+	}
 }
