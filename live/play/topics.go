@@ -61,7 +61,8 @@ func (p *plan) sourceOf(ch *record.Channel) *source {
 }
 
 // played is how the messages of a channel are played: converted into ROS1
-// wire bytes by conv (nil: passed through), published as src.
+// wire bytes by conv (nil: passed through; only the read-ahead's one
+// goroutine calls it), published as src.
 type played struct {
 	conv decode.Conversion
 	src  *source
