@@ -21,12 +21,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testdata/bench/lib.sh
 ROOT=$PWD
-DIR=${1:-/tmp/baglab-bench}
+DIR=$(bench_dir "${1:-/tmp/baglab-bench}")
 RUNS=${RUNS:-3}
 SLOW_RUNS=${SLOW_RUNS:-1}
 MEMORY=${MEMORY:-1}
 PY=/usr/bin/python3
-DIR=$(bench_dir "$DIR")
 RES=$DIR/results
 TABLE_ONLY=${TABLE_ONLY:-0} # 1: print the tables of the last run in DIR
 [ "$TABLE_ONLY" = 1 ] || { rm -rf "$RES" && mkdir -p "$RES"; }

@@ -15,10 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testdata/bench/lib.sh
-DIR=${1:-/tmp/baglab-bench-convert}
+DIR=$(bench_dir "${1:-/tmp/baglab-bench-convert}")
 SIZE=${SIZE:-1050000000}
 RUNS=${RUNS:-5}
-DIR=$(bench_dir "$DIR")
 need_time
 bench_baglab
 [ -s "$DIR/big.bag" ] || go run ./testdata/gen -big "$DIR/big.bag" -size "$SIZE" >/dev/null

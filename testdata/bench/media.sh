@@ -10,12 +10,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testdata/bench/lib.sh
-DIR=${1:-/tmp/baglab-bench-media}
+DIR=$(bench_dir "${1:-/tmp/baglab-bench-media}")
 RUNS=${RUNS:-3}
 FRAMES=${FRAMES:-1000}
 JOBS=${JOBS:-2}
 PY=/usr/bin/python3
-DIR=$(bench_dir "$DIR")
 need_time
 bench_baglab
 BAG=$DIR/frames-$FRAMES.bag

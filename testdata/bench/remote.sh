@@ -20,13 +20,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testdata/bench/lib.sh
-DIR=${1:-/tmp/baglab-bench-remote}
+DIR=$(bench_dir "${1:-/tmp/baglab-bench-remote}")
 SIZE=${SIZE:-1050000000}
 FILE=${FILE:-big.mcap}
 WHAT=${WHAT:-info cat1topic window1s export exportds}
 WEED=${WEED:-$HOME/.cache/baglab/weed/weed}
 SERVER=${SERVER:-s3}
-DIR=$(bench_dir "$DIR")
 bench_baglab
 case $SERVER in
 s3)

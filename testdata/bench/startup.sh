@@ -12,10 +12,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testdata/bench/lib.sh
-DIR=${1:-/tmp/baglab-bench}
+DIR=$(bench_dir "${1:-/tmp/baglab-bench}")
 RUNS=${RUNS:-20}
 PY=/usr/bin/python3
-DIR=$(bench_dir "$DIR")
 command -v perf >/dev/null || { echo "startup.sh needs perf (linux-perf)" >&2; exit 1; }
 bench_baglab
 ls -l "$BAGLAB" | awk '{printf "binary: %.1f MB\n", $5 / 1e6}' >&2

@@ -11,10 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . testdata/bench/lib.sh
-DIR=${1:-/tmp/baglab-bench-tf}
+DIR=$(bench_dir "${1:-/tmp/baglab-bench-tf}")
 LENGTH=${LENGTH:-120}
 RUNS=${RUNS:-3}
-DIR=$(bench_dir "$DIR")
 need_time
 bench_baglab
 for ext in bag mcap; do
