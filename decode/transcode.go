@@ -270,10 +270,10 @@ type Conversion func(dst, src []byte) ([]byte, error)
 
 // ToROS1 returns the Conversion of messages of a channel into ROS1
 // (TranscodeROS2), not for concurrent use, and the channel to write them
-// on. ROS1 channels pass through unchanged.
+// on. ROS1 channels pass through unchanged (nil Conversion).
 func (r *Resolver) ToROS1(ch *record.Channel) (Conversion, *record.Channel, error) {
 	if ch.MessageEncoding == "ros1" {
-		return func(dst, src []byte) ([]byte, error) { return append(dst, src...), nil }, ch, nil
+		return nil, ch, nil
 	}
 	dec, err := r.For(ch)
 	if err != nil {

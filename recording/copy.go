@@ -275,8 +275,5 @@ func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel
 		cc.Metadata = md
 		c = &cc
 	}
-	if ch.MessageEncoding == "ros1" {
-		conv = nil
-	}
 	return c, conv, nil
 }

@@ -185,9 +185,6 @@ func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, decode.Conversi
 	if err != nil {
 		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
 	}
-	if ch.MessageEncoding == "ros1" {
-		conv = nil
-	}
 	if c, err = res.WithDefinition(c); err != nil {
 		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
 	}
