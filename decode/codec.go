@@ -42,6 +42,7 @@ type Resolver struct {
 	reg   *msgdef.Registry
 	mu    sync.Mutex
 	cache map[schemaKey]*resolved
+	ros2  map[ros2Key]*ros2Target // ToROS2's, per ROS1 type and renames
 }
 
 type schemaKey struct {
@@ -65,7 +66,7 @@ func NewResolver(reg *msgdef.Registry) *Resolver {
 	if reg == nil {
 		reg = msgdef.Default()
 	}
-	return &Resolver{reg: reg, cache: map[schemaKey]*resolved{}}
+	return &Resolver{reg: reg, cache: map[schemaKey]*resolved{}, ros2: map[ros2Key]*ros2Target{}}
 }
 
 // Registry returns the registry the resolver falls back to.

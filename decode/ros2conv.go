@@ -335,26 +335,67 @@ func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (Conversion, *record.
 	if err != nil {
 		return nil, nil, err
 	}
-	mapped, err := rn.mappedTypes(dec.Type(), r.reg)
-	if err != nil {
-		return nil, nil, &record.Error{Offset: -1, Topic: ch.Topic, Err: err}
-	}
-	if mapped != nil {
-		conv, t2, err := ros2Mapped(dec, rn, mapped)
-		if err != nil {
-			return nil, nil, err
-		}
-		out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "cdr",
-			Schema:   &record.Schema{Name: ros2Name(t2.Name), Encoding: "ros2msg", Data: []byte(mappedBundle(t2))},
-			Metadata: map[string]string{"type_description_hash": msgdef.TypeHash(t2)}}
-		return conv, out, nil
-	}
-	t2, err := ROS2Equivalent(dec.Type(), rn)
+	tgt, err := r.ros2Target(ch, dec, rn)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "cdr",
-		Schema:   &record.Schema{Name: t2.FullName, Encoding: "ros2msg", Data: []byte(ROS2Bundle(t2))},
-		Metadata: map[string]string{"type_description_hash": msgdef.TypeHash(t2)}}
+		Schema:   &record.Schema{Name: tgt.name, Encoding: "ros2msg", Data: tgt.bundle},
+		Metadata: map[string]string{"type_description_hash": tgt.hash}}
+	if tgt.mapped != nil {
+		return mappedConversion(dec, rn, tgt.mapped, tgt.t2), out, nil
+	}
 	return TranscodeROS1(dec), out, nil
+}
+
+// ros2Target is what ToROS2 makes of a ROS1 type under renames: the ROS 2
+// type, its schema name and text, its RIHS01 hash, and the types --rules
+// maps in its closure (nil: transcoded directly).
+type ros2Target struct {
+	t2     *msgdef.Type
+	name   string
+	bundle []byte
+	hash   string
+	mapped map[string]*msgdef.Type
+}
+
+// ros2Key names a ros2Target: the ROS1 type (one per compiled schema) and
+// the renames.
+type ros2Key struct {
+	t1 *msgdef.Type
+	rn *Renames
+}
+
+// ros2Target returns the ros2Target of dec's type under rn, worked out
+// once for every channel of that type (the splits of a recording repeat
+// their connections); errors name ch's topic.
+func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ros2Target, error) {
+	key := ros2Key{dec.Type(), rn}
+	r.mu.Lock()
+	tgt := r.ros2[key]
+	r.mu.Unlock()
+	if tgt != nil {
+		return tgt, nil
+	}
+	mapped, err := rn.mappedTypes(key.t1, r.reg)
+	if err != nil {
+		return nil, &record.Error{Offset: -1, Topic: ch.Topic, Err: err}
+	}
+	tgt = &ros2Target{mapped: mapped}
+	if mapped != nil {
+		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped); err != nil {
+			return nil, err
+		}
+		tgt.name, tgt.bundle = ros2Name(tgt.t2.Name), []byte(mappedBundle(tgt.t2))
+	} else {
+		if tgt.t2, err = ROS2Equivalent(key.t1, rn); err != nil {
+			return nil, err
+		}
+		tgt.name, tgt.bundle = tgt.t2.FullName, []byte(ROS2Bundle(tgt.t2))
+	}
+	tgt.hash = msgdef.TypeHash(tgt.t2)
+	r.mu.Lock()
+	r.ros2[key] = tgt
+	r.mu.Unlock()
+	return tgt, nil
 }

@@ -103,18 +103,21 @@ func selectField(t *msgdef.Type, path []string) (*msgdef.Field, error) {
 	return nil, nil
 }
 
-// ros2Mapped is ToROS2 for a channel of ROS1 type t1 whose closure holds
-// types in mapped (see mappedTypes): each message is decoded into a value
-// tree and built in the ROS 2 layout.
-func ros2Mapped(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type) (Conversion, *msgdef.Type, error) {
-	t1 := dec.Type()
-	t2 := mapped[t1.Name]
-	if t2 == nil {
-		var err error
-		if t2, err = ros2Equivalent(t1, rn, mapped); err != nil {
-			return nil, nil, err
-		}
+// ros2MappedType is the ROS 2 type of ROS1 type t1 whose closure holds
+// types in mapped (see mappedTypes).
+func ros2MappedType(t1 *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type) (*msgdef.Type, error) {
+	if t2 := mapped[t1.Name]; t2 != nil {
+		return t2, nil
 	}
+	return ros2Equivalent(t1, rn, mapped)
+}
+
+// mappedConversion is ToROS2's Conversion for a channel of ROS1 type
+// dec.Type() whose closure holds types in mapped, into t2
+// (ros2MappedType): each message is decoded into a value tree and built
+// in the ROS 2 layout.
+func mappedConversion(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type, t2 *msgdef.Type) Conversion {
+	t1 := dec.Type()
 	c := &ruleConv{rn: rn, mapped: mapped}
 	return func(dst, src []byte) ([]byte, error) {
 		v1, err := dec.DecodeValue(src)
@@ -126,7 +129,7 @@ func ros2Mapped(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type) (Conve
 			return dst, fmt.Errorf("%w: %s as %s: %v", record.ErrFormat, t1.Name, t2.FullName, err)
 		}
 		return cdr.AppendEncode(dst, v2, false)
-	}, t2, nil
+	}
 }
 
 // ruleConv builds ROS 2 values from ROS1 ones by the rules.

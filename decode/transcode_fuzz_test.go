@@ -11,7 +11,7 @@ import (
 
 // FuzzTranscodeROS1 feeds arbitrary bytes to the ROS1 → CDR conversion of
 // registry types, against the conversion through value trees that --rules
-// uses (ros2Mapped with no rules): both fail or both give the same bytes;
+// uses (mappedConversion with no rules): both fail or both give the same bytes;
 // a failure leaves the buffer given as it was, a success appends to it.
 func FuzzTranscodeROS1(f *testing.F) {
 	reg := msgdef.Default()
@@ -28,11 +28,12 @@ func FuzzTranscodeROS1(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		byValue, _, err := ros2Mapped(dec, &Renames{}, map[string]*msgdef.Type{})
+		rn, mapped := &Renames{}, map[string]*msgdef.Type{}
+		t2, err := ros2MappedType(t1, rn, mapped)
 		if err != nil {
 			f.Fatalf("%s: %v", name, err)
 		}
-		convs = append(convs, conversions{TranscodeROS1(dec), byValue})
+		convs = append(convs, conversions{TranscodeROS1(dec), mappedConversion(dec, rn, mapped, t2)})
 		zero, err := ros1.Encode(value.New(t1))
 		if err != nil {
 			f.Fatal(err)
