@@ -247,10 +247,18 @@ func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel
 		if err != nil {
 			return nil, nil, err
 		}
-		c.Metadata["offered_qos_profiles"] = ""
-		if Latched(ch) {
-			c.Metadata["offered_qos_profiles"] = rosbag2.LatchedQoS
+		// A ROS 2 publisher's offered profiles are kept, as
+		// rosbags-convert keeps them; a latched ROS1 connection is
+		// offered as rosbags-convert offers it.
+		qos := ""
+		if in := ch.Metadata["offered_qos_profiles"]; in != "" {
+			if qos, err = rosbag2.OfferedQoS(in); err != nil {
+				return nil, nil, fmt.Errorf("%w: topic %s: %v", record.ErrFormat, ch.Topic, err)
+			}
+		} else if Latched(ch) {
+			qos = rosbag2.LatchedQoS
 		}
+		c.Metadata["offered_qos_profiles"] = qos
 		return c, conv, nil
 	}
 	if format != FormatBag {

@@ -1,9 +1,8 @@
 package recording
 
 import (
-	"strings"
-
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/rosbag2"
 )
 
 // Latched reports whether a channel was latched, so that a late subscriber
@@ -14,6 +13,5 @@ func Latched(ch *record.Channel) bool {
 	if l := ch.Metadata["latching"]; l == "1" || l == "true" {
 		return true
 	}
-	qos := ch.Metadata["offered_qos_profiles"]
-	return strings.Contains(qos, "transient_local") || strings.Contains(qos, "durability: 1\n") || strings.HasSuffix(qos, "durability: 1")
+	return rosbag2.OffersTransientLocal(ch.Metadata["offered_qos_profiles"])
 }

@@ -21,6 +21,12 @@ func TestLatched(t *testing.T) {
 		{map[string]string{"offered_qos_profiles": "- history: 1\n  durability: 1"}, true},
 		{map[string]string{"offered_qos_profiles": "- history: 1\n  durability: transient_local"}, true},
 		{map[string]string{"offered_qos_profiles": "- history: 1\n  durability: 2"}, false},
+		// the second of two profiles; a name in capitals (as rmw's enum)
+		{map[string]string{"offered_qos_profiles": "- durability: 2\n- durability: 1"}, true},
+		{map[string]string{"offered_qos_profiles": "- durability: TRANSIENT_LOCAL"}, true},
+		// a word in a profile that is not its durability; not YAML
+		{map[string]string{"offered_qos_profiles": "- durability: volatile\n  note: transient_local"}, false},
+		{map[string]string{"offered_qos_profiles": "- durability: [1"}, false},
 	} {
 		if got := Latched(&record.Channel{Metadata: c.md}); got != c.want {
 			t.Errorf("Latched(%v) = %v", c.md, got)

@@ -85,8 +85,9 @@ named OUT_0.mcap ..., a metadata.yaml of version 9, new splits by
 names (pkg/Type → pkg/msg/Type, tf/tfMessage → tf2_msgs/msg/TFMessage,
 or as --rules FILE in ros1_bridge's mapping_rules.yaml says), std_msgs/Header
 loses seq, time and duration become builtin_interfaces Time and Duration,
-a latched connection is offered with transient-local durability, and
-every topic carries its RIHS01 type description hash. --distro names the
+a latched connection is offered with transient-local durability (a ROS 2
+topic keeps the QoS profiles its publisher offered), and every topic
+carries its RIHS01 type description hash. --distro names the
 ros_distro written.`,
 		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap\n" +
 			"  baglab convert demo/data/study.bag ros2_study --to ros2\n  baglab convert demo/data/study.bag ros2_study_db3 --to ros2 --storage sqlite3 --split-duration 60s",

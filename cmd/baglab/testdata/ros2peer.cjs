@@ -5,7 +5,8 @@
 // definition the split stores (parsed by @foxglove/rosmsg).
 // usage: node ros2peer.cjs NODE_DIR FOLDER
 // Output: {"metadata": <metadata.yaml>, "files": {name: {"profile", "topics": {topic: {"type", "encoding",
-// "schema_encoding", "metadata"}}, "records": {name: {key: value}}}}, "messages": [{"topic", "type",
+// "schema_encoding", "metadata", "qos" (its offered_qos_profiles parsed)}}, "records": {name: {key: value}}}},
+// "messages": [{"topic", "type",
 // "log_time_ns", "message"}]}
 // in split order, then log time, then file order. rosmsg's ROS 2 parser
 // refuses camelCase field names; such definitions are parsed in its ROS1
@@ -39,6 +40,10 @@ const json = (v) => {
   if (v && typeof v === "object") return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, json(x)]));
   return v;
 };
+
+// qos parses a split's offered_qos_profiles text (MCAP channel metadata,
+// the topics table of a .db3) with js-yaml; null when there is none.
+const qos = (text) => (text ? yaml.load(text) : null);
 
 // unzstd decompresses a zstd stream of unknown size: wasm-zstd needs room
 // for the output, so it tries growing buffers.
@@ -104,7 +109,7 @@ async function main() {
       }
       for (const ch of reader.channelsById.values()) {
         const s = reader.schemasById.get(ch.schemaId);
-        file.topics[ch.topic] = { type: s.name, encoding: ch.messageEncoding, schema_encoding: s.encoding, metadata: Object.fromEntries(ch.metadata) };
+        file.topics[ch.topic] = { type: s.name, encoding: ch.messageEncoding, schema_encoding: s.encoding, metadata: Object.fromEntries(ch.metadata), qos: qos(ch.metadata.get("offered_qos_profiles")) };
       }
       for await (const m of reader.readMessages()) {
         const ch = reader.channelsById.get(m.channelId);
@@ -118,9 +123,9 @@ async function main() {
       const defs = new Map(rows("SELECT topic_type, encoding, encoded_message_definition FROM message_definitions").map((r) => [r[0], { encoding: r[1], text: r[2] }]));
       file.schema = rows("SELECT schema_version, ros_distro FROM schema");
       const topics = new Map();
-      for (const [id, name, type, format, qos, hash] of rows("SELECT id, name, type, serialization_format, offered_qos_profiles, type_description_hash FROM topics")) {
+      for (const [id, name, type, format, qosText, hash] of rows("SELECT id, name, type, serialization_format, offered_qos_profiles, type_description_hash FROM topics")) {
         topics.set(id, { name, type });
-        file.topics[name] = { type, encoding: format, schema_encoding: defs.get(type).encoding, metadata: { offered_qos_profiles: qos, type_description_hash: hash } };
+        file.topics[name] = { type, encoding: format, schema_encoding: defs.get(type).encoding, metadata: { offered_qos_profiles: qosText, type_description_hash: hash }, qos: qos(qosText) };
       }
       const stmt = db.prepare("SELECT topic_id, CAST(timestamp AS TEXT), data FROM messages ORDER BY timestamp, id"); // as text: a JS number loses ns
       while (stmt.step()) {

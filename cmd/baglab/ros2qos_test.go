@@ -1,0 +1,104 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/baglab/baglab/internal/testkit/testenv"
+)
+
+// rmwNames are the names metadata.yaml version 9 gives the values of each
+// QoS policy, by their rmw enum value (rmw/types.h; rosbags.interfaces
+// lists the same).
+var rmwNames = map[string][]string{
+	"history":     {"system_default", "keep_last", "keep_all", "unknown"},
+	"reliability": {"system_default", "reliable", "best_effort", "unknown", "best_available"},
+	"durability":  {"system_default", "transient_local", "volatile", "unknown", "best_available"},
+	"liveliness":  {"system_default", "automatic", "manual_by_node", "manual_by_topic", "unknown", "best_available"},
+}
+
+// qosByName is a list of offered QoS profiles as the peers parsed it
+// (null for none), each policy value given as its rmw name.
+func qosByName(t *testing.T, profiles any) []any {
+	t.Helper()
+	out := []any{}
+	if profiles == nil {
+		return out
+	}
+	list, ok := profiles.([]any)
+	if !ok {
+		t.Fatalf("offered_qos_profiles %v: not a list", profiles)
+	}
+	for _, p := range list {
+		named := map[string]any{}
+		for k, v := range p.(map[string]any) {
+			if names, ok := rmwNames[k]; ok {
+				if n, err := v.(json.Number).Int64(); err == nil && n < int64(len(names)) {
+					v = names[n]
+				}
+			}
+			named[k] = v
+		}
+		out = append(out, named)
+	}
+	return out
+}
+
+// TestConvertROS2KeepsQoS: a ROS 2 recording converted to rosbag2 again
+// (to the other storage, or a selection of its topics) keeps what each
+// publisher offered, as rosbags-convert does. Three recordings real
+// rosbag2 wrote give the profiles as rmw's numbers, with the durations of
+// three releases (0, INT64_MAX ns, INT32_MAX s), keep-last depths and
+// /rosout's 10 s lifespan; the npm peers (js-yaml on
+// metadata.yaml and on each split's profiles, @mcap/core, sql.js) read
+// them back from both storages in version 9's form, each value by its
+// name. Before, every topic came out with no profile, or with rosbags'
+// latched one when transient-local.
+func TestConvertROS2KeepsQoS(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
+	dir := t.TempDir()
+	for _, in := range []string{
+		testenv.Fixtures(t, "rosbag2", "rosbag2_py", "talker"),
+		testenv.Fixtures(t, "rosbag2", "rosbag2_py", "convert_b"),
+		testenv.Fixtures(t, "rosbag2", "rosbag2_tests", "cdr_test"),
+	} {
+		want := map[string][]any{} // topic → profiles, as the peers read the input
+		for _, f := range ros2Peer(t, in)["files"].(map[string]any) {
+			for topic, tp := range f.(map[string]any)["topics"].(map[string]any) {
+				want[topic] = qosByName(t, tp.(map[string]any)["qos"])
+			}
+		}
+		if len(want) == 0 {
+			t.Fatalf("%s: the peers read no topic", in)
+		}
+		for _, storage := range []string{"mcap", "sqlite3"} {
+			out := filepath.Join(dir, filepath.Base(in)+"-"+storage)
+			if _, stderr, code := run(t, "convert", in, out, "--to", "ros2", "--storage", storage); code != 0 {
+				t.Fatalf("convert %s: exit %d: %s", in, code, stderr)
+			}
+			peer := ros2Peer(t, out)
+			check := func(where, topic string, got any) {
+				t.Helper()
+				if got == nil { // "" in a split: none
+					got = []any{}
+				}
+				if profiles, ok := got.([]any); !ok || !reflect.DeepEqual(profiles, want[topic]) {
+					t.Errorf("%s, %s: %s: offered_qos_profiles\n got %v\nwant %v", filepath.Base(in), where, topic, got, want[topic])
+				}
+			}
+			info := peer["metadata"].(map[string]any)["rosbag2_bagfile_information"].(map[string]any)
+			for _, tp := range info["topics_with_message_count"].([]any) {
+				m := tp.(map[string]any)["topic_metadata"].(map[string]any)
+				check(storage+" metadata.yaml", m["name"].(string), m["offered_qos_profiles"])
+			}
+			for name, f := range peer["files"].(map[string]any) {
+				for topic, tp := range f.(map[string]any)["topics"].(map[string]any) {
+					check(fmt.Sprintf("%s %s", storage, name), topic, tp.(map[string]any)["qos"])
+				}
+			}
+		}
+	}
+}
