@@ -386,7 +386,7 @@ func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ro
 		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped); err != nil {
 			return nil, err
 		}
-		tgt.name, tgt.bundle = ros2Name(tgt.t2.Name), []byte(mappedBundle(tgt.t2))
+		tgt.name, tgt.bundle = ros2Name(tgt.t2.Name), []byte(ROS2Bundle(tgt.t2))
 	} else {
 		if tgt.t2, err = ROS2Equivalent(key.t1, rn); err != nil {
 			return nil, err

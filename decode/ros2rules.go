@@ -317,14 +317,3 @@ func longRefs(text string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-
-// mappedBundle is ROS2Bundle for a type written from ROS 2 definitions,
-// their references in the long form (longRefs).
-func mappedBundle(t *msgdef.Type) string {
-	var b strings.Builder
-	b.WriteString(longRefs(t.Text))
-	for _, d := range dependencies(t) {
-		fmt.Fprintf(&b, "\n%s\nMSG: %s\n%s", bundleSeparator, ros2Name(d.Name), longRefs(d.Text))
-	}
-	return b.String()
-}

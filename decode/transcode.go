@@ -38,12 +38,13 @@ func dependencies(t *msgdef.Type) []*msgdef.Type {
 
 // ROS2Bundle renders t and its dependencies as a ros2msg schema bundle, the
 // form rosbag2 and MCAP writers store: the main text, then for each
-// dependency a separator line, "MSG: pkg/msg/Type" and its text.
+// dependency a separator line, "MSG: pkg/msg/Type" and its text, every
+// text's references to other packages' types in that long form (longRefs).
 func ROS2Bundle(t *msgdef.Type) string {
 	var b strings.Builder
-	b.WriteString(strings.TrimRight(t.Text, "\n"))
+	b.WriteString(longRefs(t.Text))
 	for _, d := range dependencies(t) {
-		fmt.Fprintf(&b, "\n%s\nMSG: %s\n%s", bundleSeparator, ros2Name(d.Name), strings.TrimRight(d.Text, "\n"))
+		fmt.Fprintf(&b, "\n%s\nMSG: %s\n%s", bundleSeparator, ros2Name(d.Name), longRefs(d.Text))
 	}
 	return b.String()
 }

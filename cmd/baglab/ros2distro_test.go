@@ -311,3 +311,65 @@ func TestServiceEventUnknownEncoding(t *testing.T) {
 		}
 	}
 }
+
+// TestReconvertROS2: a Humble recording that stores no definitions,
+// converted to rosbag2 (both storages), reads back through the peers
+// (@mcap/core or sql.js, @foxglove/rosmsg, rosmsg2-serialization) with
+// the values the npm encoder wrote: rosmsg parses the definitions the
+// conversion stores (it refused them before, a field of type
+// std_msgs/Header not matching the section MSG: std_msgs/msg/Header),
+// Marker's fields of its own package's types included, and Range takes
+// its Humble layout.
+func TestReconvertROS2(t *testing.T) {
+	testenv.RequirePeer(t, "mcap", "ros2peers")
+	dir, sets := humbleFolders(t)
+	for _, c := range []struct {
+		what, set string
+		inputs    []string
+		args      []string
+	}{
+		{"six types, --distro humble", "humble", []string{"humble"}, []string{"--distro", "humble"}},
+		{"named humble", "range", []string{"range-named"}, nil},
+		{"named humble, sqlite3", "range", []string{"range-named"}, []string{"--storage", "sqlite3"}},
+		{"--distro humble", "range", []string{"range"}, []string{"--distro", "humble"}},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := []string{"convert"}
+		for _, in := range c.inputs {
+			if !filepath.IsAbs(in) {
+				in = filepath.Join(dir, in)
+			}
+			args = append(args, in)
+		}
+		args = append(append(args, out, "--to", "ros2"), c.args...)
+		if _, stderr, code := run(t, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.what, code, stderr)
+		}
+		peer := ros2Peer(t, out)
+		want := sets[c.set]
+		topics := map[string]bool{}
+		for _, w := range want {
+			topics[w.Topic] = true
+		}
+		var got []map[string]any
+		for _, m := range peer["messages"].([]any) {
+			if m := m.(map[string]any); topics[m["topic"].(string)] {
+				got = append(got, m)
+			}
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: the peers read %d messages of %s, want %d", c.what, len(got), c.set, len(want))
+		}
+		for i, w := range want {
+			var exp any
+			dec := json.NewDecoder(strings.NewReader(string(w.Message)))
+			dec.UseNumber()
+			if err := dec.Decode(&exp); err != nil {
+				t.Fatal(err)
+			}
+			if got[i]["type"] != w.Type || comparePeer(t, w.Topic, got[i]["message"], exp) > 0 {
+				t.Errorf("%s: message %d (%s %s) differs", c.what, i, got[i]["topic"], got[i]["type"])
+			}
+		}
+	}
+}
