@@ -98,6 +98,7 @@ type Inputs struct {
 	filter record.Filter
 	res    *decode.Resolver
 	o      InputOptions
+	named  []string // the ROS distribution each recording names (ROSDistro)
 	lossMu sync.Mutex
 	loss   Losses
 	// leftOut holds the topics and types of the channels Skip reported as
@@ -138,7 +139,6 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 	}
 	stdin := o.Stdin
 	defs := newShared()
-	var named []string // the distribution each recording names
 	for _, p := range expanded {
 		var r record.Reader
 		var reopen func() (record.Reader, error)
@@ -155,7 +155,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		}
 		var f *inputFile
 		if err == nil {
-			named = append(named, ROSDistro(p, r))
+			in.named = append(in.named, ROSDistro(p, r))
 			f, err = openInputFile(p, r, reopen, defs)
 		}
 		if err != nil {
@@ -166,7 +166,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		in.sums = append(in.sums, f.sum)
 	}
 	in.total = CombineSummaries(in.sums)
-	reg, err := in.registry(named)
+	reg, err := in.registry()
 	if err != nil {
 		in.Close()
 		return nil, err
@@ -186,10 +186,10 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 }
 
 // registry is o.Registry set to the ROS 2 distribution o.Distro names,
-// or else the one the recordings name (named, one per recording) when
+// or else the one the recordings name (in.named) when
 // they agree on a built-in one; recordings that name different ones are
 // said through OnWarning and get the types all distributions define alike.
-func (in *Inputs) registry(named []string) (*msgdef.Registry, error) {
+func (in *Inputs) registry() (*msgdef.Registry, error) {
 	reg := in.o.Registry
 	if reg == nil {
 		reg = msgdef.Default()
@@ -197,7 +197,7 @@ func (in *Inputs) registry(named []string) (*msgdef.Registry, error) {
 	distro := in.o.Distro
 	if distro == "" {
 		var known []string
-		for _, d := range named {
+		for _, d := range in.named {
 			if msgdef.IsDistro(d) && !slices.Contains(known, d) {
 				known = append(known, d)
 			}
@@ -221,6 +221,20 @@ func (in *Inputs) registry(named []string) (*msgdef.Registry, error) {
 		return nil, err
 	}
 	return reg, nil
+}
+
+// NamedDistro is the ROS distribution the recordings name (ROSDistro),
+// when every one names the same; "" when one names none or two differ.
+func (in *Inputs) NamedDistro() string {
+	for _, d := range in.named {
+		if d != in.named[0] {
+			return ""
+		}
+	}
+	if len(in.named) == 0 {
+		return ""
+	}
+	return in.named[0]
 }
 
 // Len is the number of recordings.

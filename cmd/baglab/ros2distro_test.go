@@ -319,19 +319,25 @@ func TestServiceEventUnknownEncoding(t *testing.T) {
 // conversion stores (it refused them before, a field of type
 // std_msgs/Header not matching the section MSG: std_msgs/msg/Header),
 // Marker's fields of its own package's types included, and Range takes
-// its Humble layout.
+// its Humble layout. The new metadata.yaml (js-yaml) names the
+// distribution the input was recorded with: the one it names, or
+// --distro's; inputs that name none, or name different ones, give none.
+// Before, the ros_distro written was --distro's alone, "" without it.
 func TestReconvertROS2(t *testing.T) {
 	testenv.RequirePeer(t, "mcap", "ros2peers")
 	dir, sets := humbleFolders(t)
+	bag := studyFile("all_types.bag")
 	for _, c := range []struct {
 		what, set string
 		inputs    []string
 		args      []string
+		want      string
 	}{
-		{"six types, --distro humble", "humble", []string{"humble"}, []string{"--distro", "humble"}},
-		{"named humble", "range", []string{"range-named"}, nil},
-		{"named humble, sqlite3", "range", []string{"range-named"}, []string{"--storage", "sqlite3"}},
-		{"--distro humble", "range", []string{"range"}, []string{"--distro", "humble"}},
+		{"six types, --distro humble", "humble", []string{"humble"}, []string{"--distro", "humble"}, "humble"},
+		{"named humble", "range", []string{"range-named"}, nil, "humble"},
+		{"named humble, sqlite3", "range", []string{"range-named"}, []string{"--storage", "sqlite3"}, "humble"},
+		{"--distro humble", "range", []string{"range"}, []string{"--distro", "humble"}, "humble"},
+		{"named humble and a bag", "range", []string{"range-named", bag}, nil, ""},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := []string{"convert"}
@@ -346,6 +352,10 @@ func TestReconvertROS2(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", c.what, code, stderr)
 		}
 		peer := ros2Peer(t, out)
+		info := peer["metadata"].(map[string]any)["rosbag2_bagfile_information"].(map[string]any)
+		if info["ros_distro"] != c.want {
+			t.Errorf("%s: ros_distro %q, want %q", c.what, info["ros_distro"], c.want)
+		}
 		want := sets[c.set]
 		topics := map[string]bool{}
 		for _, w := range want {
