@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/db3"
 )
 
 // Description is one recording as `baglab info` shows it: its summary
@@ -14,6 +15,20 @@ type Description struct {
 	Topics      []TopicDescription `json:"topics"`
 	Metadata    []MetadataInfo     `json:"metadata,omitempty"`
 	Attachments []AttachmentInfo   `json:"attachments,omitempty"`
+	ROSBag2     *ROSBag2Info       `json:"rosbag2,omitempty"`
+}
+
+// ROSBag2Info is what a rosbag2 folder's metadata.yaml says of the folder
+// (as ros2 bag info shows it): the metadata version, the storage, the
+// files, the compression, the ROS distribution and the custom data.
+type ROSBag2Info struct {
+	Version           int               `json:"version"`
+	Storage           string            `json:"storage_identifier"`
+	Files             []string          `json:"relative_file_paths"`
+	CompressionFormat string            `json:"compression_format"`
+	CompressionMode   string            `json:"compression_mode"`
+	ROSDistro         string            `json:"ros_distro"`
+	CustomData        map[string]string `json:"custom_data,omitempty"`
 }
 
 // TopicDescription is one topic; Types lists every type when its
@@ -81,6 +96,12 @@ func DescribeWith(path string, o OpenOptions) (*Description, error) {
 	}
 	for _, a := range atts {
 		d.Attachments = append(d.Attachments, AttachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
+	}
+	if IsBag2Folder(path) {
+		if m, err := db3.ReadBag2Metadata(path); err == nil {
+			d.ROSBag2 = &ROSBag2Info{Version: m.Version, Storage: m.StorageIdentifier, Files: m.RelativeFilePaths,
+				CompressionFormat: m.CompressionFormat, CompressionMode: m.CompressionMode, ROSDistro: m.ROSDistro, CustomData: m.CustomData}
+		}
 	}
 	return d, nil
 }

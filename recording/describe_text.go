@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -42,6 +44,12 @@ func (d *Description) text(w *bytes.Buffer) {
 	if s.Unindexed != "" {
 		// Only bag and MCAP readers summarise by scanning.
 		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, repairOf(Format(s.Format)), s.Path)
+	}
+	if b := d.ROSBag2; b != nil {
+		fmt.Fprintf(tw, "rosbag2:\t%s\n", b.text())
+		for _, k := range slices.Sorted(maps.Keys(b.CustomData)) {
+			fmt.Fprintf(tw, "custom_data:\t%s: %s\n", k, b.CustomData[k])
+		}
 	}
 	tw.Flush() // into w, a buffer: it cannot fail
 	if len(d.Topics) == 0 {
@@ -87,4 +95,17 @@ func formatNs(ns int64, has bool) string {
 	}
 	t := time.Unix(0, ns).UTC()
 	return fmt.Sprintf("%s (%d.%09d)", t.Format(time.RFC3339Nano), ns/1e9, ns%1e9)
+}
+
+// text is the folder's line of WriteText: "metadata version 9, mcap, 3
+// files, zstd per file, ros_distro humble".
+func (b *ROSBag2Info) text() string {
+	parts := []string{fmt.Sprintf("metadata version %d", b.Version), b.Storage, english.Count(len(b.Files), "file")}
+	if b.CompressionMode != "" {
+		parts = append(parts, fmt.Sprintf("%s per %s", b.CompressionFormat, strings.ToLower(b.CompressionMode)))
+	}
+	if b.ROSDistro != "" {
+		parts = append(parts, "ros_distro "+b.ROSDistro)
+	}
+	return strings.Join(parts, ", ")
 }

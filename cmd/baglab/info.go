@@ -27,8 +27,11 @@ file (an array when several files are given):
   {"path","format","start_ns","end_ns","duration_ns","message_count",
    "compression","topics":[{"topic","type","encoding","md5","message_count",
    "start_ns","end_ns","frequency_hz"}]}
-plus "metadata" and "attachments" for MCAP files, and "types" for a topic
-whose connections carry several types. A topic's frequency_hz is its mean
+plus "metadata" and "attachments" for MCAP files, "rosbag2" for a rosbag2
+folder (what its metadata.yaml says of it: {"version","storage_identifier",
+"relative_file_paths","compression_format","compression_mode","ros_distro",
+"custom_data"}; the text has it as the rosbag2: and custom_data: lines), and
+"types" for a topic whose connections carry several types. A topic's frequency_hz is its mean
 rate over its own span, (message_count-1)/(end_ns-start_ns) in Hz, the same
 for every format (rosbag info --freq prints the median rate).
 

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/internal/testkit/testenv"
+)
+
+// peerMetadataYAML parses a rosbag2 folder's metadata.yaml with npm
+// js-yaml and returns its rosbag2_bagfile_information.
+func peerMetadataYAML(t *testing.T, dir string) map[string]any {
+	t.Helper()
+	const script = `const path = require("path"), fs = require("fs");
+const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
+process.stdout.write(JSON.stringify(req("js-yaml").load(fs.readFileSync(process.argv[2], "utf8")).rosbag2_bagfile_information));`
+	out, err := exec.Command("node", "-e", script, testenv.NodeDir(t), filepath.Join(dir, "metadata.yaml")).Output()
+	if err != nil {
+		t.Fatalf("js-yaml %s: %v", dir, err)
+	}
+	return decodeNumbers(t, out)
+}
+
+// TestInfoROSBag2Folder: info describes a rosbag2 folder as its
+// metadata.yaml does, as npm js-yaml reads it — the metadata version, the
+// storage, the files, the compression, the ROS distribution and the
+// custom data — in the text ("rosbag2:" and "custom_data:" lines) and in
+// --json ("rosbag2"). The folders: two real rosbag2 recordings (5 MCAP
+// files of version 4; one of version 8 with custom_data added), and
+// rosbag2 folders convert writes (sqlite3 files compressed whole, named
+// ros_distro).
+func TestInfoROSBag2Folder(t *testing.T) {
+	testenv.RequirePeer(t, "node", "ros2peers")
+	dir := t.TempDir()
+	custom := filepath.Join(dir, "custom")
+	if err := os.CopyFS(custom, os.DirFS(testenv.Fixtures(t, "rosbag2", "rosbag2_tests", "cdr_test"))); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(custom, "metadata.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = []byte(strings.Replace(string(md), "custom_data: ~", "custom_data:\n    experiment: grasp 12\n    operator: \"rl: 2\"", 1))
+	if err := os.WriteFile(filepath.Join(custom, "metadata.yaml"), md, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	compressed := filepath.Join(dir, "compressed")
+	if _, stderr, code := run(t, "convert", studyFile("study.bag"), compressed, "--to", "ros2", "--storage", "sqlite3",
+		"--compression-mode", "file", "--split-size", "20K", "--distro", "jazzy"); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	for _, folder := range []string{testenv.Fixtures(t, "rosbag2", "rosbag2_py", "wbag"), custom, compressed} {
+		want := peerMetadataYAML(t, folder)
+		out, stderr, code := run(t, "info", "--json", folder)
+		if code != 0 {
+			t.Fatalf("info %s: exit %d: %s", folder, code, stderr)
+		}
+		got, ok := decodeNumbers(t, []byte(out))["rosbag2"].(map[string]any)
+		if !ok {
+			t.Fatalf("%s: info --json has no rosbag2 object:\n%s", filepath.Base(folder), out)
+		}
+		for _, k := range []string{"version", "storage_identifier", "relative_file_paths", "compression_format", "compression_mode", "ros_distro", "custom_data"} {
+			w := want[k]
+			if w == nil && k != "custom_data" {
+				w = "" // version 4 has no ros_distro
+			}
+			if !reflect.DeepEqual(got[k], w) {
+				t.Errorf("%s: rosbag2.%s = %v, js-yaml reads %v", filepath.Base(folder), k, got[k], w)
+			}
+		}
+		text, _, _ := run(t, "info", folder)
+		line := fmt.Sprintf("rosbag2:     metadata version %s, %s, %d file", want["version"], want["storage_identifier"], len(want["relative_file_paths"].([]any)))
+		if !strings.Contains(text, line) {
+			t.Errorf("%s: info lacks %q:\n%s", filepath.Base(folder), line, text)
+		}
+		if cd, _ := want["custom_data"].(map[string]any); len(cd) > 0 {
+			for k, v := range cd {
+				if !strings.Contains(text, fmt.Sprintf("custom_data: %s: %s\n", k, v)) {
+					t.Errorf("%s: info lacks custom_data %s: %s:\n%s", filepath.Base(folder), k, v, text)
+				}
+			}
+		}
+	}
+}
