@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -98,7 +99,7 @@ type Inputs struct {
 	filter record.Filter
 	res    *decode.Resolver
 	o      InputOptions
-	named  []string // the ROS distribution each recording names (ROSDistro)
+	named  []named // what each recording says of itself in rosbag2's metadata
 	lossMu sync.Mutex
 	loss   Losses
 	// leftOut holds the topics and types of the channels Skip reported as
@@ -155,7 +156,7 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 		}
 		var f *inputFile
 		if err == nil {
-			in.named = append(in.named, ROSDistro(p, r))
+			in.named = append(in.named, bag2Named(p, r))
 			f, err = openInputFile(p, r, reopen, defs)
 		}
 		if err != nil {
@@ -197,8 +198,8 @@ func (in *Inputs) registry() (*msgdef.Registry, error) {
 	distro := in.o.Distro
 	if distro == "" {
 		var known []string
-		for _, d := range in.named {
-			if msgdef.IsDistro(d) && !slices.Contains(known, d) {
+		for _, n := range in.named {
+			if d := n.distro; msgdef.IsDistro(d) && !slices.Contains(known, d) {
 				known = append(known, d)
 			}
 		}
@@ -226,15 +227,39 @@ func (in *Inputs) registry() (*msgdef.Registry, error) {
 // NamedDistro is the ROS distribution the recordings name (ROSDistro),
 // when every one names the same; "" when one names none or two differ.
 func (in *Inputs) NamedDistro() string {
-	for _, d := range in.named {
-		if d != in.named[0] {
+	for _, n := range in.named {
+		if n.distro != in.named[0].distro {
 			return ""
 		}
 	}
 	if len(in.named) == 0 {
 		return ""
 	}
-	return in.named[0]
+	return in.named[0].distro
+}
+
+// CustomData is the custom_data of the recordings' rosbag2 metadata (what
+// ros2 bag record --custom-data stored), all of it in one map. A key the
+// recordings give different values keeps the first one's, and the others
+// are said through OnWarning.
+func (in *Inputs) CustomData() map[string]string {
+	var out map[string]string
+	for i, n := range in.named {
+		for _, k := range slices.Sorted(maps.Keys(n.custom)) {
+			v := n.custom[k]
+			if old, ok := out[k]; ok {
+				if old != v {
+					in.warn("%s: custom_data %s is %q, where an earlier recording has %q: kept %q", in.paths[i], k, v, old, old)
+				}
+				continue
+			}
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Len is the number of recordings.

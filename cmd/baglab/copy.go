@@ -89,7 +89,8 @@ loses seq, time and duration become builtin_interfaces Time and Duration,
 a latched connection is offered with transient-local durability (a ROS 2
 topic keeps the QoS profiles its publisher offered), and every topic
 carries its RIHS01 type description hash. The ros_distro written is
---distro's, else the one the inputs all name.`,
+--distro's, else the one the inputs all name; the inputs' custom_data is
+kept.`,
 		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap\n" +
 			"  baglab convert demo/data/study.bag ros2_study --to ros2\n  baglab convert demo/data/study.bag ros2_study_db3 --to ros2 --storage sqlite3 --split-duration 60s",
 		Args: argsUsage(cobra.MinimumNArgs(2)),
@@ -137,9 +138,12 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 		return err
 	}
 	defer in.close()
-	// --distro, else the distribution the inputs name (a ROS 2 recording
-	// converted again stays what it was)
+	// --distro, else the distribution the inputs name, and their
+	// custom_data: a ROS 2 recording converted again stays what it was
 	co.ROS2.ROSDistro = cmp.Or(o.g.distro, in.NamedDistro())
+	if format == recording.FormatROS2 {
+		co.ROS2.CustomData = in.CustomData()
+	}
 	var n int64
 	if err := writeRecording(ctx, o.output, co, func(w recording.Writer) (err error) {
 		n, err = in.CopyTo(ctx, w, format)

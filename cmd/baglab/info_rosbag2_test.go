@@ -26,6 +26,24 @@ process.stdout.write(JSON.stringify(req("js-yaml").load(fs.readFileSync(process.
 	return decodeNumbers(t, out)
 }
 
+// withCustomData copies rosbag2's cdr_test recording (metadata.yaml
+// version 8, custom_data: ~) to dir with these custom_data lines.
+func withCustomData(t *testing.T, dir string, lines ...string) string {
+	t.Helper()
+	if err := os.CopyFS(dir, os.DirFS(testenv.Fixtures(t, "rosbag2", "rosbag2_tests", "cdr_test"))); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "metadata.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md = []byte(strings.Replace(string(md), "custom_data: ~", "custom_data:\n    "+strings.Join(lines, "\n    "), 1))
+	if err := os.WriteFile(filepath.Join(dir, "metadata.yaml"), md, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
 // TestInfoROSBag2Folder: info describes a rosbag2 folder as its
 // metadata.yaml does, as npm js-yaml reads it — the metadata version, the
 // storage, the files, the compression, the ROS distribution and the
@@ -37,18 +55,7 @@ process.stdout.write(JSON.stringify(req("js-yaml").load(fs.readFileSync(process.
 func TestInfoROSBag2Folder(t *testing.T) {
 	testenv.RequirePeer(t, "node", "ros2peers")
 	dir := t.TempDir()
-	custom := filepath.Join(dir, "custom")
-	if err := os.CopyFS(custom, os.DirFS(testenv.Fixtures(t, "rosbag2", "rosbag2_tests", "cdr_test"))); err != nil {
-		t.Fatal(err)
-	}
-	md, err := os.ReadFile(filepath.Join(custom, "metadata.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	md = []byte(strings.Replace(string(md), "custom_data: ~", "custom_data:\n    experiment: grasp 12\n    operator: \"rl: 2\"", 1))
-	if err := os.WriteFile(filepath.Join(custom, "metadata.yaml"), md, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	custom := withCustomData(t, filepath.Join(dir, "custom"), "experiment: grasp 12", `operator: "rl: 2"`)
 	compressed := filepath.Join(dir, "compressed")
 	if _, stderr, code := run(t, "convert", studyFile("study.bag"), compressed, "--to", "ros2", "--storage", "sqlite3",
 		"--compression-mode", "file", "--split-size", "20K", "--distro", "jazzy"); code != 0 {

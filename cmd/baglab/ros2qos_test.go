@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/internal/testkit/testenv"
@@ -100,5 +101,53 @@ func TestConvertROS2KeepsQoS(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestConvertKeepsCustomData: the custom_data of a ROS 2 recording
+// (ros2 bag record --custom-data) reaches the rosbag2 folder convert
+// writes, in both storages, as npm js-yaml reads it from the input's and
+// the output's metadata.yaml and from the "rosbag2" record of each MCAP
+// split (@mcap/core). Two recordings merged give every key, the first
+// one's value where they differ, and a warning naming the key. Before,
+// custom_data was always written as none.
+func TestConvertKeepsCustomData(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
+	dir := t.TempDir()
+	a := withCustomData(t, filepath.Join(dir, "a"), "experiment: grasp 12", `operator: "rl: 2"`)
+	b := withCustomData(t, filepath.Join(dir, "b"), "experiment: grasp 13", "site: lab 3")
+	want := peerMetadataYAML(t, a)["custom_data"].(map[string]any)
+	for _, storage := range []string{"mcap", "sqlite3"} {
+		out := filepath.Join(dir, "out-"+storage)
+		if _, stderr, code := run(t, "convert", a, out, "--to", "ros2", "--storage", storage); code != 0 {
+			t.Fatalf("convert: exit %d: %s", code, stderr)
+		}
+		peer := ros2Peer(t, out)
+		info := peer["metadata"].(map[string]any)["rosbag2_bagfile_information"].(map[string]any)
+		if !reflect.DeepEqual(info["custom_data"], any(want)) {
+			t.Errorf("%s: custom_data %v, the input's %v", storage, info["custom_data"], want)
+		}
+		for name, f := range peer["files"].(map[string]any) {
+			if storage != "mcap" {
+				break
+			}
+			rec := f.(map[string]any)["records"].(map[string]any)["rosbag2"].(map[string]any)
+			if got := rec["serialized_metadata"].(map[string]any)["custom_data"]; !reflect.DeepEqual(got, any(want)) {
+				t.Errorf("%s: rosbag2 record custom_data %v, the input's %v", name, got, want)
+			}
+		}
+	}
+	out := filepath.Join(dir, "merged")
+	_, stderr, code := run(t, "convert", a, b, out, "--to", "ros2")
+	if code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	got := peerMetadataYAML(t, out)["custom_data"]
+	merged := map[string]any{"experiment": "grasp 12", "operator": "rl: 2", "site": "lab 3"}
+	if !reflect.DeepEqual(got, any(merged)) {
+		t.Errorf("merged: custom_data %v, want %v", got, merged)
+	}
+	if !strings.Contains(stderr, "custom_data experiment") || !strings.Contains(stderr, `"grasp 13"`) {
+		t.Errorf("merged: no warning of the two experiments: %s", stderr)
 	}
 }

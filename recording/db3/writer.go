@@ -37,13 +37,19 @@ const indexSQL = "CREATE INDEX timestamp_idx ON messages (timestamp ASC);"
 type WriterOption func(*writerOptions)
 
 type writerOptions struct {
-	rosDistro string
+	rosDistro  string
+	customData map[string]string
 }
 
 // WithROSDistro sets the ros_distro recorded in the schema table and
 // metadata (default "").
 func WithROSDistro(d string) WriterOption {
 	return func(o *writerOptions) { o.rosDistro = d }
+}
+
+// WithCustomData sets the custom_data of the metadata (default none).
+func WithCustomData(m map[string]string) WriterOption {
+	return func(o *writerOptions) { o.customData = m }
 }
 
 type writtenTopic struct {
@@ -250,7 +256,7 @@ type outInfo struct {
 	CompressionMode   string     `yaml:"compression_mode"`
 	RelativeFilePaths []string   `yaml:"relative_file_paths"`
 	Files             []outFile  `yaml:"files"`
-	CustomData        *struct{}  `yaml:"custom_data"`
+	CustomData        any        `yaml:"custom_data"` // null when there is none, as rosbag2 writes it
 	ROSDistro         string     `yaml:"ros_distro"`
 }
 
@@ -288,6 +294,9 @@ func (w *Writer) metadataYAML() ([]byte, error) {
 		RelativeFilePaths: []string{file},
 		Files:             []outFile{{Path: file, StartingTime: outStart{w.start}, Duration: outNs{w.end - w.start}, MessageCount: w.count}},
 		ROSDistro:         w.opts.rosDistro,
+	}
+	if len(w.opts.customData) > 0 {
+		in.CustomData = w.opts.customData
 	}
 	for _, t := range w.order {
 		var ot outTopic

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +57,9 @@ type Options struct {
 	// ROSDistro is metadata.yaml's and the sqlite schema table's
 	// ros_distro.
 	ROSDistro string
+	// CustomData is metadata.yaml's custom_data, the key-value pairs a
+	// recording carries for its users (ros2 bag record --custom-data).
+	CustomData map[string]string
 }
 
 // Check reports what is wrong with o, naming the option.
@@ -175,7 +180,7 @@ func (w *Writer) open() error {
 	var err error
 	if w.o.Storage == StorageSQLite {
 		var f *db3.Writer
-		f, err = db3.Create(path, db3.WithROSDistro(w.o.ROSDistro))
+		f, err = db3.Create(path, db3.WithROSDistro(w.o.ROSDistro), db3.WithCustomData(w.o.CustomData))
 		w.cur = f
 	} else {
 		c := w.o.ChunkCompression
@@ -491,7 +496,14 @@ func (w *Writer) bagMetadata(base int) string {
 		p(4, "nanoseconds: %d", f.end-f.start)
 		p(3, "message_count: %d", f.count)
 	}
-	p(1, "custom_data: ~")
+	if len(w.o.CustomData) == 0 {
+		p(1, "custom_data: ~")
+	} else {
+		p(1, "custom_data:")
+		for _, k := range slices.Sorted(maps.Keys(w.o.CustomData)) {
+			p(2, "%s: %s", yamlString(k), yamlString(w.o.CustomData[k]))
+		}
+	}
 	p(1, "ros_distro: %s", yamlString(w.o.ROSDistro))
 	return b.String()
 }
