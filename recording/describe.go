@@ -5,6 +5,7 @@ import (
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
+	"github.com/baglab/baglab/recording/remote"
 )
 
 // Description is one recording as `baglab info` shows it: its summary
@@ -97,11 +98,31 @@ func DescribeWith(path string, o OpenOptions) (*Description, error) {
 	for _, a := range atts {
 		d.Attachments = append(d.Attachments, AttachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
 	}
-	if IsBag2Folder(path) {
-		if m, err := db3.ReadBag2Metadata(path); err == nil {
-			d.ROSBag2 = &ROSBag2Info{Version: m.Version, Storage: m.StorageIdentifier, Files: m.RelativeFilePaths,
-				CompressionFormat: m.CompressionFormat, CompressionMode: m.CompressionMode, ROSDistro: m.ROSDistro, CustomData: m.CustomData}
-		}
+	if m := bag2Metadata(path, o); m != nil {
+		d.ROSBag2 = &ROSBag2Info{Version: m.Version, Storage: m.StorageIdentifier, Files: m.RelativeFilePaths,
+			CompressionFormat: m.CompressionFormat, CompressionMode: m.CompressionMode, ROSDistro: m.ROSDistro, CustomData: m.CustomData}
 	}
 	return d, nil
+}
+
+// bag2Metadata reads the metadata.yaml of the rosbag2 folder or prefix
+// at path; nil for another recording, or one without it (a reading of it
+// has just read it, or done without).
+func bag2Metadata(path string, o OpenOptions) *db3.Bag2Metadata {
+	var m *db3.Bag2Metadata
+	var err error
+	switch {
+	case remote.IsPrefix(path):
+		s, private := o.session()
+		if private {
+			defer s.Close()
+		}
+		m, err = readURLMetadata(s, path)
+	case IsBag2Folder(path):
+		m, err = db3.ReadBag2Metadata(path)
+	}
+	if err != nil {
+		return nil
+	}
+	return m
 }
