@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/internal/testkit/testenv"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 	"github.com/baglab/baglab/recording/bag"
@@ -132,7 +133,8 @@ func writeDB3(t *testing.T, path string, n int) {
 }
 
 // TestCheckDB3 runs SQLite's integrity check and compares metadata.yaml's
-// counts with the messages (doctor checked no db3 structure before).
+// counts with the messages (doctor checked no db3 structure before), of
+// a sqlite3 folder and of an MCAP one.
 func TestCheckDB3(t *testing.T) {
 	dir := t.TempDir()
 	folder := filepath.Join(dir, "run")
@@ -154,6 +156,29 @@ func TestCheckDB3(t *testing.T) {
 		probs[0].Message != "metadata.yaml counts 51 messages, the files hold 50" ||
 		probs[1].Message != "metadata.yaml counts 51 messages on /x, the files hold 50" {
 		t.Errorf("counts: %v", probs)
+	}
+
+	// The same for a rosbag2 folder of MCAP splits, as rosbag2 wrote it
+	// (the talker fixture: 10 messages on /rosout, 10 on /topic), with
+	// one topic's count made wrong (MCAP folders' counts went unchecked).
+	talker := filepath.Join(dir, "talker")
+	if err := os.CopyFS(talker, os.DirFS(testenv.Fixtures(t, "rosbag2", "rosbag2_py", "talker"))); err != nil {
+		t.Fatal(err)
+	}
+	if probs := check(t, talker); len(probs) != 0 {
+		t.Fatalf("talker as recorded: %v", probs)
+	}
+	meta = filepath.Join(talker, "metadata.yaml")
+	if y, err = os.ReadFile(meta); err != nil {
+		t.Fatal(err)
+	}
+	y = bytes.Replace(y, []byte("message_count: 10\n    topic_metadata:\n      name: /rosout"), []byte("message_count: 11\n    topic_metadata:\n      name: /rosout"), 1)
+	if err := os.WriteFile(meta, y, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	probs = check(t, talker)
+	if len(probs) != 1 || probs[0].Severity != record.SeverityWarning || probs[0].Message != "metadata.yaml counts 11 messages on /rosout, the files hold 10" {
+		t.Errorf("talker counts: %v", probs)
 	}
 
 	// Damage a b-tree page of the messages table: the integrity check

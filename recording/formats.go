@@ -269,7 +269,8 @@ func recoverMCAP(ctx context.Context, in, out string, o RepairOptions) (*RepairR
 }
 
 // checkMCAP is the structural check of an MCAP file, or of each split of a
-// rosbag2 MCAP folder (its problems named by the split).
+// rosbag2 MCAP folder (its problems named by the split) and of the folder's
+// metadata.yaml message counts (db3.Bag2Metadata.CountProblems).
 func checkMCAP(path string) ([]record.Problem, error) {
 	if !isDirPath(path) {
 		return mcapfile.Check(path)
@@ -290,5 +291,25 @@ func checkMCAP(path string) ([]record.Problem, error) {
 			probs = append(probs, p)
 		}
 	}
-	return probs, nil
+	return append(probs, folderCountProblems(path)...), nil
+}
+
+// folderCountProblems compares the message counts of the rosbag2 MCAP
+// folder's metadata.yaml with those of its splits; none when it has no
+// metadata.yaml, or the splits do not open (their check says why).
+func folderCountProblems(dir string) []record.Problem {
+	m, err := db3.ReadBag2Metadata(dir)
+	if err != nil {
+		return nil
+	}
+	r, err := openMCAPDir(dir, OpenOptions{})
+	if err != nil {
+		return nil
+	}
+	defer r.Close()
+	s, err := r.Summary()
+	if err != nil {
+		return nil
+	}
+	return m.CountProblems(s)
 }

@@ -10,8 +10,7 @@ import (
 
 // Check examines a .db3 file or rosbag2 sqlite3 folder for `baglab doctor`:
 // SQLite's own integrity check of every file (pages, b-trees, indexes),
-// and metadata.yaml's message counts, overall and per topic, against the
-// messages the files hold. It returns the problems found; the error is for
+// and metadata.yaml's message counts (CountProblems). It returns the problems found; the error is for
 // a recording that cannot be opened at all.
 func Check(path string) ([]record.Problem, error) {
 	r, err := Open(path)
@@ -49,17 +48,28 @@ func Check(path string) ([]record.Problem, error) {
 		add(record.SeverityError, "%s", record.Brief(err))
 		return probs, nil
 	}
-	if s.MessageCount != r.meta.MessageCount {
-		add(record.SeverityWarning, "metadata.yaml counts %d messages, the files hold %d", r.meta.MessageCount, s.MessageCount)
+	return append(probs, r.meta.CountProblems(s)...), nil
+}
+
+// CountProblems compares the message counts of metadata.yaml, overall and
+// per topic, with those of s, the summary of the files it lists: a warning
+// for each count that differs.
+func (m *Bag2Metadata) CountProblems(s *record.Summary) []record.Problem {
+	var probs []record.Problem
+	add := func(format string, args ...any) {
+		probs = append(probs, record.Problem{Offset: -1, Severity: record.SeverityWarning, Message: fmt.Sprintf(format, args...)})
+	}
+	if s.MessageCount != m.MessageCount {
+		add("metadata.yaml counts %d messages, the files hold %d", m.MessageCount, s.MessageCount)
 	}
 	held := map[string]uint64{}
 	for _, t := range s.Topics {
 		held[t.Topic] += t.MessageCount
 	}
-	for _, t := range r.meta.Topics {
+	for _, t := range m.Topics {
 		if n := held[t.Name]; n != t.MessageCount {
-			add(record.SeverityWarning, "metadata.yaml counts %d messages on %s, the files hold %d", t.MessageCount, t.Name, n)
+			add("metadata.yaml counts %d messages on %s, the files hold %d", t.MessageCount, t.Name, n)
 		}
 	}
-	return probs, nil
+	return probs
 }
