@@ -109,20 +109,16 @@ func DescribeWith(path string, o OpenOptions) (*Description, error) {
 // at path; nil for another recording, or one without it (a reading of it
 // has just read it, or done without).
 func bag2Metadata(path string, o OpenOptions) *db3.Bag2Metadata {
-	var m *db3.Bag2Metadata
-	var err error
-	switch {
-	case remote.IsPrefix(path):
+	if remote.IsPrefix(path) {
 		s, private := o.session()
 		if private {
 			defer s.Close()
 		}
-		m, err = readURLMetadata(s, path)
-	case IsBag2Folder(path):
-		m, err = db3.ReadBag2Metadata(path)
+		m, err := readURLMetadata(s, path)
+		if err != nil {
+			return nil
+		}
+		return m
 	}
-	if err != nil {
-		return nil
-	}
-	return m
+	return folderMetadata(path)
 }

@@ -2,31 +2,26 @@ package recording
 
 import (
 	"cmp"
-	"os"
-	"path/filepath"
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
 	"gopkg.in/yaml.v3"
 )
 
-// ROSDistro is the ROS distribution a recording at path (open as r) names,
-// "" when it names none: a rosbag2 folder's metadata.yaml ros_distro, a
-// .db3's schema table, or the "rosbag2" metadata record rosbag2 writes in
-// each MCAP (its serialized_metadata's ros_distro, or ROS_DISTRO). Writers
-// other than rosbag2 put other words there ("rosbags"); callers check the
-// name (msgdef.IsDistro).
-func ROSDistro(path string, r record.Reader) string { return bag2Named(path, r).distro }
-
 // named is what a recording says of itself in rosbag2's metadata.
 type named struct {
-	distro string            // see ROSDistro
+	// distro is the ROS distribution it names; writers other than rosbag2
+	// put other words there ("rosbags"): users check the name
+	// (msgdef.IsDistro).
+	distro string
 	custom map[string]string // custom_data
 }
 
 // bag2Named reads what the recording at path (open as r) says of itself
-// in rosbag2's metadata, from the places ROSDistro lists: each item from
-// the first that has it.
+// in rosbag2's metadata, each item from the first of these that has it: a
+// rosbag2 folder's metadata.yaml, a .db3's schema table (ros_distro), the
+// "rosbag2" metadata record rosbag2 writes in each MCAP (its
+// serialized_metadata, or its ROS_DISTRO).
 func bag2Named(path string, r record.Reader) named {
 	var n named
 	take := func(distro string, custom map[string]string) {
@@ -35,12 +30,8 @@ func bag2Named(path string, r record.Reader) named {
 			n.custom = custom
 		}
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "metadata.yaml")); err == nil {
-			if m, err := db3.ReadBag2Metadata(path); err == nil {
-				take(m.ROSDistro, m.CustomData)
-			}
-		}
+	if m := folderMetadata(path); m != nil {
+		take(m.ROSDistro, m.CustomData)
 	}
 	for _, p := range parts(r) {
 		if d, ok := p.(*db3.Reader); ok {

@@ -33,13 +33,13 @@ func TestROSDistroOfSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, path := range []string{dir, filepath.Join(dir, "rec_0.mcap"), filepath.Join(dir, "rec_2.mcap")} {
-		r, err := recording.Open(path)
+		in, err := recording.OpenInputs([]string{path}, recording.InputOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := recording.ROSDistro(path, r); got != "humble" {
+		if got := in.NamedDistro(); got != "humble" {
 			t.Errorf("%s: ROS distribution %q, want humble", path, got)
 		}
-		r.Close()
+		in.Close()
 	}
 }

@@ -3,6 +3,7 @@ package recording
 import (
 	"errors"
 	"fmt"
+	"github.com/baglab/baglab/recording/db3"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -143,6 +144,20 @@ func FolderNote(dir string) string {
 func isDirPath(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && st.IsDir()
+}
+
+// folderMetadata is the metadata.yaml of the rosbag2 folder at path; nil
+// when path is no folder holding one, or it does not parse (a reading of
+// the folder says why).
+func folderMetadata(path string) *db3.Bag2Metadata {
+	if !isDirPath(path) {
+		return nil
+	}
+	m, err := db3.ReadBag2Metadata(path)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // IsBag2Folder reports whether dir is one rosbag2 recording: it has a

@@ -298,8 +298,8 @@ func checkMCAP(path string) ([]record.Problem, error) {
 // folder's metadata.yaml with those of its splits; none when it has no
 // metadata.yaml, or the splits do not open (their check says why).
 func folderCountProblems(dir string) []record.Problem {
-	m, err := db3.ReadBag2Metadata(dir)
-	if err != nil {
+	m := folderMetadata(dir)
+	if m == nil {
 		return nil
 	}
 	r, err := openMCAPDir(dir, OpenOptions{})

@@ -39,8 +39,9 @@ type InputOptions struct {
 	Registry *msgdef.Registry
 	// Distro is the ROS 2 distribution whose built-in common interfaces
 	// serve the types a recording stores no definition of (msgdef.Distros);
-	// "" takes the one the recordings name (ROSDistro) when they name a
-	// built-in one, else the types every distribution defines alike.
+	// "" takes the one the recordings name in rosbag2's metadata (see
+	// NamedDistro) when they name a built-in one, else the types every
+	// distribution defines alike.
 	Distro string
 	// Renames are the ROS 2 names of ROS1 types (ros1_bridge mapping
 	// rules) when the inputs are copied into a ROS 2 recording; nil for
@@ -187,9 +188,9 @@ func OpenInputs(paths []string, o InputOptions) (*Inputs, error) {
 }
 
 // registry is o.Registry set to the ROS 2 distribution o.Distro names,
-// or else the one the recordings name (in.named) when
-// they agree on a built-in one; recordings that name different ones are
-// said through OnWarning and get the types all distributions define alike.
+// or else the one the recordings name (in.named) when they agree on a
+// built-in one; recordings that name different ones are said through
+// OnWarning and get the types all distributions define alike.
 func (in *Inputs) registry() (*msgdef.Registry, error) {
 	reg := in.o.Registry
 	if reg == nil {
@@ -224,18 +225,20 @@ func (in *Inputs) registry() (*msgdef.Registry, error) {
 	return reg, nil
 }
 
-// NamedDistro is the ROS distribution the recordings name (ROSDistro),
-// when every one names the same; "" when one names none or two differ.
+// NamedDistro is the ROS distribution the recordings name in rosbag2's
+// metadata (bag2Named), when every one names the same; "" when one names
+// none or two differ.
 func (in *Inputs) NamedDistro() string {
-	for _, n := range in.named {
-		if n.distro != in.named[0].distro {
-			return ""
-		}
-	}
 	if len(in.named) == 0 {
 		return ""
 	}
-	return in.named[0].distro
+	d := in.named[0].distro
+	for _, n := range in.named[1:] {
+		if n.distro != d {
+			return ""
+		}
+	}
+	return d
 }
 
 // CustomData is the custom_data of the recordings' rosbag2 metadata (what

@@ -138,10 +138,10 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 		return err
 	}
 	defer in.close()
-	// --distro, else the distribution the inputs name, and their
-	// custom_data: a ROS 2 recording converted again stays what it was
-	co.ROS2.ROSDistro = cmp.Or(o.g.distro, in.NamedDistro())
 	if format == recording.FormatROS2 {
+		// --distro, else the distribution the inputs name, and their
+		// custom_data: a ROS 2 recording converted again stays what it was
+		co.ROS2.ROSDistro = cmp.Or(o.g.distro, in.NamedDistro())
 		co.ROS2.CustomData = in.CustomData()
 	}
 	var n int64

@@ -10,8 +10,9 @@ import (
 
 // Check examines a .db3 file or rosbag2 sqlite3 folder for `baglab doctor`:
 // SQLite's own integrity check of every file (pages, b-trees, indexes),
-// and metadata.yaml's message counts (CountProblems). It returns the problems found; the error is for
-// a recording that cannot be opened at all.
+// and metadata.yaml's message counts (CountProblems). It returns the
+// problems found; the error is for a recording that cannot be opened at
+// all.
 func Check(path string) ([]record.Problem, error) {
 	r, err := Open(path)
 	if err != nil {
