@@ -386,14 +386,14 @@ func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ro
 		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped); err != nil {
 			return nil, err
 		}
-		tgt.name, tgt.bundle = ros2Name(tgt.t2.Name), []byte(ROS2Bundle(tgt.t2))
+		tgt.name = ros2Name(tgt.t2.Name)
 	} else {
 		if tgt.t2, err = ROS2Equivalent(key.t1, rn); err != nil {
 			return nil, err
 		}
-		tgt.name, tgt.bundle = tgt.t2.FullName, []byte(ROS2Bundle(tgt.t2))
+		tgt.name = tgt.t2.FullName
 	}
-	tgt.hash = msgdef.TypeHash(tgt.t2)
+	tgt.bundle, tgt.hash = []byte(ROS2Bundle(tgt.t2)), msgdef.TypeHash(tgt.t2)
 	r.mu.Lock()
 	r.ros2[key] = tgt
 	r.mu.Unlock()
