@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -12,18 +11,11 @@ import (
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
-// peerMetadataYAML parses a rosbag2 folder's metadata.yaml with npm
-// js-yaml and returns its rosbag2_bagfile_information.
+// peerMetadataYAML is a rosbag2 folder's rosbag2_bagfile_information as
+// the peers read it (ros2Peer: js-yaml).
 func peerMetadataYAML(t *testing.T, dir string) map[string]any {
 	t.Helper()
-	const script = `const path = require("path"), fs = require("fs");
-const req = require("module").createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
-process.stdout.write(JSON.stringify(req("js-yaml").load(fs.readFileSync(process.argv[2], "utf8")).rosbag2_bagfile_information));`
-	out, err := exec.Command("node", "-e", script, testenv.NodeDir(t), filepath.Join(dir, "metadata.yaml")).Output()
-	if err != nil {
-		t.Fatalf("js-yaml %s: %v", dir, err)
-	}
-	return decodeNumbers(t, out)
+	return ros2Peer(t, dir)["metadata"].(map[string]any)["rosbag2_bagfile_information"].(map[string]any)
 }
 
 // withCustomData copies rosbag2's cdr_test recording (metadata.yaml
@@ -53,7 +45,7 @@ func withCustomData(t *testing.T, dir string, lines ...string) string {
 // rosbag2 folders convert writes (sqlite3 files compressed whole, named
 // ros_distro).
 func TestInfoROSBag2Folder(t *testing.T) {
-	testenv.RequirePeer(t, "node", "ros2peers")
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
 	dir := t.TempDir()
 	custom := withCustomData(t, filepath.Join(dir, "custom"), "experiment: grasp 12", `operator: "rl: 2"`)
 	compressed := filepath.Join(dir, "compressed")
