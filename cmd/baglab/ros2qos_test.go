@@ -107,8 +107,9 @@ func TestConvertROS2KeepsQoS(t *testing.T) {
 // TestConvertKeepsCustomData: the custom_data of a ROS 2 recording
 // (ros2 bag record --custom-data) reaches the rosbag2 folder convert
 // writes, in both storages, as npm js-yaml reads it from the input's and
-// the output's metadata.yaml and from the "rosbag2" record of each MCAP
-// split (@mcap/core). Two recordings merged give every key, the first
+// the output's metadata.yaml and from the metadata each split stores: the
+// "rosbag2" record of an MCAP split (@mcap/core), the metadata table of a
+// sqlite3 split (sql.js), the last split's the same as metadata.yaml. Two recordings merged give every key, the first
 // one's value where they differ, and a warning naming the key. Before,
 // custom_data was always written as none.
 func TestConvertKeepsCustomData(t *testing.T) {
@@ -127,13 +128,21 @@ func TestConvertKeepsCustomData(t *testing.T) {
 		if !reflect.DeepEqual(info["custom_data"], any(want)) {
 			t.Errorf("%s: custom_data %v, the input's %v", storage, info["custom_data"], want)
 		}
+		paths := info["relative_file_paths"].([]any)
+		last := paths[len(paths)-1].(string)
 		for name, f := range peer["files"].(map[string]any) {
-			if storage != "mcap" {
-				break
-			}
 			rec := f.(map[string]any)["records"].(map[string]any)["rosbag2"].(map[string]any)
-			if got := rec["serialized_metadata"].(map[string]any)["custom_data"]; !reflect.DeepEqual(got, any(want)) {
-				t.Errorf("%s: rosbag2 record custom_data %v, the input's %v", name, got, want)
+			stored := rec["serialized_metadata"].(map[string]any)
+			if got := stored["custom_data"]; !reflect.DeepEqual(got, any(want)) {
+				t.Errorf("%s: stored metadata's custom_data %v, the input's %v", name, got, want)
+			}
+			// The last split stores the whole recording's metadata, as
+			// rosbag2 updates each split's when it closes it.
+			if name == last && !reflect.DeepEqual(stored, any(info)) {
+				t.Errorf("%s: stored metadata\n%v\nmetadata.yaml's\n%v", name, stored, info)
+			}
+			if v, ok := rec["metadata_version"]; ok && fmt.Sprint(v) != "9" {
+				t.Errorf("%s: metadata table version %v, want 9", name, v)
 			}
 		}
 	}

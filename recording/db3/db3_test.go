@@ -345,7 +345,7 @@ print(json.dumps(out))
 		}
 		wantJSON := `{"schema":[[4,"jazzy"]],"topics":[[1,"/chatter","std_msgs/msg/String","cdr","- history: 3","RIHS01_00"],[2,"/x","pkg/msg/X","cdr","",""]],` +
 			`"defs":[["std_msgs/msg/String","ros2msg","string data\n"],["pkg/msg/X","unknown",""]],"count":[[25000,1000,25999]],` +
-			`"first":["` + hex.EncodeToString(payload) + `"],"index":[["timestamp_idx"]],"meta":[[8]]}`
+			`"first":["` + hex.EncodeToString(payload) + `"],"index":[["timestamp_idx"]],"meta":[[9]]}`
 		var want map[string]any
 		json.Unmarshal([]byte(wantJSON), &want)
 		if g, _ := json.Marshal(got); string(g) != mustJSON(want) {

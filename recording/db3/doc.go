@@ -1,7 +1,7 @@
 // Package db3 reads and writes rosbag2 recordings in the sqlite3 storage
 // format (.db3 files and rosbag2 folders), through the pure-Go SQLite driver
-// modernc.org/sqlite, and parses rosbag2 metadata.yaml for both storage
-// formats.
+// modernc.org/sqlite, and parses and renders rosbag2 metadata (a folder's
+// metadata.yaml, what each split stores) for both storage formats.
 //
 // A .db3 file holds the tables topics(id, name, type, serialization_format,
 // offered_qos_profiles[, type_description_hash]), messages(id, topic_id,

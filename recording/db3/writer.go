@@ -1,7 +1,6 @@
 package db3
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,16 +9,12 @@ import (
 
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/record"
-	"gopkg.in/yaml.v3"
 )
 
 // SchemaVersion is the rosbag2 sqlite3 schema version the Writer writes
 // (tables schema, metadata, topics with type_description_hash,
 // message_definitions, messages).
 const SchemaVersion = 4
-
-// metadataVersion is the metadata.yaml version the Writer writes.
-const metadataVersion = 8
 
 // schemaSQL creates the rosbag2 tables of SchemaVersion.
 var schemaSQL = []string{
@@ -37,8 +32,8 @@ const indexSQL = "CREATE INDEX timestamp_idx ON messages (timestamp ASC);"
 type WriterOption func(*writerOptions)
 
 type writerOptions struct {
-	rosDistro  string
-	customData map[string]string
+	rosDistro string
+	metadata  func() *Bag2Metadata
 }
 
 // WithROSDistro sets the ros_distro recorded in the schema table and
@@ -47,9 +42,12 @@ func WithROSDistro(d string) WriterOption {
 	return func(o *writerOptions) { o.rosDistro = d }
 }
 
-// WithCustomData sets the custom_data of the metadata (default none).
-func WithCustomData(m map[string]string) WriterOption {
-	return func(o *writerOptions) { o.customData = m }
+// WithMetadata has the metadata table hold what metadata returns when the
+// Writer closes, in place of the Writer's own: for a split of a recording
+// written by several Writers, the whole recording's metadata so far, as
+// rosbag2 stores it in each split.
+func WithMetadata(metadata func() *Bag2Metadata) WriterOption {
+	return func(o *writerOptions) { o.metadata = metadata }
 }
 
 type writtenTopic struct {
@@ -232,87 +230,34 @@ func (w *Writer) WriteMessage(channelID uint32, m *record.Message) error {
 	return nil
 }
 
-// outMetadata is the metadata.yaml layout the Writer writes.
-type outMetadata struct {
-	Info outInfo `yaml:"rosbag2_bagfile_information"`
-}
-
-type outNs struct {
-	Nanoseconds int64 `yaml:"nanoseconds"`
-}
-
-type outStart struct {
-	Nanoseconds int64 `yaml:"nanoseconds_since_epoch"`
-}
-
-type outInfo struct {
-	Version           int        `yaml:"version"`
-	StorageIdentifier string     `yaml:"storage_identifier"`
-	Duration          outNs      `yaml:"duration"`
-	StartingTime      outStart   `yaml:"starting_time"`
-	MessageCount      uint64     `yaml:"message_count"`
-	Topics            []outTopic `yaml:"topics_with_message_count"`
-	CompressionFormat string     `yaml:"compression_format"`
-	CompressionMode   string     `yaml:"compression_mode"`
-	RelativeFilePaths []string   `yaml:"relative_file_paths"`
-	Files             []outFile  `yaml:"files"`
-	CustomData        any        `yaml:"custom_data"` // null when there is none, as rosbag2 writes it
-	ROSDistro         string     `yaml:"ros_distro"`
-}
-
-type outTopic struct {
-	Topic struct {
-		Name                string `yaml:"name"`
-		Type                string `yaml:"type"`
-		SerializationFormat string `yaml:"serialization_format"`
-		OfferedQoSProfiles  string `yaml:"offered_qos_profiles"`
-		TypeDescriptionHash string `yaml:"type_description_hash"`
-	} `yaml:"topic_metadata"`
-	MessageCount uint64 `yaml:"message_count"`
-}
-
-type outFile struct {
-	Path         string   `yaml:"path"`
-	StartingTime outStart `yaml:"starting_time"`
-	Duration     outNs    `yaml:"duration"`
-	MessageCount uint64   `yaml:"message_count"`
-}
-
-// metadataYAML renders the recording's metadata.
-func (w *Writer) metadataYAML() ([]byte, error) {
+// metadata is the recording's metadata: WithMetadata's, else that of
+// the one file written.
+func (w *Writer) metadata() *Bag2Metadata {
+	if w.opts.metadata != nil {
+		return w.opts.metadata()
+	}
 	file := w.dbName
 	if file == "" {
 		file = filepath.Base(w.final)
 	}
-	in := outInfo{
-		Version:           metadataVersion,
+	m := &Bag2Metadata{
+		Version:           MetadataVersion,
 		StorageIdentifier: "sqlite3",
-		Duration:          outNs{w.end - w.start},
-		StartingTime:      outStart{w.start},
-		MessageCount:      w.count,
-		Topics:            []outTopic{},
 		RelativeFilePaths: []string{file},
-		Files:             []outFile{{Path: file, StartingTime: outStart{w.start}, Duration: outNs{w.end - w.start}, MessageCount: w.count}},
+		StartingTimeNs:    w.start,
+		DurationNs:        w.end - w.start,
+		MessageCount:      w.count,
+		Files:             []Bag2File{{Path: file, StartingTimeNs: w.start, DurationNs: w.end - w.start, MessageCount: w.count}},
 		ROSDistro:         w.opts.rosDistro,
 	}
-	if len(w.opts.customData) > 0 {
-		in.CustomData = w.opts.customData
-	}
 	for _, t := range w.order {
-		var ot outTopic
-		ot.Topic.Name, ot.Topic.Type, ot.Topic.SerializationFormat = t.c.Topic, t.c.Schema.Name, t.c.MessageEncoding
-		ot.Topic.OfferedQoSProfiles = t.c.Metadata["offered_qos_profiles"]
-		ot.Topic.TypeDescriptionHash = t.c.Metadata["type_description_hash"]
-		ot.MessageCount = t.count
-		in.Topics = append(in.Topics, ot)
+		m.Topics = append(m.Topics, Bag2Topic{
+			Name: t.c.Topic, Type: t.c.Schema.Name, SerializationFormat: t.c.MessageEncoding,
+			OfferedQoSProfiles: t.c.Metadata["offered_qos_profiles"], TypeDescriptionHash: t.c.Metadata["type_description_hash"],
+			MessageCount: t.count,
+		})
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(outMetadata{Info: in}); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), enc.Close()
+	return m
 }
 
 // Close commits, writes the metadata (table and, for a folder,
@@ -346,26 +291,23 @@ func (w *Writer) Close() error {
 }
 
 func (w *Writer) finish() error {
-	meta, err := w.metadataYAML()
-	if err != nil {
-		return err
-	}
+	meta := w.metadata()
 	if err := w.ins.sync(); err != nil {
 		return err
 	}
-	if err := w.db.run("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", metadataVersion, string(meta)); err != nil {
+	if err := w.db.run("INSERT INTO metadata (metadata_version, metadata) VALUES (?, ?)", meta.Version, meta.Serialized()); err != nil {
 		return err
 	}
 	if err := w.db.exec(indexSQL); err != nil {
 		return err
 	}
-	err = w.ins.commit()
+	err := w.ins.commit()
 	w.ins = nil
 	if err != nil {
 		return err
 	}
 	if w.folder {
-		return os.WriteFile(filepath.Join(w.tmp, "metadata.yaml"), meta, 0o644)
+		return os.WriteFile(filepath.Join(w.tmp, "metadata.yaml"), meta.YAML(), 0o644)
 	}
 	return nil
 }

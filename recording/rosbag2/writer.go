@@ -4,12 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/baglab/baglab/internal/atomicfile"
@@ -17,7 +14,6 @@ import (
 	"github.com/baglab/baglab/recording/db3"
 	"github.com/baglab/baglab/recording/mcapfile"
 	"github.com/klauspost/compress/zstd"
-	"gopkg.in/yaml.v3"
 )
 
 // The storages a rosbag2 folder holds its splits in (storage_identifier).
@@ -33,9 +29,6 @@ const (
 	ModeFile    = "file"
 	ModeMessage = "message"
 )
-
-// MetadataVersion is the metadata.yaml version the Writer writes.
-const MetadataVersion = 9
 
 // Options configure a Writer. The zero value writes one MCAP split with
 // zstd chunks.
@@ -180,7 +173,7 @@ func (w *Writer) open() error {
 	var err error
 	if w.o.Storage == StorageSQLite {
 		var f *db3.Writer
-		f, err = db3.Create(path, db3.WithROSDistro(w.o.ROSDistro), db3.WithCustomData(w.o.CustomData))
+		f, err = db3.Create(path, db3.WithROSDistro(w.o.ROSDistro), db3.WithMetadata(w.metadata))
 		w.cur = f
 	} else {
 		c := w.o.ChunkCompression
@@ -340,7 +333,7 @@ func (w *Writer) closeSplit() error {
 	cur := w.cur
 	w.cur = nil
 	if m, ok := cur.(*mcapfile.Writer); ok {
-		if err := m.AddMetadata("rosbag2", map[string]string{"serialized_metadata": w.bagMetadata(0)}); err != nil {
+		if err := m.AddMetadata("rosbag2", map[string]string{"serialized_metadata": w.metadata().Serialized()}); err != nil {
 			cur.Abort()
 			return err
 		}
@@ -402,7 +395,7 @@ func (w *Writer) Close() error {
 				return err
 			}
 		}
-		return os.WriteFile(filepath.Join(w.dir.Name(), "metadata.yaml"), w.metadata(), 0o644)
+		return os.WriteFile(filepath.Join(w.dir.Name(), "metadata.yaml"), w.metadata().YAML(), 0o644)
 	}()
 	w.done = true
 	if w.zenc != nil {
@@ -430,119 +423,35 @@ func (w *Writer) Abort() {
 	w.dir.Abort()
 }
 
-// metadata renders metadata.yaml (version 9) as rosbag2 writes it.
-func (w *Writer) metadata() []byte {
-	return []byte("rosbag2_bagfile_information:\n" + w.bagMetadata(1))
-}
-
-// bagMetadata renders the recording's metadata so far (rosbag2's
-// BagMetadata, version 9), indented by base levels: metadata.yaml's
-// rosbag2_bagfile_information, and the serialized_metadata of the
-// "rosbag2" metadata record in each MCAP split.
-func (w *Writer) bagMetadata(base int) string {
-	var b strings.Builder
-	p := func(indent int, format string, args ...any) {
-		b.WriteString(strings.Repeat("  ", indent+base-1))
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
-	}
-	p(1, "version: %d", MetadataVersion)
-	p(1, "storage_identifier: %s", w.o.Storage)
-	p(1, "duration:")
-	p(2, "nanoseconds: %d", w.end-w.start)
-	p(1, "starting_time:")
-	p(2, "nanoseconds_since_epoch: %d", w.start)
-	p(1, "message_count: %d", w.count)
-	if len(w.chans) == 0 {
-		p(1, "topics_with_message_count: []")
-	} else {
-		p(1, "topics_with_message_count:")
+// metadata is the recording's metadata so far (rosbag2's BagMetadata):
+// metadata.yaml's, and what each split stores (the metadata table of a
+// sqlite3 split, the "rosbag2" record of an MCAP split).
+func (w *Writer) metadata() *db3.Bag2Metadata {
+	m := &db3.Bag2Metadata{
+		Version:           db3.MetadataVersion,
+		StorageIdentifier: w.o.Storage,
+		StartingTimeNs:    w.start,
+		DurationNs:        w.end - w.start,
+		MessageCount:      w.count,
+		CustomData:        w.o.CustomData,
+		ROSDistro:         w.o.ROSDistro,
 	}
 	for _, ch := range w.chans {
-		p(2, "- topic_metadata:")
-		p(4, "name: %s", yamlString(ch.c.Topic))
-		p(4, "type: %s", yamlString(ch.c.Schema.Name))
-		p(4, "serialization_format: %s", yamlString(ch.c.MessageEncoding))
-		if qos := ch.c.Metadata["offered_qos_profiles"]; qos == "" {
-			p(4, "offered_qos_profiles: []")
-		} else {
-			p(4, "offered_qos_profiles:")
-			for _, l := range strings.Split(qos, "\n") {
-				p(5, "%s", l)
-			}
-		}
-		p(4, "type_description_hash: %s", yamlString(ch.c.Metadata["type_description_hash"]))
-		p(3, "message_count: %d", ch.count)
+		m.Topics = append(m.Topics, db3.Bag2Topic{
+			Name: ch.c.Topic, Type: ch.c.Schema.Name, SerializationFormat: ch.c.MessageEncoding,
+			OfferedQoSProfiles: ch.c.Metadata["offered_qos_profiles"], TypeDescriptionHash: ch.c.Metadata["type_description_hash"],
+			MessageCount: ch.count,
+		})
 	}
-	format, mode := "", ""
 	switch w.o.Mode {
 	case ModeFile:
-		format, mode = "zstd", "FILE"
+		m.CompressionFormat, m.CompressionMode = "zstd", "FILE"
 	case ModeMessage:
-		format, mode = "zstd", "MESSAGE"
+		m.CompressionFormat, m.CompressionMode = "zstd", "MESSAGE"
 	}
-	p(1, "compression_format: %s", yamlString(format))
-	p(1, "compression_mode: %s", yamlString(mode))
-	p(1, "relative_file_paths:")
 	for _, f := range w.files {
-		p(2, "- %s", yamlString(f.path))
+		m.RelativeFilePaths = append(m.RelativeFilePaths, f.path)
+		m.Files = append(m.Files, db3.Bag2File{Path: f.path, StartingTimeNs: f.start, DurationNs: f.end - f.start, MessageCount: f.count})
 	}
-	p(1, "files:")
-	for _, f := range w.files {
-		p(2, "- path: %s", yamlString(f.path))
-		p(3, "starting_time:")
-		p(4, "nanoseconds_since_epoch: %d", f.start)
-		p(3, "duration:")
-		p(4, "nanoseconds: %d", f.end-f.start)
-		p(3, "message_count: %d", f.count)
-	}
-	if len(w.o.CustomData) == 0 {
-		p(1, "custom_data: ~")
-	} else {
-		p(1, "custom_data:")
-		for _, k := range slices.Sorted(maps.Keys(w.o.CustomData)) {
-			p(2, "%s: %s", yamlString(k), yamlString(w.o.CustomData[k]))
-		}
-	}
-	p(1, "ros_distro: %s", yamlString(w.o.ROSDistro))
-	return b.String()
-}
-
-// yamlString is s as a YAML scalar: plain when that reads back as the
-// same string, else quoted ("" for the empty string, as yaml-cpp writes
-// it). Names made of letters, digits and _ . / -, starting with a letter,
-// _ or /, read back as themselves (but null): they skip the YAML parser,
-// which costs tens of microseconds a call.
-func yamlString(s string) string {
-	if s == "" {
-		return `""`
-	}
-	if plainName(s) {
-		return s
-	}
-	return parsedYAMLString(s)
-}
-
-// parsedYAMLString is yamlString by the YAML parser: s plain when it reads
-// back as s (and holds no newline, # or :), else quoted.
-func parsedYAMLString(s string) string {
-	var back string
-	if yaml.Unmarshal([]byte(s), &back) == nil && back == s && !strings.ContainsAny(s, "\n#:") {
-		return s
-	}
-	return strconv.Quote(s)
-}
-
-// plainName reports whether s is a name that YAML reads back as itself
-// when written plain (see yamlString).
-func plainName(s string) bool {
-	for i, c := range []byte(s) {
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '/':
-		case i > 0 && (c >= '0' && c <= '9' || c == '.' || c == '-'):
-		default:
-			return false
-		}
-	}
-	return !strings.EqualFold(s, "null")
+	return m
 }

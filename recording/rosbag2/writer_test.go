@@ -53,7 +53,7 @@ func TestWriterSplits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(m.Files) != c.files || m.MessageCount != 50 || m.Version != rosbag2.MetadataVersion || len(m.Topics) != 2 ||
+		if len(m.Files) != c.files || m.MessageCount != 50 || m.Version != db3.MetadataVersion || len(m.Topics) != 2 ||
 			m.Topics[0].MessageCount != 50 || m.Topics[1].MessageCount != 0 || m.DurationNs != 49e6 {
 			t.Fatalf("%+v: %+v", c.o, m)
 		}

@@ -15,7 +15,8 @@
 // one zstd stream of the split, a message (MESSAGE) one zstd frame of its
 // CDR; MCAP chunks decompress by @foxglove/wasm-zstd and wasm-lz4. MCAP
 // metadata records ("rosbag2") are in "records", their
-// serialized_metadata parsed by js-yaml. In messages uint8[]
+// serialized_metadata parsed by js-yaml; so is a .db3 split's metadata
+// table, as records.rosbag2 {metadata_version, serialized_metadata}. In messages uint8[]
 // (and byte[]) are base64, 64-bit integers exact, NaN and infinities
 // the strings "NaN", "Infinity", "-Infinity".
 "use strict";
@@ -122,6 +123,10 @@ async function main() {
       const rows = (q) => { const r = db.exec(q); return r.length ? r[0].values : []; };
       const defs = new Map(rows("SELECT topic_type, encoding, encoded_message_definition FROM message_definitions").map((r) => [r[0], { encoding: r[1], text: r[2] }]));
       file.schema = rows("SELECT schema_version, ros_distro FROM schema");
+      file.records = {};
+      for (const [version, text] of rows("SELECT metadata_version, metadata FROM metadata")) {
+        file.records.rosbag2 = { metadata_version: version, serialized_metadata: yaml.load(text) };
+      }
       const topics = new Map();
       for (const [id, name, type, format, qosText, hash] of rows("SELECT id, name, type, serialization_format, offered_qos_profiles, type_description_hash FROM topics")) {
         topics.set(id, { name, type });

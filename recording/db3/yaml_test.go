@@ -1,4 +1,4 @@
-package rosbag2
+package db3
 
 import "testing"
 

@@ -1,0 +1,129 @@
+package db3
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// MetadataVersion is the metadata version the writers write (rosbag2's
+// since Jazzy): QoS profiles as a YAML list of names, ros_distro.
+const MetadataVersion = 9
+
+// YAML renders m as a metadata.yaml, in the layout of MetadataVersion,
+// field for field as rosbag2 writes it.
+func (m *Bag2Metadata) YAML() []byte {
+	return []byte("rosbag2_bagfile_information:\n" + m.render(1))
+}
+
+// Serialized renders m as rosbag2 stores a recording's metadata inside a
+// split (MetadataIo::serialize_metadata): the metadata table of a sqlite3
+// split, the serialized_metadata of an MCAP split's "rosbag2" record.
+func (m *Bag2Metadata) Serialized() string { return m.render(0) }
+
+// render writes m's fields indented by base levels. A topic's
+// OfferedQoSProfiles is a YAML list (rosbag2.OfferedQoS), nested as it is.
+func (m *Bag2Metadata) render(base int) string {
+	var b strings.Builder
+	p := func(indent int, format string, args ...any) {
+		b.WriteString(strings.Repeat("  ", indent+base-1))
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	p(1, "version: %d", m.Version)
+	p(1, "storage_identifier: %s", yamlString(m.StorageIdentifier))
+	p(1, "duration:")
+	p(2, "nanoseconds: %d", m.DurationNs)
+	p(1, "starting_time:")
+	p(2, "nanoseconds_since_epoch: %d", m.StartingTimeNs)
+	p(1, "message_count: %d", m.MessageCount)
+	if len(m.Topics) == 0 {
+		p(1, "topics_with_message_count: []")
+	} else {
+		p(1, "topics_with_message_count:")
+	}
+	for _, t := range m.Topics {
+		p(2, "- topic_metadata:")
+		p(4, "name: %s", yamlString(t.Name))
+		p(4, "type: %s", yamlString(t.Type))
+		p(4, "serialization_format: %s", yamlString(t.SerializationFormat))
+		if qos := strings.TrimSuffix(t.OfferedQoSProfiles, "\n"); qos == "" {
+			p(4, "offered_qos_profiles: []")
+		} else {
+			p(4, "offered_qos_profiles:")
+			for _, l := range strings.Split(qos, "\n") {
+				p(5, "%s", l)
+			}
+		}
+		p(4, "type_description_hash: %s", yamlString(t.TypeDescriptionHash))
+		p(3, "message_count: %d", t.MessageCount)
+	}
+	p(1, "compression_format: %s", yamlString(m.CompressionFormat))
+	p(1, "compression_mode: %s", yamlString(m.CompressionMode))
+	p(1, "relative_file_paths:")
+	for _, f := range m.RelativeFilePaths {
+		p(2, "- %s", yamlString(f))
+	}
+	p(1, "files:")
+	for _, f := range m.Files {
+		p(2, "- path: %s", yamlString(f.Path))
+		p(3, "starting_time:")
+		p(4, "nanoseconds_since_epoch: %d", f.StartingTimeNs)
+		p(3, "duration:")
+		p(4, "nanoseconds: %d", f.DurationNs)
+		p(3, "message_count: %d", f.MessageCount)
+	}
+	if len(m.CustomData) == 0 {
+		p(1, "custom_data: ~")
+	} else {
+		p(1, "custom_data:")
+		for _, k := range slices.Sorted(maps.Keys(m.CustomData)) {
+			p(2, "%s: %s", yamlString(k), yamlString(m.CustomData[k]))
+		}
+	}
+	p(1, "ros_distro: %s", yamlString(m.ROSDistro))
+	return b.String()
+}
+
+// yamlString is s as a YAML scalar: plain when that reads back as the
+// same string, else quoted ("" for the empty string, as yaml-cpp writes
+// it). Names made of letters, digits and _ . / -, starting with a letter,
+// _ or /, read back as themselves (but null): they skip the YAML parser,
+// which costs tens of microseconds a call.
+func yamlString(s string) string {
+	if s == "" {
+		return `""`
+	}
+	if plainName(s) {
+		return s
+	}
+	return parsedYAMLString(s)
+}
+
+// parsedYAMLString is yamlString by the YAML parser: s plain when it reads
+// back as s (and holds no newline, # or :), else quoted.
+func parsedYAMLString(s string) string {
+	var back string
+	if yaml.Unmarshal([]byte(s), &back) == nil && back == s && !strings.ContainsAny(s, "\n#:") {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// plainName reports whether s is a name that YAML reads back as itself
+// when written plain (see yamlString).
+func plainName(s string) bool {
+	for i, c := range []byte(s) {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c == '_', c == '/':
+		case i > 0 && (c >= '0' && c <= '9' || c == '.' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return !strings.EqualFold(s, "null")
+}
