@@ -15,7 +15,8 @@ import (
 const MetadataVersion = 9
 
 // YAML renders m as a metadata.yaml, in the layout of MetadataVersion,
-// field for field as rosbag2 writes it.
+// field for field as rosbag2 writes it. Its strings must be UTF-8, as YAML
+// text is: another byte string does not read back as itself.
 func (m *Bag2Metadata) YAML() []byte {
 	return []byte("rosbag2_bagfile_information:\n" + m.render(1))
 }
@@ -24,6 +25,10 @@ func (m *Bag2Metadata) YAML() []byte {
 // split (MetadataIo::serialize_metadata): the metadata table of a sqlite3
 // split, the serialized_metadata of an MCAP split's "rosbag2" record.
 func (m *Bag2Metadata) Serialized() string { return m.render(0) }
+
+// maxImplicitKey is the longest mapping key YAML reads written as is
+// (1024 characters): a longer one is written after "? ".
+const maxImplicitKey = 1024
 
 // render writes m's fields indented by base levels. A topic's
 // OfferedQoSProfiles is a YAML list (rosbag2.OfferedQoS), nested as it is.
@@ -82,7 +87,12 @@ func (m *Bag2Metadata) render(base int) string {
 	} else {
 		p(1, "custom_data:")
 		for _, k := range slices.Sorted(maps.Keys(m.CustomData)) {
-			p(2, "%s: %s", yamlString(k), yamlString(m.CustomData[k]))
+			if key := yamlString(k); len(key) <= maxImplicitKey {
+				p(2, "%s: %s", key, yamlString(m.CustomData[k]))
+			} else {
+				p(2, "? %s", key)
+				p(2, ": %s", yamlString(m.CustomData[k]))
+			}
 		}
 	}
 	p(1, "ros_distro: %s", yamlString(m.ROSDistro))

@@ -1,6 +1,12 @@
 package db3
 
-import "testing"
+import (
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
 
 // yamlScalars are strings a metadata.yaml holds or could: names, YAML's
 // keywords and numbers, indicators and spaces.
@@ -42,6 +48,43 @@ func FuzzPlainName(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if plainName(s) && parsedYAMLString(s) != s {
 			t.Errorf("%q: written plain, the parser would write %s", s, parsedYAMLString(s))
+		}
+	})
+}
+
+// FuzzMetadataRoundTrip: metadata rendered by YAML parses back as itself,
+// whatever UTF-8 text its names, file paths, distribution and custom_data
+// hold (YAML holds no other: rosbag2.Writer refuses such names).
+func FuzzMetadataRoundTrip(f *testing.F) {
+	for _, s := range yamlScalars {
+		f.Add(s, "rec_0.mcap", s, "jazzy", int64(-1))
+	}
+	f.Fuzz(func(t *testing.T, name, file, custom, distro string, ns int64) {
+		for _, s := range []string{name, file, custom, distro} {
+			if !utf8.ValidString(s) {
+				t.Skip()
+			}
+		}
+		if !filepath.IsLocal(file) {
+			file = "rec_0.db3" // ParseBag2Metadata refuses a path outside the folder
+		}
+		m := &Bag2Metadata{
+			Version: MetadataVersion, StorageIdentifier: "sqlite3", RelativeFilePaths: []string{file},
+			StartingTimeNs: ns, DurationNs: ns / 2, MessageCount: 3,
+			Topics: []Bag2Topic{{Name: name, Type: custom, SerializationFormat: "cdr",
+				OfferedQoSProfiles: "- history: keep_last\n  depth: 10", TypeDescriptionHash: name, MessageCount: 3}},
+			Files:      []Bag2File{{Path: file, StartingTimeNs: ns, DurationNs: 1, MessageCount: 3}},
+			ROSDistro:  distro,
+			CustomData: map[string]string{name: custom, "site": distro},
+		}
+		back, err := ParseBag2Metadata(m.YAML(), "metadata.yaml")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, m.YAML())
+		}
+		back.file = ""
+		back.Topics[0].OfferedQoSProfiles = strings.TrimSuffix(back.Topics[0].OfferedQoSProfiles, "\n")
+		if !reflect.DeepEqual(back, m) {
+			t.Errorf("read back\n%+v\nwrote\n%+v\n%s", back, m, m.YAML())
 		}
 	})
 }

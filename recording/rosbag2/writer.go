@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/record"
@@ -140,11 +141,15 @@ func Create(path string, o Options) (*Writer, error) {
 	if o.Storage == "" {
 		o.Storage = StorageMCAP
 	}
+	name := filepath.Base(filepath.Clean(path))
+	if !utf8.ValidString(name) {
+		return nil, fmt.Errorf("rosbag2: folder name %q is not UTF-8, which metadata.yaml cannot hold", name)
+	}
 	d, err := atomicfile.CreateDir(path)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{o: o, dir: d, name: filepath.Base(filepath.Clean(path))}
+	w := &Writer{o: o, dir: d, name: name}
 	w.measured = func(dst []byte) ([]byte, error) {
 		out, err := w.encode(dst)
 		w.encodedLen = len(out) - len(dst)
@@ -221,6 +226,9 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	}
 	if c.Schema == nil || c.Schema.Name == "" {
 		return 0, fmt.Errorf("rosbag2: topic %s has no type", c.Topic)
+	}
+	if !utf8.ValidString(c.Topic) || !utf8.ValidString(c.Schema.Name) {
+		return 0, fmt.Errorf("rosbag2: topic %q of type %q: not UTF-8, which metadata.yaml cannot hold", c.Topic, c.Schema.Name)
 	}
 	ch := &channel{c: *c}
 	w.chans = append(w.chans, ch)

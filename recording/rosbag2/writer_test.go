@@ -166,3 +166,28 @@ func TestEncodeMessageLeavesNoEmptySplit(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterRefusesNamesNotUTF8: a folder, topic or type name that is not
+// UTF-8 is refused, naming it: metadata.yaml, YAML text, cannot hold it.
+func TestWriterRefusesNamesNotUTF8(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := rosbag2.Create(filepath.Join(dir, "rec\xff"), rosbag2.Options{}); err == nil || !strings.Contains(err.Error(), `"rec\xff"`) {
+		t.Errorf("folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "rec\xff")); !os.IsNotExist(err) {
+		t.Errorf("the folder was made: %v", err)
+	}
+	w, err := rosbag2.Create(filepath.Join(dir, "rec"), rosbag2.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Abort()
+	for _, c := range []record.Channel{
+		{Topic: "/cam\xc3", MessageEncoding: "cdr", Schema: &record.Schema{Name: "std_msgs/msg/String"}},
+		{Topic: "/cam", MessageEncoding: "cdr", Schema: &record.Schema{Name: "pkg/msg/\xe2\x82"}},
+	} {
+		if _, err := w.AddChannel(&c); err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+			t.Errorf("%q %q: %v", c.Topic, c.Schema.Name, err)
+		}
+	}
+}
