@@ -4,7 +4,9 @@
 # `convert IN OUT --to ros2` (MCAP, zstd chunks at the level of rosbag2's
 # zstd chunks) and `--storage sqlite3`, on a generated recording of every seed
 # type with 1 MB point clouds for the bulk (go run ./testdata/gen -big), as
-# written (chunks stored) and recompressed with lz4. BenchmarkConvertToROS2
+# written (chunks stored) and recompressed with lz4; for reference, `cp IN`
+# (what writing a copy of the input costs alone) and the MCAP output with
+# chunks uncompressed (--compression none). BenchmarkConvertToROS2
 # (cmd/baglab) measures the same in one process, without start-up.
 # Each command runs RUNS times, alternately, its output removed before
 # each run; the table gives the median wall time, the median CPU time
@@ -38,7 +40,9 @@ for in in big big-lz4; do
 	f=$DIR/$in.bag
 	for _ in $(seq "$RUNS"); do
 		time_one "$in cat" "$BAGLAB" cat "$f"
+		time_one "$in cp" cp "$f" "$DIR/out"
 		time_one "$in convert-mcap" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2
+		time_one "$in convert-mcap-none" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2 --compression none
 		time_one "$in convert-sqlite3" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2 --storage sqlite3
 	done
 done
