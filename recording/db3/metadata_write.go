@@ -87,7 +87,7 @@ func (m *Bag2Metadata) render(base int) string {
 	} else {
 		p(1, "custom_data:")
 		for _, k := range slices.Sorted(maps.Keys(m.CustomData)) {
-			if key := yamlString(k); len(key) <= maxImplicitKey {
+			if key := yamlKey(k); len(key) <= maxImplicitKey {
 				p(2, "%s: %s", key, yamlString(m.CustomData[k]))
 			} else {
 				p(2, "? %s", key)
@@ -112,6 +112,21 @@ func yamlString(s string) string {
 		return s
 	}
 	return parsedYAMLString(s)
+}
+
+// yamlKey is s as a mapping key: as yamlString writes it, unless YAML
+// gives that plain scalar a meaning of its own as a key (the merge key
+// <<): then quoted.
+func yamlKey(s string) string {
+	k := yamlString(s)
+	if k != s || plainName(s) {
+		return k
+	}
+	var back map[string]string
+	if yaml.Unmarshal([]byte(k+": v"), &back) == nil && len(back) == 1 && back[s] == "v" {
+		return k
+	}
+	return strconv.Quote(s)
 }
 
 // parsedYAMLString is yamlString by the YAML parser: s plain when it reads

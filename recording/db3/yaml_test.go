@@ -16,7 +16,7 @@ var yamlScalars = []string{
 	"null", "Null", "NULL", "nUll", "~", "true", "False", "yes", "No", "on", "OFF", "y", "n",
 	"1", "-1", "1.5", "1e3", ".inf", ".NaN", "0x1F", "0o17", "-", "--", "---", "...", ".", "/",
 	"a:b", "a: b", "a #b", "#a", "a b", " a", "a ", "*a", "&a", "!a", "|", ">", "'a'", `"a"`, "%a",
-	"@a", "`a", "?a", "[a]", "{a}", "a,b", "é", "a\nb", "a\tb",
+	"@a", "`a", "?a", "?", "? a", "<<", "[a]", "{a}", "a,b", "é", "a\nb", "a\tb",
 }
 
 // TestPlainNameAgreesWithTheParser: every name yamlString writes plain
