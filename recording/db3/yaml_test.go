@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // yamlScalars are strings a metadata.yaml holds or could: names, YAML's
@@ -60,11 +59,9 @@ func FuzzMetadataRoundTrip(f *testing.F) {
 		f.Add(s, "rec_0.mcap", s, "jazzy", int64(-1))
 	}
 	f.Fuzz(func(t *testing.T, name, file, custom, distro string, ns int64) {
-		for _, s := range []string{name, file, custom, distro} {
-			if !utf8.ValidString(s) {
-				t.Skip()
-			}
-		}
+		// Bytes that are not UTF-8 become U+FFFD: YAML text holds no others.
+		name, file = strings.ToValidUTF8(name, "\uFFFD"), strings.ToValidUTF8(file, "\uFFFD")
+		custom, distro = strings.ToValidUTF8(custom, "\uFFFD"), strings.ToValidUTF8(distro, "\uFFFD")
 		if !filepath.IsLocal(file) {
 			file = "rec_0.db3" // ParseBag2Metadata refuses a path outside the folder
 		}
