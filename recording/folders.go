@@ -3,7 +3,6 @@ package recording
 import (
 	"errors"
 	"fmt"
-	"github.com/baglab/baglab/recording/db3"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/internal/fserr"
+	"github.com/baglab/baglab/recording/db3"
 	"github.com/baglab/baglab/recording/remote"
 )
 

@@ -7,12 +7,22 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/baglab/baglab/record"
 	"gopkg.in/yaml.v3"
 )
 
 // MetadataVersion is the metadata version the writers write (rosbag2's
 // since Jazzy): QoS profiles as a YAML list of names, ros_distro.
 const MetadataVersion = 9
+
+// TopicMetadata is the topics_with_message_count entry of channel c
+// (its offered_qos_profiles and type_description_hash taken from its
+// Metadata), with count messages.
+func TopicMetadata(c *record.Channel, count uint64) Bag2Topic {
+	return Bag2Topic{Name: c.Topic, Type: c.Schema.Name, SerializationFormat: c.MessageEncoding,
+		OfferedQoSProfiles: c.Metadata["offered_qos_profiles"], TypeDescriptionHash: c.Metadata["type_description_hash"],
+		MessageCount: count}
+}
 
 // YAML renders m as a metadata.yaml, in the layout of MetadataVersion,
 // field for field as rosbag2 writes it. Its strings must be UTF-8, as YAML

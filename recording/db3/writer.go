@@ -251,11 +251,7 @@ func (w *Writer) metadata() *Bag2Metadata {
 		ROSDistro:         w.opts.rosDistro,
 	}
 	for _, t := range w.order {
-		m.Topics = append(m.Topics, Bag2Topic{
-			Name: t.c.Topic, Type: t.c.Schema.Name, SerializationFormat: t.c.MessageEncoding,
-			OfferedQoSProfiles: t.c.Metadata["offered_qos_profiles"], TypeDescriptionHash: t.c.Metadata["type_description_hash"],
-			MessageCount: t.count,
-		})
+		m.Topics = append(m.Topics, TopicMetadata(&t.c, t.count))
 	}
 	return m
 }

@@ -445,11 +445,7 @@ func (w *Writer) metadata() *db3.Bag2Metadata {
 		ROSDistro:         w.o.ROSDistro,
 	}
 	for _, ch := range w.chans {
-		m.Topics = append(m.Topics, db3.Bag2Topic{
-			Name: ch.c.Topic, Type: ch.c.Schema.Name, SerializationFormat: ch.c.MessageEncoding,
-			OfferedQoSProfiles: ch.c.Metadata["offered_qos_profiles"], TypeDescriptionHash: ch.c.Metadata["type_description_hash"],
-			MessageCount: ch.count,
-		})
+		m.Topics = append(m.Topics, db3.TopicMetadata(&ch.c, ch.count))
 	}
 	switch w.o.Mode {
 	case ModeFile:
