@@ -429,9 +429,10 @@ func TestServerIgnoringRangeIsReadAsOneStream(t *testing.T) {
 	if _, err := obj.ReadAt(got, 0); err != nil || !bytes.Equal(got, data) {
 		t.Fatalf("ReadAt: %v", err)
 	}
-	// The request for the last bytes, answered with the whole object
-	// too, was left unread.
-	if !obj.Spooled() || requests.Load() != 2 || obj.Stats().Bytes != int64(len(data)) || len(notes) != 1 || !strings.Contains(notes[0], "ignores Range") {
+	// The request for the last bytes, sent beside the first, was left
+	// unread: answered with the whole object too, or stopped before the
+	// server saw it once the first answer was found to ignore Range.
+	if n := requests.Load(); !obj.Spooled() || n < 1 || n > 2 || obj.Stats().Bytes != int64(len(data)) || len(notes) != 1 || !strings.Contains(notes[0], "ignores Range") {
 		t.Fatalf("spooled %v, %d requests, %d bytes, notes %q", obj.Spooled(), requests.Load(), obj.Stats().Bytes, notes)
 	}
 }
