@@ -8,8 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
+	"github.com/baglab/baglab/internal/termtext"
 	"github.com/rivo/uniseg"
 )
 
@@ -274,7 +274,7 @@ func (t *Table) Cells(cols []int) [][]string {
 		case c.Kind == KindFloat:
 			format = floatFormat(t.Rows, i)
 		case c.Kind == KindString:
-			format = func(v any) string { return printable(FormatCell(v)) }
+			format = func(v any) string { return termtext.Line(FormatCell(v)) }
 		}
 		for r, row := range t.Rows {
 			if i < len(row) {
@@ -326,24 +326,6 @@ func (t *Table) WriteText(w io.Writer, wide bool) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// printable escapes the characters of s a terminal would not show as
-// themselves (tabs, newlines, other controls) the way Go strings do.
-func printable(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsPrint(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r)
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
 }
 
 // formatTime shows a time point (ns since the Unix epoch) as RFC 3339 in

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/baglab/baglab/internal/termtext"
 )
 
 // Sentinel causes of bad data. Every Error unwraps to one of them.
@@ -36,20 +38,24 @@ type Error struct {
 	Stretch *Skipped
 }
 
+// Error is "FILE: offset N: topic T: field F: cause: detail", the parts
+// that are set; file, topic and field are escaped as one line each
+// (termtext.Line): a recording may name a topic with a newline or a
+// terminal escape.
 func (e *Error) Error() string {
 	var b strings.Builder
 	if e.File != "" {
-		b.WriteString(e.File)
+		b.WriteString(termtext.Line(e.File))
 		b.WriteString(": ")
 	}
 	if e.Offset >= 0 {
 		fmt.Fprintf(&b, "offset %d: ", e.Offset)
 	}
 	if e.Topic != "" {
-		fmt.Fprintf(&b, "topic %s: ", e.Topic)
+		fmt.Fprintf(&b, "topic %s: ", termtext.Line(e.Topic))
 	}
 	if e.Field != "" {
-		fmt.Fprintf(&b, "field %s: ", e.Field)
+		fmt.Fprintf(&b, "field %s: ", termtext.Line(e.Field))
 	}
 	if e.Err != nil {
 		b.WriteString(e.Err.Error())

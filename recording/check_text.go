@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/termtext"
 	"github.com/baglab/baglab/record"
 )
 
@@ -44,10 +45,11 @@ func (p FileProblem) IsError() bool { return p.Severity == string(record.Severit
 
 // String is the problem's line of `baglab doctor`.
 func (p FileProblem) String() string {
+	file, msg := termtext.Line(p.File), termtext.Line(p.Message) // names from the recording
 	if p.Offset >= 0 {
-		return fmt.Sprintf("%s: %s at offset %d: %s", p.File, p.Severity, p.Offset, p.Message)
+		return fmt.Sprintf("%s: %s at offset %d: %s", file, p.Severity, p.Offset, msg)
 	}
-	return fmt.Sprintf("%s: %s: %s", p.File, p.Severity, p.Message)
+	return fmt.Sprintf("%s: %s: %s", file, p.Severity, msg)
 }
 
 // RepairHint names what to do about the damaged recording a *record.Error

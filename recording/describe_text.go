@@ -12,13 +12,16 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/internal/english"
+	"github.com/baglab/baglab/internal/termtext"
 )
 
 // WriteText writes the description as `baglab info` prints it: the
 // summary lines, one line per topic (messages, mean rate, type, encoding,
 // MD5) or "none", then MCAP metadata and attachments, with topics or
-// without. The text is written at once, so that a failing writer's error
-// is returned whichever line it hits.
+// without. Text from the recording is escaped (termtext.Line), so that
+// a name holding a newline or a terminal escape shows as such. The text is
+// written at once, so that a failing writer's error is returned whichever
+// line it hits.
 func (d *Description) WriteText(w io.Writer) error {
 	var b bytes.Buffer
 	d.text(&b)
@@ -30,25 +33,26 @@ func (d *Description) WriteText(w io.Writer) error {
 func (d *Description) text(w *bytes.Buffer) {
 	s := d.Summary
 	tw := tabwriter.NewWriter(w, 0, 2, 1, ' ', 0)
-	fmt.Fprintf(tw, "path:\t%s\n", s.Path)
+	line := termtext.Line
+	fmt.Fprintf(tw, "path:\t%s\n", line(s.Path))
 	fmt.Fprintf(tw, "format:\t%s\n", s.Format)
 	fmt.Fprintf(tw, "duration:\t%s\n", time.Duration(s.DurationNs).Round(time.Microsecond))
 	fmt.Fprintf(tw, "start:\t%s\n", formatNs(s.StartNs, s.MessageCount > 0))
 	fmt.Fprintf(tw, "end:\t%s\n", formatNs(s.EndNs, s.MessageCount > 0))
 	fmt.Fprintf(tw, "messages:\t%d\n", s.MessageCount)
 	if s.CompressionNote != "" {
-		fmt.Fprintf(tw, "compression:\t%s (%s)\n", s.Compression, s.CompressionNote)
+		fmt.Fprintf(tw, "compression:\t%s (%s)\n", line(s.Compression), s.CompressionNote)
 	} else {
-		fmt.Fprintf(tw, "compression:\t%s\n", s.Compression)
+		fmt.Fprintf(tw, "compression:\t%s\n", line(s.Compression))
 	}
 	if s.Unindexed != "" {
 		// Only bag and MCAP readers summarise by scanning.
-		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, repairOf(Format(s.Format)), s.Path)
+		fmt.Fprintf(tw, "index:\tunindexed (%s), read by scanning; `baglab %s %s` makes it indexed\n", s.Unindexed, repairOf(Format(s.Format)), line(s.Path))
 	}
 	if b := d.ROSBag2; b != nil {
 		fmt.Fprintf(tw, "rosbag2:\t%s\n", b.text())
 		for _, k := range slices.Sorted(maps.Keys(b.CustomData)) {
-			fmt.Fprintf(tw, "custom_data:\t%s: %s\n", k, b.CustomData[k])
+			fmt.Fprintf(tw, "custom_data:\t%s: %s\n", line(k), line(b.CustomData[k]))
 		}
 	}
 	tw.Flush() // into w, a buffer: it cannot fail
@@ -62,11 +66,12 @@ func (d *Description) text(w *bytes.Buffer) {
 			if len(t.Types) > 1 {
 				typ = strings.Join(t.Types, " | ")
 			}
+			typ = line(typ)
 			freq := ""
 			if t.FrequencyHz > 0 {
 				freq = fmt.Sprintf("%.4g Hz", t.FrequencyHz)
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", t.Topic, english.Count(t.MessageCount, "msg"), freq, typ, t.Encoding, t.MD5)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\n", line(t.Topic), english.Count(t.MessageCount, "msg"), freq, typ, line(t.Encoding), line(t.MD5))
 		}
 		tw.Flush()
 	}
@@ -76,13 +81,27 @@ func (d *Description) text(w *bytes.Buffer) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		fmt.Fprintf(w, "metadata %s:\n", m.Name)
+		fmt.Fprintf(w, "metadata %s:\n", line(m.Name))
 		for _, k := range keys {
-			fmt.Fprintf(w, "  %s: %s\n", k, m.Metadata[k])
+			writeValue(w, line(k), m.Metadata[k])
 		}
 	}
 	for _, a := range d.Attachments {
-		fmt.Fprintf(w, "attachment %s: %s, %d bytes\n", a.Name, a.MediaType, a.Size)
+		fmt.Fprintf(w, "attachment %s: %s, %d bytes\n", line(a.Name), line(a.MediaType), a.Size)
+	}
+}
+
+// writeValue writes a metadata entry: "  key: value", or for a value of
+// several lines (the rosbag2 record's YAML) the key and then each line
+// indented under it, each escaped as a line.
+func writeValue(w *bytes.Buffer, key, value string) {
+	if !strings.Contains(strings.TrimSuffix(value, "\n"), "\n") {
+		fmt.Fprintf(w, "  %s: %s\n", key, termtext.Line(value))
+		return
+	}
+	fmt.Fprintf(w, "  %s:\n", key)
+	for l := range strings.Lines(value) {
+		fmt.Fprintf(w, "    %s\n", termtext.Line(strings.TrimSuffix(l, "\n")))
 	}
 }
 
@@ -100,12 +119,12 @@ func formatNs(ns int64, has bool) string {
 // text is the folder's line of WriteText: "metadata version 9, mcap, 3
 // files, zstd per file, ros_distro humble".
 func (b *ROSBag2Info) text() string {
-	parts := []string{fmt.Sprintf("metadata version %d", b.Version), b.Storage, english.Count(len(b.Files), "file")}
+	parts := []string{fmt.Sprintf("metadata version %d", b.Version), termtext.Line(b.Storage), english.Count(len(b.Files), "file")}
 	if b.CompressionMode != "" {
-		parts = append(parts, fmt.Sprintf("%s per %s", b.CompressionFormat, strings.ToLower(b.CompressionMode)))
+		parts = append(parts, termtext.Line(fmt.Sprintf("%s per %s", b.CompressionFormat, strings.ToLower(b.CompressionMode))))
 	}
 	if b.ROSDistro != "" {
-		parts = append(parts, "ros_distro "+b.ROSDistro)
+		parts = append(parts, "ros_distro "+termtext.Line(b.ROSDistro))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -173,3 +173,48 @@ func TestDescriptionTextTimeZero(t *testing.T) {
 		t.Errorf("no messages: got\n%s\nwant start -", b.String())
 	}
 }
+
+// TestDescriptionTextEscapes: what the recording names is printed escaped,
+// so that a terminal escape or a newline in a topic, type, metadata entry,
+// attachment or custom_data entry shows as such instead of acting on the
+// terminal or forging a line; a metadata value of several lines (the
+// rosbag2 record's YAML) is printed as an indented block.
+func TestDescriptionTextEscapes(t *testing.T) {
+	d := &recording.Description{
+		Summary: &record.Summary{Path: "x.mcap", Format: "mcap", Compression: "zstd"},
+		ROSBag2: &recording.ROSBag2Info{Version: 9, Storage: "mcap", ROSDistro: "jazzy\x1b]0;pwned\a",
+			CustomData: map[string]string{"op\u202eerator": "ann\nmessages: 0"}},
+		Topics: []recording.TopicDescription{{TopicSummary: record.TopicSummary{Topic: "/a\x1b[31mred\nmessages:    999",
+			Type: "pkg/msg/T\x1b[0m", Encoding: "cdr", MD5: "\x9b", MessageCount: 1}}},
+		Metadata: []recording.MetadataInfo{{Name: "rosbag2\x1b[2J", Metadata: map[string]string{
+			"serialized_metadata": "version: 9\nname: \x1b[1mbold\n",
+			"one":                 "line\r",
+		}}},
+		Attachments: []recording.AttachmentInfo{{Name: "cal\n.yaml", MediaType: "text/\x07yaml", Size: 3}},
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `path:        x.mcap
+format:      mcap
+duration:    0s
+start:       -
+end:         -
+messages:    0
+compression: zstd
+rosbag2:     metadata version 9, mcap, 0 files, ros_distro jazzy\x1b]0;pwned\a
+custom_data: op\u202eerator: ann\nmessages: 0
+topics:
+  /a\x1b[31mred\nmessages:    999  1 msg    pkg/msg/T\x1b[0m  cdr  \x9b
+metadata rosbag2\x1b[2J:
+  one: line\r
+  serialized_metadata:
+    version: 9
+    name: \x1b[1mbold
+attachment cal\n.yaml: text/\ayaml, 3 bytes
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

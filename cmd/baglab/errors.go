@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/baglab/baglab/internal/fserr"
+	"github.com/baglab/baglab/internal/termtext"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 	"github.com/baglab/baglab/recording/remote"
@@ -91,9 +92,9 @@ func outputError(path string, err error) error {
 // printError prints err as baglab's error line, and the repair hint when
 // a repair can undo the damage it names.
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "baglab: %v\n", err)
+	fmt.Fprintf(w, "baglab: %s\n", termtext.Text(err.Error()))
 	if hint := recording.RepairHint(err); hint != "" {
-		fmt.Fprintf(w, "baglab: %s\n", hint)
+		fmt.Fprintf(w, "baglab: %s\n", termtext.Text(hint))
 	}
 }
 

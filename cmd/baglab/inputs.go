@@ -8,6 +8,7 @@ import (
 
 	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/english"
+	"github.com/baglab/baglab/internal/termtext"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
@@ -205,9 +206,10 @@ func (g *globalOptions) note(format string, args ...any) {
 }
 
 // warn prints a line on stderr, also with --quiet: a warning, or what
-// --skip-bad left out, is never silent.
+// --skip-bad left out, is never silent. What it says may quote a
+// recording, so it is escaped for the terminal (termtext.Text).
 func (g *globalOptions) warn(format string, args ...any) {
-	fmt.Fprintf(g.stderr, format+"\n", args...)
+	fmt.Fprintln(g.stderr, termtext.Text(fmt.Sprintf(format, args...)))
 }
 
 func isDir(path string) bool {

@@ -20,6 +20,7 @@ import (
 	"github.com/baglab/baglab/analysis/tf"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/export"
+	"github.com/baglab/baglab/internal/termtext"
 	"github.com/baglab/baglab/recording"
 	"github.com/spf13/cobra"
 )
@@ -318,7 +319,8 @@ func (o *tfOptions) printTree(frames []tf.Frame) error {
 		if pubs == "" {
 			pubs = "-"
 		}
-		fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%d\t%.3f\t%s\t%s\t%d\t%.3f\n", strings.Repeat("  ", f.Depth), f.Frame, parent, kind, pubs,
+		// Frame and publisher names come from the recording.
+		fmt.Fprintf(w, "%s%s\t%s\t%s\t%s\t%d\t%.3f\t%s\t%s\t%d\t%.3f\n", strings.Repeat("  ", f.Depth), termtext.Line(f.Frame), termtext.Line(parent), kind, termtext.Line(pubs),
 			f.Count, f.RateHz, stampText(f.FirstNs), stampText(f.LastNs), f.Gaps, f.GapLongestS)
 	}
 	return w.Flush()

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/baglab/baglab/internal/termtext"
 )
 
 // Suites is the root of a JUnit XML document: testsuites.
@@ -107,8 +109,8 @@ func (all *Suites) Write(w io.Writer) error {
 
 // Code renders s as Markdown inline code that is safe in a table cell.
 func Code(s string) string {
+	s = termtext.Line(strings.ReplaceAll(s, "\n", " "))
 	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\n", " ")
 	if strings.Contains(s, "`") {
 		return "`` " + s + " ``"
 	}

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/baglab/baglab/internal/termtext"
 	"github.com/baglab/baglab/live/rosnode"
 	"github.com/baglab/baglab/live/tcpros"
 )
@@ -59,7 +60,7 @@ func (r *Result) WriteSummary(w io.Writer) error {
 	fmt.Fprintf(&b, "baglab record: stopped: %s\n", r.Reason)
 	fmt.Fprintf(&b, "%-40s %10s %10s %8s\n", "TOPIC", "RECEIVED", "WRITTEN", "DROPPED")
 	for _, t := range r.Topics {
-		fmt.Fprintf(&b, "%-40s %10d %10d %8d\n", t.Topic, t.Received, t.Written, t.Dropped)
+		fmt.Fprintf(&b, "%-40s %10d %10d %8d\n", termtext.Line(t.Topic), t.Received, t.Written, t.Dropped)
 	}
 	for _, f := range r.Files {
 		fmt.Fprintf(&b, "wrote %s\n", f)

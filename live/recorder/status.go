@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/baglab/baglab/internal/termtext"
 )
 
 // statusTable draws the live per-topic table (as rosbag_fancy shows it):
@@ -80,7 +82,7 @@ func (s *statusTable) draw(r *Recorder) {
 			rate = float64(t.Received-p.Received) / dt
 			bw = float64(t.Bytes-p.Bytes) / dt
 		}
-		fmt.Fprintf(&b, "%-40s %5d %10d %7.1f/s %9s/s %8d\n", t.Topic, pubs[t.Topic], t.Received, rate, human(bw), t.Dropped)
+		fmt.Fprintf(&b, "%-40s %5d %10d %7.1f/s %9s/s %8d\n", termtext.Line(t.Topic), pubs[t.Topic], t.Received, rate, human(bw), t.Dropped)
 	}
 	if out := r.cur.Load(); out != nil {
 		lim := "unbounded"
