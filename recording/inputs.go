@@ -379,7 +379,7 @@ func (in *Inputs) tally(err error) {
 		case s.Dropped > 0:
 			in.loss.Dropped += s.Dropped
 		case s.Length > 0 || s.Beyond > 0:
-			in.loss.Estimated += in.estimate(re.File, max(s.Length, 0), max(s.Beyond, 0))
+			in.loss.Estimated += in.estimate(re.File, max(s.Length, 0), max(s.Beyond, 0), s.Kept)
 		}
 	case isUndecodableChannel(err):
 		in.loss.Topics++
@@ -388,20 +388,27 @@ func (in *Inputs) tally(err error) {
 	}
 }
 
-// estimate is how many messages the damaged bytes of file held (length
-// of them in the file, beyond past its end), at the mean size of the
-// messages its summary counts in the rest (0 when unknown).
-func (in *Inputs) estimate(file string, length, beyond int64) uint64 {
+// estimate is how many messages the damaged bytes of file held and lost:
+// length of them in the file, from which kept messages were salvaged, and
+// beyond past its end. The mean message size is that of the messages its
+// summary counts outside the stretch, over the bytes outside it; when the
+// stretch holds every message counted (a torn chunk, the file's only
+// one), that of all of them over the whole file. 0 when unknown.
+func (in *Inputs) estimate(file string, length, beyond int64, kept uint64) uint64 {
 	for i, p := range in.paths {
 		if p != file || i >= len(in.sums) || in.sums[i].MessageCount == 0 {
 			continue
 		}
+		count := in.sums[i].MessageCount
 		size, ok := in.size(p)
-		if !ok || size <= length {
+		if !ok || size < length {
 			return 0
 		}
-		per := float64(size-length) / float64(in.sums[i].MessageCount)
-		return uint64(float64(length+beyond)/per + 0.5)
+		per := float64(size) / float64(count)
+		if count > kept && size > length {
+			per = float64(size-length) / float64(count-kept)
+		}
+		return uint64(max(float64(length+beyond)/per-float64(kept), 0) + 0.5)
 	}
 	return 0
 }
