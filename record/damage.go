@@ -19,6 +19,11 @@ type Skipped struct {
 	// Kept counts the messages still read from the stretch, Dropped those
 	// it was seen to hold that were left out.
 	Kept, Dropped uint64
+	// Estimated is how many more messages the stretch held by what the
+	// file states, when the reader can tell: the rest of a torn chunk,
+	// from the uncompressed size its header gives, at the density of the
+	// records that were read. 0 when it cannot.
+	Estimated uint64
 	// Unverified is set when kept messages have no CRC to vouch for them
 	// (a chunk whose CRC fails, or whose compressed data is damaged): their
 	// content may be damaged.

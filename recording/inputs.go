@@ -340,9 +340,10 @@ type Losses struct {
 	// Dropped counts the messages left out that the readers saw and
 	// counted (a chunk whose CRC fails, messages that do not decode);
 	// Estimated those of stretches whose messages could not be counted
-	// (a cut or unreadable stretch), estimated from the bytes lost (in the
-	// file and past its end) at the mean message size of the rest of the
-	// file.
+	// (a cut or unreadable stretch): what the reader estimated from the
+	// sizes the file states (record.Skipped.Estimated), or else from the
+	// bytes lost (in the file and past its end) at the mean message size
+	// of the rest of the file.
 	Dropped, Estimated uint64
 	// Unverified counts the messages kept that no CRC vouches for.
 	Unverified uint64
@@ -378,9 +379,10 @@ func (in *Inputs) tally(err error) {
 			in.loss.Unverified += s.Kept
 		case s.Dropped > 0:
 			in.loss.Dropped += s.Dropped
-		case s.Length > 0 || s.Beyond > 0:
+		case s.Estimated == 0 && (s.Length > 0 || s.Beyond > 0):
 			in.loss.Estimated += in.estimate(re.File, max(s.Length, 0), max(s.Beyond, 0), s.Kept)
 		}
+		in.loss.Estimated += s.Estimated
 	case isUndecodableChannel(err):
 		in.loss.Topics++
 	default:

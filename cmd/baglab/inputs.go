@@ -124,7 +124,7 @@ func sayLosses(g *globalOptions, in *recording.Inputs) {
 	case l.Estimated > 0 && l.Beyond > 0:
 		parts = append(parts, fmt.Sprintf("about %s lost in unreadable bytes and in the %s that the bag header says followed the cut end (estimated from the mean message size of the file)", english.Count(l.Estimated, "message"), english.Count(l.Beyond, "byte")))
 	case l.Estimated > 0:
-		parts = append(parts, fmt.Sprintf("about %s lost in unreadable bytes (estimated from the mean message size of the file; a cut file may have held more past its end)", english.Count(l.Estimated, "message")))
+		parts = append(parts, fmt.Sprintf("about %s lost in unreadable bytes (estimated from the sizes the file states and its mean message size; a cut file may have held more past its end)", english.Count(l.Estimated, "message")))
 	}
 	if l.Unverified > 0 {
 		parts = append(parts, english.Count(l.Unverified, "message")+" kept unverified (no CRC vouches for them)")

@@ -285,8 +285,9 @@ type chunkFate struct {
 	cut    error // why the chunk's framing is lost (cut off, damaged length), nil when whole
 	damage error // why its records are unverified (CRC, decompression), nil when they check
 	hasCRC bool
-	size   int // bytes of records that decompressed
-	lost   int // uncompressed offset where the records stop framing, -1 when all frame
+	size   int    // bytes of records that decompressed
+	lost   int    // uncompressed offset where the records stop framing, -1 when all frame
+	stated uint64 // the uncompressed size the chunk header gives
 	// used and bad count the records that parse and those that do not;
 	// kept the messages used, seen all messages met.
 	used, bad, kept, seen uint64
@@ -306,7 +307,7 @@ func salvageRecords(dec *decoders, file string, fr frame, ck *chunk, dst []byte,
 		ck = &c
 	}
 	data, damage := unpackChunk(dec, file, fr.offset, ck, dst)
-	f := chunkFate{file: file, off: fr.offset, cut: cut, damage: damage, hasCRC: ck.crc != 0, size: len(data), lost: -1}
+	f := chunkFate{file: file, off: fr.offset, cut: cut, damage: damage, hasCRC: ck.crc != 0, size: len(data), lost: -1, stated: ck.uncompressedSize}
 	n := framed(data)
 	if n < len(data) {
 		f.lost = n
@@ -322,10 +323,26 @@ func (f *chunkFate) whole() bool {
 // unverified reports whether the records used have no CRC to vouch for them.
 func (f *chunkFate) unverified() bool { return f.damage != nil && f.used > 0 }
 
+// unread estimates the messages of the chunk's records that were not
+// read: those of the uncompressed size its header gives past the records
+// that frame, at the density of the messages kept from them; 0 when
+// nothing was kept to tell the density, or nothing is missing.
+func (f *chunkFate) unread() uint64 {
+	framed := f.size
+	if f.lost >= 0 {
+		framed = f.lost
+	}
+	if f.kept == 0 || framed == 0 || f.stated <= uint64(framed) {
+		return 0
+	}
+	n := float64(f.kept) * float64(f.stated-uint64(framed)) / float64(framed)
+	return uint64(min(n, 1e15) + 0.5) // a header may state any size
+}
+
 // skipped describes a damaged chunk spanning length bytes: Err is the
 // first thing wrong with it, Note the rest and what became of its messages.
 func (f *chunkFate) skipped(length int64) record.Skipped {
-	s := record.Skipped{Offset: f.off, Length: length, Kept: f.kept, Unverified: f.unverified()}
+	s := record.Skipped{Offset: f.off, Length: length, Kept: f.kept, Unverified: f.unverified(), Estimated: f.unread()}
 	var why []string
 	switch {
 	case f.cut != nil:
@@ -357,6 +374,9 @@ func (f *chunkFate) skipped(length int64) record.Skipped {
 		why = append(why, "none of its records can be read")
 	case f.damage != nil && f.cut != nil:
 		why = append(why, fmt.Sprintf("%d messages salvaged from the %d bytes that decompress", f.kept, f.size))
+		if s.Estimated > 0 {
+			why = append(why, fmt.Sprintf("about %d more in the %d bytes its header says follow", s.Estimated, f.stated-uint64(f.size)))
+		}
 	case f.damage != nil:
 		why = append(why, fmt.Sprintf("%d messages kept, their content may be damaged", f.kept))
 	case f.cut != nil && f.hasCRC:

@@ -273,8 +273,26 @@ func testSkipBadTruncated(t *testing.T, dir string) {
 			}
 			salvaged := len(got.msgs) - len(strict.msgs)
 			s := wantSkipped(t, got.skipped, badPath, victim, cut-victim, salvaged, record.ErrTruncated)
-			if !errors.Is(s.Err, record.ErrTruncated) || !strings.HasSuffix(s.Reason(), "bytes that decompress") {
+			if !errors.Is(s.Err, record.ErrTruncated) || !strings.Contains(s.Reason(), "bytes that decompress; about ") {
 				t.Errorf("reported %+v", s)
+			}
+			// The messages of the cut chunk that did not arrive are
+			// estimated from the uncompressed size its header gives, at
+			// the density of the records that did: the chunk holds those
+			// a file cut just past it reads before its error, less those
+			// before it. The study's messages come in sizes from tens of
+			// bytes to kilobytes, and the part that arrived holds the
+			// large ones, so the estimate falls short here (52 of 159
+			// with lz4, 46 of 204 stored); it must be there and within a
+			// factor of five (TestCutMCAPLossCountsTheTornChunk in
+			// cmd/baglab checks it within 3% on messages of even size).
+			upTo := filepath.Join(t.TempDir(), "up-to.mcap")
+			if err := os.WriteFile(upTo, data[:victim+recordLen(data, victim)], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			lost := len(readFile(t, upTo, false, record.Filter{}).msgs) - len(got.msgs)
+			if lost <= 0 || s.Estimated == 0 || int(s.Estimated)*5 < lost || int(s.Estimated) > lost*5 {
+				t.Errorf("about %d messages of the cut chunk estimated lost, %d were", s.Estimated, lost)
 			}
 			if tc.cut == "" {
 				whole := 0
