@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -158,5 +159,78 @@ func TestConvertKeepsCustomData(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "custom_data experiment") || !strings.Contains(stderr, `"grasp 13"`) {
 		t.Errorf("merged: no warning of the two experiments: %s", stderr)
+	}
+}
+
+// twoBags writes, with Debian's rosbag, first.bag: /x latched (a
+// std_msgs/String "first") and /t a my_pkg/Thing {int32 a}; and
+// second.bag: /x not latched ("second"), and /t and /u a my_pkg/Thing
+// defined otherwise {float64 b, int32 a}.
+const twoBags = `
+import sys, os, rosbag, rospy, genpy.dynamic
+from std_msgs.msg import String
+def thing(defn):
+    return genpy.dynamic.generate_dynamic('my_pkg/Thing', defn)['my_pkg/Thing']
+def header(latch):
+    return {'type': 'std_msgs/String', 'md5sum': String._md5sum, 'message_definition': String._full_text,
+            'topic': '/x', 'callerid': '/talker', 'latching': latch}
+with rosbag.Bag(os.path.join(sys.argv[1], 'first.bag'), 'w') as b:
+    b.write('/x', String(data='first'), rospy.Time(1), connection_header=header('1'))
+    b.write('/t', thing('int32 a\n')(a=7), rospy.Time(1))
+with rosbag.Bag(os.path.join(sys.argv[1], 'second.bag'), 'w') as b:
+    b.write('/x', String(data='second'), rospy.Time(2), connection_header=header('0'))
+    b.write('/t', thing('float64 b\nint32 a\n')(a=9, b=2.5), rospy.Time(2))
+    b.write('/u', thing('float64 b\nint32 a\n')(a=10, b=3.5), rospy.Time(3))
+`
+
+// TestConvertKeepsOneTopicAndDefinition: a ROS 2 recording holds one entry
+// per topic and one definition per type, as rosbag2 keeps them. Merging
+// two bags whose /x differs only in latching writes one /x, with both
+// messages and the first bag's offered QoS (TRANSIENT_LOCAL); a type the
+// second bag defines otherwise (my_pkg/Thing) is refused, naming it, and
+// with --skip-bad its topics are left out and every message written
+// decodes. The peer (js-yaml, @mcap/core or sql.js, rosmsg2-serialization)
+// reads both storages. Before, metadata.yaml listed /x twice, and the
+// sqlite3 split stored one definition of my_pkg/msg/Thing for messages of
+// both layouts: the second's did not decode.
+func TestConvertKeepsOneTopicAndDefinition(t *testing.T) {
+	testenv.RequirePeer(t, "rosbag", "ros-msgs", "genpy", "node", "mcap", "rosmsg2", "ros2peers")
+	dir := t.TempDir()
+	if out, err := exec.Command(testenv.Python, "-c", twoBags, dir).CombinedOutput(); err != nil {
+		t.Fatalf("rosbag: %v\n%s", err, out)
+	}
+	first, second := filepath.Join(dir, "first.bag"), filepath.Join(dir, "second.bag")
+	for _, storage := range []string{"mcap", "sqlite3"} {
+		out := filepath.Join(dir, "out-"+storage)
+		_, stderr, code := run(t, "convert", "-q", first, second, out, "--to", "ros2", "--storage", storage)
+		if code != exitBadInput || !strings.Contains(stderr, "topic /t: its type my_pkg/msg/Thing is defined unlike on topic /t") {
+			t.Errorf("%s: exit %d, want %d and the type named: %s", storage, code, exitBadInput, stderr)
+		}
+		_, stderr, code = run(t, "convert", "-q", first, second, out, "--to", "ros2", "--storage", storage, "--skip-bad")
+		if code != exitOK || !strings.Contains(stderr, "topic /u: its type my_pkg/msg/Thing is defined unlike on topic /t") {
+			t.Fatalf("%s, --skip-bad: exit %d, want the topics left out named: %s", storage, code, stderr)
+		}
+		peer := ros2Peer(t, out)
+		var got []string
+		for _, m := range peer["messages"].([]any) {
+			m := m.(map[string]any)
+			got = append(got, fmt.Sprintf("%s %v", m["topic"], m["message"]))
+		}
+		if want := []string{"/x map[data:first]", "/t map[a:7]", "/x map[data:second]"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the peer reads %q, want %q", storage, got, want)
+		}
+		var topics []string
+		for _, e := range peerMetadataYAML(t, out)["topics_with_message_count"].([]any) {
+			e := e.(map[string]any)
+			md := e["topic_metadata"].(map[string]any)
+			durability := "none"
+			if qos, _ := md["offered_qos_profiles"].([]any); len(qos) == 1 {
+				durability = fmt.Sprint(qos[0].(map[string]any)["durability"])
+			}
+			topics = append(topics, fmt.Sprintf("%s %v %s", md["name"], e["message_count"], durability))
+		}
+		if want := []string{"/x 2 transient_local", "/t 1 none"}; !reflect.DeepEqual(topics, want) {
+			t.Errorf("%s: metadata.yaml lists %q, want %q", storage, topics, want)
+		}
 	}
 }

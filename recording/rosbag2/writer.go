@@ -1,6 +1,7 @@
 package rosbag2
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -219,7 +220,13 @@ func (w *Writer) addToSplit(ch *channel) error {
 	return err
 }
 
-// AddChannel adds a topic; its id counts from 1 in the order added.
+// AddChannel adds a topic; its id counts from 1 in the order added. A
+// recording holds one type per topic and one definition per type, as
+// rosbag2 keeps them: a topic added again with its type and definition
+// gets its first id (and keeps its first offered QoS); with another type,
+// or with a type an earlier topic defined otherwise, it is refused
+// (record.ErrUnsupported), where a reader would decode its messages with
+// the wrong layout.
 func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	if w.done {
 		return 0, errors.New("rosbag2: writer is closed")
@@ -229,6 +236,19 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 	}
 	if !utf8.ValidString(c.Topic) || !utf8.ValidString(c.Schema.Name) {
 		return 0, fmt.Errorf("rosbag2: topic %q of type %q: not UTF-8, which metadata.yaml cannot hold", c.Topic, c.Schema.Name)
+	}
+	for i, ch := range w.chans {
+		old := ch.c.Schema
+		if old.Name == c.Schema.Name && (old.Encoding != c.Schema.Encoding || !bytes.Equal(old.Data, c.Schema.Data)) {
+			return 0, fmt.Errorf("%w: topic %s: its type %s is defined unlike on topic %s, and a ROS 2 recording holds one definition per type", record.ErrUnsupported, c.Topic, c.Schema.Name, ch.c.Topic)
+		}
+		if ch.c.Topic != c.Topic {
+			continue
+		}
+		if old.Name != c.Schema.Name || ch.c.MessageEncoding != c.MessageEncoding {
+			return 0, fmt.Errorf("%w: topic %s carries %s (%s) and %s (%s), and a ROS 2 recording holds one type per topic", record.ErrUnsupported, c.Topic, old.Name, ch.c.MessageEncoding, c.Schema.Name, c.MessageEncoding)
+		}
+		return uint32(i + 1), nil
 	}
 	ch := &channel{c: *c}
 	w.chans = append(w.chans, ch)

@@ -191,3 +191,41 @@ func TestWriterRefusesNamesNotUTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterKeepsOneTypePerTopic: a topic added again with its type and
+// definition gets its first id; with another type, or with a type defined
+// otherwise than for an earlier topic, it is refused as unsupported,
+// naming both.
+func TestWriterKeepsOneTypePerTopic(t *testing.T) {
+	for _, storage := range []string{rosbag2.StorageMCAP, rosbag2.StorageSQLite} {
+		w, err := rosbag2.Create(filepath.Join(t.TempDir(), "rec"), rosbag2.Options{Storage: storage})
+		if err != nil {
+			t.Fatal(err)
+		}
+		str := &record.Schema{Name: "std_msgs/msg/String", Encoding: "ros2msg", Data: []byte("string data\n")}
+		add := func(topic string, s *record.Schema, qos string) (uint32, error) {
+			return w.AddChannel(&record.Channel{Topic: topic, MessageEncoding: "cdr", Schema: s,
+				Metadata: map[string]string{"offered_qos_profiles": qos}})
+		}
+		a, err := add("/a", str, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, err := add("/a", &record.Schema{Name: str.Name, Encoding: str.Encoding, Data: []byte("string data\n")}, "- durability: 1\n"); id != a || err != nil {
+			t.Errorf("%s: /a again: id %d (%v), want %d", storage, id, err, a)
+		}
+		for _, c := range []struct {
+			topic string
+			s     *record.Schema
+			want  string
+		}{
+			{"/a", &record.Schema{Name: "std_msgs/msg/Int32", Encoding: "ros2msg", Data: []byte("int32 data\n")}, "topic /a carries std_msgs/msg/String (cdr) and std_msgs/msg/Int32 (cdr)"},
+			{"/b", &record.Schema{Name: str.Name, Encoding: "ros2msg", Data: []byte("string data\nint32 n\n")}, "topic /b: its type std_msgs/msg/String is defined unlike on topic /a"},
+		} {
+			if _, err := add(c.topic, c.s, ""); !errors.Is(err, record.ErrUnsupported) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %s %s: %v, want %q", storage, c.topic, c.s.Name, err, c.want)
+			}
+		}
+		w.Abort()
+	}
+}
