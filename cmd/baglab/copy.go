@@ -81,8 +81,9 @@ sequences → T[], byte → uint8).
 splits (--storage mcap, the default; chunks compressed with --compression,
 zstd by default) or sqlite3 splits (--storage sqlite3, schema version 4),
 named OUT_0.mcap ..., a metadata.yaml of version 9, new splits by
---split-size and --split-duration, and --compression-mode file|message
-(zstd of each split file or each message). ROS1 types get their ROS 2
+--split-size and --split-duration (with --repeat-latched, each split after
+the first starts with the last message of every latched topic), and
+--compression-mode file|message (zstd of each split file or each message). ROS1 types get their ROS 2
 names (pkg/Type → pkg/msg/Type, tf/tfMessage → tf2_msgs/msg/TFMessage,
 or as --rules FILE in ros1_bridge's mapping_rules.yaml says), std_msgs/Header
 loses seq, time and duration become builtin_interfaces Time and Duration,

@@ -21,6 +21,7 @@ type ros2Flags struct {
 	splitDuration time.Duration
 	mode          string
 	rules         string
+	repeatLatched bool
 }
 
 func (f *ros2Flags) addFlags(cmd *cobra.Command) {
@@ -29,6 +30,7 @@ func (f *ros2Flags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.splitSize, "split-size", "", "with --to ros2: start a new split after this many bytes of messages (512K, 100M, 2G or bytes)")
 	cmd.Flags().DurationVar(&f.splitDuration, "split-duration", 0, "with --to ros2: start a new split after this much recording time (60s, 5m)")
 	cmd.Flags().StringVar(&f.mode, "compression-mode", "", "with --to ros2: zstd of each split file (file) or each message (message); default none")
+	cmd.Flags().BoolVar(&f.repeatLatched, "repeat-latched", false, "with --to ros2 and a split option: write the last message of each latched topic again at the start of every split after the first, so that a split read alone keeps its /tf_static (as record --repeat-latched)")
 	cmd.Flags().StringVar(&f.rules, "rules", "", "with --to ros2: ROS 2 names and field mappings of ROS1 types, in ros1_bridge's mapping_rules.yaml format")
 	completeValues(cmd, "to", "ros2")
 	completeValues(cmd, "storage", "mcap", "sqlite3")
@@ -40,7 +42,7 @@ func (f *ros2Flags) addFlags(cmd *cobra.Command) {
 // error.
 func (f *ros2Flags) format(out string, co *recording.CreateOptions, read *readFlags) (recording.Format, error) {
 	if f.to == "" {
-		for _, name := range []string{"storage", "split-size", "split-duration", "compression-mode", "rules"} {
+		for _, name := range []string{"storage", "split-size", "split-duration", "compression-mode", "rules", "repeat-latched"} {
 			if f.given(name) {
 				return "", usageErrorf("--%s applies with --to ros2", name)
 			}
@@ -63,7 +65,10 @@ func (f *ros2Flags) format(out string, co *recording.CreateOptions, read *readFl
 		mode = rosbag2.ModeNone
 	}
 	co.Format = recording.FormatROS2
-	co.ROS2 = rosbag2.Options{Storage: f.storage, Mode: mode, SplitSize: size, SplitDuration: f.splitDuration}
+	if f.repeatLatched && size == 0 && f.splitDuration == 0 {
+		return "", usageErrorf("--repeat-latched applies with --split-size or --split-duration")
+	}
+	co.ROS2 = rosbag2.Options{Storage: f.storage, Mode: mode, SplitSize: size, SplitDuration: f.splitDuration, RepeatLatched: f.repeatLatched}
 	if f.storage == rosbag2.StorageSQLite && co.Compression != "" && co.Compression != "none" {
 		return "", usageErrorf("--compression %s: sqlite3 storage has no chunks to compress (use --compression-mode file or message)", co.Compression)
 	}
@@ -95,6 +100,8 @@ func (f *ros2Flags) given(name string) bool {
 		return f.mode != ""
 	case "rules":
 		return f.rules != ""
+	case "repeat-latched":
+		return f.repeatLatched
 	}
 	return false
 }

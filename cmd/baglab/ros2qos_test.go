@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -231,6 +234,79 @@ func TestConvertKeepsOneTopicAndDefinition(t *testing.T) {
 		}
 		if want := []string{"/x 2 transient_local", "/t 1 none"}; !reflect.DeepEqual(topics, want) {
 			t.Errorf("%s: metadata.yaml lists %q, want %q", storage, topics, want)
+		}
+	}
+}
+
+// TestConvertRepeatsLatched: with --repeat-latched, each split after the
+// first starts with the last message of every latched topic, at that
+// split's starting time, so that a split read alone keeps its /tf_static.
+// rosbag.js's example.bag (a turtlesim recording with a latched
+// /tf_static and /rosout) split every 5 s: the peer (js-yaml, @mcap/core
+// or sql.js, rosmsg2-serialization) reads in every split one /tf_static,
+// the original's content (also with each message compressed), and
+// metadata.yaml counts the repeats. Without
+// the flag only the first split has it; without a split option the flag
+// is a usage error.
+func TestConvertRepeatsLatched(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
+	in := testenv.Fixtures(t, "rosbag-js", "example.bag")
+	dir := t.TempDir()
+	if _, stderr, code := run(t, "convert", in, filepath.Join(dir, "x"), "--to", "ros2", "--repeat-latched"); code != exitUsage || !strings.Contains(stderr, "--repeat-latched applies with --split-size or --split-duration") {
+		t.Errorf("without a split: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct{ storage, mode string }{{"mcap", "none"}, {"sqlite3", "none"}, {"mcap", "message"}} {
+		storage := c.storage + "/" + c.mode
+		for _, repeat := range []bool{false, true} {
+			out := filepath.Join(dir, fmt.Sprintf("%s-%s-%v", c.storage, c.mode, repeat))
+			args := []string{"convert", "-q", in, out, "--to", "ros2", "--storage", c.storage, "--compression-mode", c.mode, "--split-duration", "5s"}
+			if repeat {
+				args = append(args, "--repeat-latched")
+			}
+			if _, stderr, code := run(t, args...); code != exitOK {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+			peer := ros2Peer(t, out)
+			info := peer["metadata"].(map[string]any)["rosbag2_bagfile_information"].(map[string]any)
+			files := info["files"].([]any)
+			var starts []string
+			for _, f := range files {
+				starts = append(starts, fmt.Sprint(f.(map[string]any)["starting_time"].(map[string]any)["nanoseconds_since_epoch"]))
+			}
+			var stamps []string
+			var first any
+			for _, m := range peer["messages"].([]any) {
+				m := m.(map[string]any)
+				if m["topic"] != "/tf_static" {
+					continue
+				}
+				stamps = append(stamps, fmt.Sprint(m["log_time_ns"]))
+				if first == nil {
+					first = m["message"]
+				} else if !reflect.DeepEqual(m["message"], first) {
+					t.Errorf("%s: a repeated /tf_static reads %v, the first %v", storage, m["message"], first)
+				}
+			}
+			want := starts
+			if !repeat {
+				want = starts[:1]
+			}
+			// The recording's one /tf_static comes 0.2 s after it starts;
+			// js-yaml reads the starting times as doubles, within 256 ns.
+			near := func(a, b string) bool {
+				x, _ := strconv.ParseInt(a, 10, 64)
+				y, _ := strconv.ParseFloat(b, 64)
+				return math.Abs(float64(x)-y) <= 512
+			}
+			if len(files) != 5 || len(stamps) != len(want) || !slices.EqualFunc(stamps[1:], want[1:], near) {
+				t.Errorf("%s, --repeat-latched %v: /tf_static at %v, splits start at %v", storage, repeat, stamps, starts)
+			}
+			for _, e := range info["topics_with_message_count"].([]any) {
+				e := e.(map[string]any)
+				if name := e["topic_metadata"].(map[string]any)["name"]; name == "/tf_static" && fmt.Sprint(e["message_count"]) != strconv.Itoa(len(want)) {
+					t.Errorf("%s, --repeat-latched %v: metadata.yaml counts %v of /tf_static, want %d", storage, repeat, e["message_count"], len(want))
+				}
+			}
 		}
 	}
 }

@@ -49,6 +49,12 @@ type Options struct {
 	// later than the current split's first (0: never).
 	SplitSize     int64
 	SplitDuration time.Duration
+	// RepeatLatched writes the last message of each latched topic (its
+	// publisher offering transient-local durability) again at the start
+	// of every split after the first, at the log time of that split's
+	// first message (its publish time kept), as rosbag record
+	// --repeat-latched does: a split read alone keeps its /tf_static.
+	RepeatLatched bool
 	// ROSDistro is metadata.yaml's and the sqlite schema table's
 	// ros_distro.
 	ROSDistro string
@@ -95,6 +101,10 @@ type channel struct {
 	c     record.Channel // as written: metadata offered_qos_profiles, type_description_hash
 	count uint64
 	inner uint32 // its id in the current split
+	// latched channels keep their last message (its Data nil before
+	// the first) with RepeatLatched
+	latched bool
+	last    record.Message
 }
 
 // file is one split as metadata.yaml lists it.
@@ -250,7 +260,7 @@ func (w *Writer) AddChannel(c *record.Channel) (uint32, error) {
 		}
 		return uint32(i + 1), nil
 	}
-	ch := &channel{c: *c}
+	ch := &channel{c: *c, latched: w.o.RepeatLatched && OffersTransientLocal(c.Metadata["offered_qos_profiles"])}
 	w.chans = append(w.chans, ch)
 	if w.cur != nil {
 		if err := w.addToSplit(ch); err != nil {
@@ -299,8 +309,12 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 		}
 	}
 	w.msg = *m // a field, not a variable that escapes per message
-	split, direct := w.cur.(record.EncodingWriter)
-	if encode != nil && (!direct || w.o.Mode == ModeMessage) {
+	_, direct := w.cur.(record.EncodingWriter)
+	// The latched messages repeated in a new split go before m, once m
+	// is encoded (a split is dropped while it holds nothing); a latched
+	// message is kept encoded.
+	repeat := opened && w.o.RepeatLatched && len(w.files) > 1
+	if encode != nil && (!direct || w.o.Mode == ModeMessage || repeat || ch.latched) {
 		data, err := encode(w.encoded[:0])
 		if err != nil {
 			w.dropOpened(opened)
@@ -308,33 +322,62 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 		}
 		w.encoded, w.msg.Data, encode = data, data, nil
 	}
-	if w.o.Mode == ModeMessage {
-		w.zbuf = w.zenc.EncodeAll(w.msg.Data, w.zbuf[:0]) // the split copies it
-		w.msg.Data = w.zbuf
+	if repeat {
+		for _, l := range w.chans {
+			if l.last.Data == nil || l == ch {
+				continue
+			}
+			again := l.last
+			again.LogTime = m.LogTime
+			if err := w.put(l, &again, nil); err != nil {
+				return err
+			}
+		}
 	}
-	size := len(w.msg.Data)
+	if ch.latched {
+		ch.last = w.msg
+		ch.last.Data = append(ch.last.Data[:0:0], w.msg.Data...)
+	}
+	if err := w.put(ch, &w.msg, encode); err != nil {
+		if encode != nil {
+			w.dropOpened(opened)
+		}
+		return err
+	}
+	return nil
+}
+
+// put writes msg on ch into the current split, compressed first in
+// ModeMessage, its data encoded straight into the split by encode unless
+// nil, and counts it.
+func (w *Writer) put(ch *channel, msg *record.Message, encode func([]byte) ([]byte, error)) error {
+	if w.o.Mode == ModeMessage {
+		w.zbuf = w.zenc.EncodeAll(msg.Data, w.zbuf[:0]) // the split copies it
+		msg.Data = w.zbuf
+	}
+	size := len(msg.Data)
 	if encode != nil {
 		w.encode = encode
-		if err := split.EncodeMessage(ch.inner, &w.msg, w.measured); err != nil {
-			w.dropOpened(opened)
+		if err := w.cur.(record.EncodingWriter).EncodeMessage(ch.inner, msg, w.measured); err != nil {
 			return err
 		}
 		size = w.encodedLen
-	} else if err := w.cur.WriteMessage(ch.inner, &w.msg); err != nil {
+	} else if err := w.cur.WriteMessage(ch.inner, msg); err != nil {
 		return err
 	}
+	t := msg.LogTime
 	f := w.files[len(w.files)-1]
-	if f.count == 0 || m.LogTime < f.start {
-		f.start = m.LogTime
+	if f.count == 0 || t < f.start {
+		f.start = t
 	}
-	if f.count == 0 || m.LogTime > f.end {
-		f.end = m.LogTime
+	if f.count == 0 || t > f.end {
+		f.end = t
 	}
-	if w.count == 0 || m.LogTime < w.start {
-		w.start = m.LogTime
+	if w.count == 0 || t < w.start {
+		w.start = t
 	}
-	if w.count == 0 || m.LogTime > w.end {
-		w.end = m.LogTime
+	if w.count == 0 || t > w.end {
+		w.end = t
 	}
 	f.count++
 	ch.count++
