@@ -101,10 +101,10 @@ type channel struct {
 	c     record.Channel // as written: metadata offered_qos_profiles, type_description_hash
 	count uint64
 	inner uint32 // its id in the current split
-	// latched channels keep their last message (its Data nil before
-	// the first) with RepeatLatched
-	latched bool
-	last    record.Message
+	// latched channels keep their last message (once seen) with
+	// RepeatLatched
+	latched, seen bool
+	last          record.Message
 }
 
 // file is one split as metadata.yaml lists it.
@@ -324,7 +324,7 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 	}
 	if repeat {
 		for _, l := range w.chans {
-			if l.last.Data == nil || l == ch {
+			if !l.seen || l == ch {
 				continue
 			}
 			again := l.last
@@ -335,8 +335,8 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 		}
 	}
 	if ch.latched {
-		ch.last = w.msg
-		ch.last.Data = append(ch.last.Data[:0:0], w.msg.Data...)
+		ch.last, ch.seen = w.msg, true
+		ch.last.Data = append([]byte(nil), w.msg.Data...)
 	}
 	if err := w.put(ch, &w.msg, encode); err != nil {
 		if encode != nil {
