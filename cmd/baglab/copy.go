@@ -77,8 +77,10 @@ ROS2 (CDR) messages written into a ROS1 bag are re-encoded in the ROS1 wire
 format under an equivalent ROS1 definition (wstring → string, bounded
 sequences → T[], byte → uint8).
 
---to ros2 writes OUT as a rosbag2 folder, as rosbags-convert does: MCAP
-splits (--storage mcap, the default; chunks compressed with --compression,
+--to ros2 writes OUT as a rosbag2 folder, as rosbags-convert does (or, when
+OUT ends in .mcap or .db3, as that one storage file, which stores its
+metadata and which ros2 bag opens alone: no folder, metadata.yaml or
+splits): MCAP splits (--storage mcap, the default; chunks compressed with --compression,
 zstd by default) or sqlite3 splits (--storage sqlite3, schema version 4),
 named OUT_0.mcap ..., a metadata.yaml of version 9, new splits by
 --split-size and --split-duration (with --repeat-latched, each split after
@@ -124,7 +126,7 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 	if err := recording.CheckCompression(format, o.compression); err != nil {
 		return usageErrorf("--compression: %v", err)
 	}
-	if format == recording.FormatROS2 {
+	if format == recording.FormatROS2 && !co.ROS2.File {
 		if err := checkNotInput(o.output, o.inputs); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
@@ -307,6 +308,54 @@ func TestConvertRepeatsLatched(t *testing.T) {
 					t.Errorf("%s, --repeat-latched %v: metadata.yaml counts %v of /tf_static, want %d", storage, repeat, e["message_count"], len(want))
 				}
 			}
+		}
+	}
+}
+
+// TestConvertToOneFile: --to ros2 with OUT ending in .mcap or .db3 writes
+// the recording as that one storage file, which stores its metadata and
+// which rosbag2 opens alone; nothing else is left beside it. The peer
+// (@mcap/core or sql.js, rosmsg2-serialization, js-yaml on the stored
+// metadata) reads from rosbag.js's example.bag, also with each message
+// compressed, every message the folder conversion holds, and the stored
+// metadata names the file. A split option, file compression or a
+// --storage the extension contradicts is a usage error.
+func TestConvertToOneFile(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
+	in := testenv.Fixtures(t, "rosbag-js", "example.bag")
+	dir := t.TempDir()
+	folder := filepath.Join(dir, "folder")
+	if _, stderr, code := run(t, "convert", "-q", in, folder, "--to", "ros2"); code != exitOK {
+		t.Fatalf("folder: exit %d: %s", code, stderr)
+	}
+	want := ros2Peer(t, folder)["messages"].([]any)
+	for _, c := range []struct{ name, mode string }{{"one.mcap", "none"}, {"one.db3", "none"}, {"msg.mcap", "message"}} {
+		sub := filepath.Join(dir, c.name+"-dir")
+		if err := os.Mkdir(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(sub, c.name)
+		if _, stderr, code := run(t, "convert", "-q", in, out, "--to", "ros2", "--compression-mode", c.mode); code != exitOK {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		if ents, _ := os.ReadDir(sub); len(ents) != 1 || ents[0].Name() != c.name || !ents[0].Type().IsRegular() {
+			t.Errorf("%s: the folder holds %v, want the file alone", c.name, ents)
+		}
+		peer := ros2Peer(t, out)
+		if got := peer["messages"].([]any); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the peer reads %d messages unlike the folder's %d", c.name, len(got), len(want))
+		}
+		info := peer["metadata"].(map[string]any)["rosbag2_bagfile_information"].(map[string]any)
+		if paths := fmt.Sprint(info["relative_file_paths"]); paths != "["+c.name+"]" || fmt.Sprint(info["message_count"]) != "8647" {
+			t.Errorf("%s: stored metadata names %s and %v messages", c.name, paths, info["message_count"])
+		}
+	}
+	for _, args := range [][]string{
+		{"--split-duration", "5s"}, {"--compression-mode", "file"}, {"--storage", "sqlite3"},
+	} {
+		out := filepath.Join(dir, "bad.mcap")
+		if _, stderr, code := run(t, append([]string{"convert", in, out, "--to", "ros2"}, args...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d: %s", args, code, exitUsage, stderr)
 		}
 	}
 }

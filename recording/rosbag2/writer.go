@@ -55,6 +55,12 @@ type Options struct {
 	// first message (its publish time kept), as rosbag record
 	// --repeat-latched does: a split read alone keeps its /tf_static.
 	RepeatLatched bool
+	// File writes the recording as one storage file at the path Create
+	// gets, named with Storage's extension (.mcap, .db3), without a folder
+	// or metadata.yaml: the file stores the metadata (an MCAP file's
+	// "rosbag2" record, a .db3's metadata table), and rosbag2 opens it
+	// alone. It takes no splits and no file compression.
+	File bool
 	// ROSDistro is metadata.yaml's and the sqlite schema table's
 	// ros_distro.
 	ROSDistro string
@@ -86,6 +92,9 @@ func (o Options) Check() error {
 	}
 	if o.SplitSize < 0 || o.SplitDuration < 0 {
 		return errors.New("split size and duration cannot be negative")
+	}
+	if o.File && (o.SplitSize > 0 || o.SplitDuration > 0 || o.RepeatLatched || o.Mode == ModeFile) {
+		return errors.New("a recording in one file has no splits to start or repeat latched messages in, and no split file to compress (write a folder)")
 	}
 	return nil
 }
@@ -120,7 +129,8 @@ type file struct {
 type Writer struct {
 	o      Options
 	dir    *atomicfile.Dir
-	name   string // the folder's base name, the splits' stem
+	path   string // the folder, or the file with Options.File
+	name   string // the folder's base name, the splits' stem; the file's name with Options.File
 	cur    splitFile
 	curLen int64 // message bytes in the current split
 	chans  []*channel
@@ -143,8 +153,8 @@ type Writer struct {
 	encodedLen int
 }
 
-// Create starts a rosbag2 folder at path, built under a temporary name
-// beside it and renamed into place by Close.
+// Create starts a rosbag2 folder at path (with o.File, a storage file),
+// built under a temporary name beside it and renamed into place by Close.
 func Create(path string, o Options) (*Writer, error) {
 	if err := o.Check(); err != nil {
 		return nil, err
@@ -152,15 +162,19 @@ func Create(path string, o Options) (*Writer, error) {
 	if o.Storage == "" {
 		o.Storage = StorageMCAP
 	}
-	name := filepath.Base(filepath.Clean(path))
+	path = filepath.Clean(path)
+	name := filepath.Base(path)
 	if !utf8.ValidString(name) {
 		return nil, fmt.Errorf("rosbag2: folder name %q is not UTF-8, which metadata.yaml cannot hold", name)
+	}
+	if want := Extension(o.Storage); o.File && filepath.Ext(name) != want {
+		return nil, fmt.Errorf("rosbag2: %s: a file of %s storage is named *%s", path, o.Storage, want)
 	}
 	d, err := atomicfile.CreateDir(path)
 	if err != nil {
 		return nil, err
 	}
-	w := &Writer{o: o, dir: d, name: name}
+	w := &Writer{o: o, dir: d, path: path, name: name}
 	w.measured = func(dst []byte) ([]byte, error) {
 		out, err := w.encode(dst)
 		w.encodedLen = len(out) - len(dst)
@@ -175,8 +189,10 @@ func Create(path string, o Options) (*Writer, error) {
 	return w, nil
 }
 
-func (w *Writer) ext() string {
-	if w.o.Storage == StorageSQLite {
+// Extension is the file extension of a storage's files: ".db3" for
+// StorageSQLite, ".mcap" for StorageMCAP.
+func Extension(storage string) string {
+	if storage == StorageSQLite {
 		return ".db3"
 	}
 	return ".mcap"
@@ -184,7 +200,10 @@ func (w *Writer) ext() string {
 
 // open starts the next split and adds every channel to it.
 func (w *Writer) open() error {
-	name := w.name + "_" + strconv.Itoa(len(w.files)) + w.ext()
+	name := w.name + "_" + strconv.Itoa(len(w.files)) + Extension(w.o.Storage)
+	if w.o.File {
+		name = w.name
+	}
 	path := filepath.Join(w.dir.Name(), name)
 	var err error
 	if w.o.Storage == StorageSQLite {
@@ -466,13 +485,21 @@ func (w *Writer) Close() error {
 				return err
 			}
 		}
+		if w.o.File {
+			// The file alone, out of the folder it was made in (which
+			// Abort then removes), over any file at the path.
+			if err := os.Rename(filepath.Join(w.dir.Name(), w.name), w.path); err != nil {
+				return fmt.Errorf("writing %s: %w", w.path, err)
+			}
+			return nil
+		}
 		return os.WriteFile(filepath.Join(w.dir.Name(), "metadata.yaml"), w.metadata().YAML(), 0o644)
 	}()
 	w.done = true
 	if w.zenc != nil {
 		w.zenc.Close()
 	}
-	if err != nil {
+	if err != nil || w.o.File {
 		w.dir.Abort()
 		return err
 	}

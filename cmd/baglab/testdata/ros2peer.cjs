@@ -3,7 +3,8 @@
 // read with @mcap/core, .db3 splits with sql.js (@foxglove/sql.js); every
 // message is decoded by @foxglove/rosmsg2-serialization from the
 // definition the split stores (parsed by @foxglove/rosmsg).
-// usage: node ros2peer.cjs NODE_DIR FOLDER
+// usage: node ros2peer.cjs NODE_DIR FOLDER|FILE (a storage file alone: its
+// stored metadata stands for metadata.yaml's rosbag2_bagfile_information)
 // Output: {"metadata": <metadata.yaml>, "files": {name: {"profile", "topics": {topic: {"type", "encoding",
 // "schema_encoding", "metadata", "qos" (its offered_qos_profiles parsed)}}, "records": {name: {key: value}}}},
 // "messages": [{"topic", "type",
@@ -61,10 +62,25 @@ const unzstd = (b) => {
 async function main() {
   await zstd.isLoaded;
   await lz4.isLoaded;
-  const dir = process.argv[3];
-  const metadata = yaml.load(fs.readFileSync(path.join(dir, "metadata.yaml"), "utf8"));
-  const info = metadata.rosbag2_bagfile_information;
+  let dir = process.argv[3];
+  let metadata = null;
+  let info;
+  if (fs.statSync(dir).isFile()) {
+    info = { relative_file_paths: [path.basename(dir)] };
+    dir = path.dirname(dir);
+  } else {
+    metadata = yaml.load(fs.readFileSync(path.join(dir, "metadata.yaml"), "utf8"));
+    info = metadata.rosbag2_bagfile_information;
+  }
   const out = { metadata, files: {}, messages: [] };
+  let perMessage = info.compression_mode === "MESSAGE";
+  // stored takes a file's stored metadata for a file alone.
+  const stored = (m) => {
+    if (metadata === null) {
+      out.metadata = { rosbag2_bagfile_information: m };
+      perMessage = m.compression_mode === "MESSAGE";
+    }
+  };
   const readers = new Map(); // schema text -> MessageReader
   const readerFor = (name, text) => {
     const key = name + "\0" + text;
@@ -83,7 +99,6 @@ async function main() {
     }
     return readers.get(key);
   };
-  const perMessage = info.compression_mode === "MESSAGE";
   const payload = (data) => (perMessage ? unzstd(data) : data);
   for (const rel of info.relative_file_paths) {
     let bytes = fs.readFileSync(path.join(dir, rel));
@@ -107,6 +122,7 @@ async function main() {
         const rec = Object.fromEntries(md.metadata);
         if (rec.serialized_metadata !== undefined) rec.serialized_metadata = yaml.load(rec.serialized_metadata);
         file.records[md.name] = rec;
+        if (md.name === "rosbag2") stored(rec.serialized_metadata);
       }
       for (const ch of reader.channelsById.values()) {
         const s = reader.schemasById.get(ch.schemaId);
@@ -126,6 +142,7 @@ async function main() {
       file.records = {};
       for (const [version, text] of rows("SELECT metadata_version, metadata FROM metadata")) {
         file.records.rosbag2 = { metadata_version: version, serialized_metadata: yaml.load(text) };
+        stored(file.records.rosbag2.serialized_metadata);
       }
       const topics = new Map();
       for (const [id, name, type, format, qosText, hash] of rows("SELECT id, name, type, serialization_format, offered_qos_profiles, type_description_hash FROM topics")) {
