@@ -26,6 +26,9 @@ var ErrSelection = errors.New("selection")
 type Selection struct {
 	// Topics are topic patterns (see TopicMatcher); none selects every topic.
 	Topics []string
+	// ExcludeTopics are patterns of topics to leave out of those Topics
+	// selects (rosbags-convert's --exclude-topic).
+	ExcludeTopics []string
 	// Start and End bound the log times, [Start, End) (see ParseTimeSpec);
 	// relative times count from the start of the inputs.
 	Start, End string

@@ -219,22 +219,43 @@ func (t TimeSpec) Resolve(startNs int64) int64 {
 
 // parsedSelection is a Selection whose patterns and times parsed.
 type parsedSelection struct {
-	patterns   []string
-	match      func(string) bool
-	start, end TimeSpec
+	patterns, excluded []string
+	match, exclude     func(string) bool
+	start, end         TimeSpec
+}
+
+// keep reports whether the selection keeps topic; nil when it keeps every
+// topic.
+func (p *parsedSelection) keep() func(string) bool {
+	switch {
+	case p.exclude == nil:
+		return p.match
+	case p.match == nil:
+		return func(t string) bool { return !p.exclude(t) }
+	}
+	return func(t string) bool { return p.match(t) && !p.exclude(t) }
+}
+
+// trimmed is the patterns of list that are not blank.
+func trimmed(list []string) []string {
+	var out []string
+	for _, t := range list {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // parseSelection checks a Selection before any input is read.
 func parseSelection(s Selection) (*parsedSelection, error) {
-	p := &parsedSelection{}
-	for _, t := range s.Topics {
-		if t = strings.TrimSpace(t); t != "" {
-			p.patterns = append(p.patterns, t)
-		}
-	}
+	p := &parsedSelection{patterns: trimmed(s.Topics), excluded: trimmed(s.ExcludeTopics)}
 	var err error
 	if p.match, err = TopicMatcher(p.patterns); err != nil {
 		return nil, fmt.Errorf("%w: --topics: %v", ErrSelection, err)
+	}
+	if p.exclude, err = TopicMatcher(p.excluded); err != nil {
+		return nil, fmt.Errorf("%w: --exclude-topics: %v", ErrSelection, err)
 	}
 	if p.start, err = ParseTimeSpec(s.Start); err != nil {
 		return nil, fmt.Errorf("%w: --start: %v", ErrSelection, err)
@@ -246,11 +267,11 @@ func parseSelection(s Selection) (*parsedSelection, error) {
 }
 
 // resolve makes the filter of the selection against the inputs' combined
-// summary. Patterns that match no topic at all are an error; a pattern
-// among others that matches nothing, and a window outside the recording,
-// are warnings.
+// summary. Patterns that match no topic at all are an error, and so is
+// --exclude-topics leaving none; a pattern among others that matches
+// nothing, and a window outside the recording, are warnings.
 func (p *parsedSelection) resolve(sum *record.Summary, warn func(string, ...any)) (record.Filter, error) {
-	f := record.Filter{Topic: p.match}
+	f := record.Filter{Topic: p.keep()}
 	if p.match != nil {
 		found := false
 		for _, t := range sum.Topics {
@@ -259,14 +280,25 @@ func (p *parsedSelection) resolve(sum *record.Summary, warn func(string, ...any)
 		if !found {
 			return f, fmt.Errorf("%w: --topics %s matches no topic of the input (see baglab info)", ErrSelection, strings.Join(p.patterns, ","))
 		}
-		for _, pat := range p.patterns {
+	}
+	if p.exclude != nil && len(sum.Topics) > 0 {
+		left := false
+		for _, t := range sum.Topics {
+			left = left || f.Topic(t.Topic)
+		}
+		if !left {
+			return f, fmt.Errorf("%w: --exclude-topics %s leaves no topic of the input", ErrSelection, strings.Join(p.excluded, ","))
+		}
+	}
+	for i, patterns := range [][]string{p.patterns, p.excluded} {
+		for _, pat := range patterns {
 			one, _ := TopicMatcher([]string{pat})
 			hit := false
 			for _, t := range sum.Topics {
 				hit = hit || one(t.Topic)
 			}
 			if !hit {
-				warn("--topics %s matches no topic of the input", pat)
+				warn("%s %s matches no topic of the input", [...]string{"--topics", "--exclude-topics"}[i], pat)
 			}
 		}
 	}

@@ -21,6 +21,7 @@ import (
 // messages, and whether to go on past damage.
 type readFlags struct {
 	topics  []string
+	exclude []string
 	start   string
 	end     string
 	skipBad bool
@@ -37,6 +38,7 @@ type readFlags struct {
 func (s *readFlags) addFlags(cmd *cobra.Command) {
 	cmd.Flags().StringSliceVarP(&s.topics, "topics", "t", nil,
 		"topics to keep: exact names, globs (/arm/*, /**/status) or re:REGEX; comma-separated or repeated")
+	cmd.Flags().StringSliceVar(&s.exclude, "exclude-topics", nil, "topics to leave out of those kept, in the forms of --topics")
 	cmd.Flags().StringVar(&s.start, "start", "", "keep messages at or after this time: RFC3339, epoch seconds, or +OFFSET from the start (+12.5s)")
 	cmd.Flags().StringVar(&s.end, "end", "", "keep messages before this time (same forms as --start)")
 	cmd.Flags().BoolVar(&s.skipBad, "skip-bad", false, skipBadHelp)
@@ -68,7 +70,7 @@ func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.In
 		Registry:       reg,
 		Distro:         g.distro,
 		Renames:        f.renames,
-		Selection:      recording.Selection{Topics: f.topics, Start: f.start, End: f.end},
+		Selection:      recording.Selection{Topics: f.topics, ExcludeTopics: f.exclude, Start: f.start, End: f.end},
 		SkipBad:        f.skipBad,
 		KeepUnverified: f.keepUnverified,
 		OnSkip:         func(err error) { g.warn("baglab: skipped: %v", err) },
