@@ -224,8 +224,8 @@ type parsedSelection struct {
 	start, end         TimeSpec
 }
 
-// keep reports whether the selection keeps topic; nil when it keeps every
-// topic.
+// keep is the predicate of the topics the selection keeps: those --topics
+// matches and --exclude-topics does not; nil when it keeps every topic.
 func (p *parsedSelection) keep() func(string) bool {
 	switch {
 	case p.exclude == nil:
