@@ -98,11 +98,38 @@ func DescribeWith(path string, o OpenOptions) (*Description, error) {
 	for _, a := range atts {
 		d.Attachments = append(d.Attachments, AttachmentInfo{Name: a.Name, MediaType: a.MediaType, Size: a.Size, LogTimeNs: a.LogTime})
 	}
-	if m := bag2Metadata(path, o); m != nil {
+	m := bag2Metadata(path, o)
+	if m == nil {
+		m = storedMetadata(r, mds)
+	}
+	if m != nil {
 		d.ROSBag2 = &ROSBag2Info{Version: m.Version, Storage: m.StorageIdentifier, Files: m.RelativeFilePaths,
 			CompressionFormat: m.CompressionFormat, CompressionMode: m.CompressionMode, ROSDistro: m.ROSDistro, CustomData: m.CustomData}
 	}
 	return d, nil
+}
+
+// storedMetadata is the rosbag2 metadata a storage file read alone
+// stores: a .db3's metadata table, an MCAP file's last "rosbag2" record
+// among mds; nil when it stores none, or none that parses (info shows
+// what it can; doctor checks).
+func storedMetadata(r record.Reader, mds []Metadata) *db3.Bag2Metadata {
+	for _, p := range parts(r) {
+		if d, ok := p.(*db3.Reader); ok {
+			m, _ := d.StoredMetadata()
+			return m
+		}
+	}
+	for i := len(mds) - 1; i >= 0; i-- {
+		if mds[i].Name == "rosbag2" {
+			m, err := db3.ParseStoredMetadata([]byte(mds[i].Metadata["serialized_metadata"]), "")
+			if err != nil {
+				return nil
+			}
+			return m
+		}
+	}
+	return nil
 }
 
 // bag2Metadata reads the metadata.yaml of the rosbag2 folder or prefix

@@ -43,7 +43,10 @@ func withCustomData(t *testing.T, dir string, lines ...string) string {
 // --json ("rosbag2"). The folders: two real rosbag2 recordings (5 MCAP
 // files of version 4; one of version 8 with custom_data added), and
 // rosbag2 folders convert writes (sqlite3 files compressed whole, named
-// ros_distro).
+// ros_distro); and the one with custom_data converted to one .mcap and
+// one .db3 file, described from the metadata each stores (the peer reads
+// the MCAP rosbag2 record and the .db3 metadata table). Before, a file
+// alone had no rosbag2 description.
 func TestInfoROSBag2Folder(t *testing.T) {
 	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
 	dir := t.TempDir()
@@ -53,7 +56,15 @@ func TestInfoROSBag2Folder(t *testing.T) {
 		"--compression-mode", "file", "--split-size", "20K", "--distro", "jazzy"); code != 0 {
 		t.Fatalf("convert: exit %d: %s", code, stderr)
 	}
-	for _, folder := range []string{testenv.Fixtures(t, "rosbag2", "rosbag2_py", "wbag"), custom, compressed} {
+	folders := []string{testenv.Fixtures(t, "rosbag2", "rosbag2_py", "wbag"), custom, compressed}
+	for _, name := range []string{"one.mcap", "one.db3"} {
+		out := filepath.Join(dir, name)
+		if _, stderr, code := run(t, "convert", "-q", custom, out, "--to", "ros2", "--distro", "humble"); code != 0 {
+			t.Fatalf("convert to %s: exit %d: %s", name, code, stderr)
+		}
+		folders = append(folders, out)
+	}
+	for _, folder := range folders {
 		want := peerMetadataYAML(t, folder)
 		out, stderr, code := run(t, "info", "--json", folder)
 		if code != 0 {

@@ -49,44 +49,47 @@ type Bag2File struct {
 	MessageCount   uint64
 }
 
-// wire mirrors the YAML layout.
+// wireMetadata mirrors metadata.yaml's layout.
 type wireMetadata struct {
-	Info *struct {
-		Version           int      `yaml:"version"`
-		StorageIdentifier string   `yaml:"storage_identifier"`
-		RelativeFilePaths []string `yaml:"relative_file_paths"`
-		Duration          struct {
-			Nanoseconds int64 `yaml:"nanoseconds"`
-		} `yaml:"duration"`
+	Info *wireInfo `yaml:"rosbag2_bagfile_information"`
+}
+
+// wireInfo mirrors rosbag2_bagfile_information's layout.
+type wireInfo struct {
+	Version           int      `yaml:"version"`
+	StorageIdentifier string   `yaml:"storage_identifier"`
+	RelativeFilePaths []string `yaml:"relative_file_paths"`
+	Duration          struct {
+		Nanoseconds int64 `yaml:"nanoseconds"`
+	} `yaml:"duration"`
+	StartingTime struct {
+		Nanoseconds int64 `yaml:"nanoseconds_since_epoch"`
+	} `yaml:"starting_time"`
+	MessageCount uint64 `yaml:"message_count"`
+	Topics       []struct {
+		Topic struct {
+			Name                string    `yaml:"name"`
+			Type                string    `yaml:"type"`
+			SerializationFormat string    `yaml:"serialization_format"`
+			OfferedQoSProfiles  yaml.Node `yaml:"offered_qos_profiles"`
+			TypeDescriptionHash string    `yaml:"type_description_hash"`
+		} `yaml:"topic_metadata"`
+		MessageCount uint64 `yaml:"message_count"`
+	} `yaml:"topics_with_message_count"`
+	CompressionFormat string `yaml:"compression_format"`
+	CompressionMode   string `yaml:"compression_mode"`
+	Files             []struct {
+		Path         string `yaml:"path"`
 		StartingTime struct {
 			Nanoseconds int64 `yaml:"nanoseconds_since_epoch"`
 		} `yaml:"starting_time"`
+		Duration struct {
+			Nanoseconds int64 `yaml:"nanoseconds"`
+		} `yaml:"duration"`
 		MessageCount uint64 `yaml:"message_count"`
-		Topics       []struct {
-			Topic struct {
-				Name                string    `yaml:"name"`
-				Type                string    `yaml:"type"`
-				SerializationFormat string    `yaml:"serialization_format"`
-				OfferedQoSProfiles  yaml.Node `yaml:"offered_qos_profiles"`
-				TypeDescriptionHash string    `yaml:"type_description_hash"`
-			} `yaml:"topic_metadata"`
-			MessageCount uint64 `yaml:"message_count"`
-		} `yaml:"topics_with_message_count"`
-		CompressionFormat string `yaml:"compression_format"`
-		CompressionMode   string `yaml:"compression_mode"`
-		Files             []struct {
-			Path         string `yaml:"path"`
-			StartingTime struct {
-				Nanoseconds int64 `yaml:"nanoseconds_since_epoch"`
-			} `yaml:"starting_time"`
-			Duration struct {
-				Nanoseconds int64 `yaml:"nanoseconds"`
-			} `yaml:"duration"`
-			MessageCount uint64 `yaml:"message_count"`
-		} `yaml:"files"`
-		CustomData map[string]string `yaml:"custom_data"`
-		ROSDistro  string            `yaml:"ros_distro"`
-	} `yaml:"rosbag2_bagfile_information"`
+	} `yaml:"files"`
+	CustomData map[string]string `yaml:"custom_data"`
+	ROSDistro  string            `yaml:"ros_distro"`
 }
 
 // ReadBag2Metadata reads dir/metadata.yaml.
@@ -106,10 +109,26 @@ func ParseBag2Metadata(b []byte, file string) (*Bag2Metadata, error) {
 	if err := yaml.Unmarshal(b, &w); err != nil {
 		return nil, &record.Error{File: file, Offset: -1, Field: "metadata.yaml", Err: record.ErrFormat, Detail: err.Error()}
 	}
-	in := w.Info
-	if in == nil {
+	if w.Info == nil {
 		return nil, &record.Error{File: file, Offset: -1, Field: "rosbag2_bagfile_information", Err: record.ErrFormat, Detail: "missing"}
 	}
+	return fromWire(w.Info, file)
+}
+
+// ParseStoredMetadata parses the metadata a storage file stores (what
+// Serialized renders: a sqlite3 split's metadata table, an MCAP split's
+// rosbag2 record), rosbag2_bagfile_information's mapping without its key;
+// file names the storage file in errors.
+func ParseStoredMetadata(b []byte, file string) (*Bag2Metadata, error) {
+	var in wireInfo
+	if err := yaml.Unmarshal(b, &in); err != nil {
+		return nil, &record.Error{File: file, Offset: -1, Field: "serialized_metadata", Err: record.ErrFormat, Detail: err.Error()}
+	}
+	return fromWire(&in, file)
+}
+
+// fromWire is the metadata in holds, checked; file names it in errors.
+func fromWire(in *wireInfo, file string) (*Bag2Metadata, error) {
 	m := &Bag2Metadata{
 		Version:           in.Version,
 		StorageIdentifier: in.StorageIdentifier,

@@ -420,6 +420,27 @@ func (r *Reader) mergeChannels() {
 // Metadata returns the folder's metadata.yaml, or nil for a bare file.
 func (r *Reader) Metadata() *Bag2Metadata { return r.meta }
 
+// StoredMetadata is the recording's metadata as its last file stores it
+// in its metadata table (ParseStoredMetadata), for a .db3 read without
+// its folder's metadata.yaml; nil when the file stores none.
+func (r *Reader) StoredMetadata() (*Bag2Metadata, error) {
+	if len(r.files) == 0 {
+		return nil, nil
+	}
+	f := r.files[len(r.files)-1]
+	if cols, err := f.columns("metadata"); err != nil || !cols["metadata"] {
+		return nil, err
+	}
+	var text string
+	if err := f.db.QueryRow("SELECT metadata FROM metadata ORDER BY rowid DESC LIMIT 1").Scan(&text); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, nil
+		}
+		return nil, sqlError(f.path, "metadata", err)
+	}
+	return ParseStoredMetadata([]byte(text), f.path)
+}
+
 // ROSDistro is the ROS distribution the recording names: metadata.yaml's
 // ros_distro, else the first file's schema table's, "" when neither does.
 func (r *Reader) ROSDistro() string {

@@ -51,9 +51,10 @@ func FuzzPlainName(f *testing.F) {
 	})
 }
 
-// FuzzMetadataRoundTrip: metadata rendered by YAML parses back as itself,
-// whatever UTF-8 text its names, file paths, distribution and custom_data
-// hold (YAML holds no other: rosbag2.Writer refuses such names).
+// FuzzMetadataRoundTrip: metadata rendered by YAML, and as a storage file
+// stores it (Serialized), parses back as itself, whatever UTF-8 text its
+// names, file paths, distribution and custom_data hold (YAML holds no
+// other: rosbag2.Writer refuses such names).
 func FuzzMetadataRoundTrip(f *testing.F) {
 	for _, s := range yamlScalars {
 		f.Add(s, "rec_0.mcap", s, "jazzy", int64(-1))
@@ -74,14 +75,21 @@ func FuzzMetadataRoundTrip(f *testing.F) {
 			ROSDistro:  distro,
 			CustomData: map[string]string{name: custom, "site": distro},
 		}
-		back, err := ParseBag2Metadata(m.YAML(), "metadata.yaml")
-		if err != nil {
-			t.Fatalf("%v\n%s", err, m.YAML())
-		}
-		back.file = ""
-		back.Topics[0].OfferedQoSProfiles = strings.TrimSuffix(back.Topics[0].OfferedQoSProfiles, "\n")
-		if !reflect.DeepEqual(back, m) {
-			t.Errorf("read back\n%+v\nwrote\n%+v\n%s", back, m, m.YAML())
+		// metadata.yaml, and what a storage file stores.
+		for _, text := range []string{string(m.YAML()), m.Serialized()} {
+			parse := ParseBag2Metadata
+			if !strings.HasPrefix(text, "rosbag2_bagfile_information:") {
+				parse = ParseStoredMetadata
+			}
+			back, err := parse([]byte(text), "metadata.yaml")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, text)
+			}
+			back.file = ""
+			back.Topics[0].OfferedQoSProfiles = strings.TrimSuffix(back.Topics[0].OfferedQoSProfiles, "\n")
+			if !reflect.DeepEqual(back, m) {
+				t.Errorf("read back\n%+v\nwrote\n%+v\n%s", back, m, text)
+			}
 		}
 	})
 }
