@@ -165,7 +165,7 @@ func Create(path string, o Options) (*Writer, error) {
 	path = filepath.Clean(path)
 	name := filepath.Base(path)
 	if !utf8.ValidString(name) {
-		return nil, fmt.Errorf("rosbag2: folder name %q is not UTF-8, which metadata.yaml cannot hold", name)
+		return nil, fmt.Errorf("rosbag2: name %q is not UTF-8, which the metadata cannot hold", name)
 	}
 	if want := Extension(o.Storage); o.File && filepath.Ext(name) != want {
 		return nil, fmt.Errorf("rosbag2: %s: a file of %s storage is named *%s", path, o.Storage, want)
