@@ -112,7 +112,7 @@ func DescribeWith(path string, o OpenOptions) (*Description, error) {
 // storedMetadata is the rosbag2 metadata a storage file read alone
 // stores: a .db3's metadata table, an MCAP file's last "rosbag2" record
 // among mds; nil when it stores none, or none that parses (info shows
-// what it can; doctor checks).
+// what it can).
 func storedMetadata(r record.Reader, mds []Metadata) *db3.Bag2Metadata {
 	for _, p := range parts(r) {
 		if d, ok := p.(*db3.Reader); ok {
