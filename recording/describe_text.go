@@ -18,7 +18,8 @@ import (
 // WriteText writes the description as `baglab info` prints it: the
 // summary lines, one line per topic (messages, mean rate, type, encoding,
 // MD5) or "none", then MCAP metadata and attachments, with topics or
-// without. Text from the recording is escaped (termtext.Line), so that
+// without. The "rosbag2" records of a recording the rosbag2 line
+// describes are counted on one line, not printed whole (one per split). Text from the recording is escaped (termtext.Line), so that
 // a name holding a newline or a terminal escape shows as such. The text is
 // written at once, so that a failing writer's error is returned whichever
 // line it hits.
@@ -75,7 +76,12 @@ func (d *Description) text(w *bytes.Buffer) {
 		}
 		tw.Flush()
 	}
+	stored := 0 // rosbag2 records the rosbag2 line already describes
 	for _, m := range d.Metadata {
+		if d.ROSBag2 != nil && m.Name == "rosbag2" {
+			stored++
+			continue
+		}
 		keys := make([]string, 0, len(m.Metadata))
 		for k := range m.Metadata {
 			keys = append(keys, k)
@@ -85,6 +91,9 @@ func (d *Description) text(w *bytes.Buffer) {
 		for _, k := range keys {
 			writeValue(w, line(k), m.Metadata[k])
 		}
+	}
+	if stored > 0 {
+		fmt.Fprintf(w, "metadata rosbag2: %s of the metadata the files store, as on the rosbag2 line (info --json holds them whole)\n", english.Count(stored, "record"))
 	}
 	for _, a := range d.Attachments {
 		fmt.Fprintf(w, "attachment %s: %s, %d bytes\n", line(a.Name), line(a.MediaType), a.Size)

@@ -218,3 +218,34 @@ attachment cal\n.yaml: text/\ayaml, 3 bytes
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestDescriptionTextStoredMetadata: the "rosbag2" records of a recording
+// the rosbag2 line describes (one per MCAP split, each the whole
+// recording's metadata) are counted on one line, where other records are
+// printed whole; without a rosbag2 line (stored metadata that does not
+// parse) the record is printed whole too.
+func TestDescriptionTextStoredMetadata(t *testing.T) {
+	stored := recording.MetadataInfo{Name: "rosbag2", Metadata: map[string]string{"serialized_metadata": "version: 9\nstorage_identifier: mcap\n"}}
+	d := &recording.Description{
+		Summary:  &record.Summary{Path: "rec", Format: "mcap"},
+		ROSBag2:  &recording.ROSBag2Info{Version: 9, Storage: "mcap", Files: []string{"rec_0.mcap", "rec_1.mcap"}},
+		Metadata: []recording.MetadataInfo{stored, {Name: "study", Metadata: map[string]string{"a": "1"}}, stored},
+	}
+	var b bytes.Buffer
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "topics:      none\nmetadata study:\n  a: 1\nmetadata rosbag2: 2 records of the metadata the files store, as on the rosbag2 line (info --json holds them whole)\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("got\n%s\nwant it to end\n%s", b.String(), want)
+	}
+	d.ROSBag2, d.Metadata = nil, d.Metadata[:1]
+	b.Reset()
+	if err := d.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want = "topics:      none\nmetadata rosbag2:\n  serialized_metadata:\n    version: 9\n    storage_identifier: mcap\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Errorf("without a rosbag2 line: got\n%s\nwant it to end\n%s", b.String(), want)
+	}
+}
