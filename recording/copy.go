@@ -48,6 +48,10 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 	// of one recording) share one id: rosbag's writer keeps one
 	// connection per distinct connection header.
 	ids := map[string]uint32{}
+	// A rosbag2 writer gives a topic added again its first id, and keeps
+	// the first QoS profiles (rosbag2.Writer.AddChannel): qos holds them
+	// by id, so that profiles it drops are said.
+	qos := map[uint32]string{}
 	// add makes the output channel of ch, a channel of the file source.
 	add := func(ch *record.Channel, source string) (*outChannel, error) {
 		oc := &outChannel{keepSeq: in.storesSequence(source)}
@@ -59,6 +63,12 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 			if oc.id, ok = ids[key]; !ok {
 				if oc.id, err = w.AddChannel(out); err == nil {
 					ids[key] = oc.id
+					profiles := out.Metadata["offered_qos_profiles"]
+					if first, seen := qos[oc.id]; !seen {
+						qos[oc.id] = profiles
+					} else if format == FormatROS2 && first != profiles {
+						in.warn("%s: topic %s: a connection offers other QoS profiles than the first one did; a ROS 2 recording keeps one list per topic, the first (as rosbag2 does)", source, out.Topic)
+					}
 				}
 			}
 		}

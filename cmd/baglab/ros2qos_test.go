@@ -193,8 +193,8 @@ with rosbag.Bag(os.path.join(sys.argv[1], 'second.bag'), 'w') as b:
 // messages and the first bag's offered QoS (TRANSIENT_LOCAL); a type the
 // second bag defines otherwise (my_pkg/Thing) is refused, naming it, and
 // with --skip-bad its topics are left out and every message written
-// decodes. The peer (js-yaml, @mcap/core or sql.js, rosmsg2-serialization)
-// reads both storages. Before, metadata.yaml listed /x twice, and the
+// decodes; the QoS profiles dropped are warned of. The peer (js-yaml,
+// @mcap/core or sql.js, rosmsg2-serialization) reads both storages. Before, metadata.yaml listed /x twice, and the
 // sqlite3 split stored one definition of my_pkg/msg/Thing for messages of
 // both layouts: the second's did not decode.
 func TestConvertKeepsOneTopicAndDefinition(t *testing.T) {
@@ -213,6 +213,9 @@ func TestConvertKeepsOneTopicAndDefinition(t *testing.T) {
 		_, stderr, code = run(t, "convert", "-q", first, second, out, "--to", "ros2", "--storage", storage, "--skip-bad")
 		if code != exitOK || !strings.Contains(stderr, "topic /u: its type my_pkg/msg/Thing is defined unlike on topic /t") {
 			t.Fatalf("%s, --skip-bad: exit %d, want the topics left out named: %s", storage, code, stderr)
+		}
+		if want := second + ": topic /x: a connection offers other QoS profiles than the first one did"; !strings.Contains(stderr, want) {
+			t.Errorf("%s: stderr does not warn %q: %s", storage, want, stderr)
 		}
 		peer := ros2Peer(t, out)
 		var got []string
