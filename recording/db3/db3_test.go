@@ -438,6 +438,8 @@ func TestSplitMetadataQoS(t *testing.T) {
 	}
 }
 
+// FuzzParseBag2Metadata: metadata.yaml and stored metadata parse or fail
+// with a record.Error, never naming a file outside the folder.
 func FuzzParseBag2Metadata(f *testing.F) {
 	files := []string{filepath.Join("..", "..", "testdata", "sample", "queries_rosbag2", "metadata.yaml")}
 	if dir, ok := testenv.FixturesIfPresent(f, "rosbag2"); ok {
@@ -451,18 +453,22 @@ func FuzzParseBag2Metadata(f *testing.F) {
 		}
 	}
 	f.Add([]byte("rosbag2_bagfile_information:\n  relative_file_paths: [../x]\n"))
+	f.Add([]byte("version: 9\nrelative_file_paths: [x.mcap]\ncustom_data: {a: b}\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := ParseBag2Metadata(b, "metadata.yaml")
-		if err != nil {
-			var re *record.Error
-			if !errors.As(err, &re) {
-				t.Fatalf("error %T %v is not a record.Error", err, err)
+		// metadata.yaml, and the same mapping as a storage file stores it
+		for _, parse := range []func([]byte, string) (*Bag2Metadata, error){ParseBag2Metadata, ParseStoredMetadata} {
+			m, err := parse(b, "metadata.yaml")
+			if err != nil {
+				var re *record.Error
+				if !errors.As(err, &re) {
+					t.Fatalf("error %T %v is not a record.Error", err, err)
+				}
+				continue
 			}
-			return
-		}
-		for _, p := range m.RelativeFilePaths {
-			if !filepath.IsLocal(p) {
-				t.Fatalf("path %q escapes the folder", p)
+			for _, p := range m.RelativeFilePaths {
+				if !filepath.IsLocal(p) {
+					t.Fatalf("path %q escapes the folder", p)
+				}
 			}
 		}
 	})
