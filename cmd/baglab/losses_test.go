@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/internal/testkit/studygen"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
@@ -146,9 +146,13 @@ func TestCutMCAPLossCountsTheTornChunk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		start, length := firstChunk(t, data)
+		chunks := studygen.MCAPChunks(data)
+		if len(chunks) == 0 {
+			t.Fatalf("%s: no chunk", compression)
+		}
+		start, end := chunks[0][0], chunks[0][1]
 		cut := filepath.Join(dir, compression+"-cut.mcap")
-		if err := os.WriteFile(cut, data[:start+9+length/2], 0o644); err != nil {
+		if err := os.WriteFile(cut, data[:start+9+(end-start-9)/2], 0o644); err != nil {
 			t.Fatal(err)
 		}
 		stdout, stderr, code := run(t, "cat", "-q", "--skip-bad", cut)
@@ -166,19 +170,4 @@ func TestCutMCAPLossCountsTheTornChunk(t *testing.T) {
 			t.Errorf("%s: read %d + about %d lost = %d, rosbag reads %d", compression, read, lost, read+lost, total)
 		}
 	}
-}
-
-// firstChunk returns the offset and body length of the first chunk record
-// of an MCAP file, walking its records from the magic on.
-func firstChunk(t *testing.T, data []byte) (int, int) {
-	t.Helper()
-	for off := 8; off+9 <= len(data); {
-		n := int(binary.LittleEndian.Uint64(data[off+1:]))
-		if data[off] == 0x06 {
-			return off, n
-		}
-		off += 9 + n
-	}
-	t.Fatal("no chunk record")
-	return 0, 0
 }

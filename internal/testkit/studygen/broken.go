@@ -46,22 +46,8 @@ func writeBroken(dir string) ([]File, error) {
 		return nil, err
 	}
 	cutMCAP := func(data []byte) ([]byte, error) {
-		// Walk the records (opcode, uint64 length, body) after the magic
-		// and cut the middle chunk 60% of the way through.
-		var chunks [][2]int
-		for p := 8; p+9 <= len(data); {
-			n := binary.LittleEndian.Uint64(data[p+1:])
-			if n > uint64(len(data)-p-9) {
-				break
-			}
-			if data[p] == 0x06 {
-				chunks = append(chunks, [2]int{p, p + 9 + int(n)})
-			}
-			if data[p] == 0x0F { // data end
-				break
-			}
-			p += 9 + int(n)
-		}
+		// Cut the middle chunk 60% of the way through.
+		chunks := MCAPChunks(data)
 		if len(chunks) == 0 {
 			return nil, fmt.Errorf("no chunk to cut")
 		}
@@ -120,4 +106,26 @@ func flipPayloadByte(data []byte) ([]byte, error) {
 	}
 	out[len(out)/3+i] ^= 0x20
 	return out, nil
+}
+
+// MCAPChunks returns where each chunk record of an MCAP file's data
+// section starts and ends (opcode to the end of its body), walking the
+// records (opcode, uint64 length, body) after the magic up to the data
+// end record or the first record cut short.
+func MCAPChunks(data []byte) [][2]int {
+	var chunks [][2]int
+	for p := 8; p+9 <= len(data); {
+		n := binary.LittleEndian.Uint64(data[p+1:])
+		if n > uint64(len(data)-p-9) {
+			break
+		}
+		if data[p] == 0x06 {
+			chunks = append(chunks, [2]int{p, p + 9 + int(n)})
+		}
+		if data[p] == 0x0F { // data end
+			break
+		}
+		p += 9 + int(n)
+	}
+	return chunks
 }
