@@ -19,8 +19,8 @@ type named struct {
 
 // bag2Named reads what the recording at path (open as r) says of itself
 // in rosbag2's metadata, each item from the first of these that has it: a
-// rosbag2 folder's metadata.yaml, a .db3's schema table (ros_distro), the
-// "rosbag2" metadata record rosbag2 writes in each MCAP (its
+// rosbag2 folder's metadata.yaml, a .db3's schema table (ros_distro) and,
+// read alone, its metadata table (custom_data), the "rosbag2" metadata record rosbag2 writes in each MCAP (its
 // serialized_metadata, or its ROS_DISTRO).
 func bag2Named(path string, r record.Reader) named {
 	var n named
@@ -37,6 +37,8 @@ func bag2Named(path string, r record.Reader) named {
 		if d, ok := p.(*db3.Reader); ok {
 			var custom map[string]string
 			if m := d.Metadata(); m != nil {
+				custom = m.CustomData
+			} else if m, _ := d.StoredMetadata(); m != nil { // a .db3 alone
 				custom = m.CustomData
 			}
 			take(d.ROSDistro(), custom)

@@ -114,9 +114,11 @@ func TestConvertROS2KeepsQoS(t *testing.T) {
 // writes, in both storages, as npm js-yaml reads it from the input's and
 // the output's metadata.yaml and from the metadata each split stores: the
 // "rosbag2" record of an MCAP split (@mcap/core), the metadata table of a
-// sqlite3 split (sql.js), the last split's the same as metadata.yaml. Two recordings merged give every key, the first
-// one's value where they differ, and a warning naming the key. Before,
-// custom_data was always written as none.
+// sqlite3 split (sql.js), the last split's the same as metadata.yaml. A
+// one-file .db3 or .mcap output converted again keeps it too (the .db3
+// lost it before its metadata table was read). Two recordings merged give
+// every key, the first one's value where they differ, and a warning
+// naming the key. Before, custom_data was always written as none.
 func TestConvertKeepsCustomData(t *testing.T) {
 	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers")
 	dir := t.TempDir()
@@ -149,6 +151,18 @@ func TestConvertKeepsCustomData(t *testing.T) {
 			if v, ok := rec["metadata_version"]; ok && fmt.Sprint(v) != "9" {
 				t.Errorf("%s: metadata table version %v, want 9", name, v)
 			}
+		}
+	}
+	// A storage file alone keeps them too, converted again.
+	for _, name := range []string{"one.db3", "one.mcap"} {
+		one, again := filepath.Join(dir, name), filepath.Join(dir, name+"-again")
+		for _, args := range [][]string{{a, one}, {one, again}} {
+			if _, stderr, code := run(t, append([]string{"convert", "-q"}, append(args, "--to", "ros2")...)...); code != 0 {
+				t.Fatalf("convert %v: exit %d: %s", args, code, stderr)
+			}
+		}
+		if got := peerMetadataYAML(t, again)["custom_data"]; !reflect.DeepEqual(got, any(want)) {
+			t.Errorf("%s converted again: custom_data %v, the input's %v", name, got, want)
 		}
 	}
 	out := filepath.Join(dir, "merged")
