@@ -9,6 +9,7 @@ import (
 
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/record"
 	"gopkg.in/yaml.v3"
@@ -124,7 +125,7 @@ func (rn *Renames) ros2Name(name string) string {
 }
 
 // ros1Header is the ROS1 header, which loses seq in ROS 2.
-const ros1Header = "std_msgs/Header"
+const ros1Header = ros1.HeaderType
 
 // ros2Builtin are the texts of the ROS 2 types ROS1 primitives become.
 var ros2Builtin = map[string]string{
@@ -248,12 +249,30 @@ func ros2Prim(k msgdef.Kind) string {
 }
 
 // TranscodeROS1 returns the Conversion of messages of ROS1 type t1 into
-// CDR of t2 = ROS2Equivalent(t1): one pass of dec (compiled for t1)
-// straight into a CDR encoder, dropping every Header's seq; ROS1 time and
-// duration are the two 4-byte words of builtin_interfaces Time and
-// Duration (a ROS1 time past 2038 keeps its bits). It is not for
-// concurrent use.
+// CDR of t2 = ROS2Equivalent(t1), dropping every Header's seq; ROS1 time
+// and duration are the two 4-byte words of builtin_interfaces Time and
+// Duration (a ROS1 time past 2038 keeps its bits). A ROS1 decoder's
+// messages are copied field runs at a time (ros1.ToCDR); those it declines
+// (errors to report, strings to repair) take one pass of dec straight into
+// a CDR encoder (decodeROS1). It is not for concurrent use.
 func TranscodeROS1(dec Decoder) Conversion {
+	slow := decodeROS1(dec)
+	d, ok := dec.(*ros1.Decoder)
+	if !ok {
+		return slow
+	}
+	fast := d.ToCDR()
+	return func(dst, src []byte) ([]byte, error) {
+		if out, ok := fast.Append(dst, src); ok {
+			return out, nil
+		}
+		return slow(dst, src)
+	}
+}
+
+// decodeROS1 is TranscodeROS1 by one pass of dec into a CDR encoder
+// through dropSeq.
+func decodeROS1(dec Decoder) Conversion {
 	s := &dropSeq{}
 	return func(dst, src []byte) ([]byte, error) {
 		s.enc.Start(dst)

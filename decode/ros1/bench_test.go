@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/sink"
 	"github.com/baglab/baglab/decode/value"
 )
@@ -123,6 +124,22 @@ func benchDecode(b *testing.B, msg func(testing.TB) *value.Struct) {
 	w := sink.NewJSONWriter()
 	b.Run("json", func(b *testing.B) { run(b, w, w.Reset) })
 	b.Run("value", func(b *testing.B) { run(b, value.NewBuilder(), func() {}) })
+	b.Run("cdr", func(b *testing.B) {
+		var e cdr.Encoder
+		run(b, &e, func() { e.Start(nil) })
+	})
+	b.Run("tocdr", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		t := d.ToCDR()
+		buf := make([]byte, 0, 2*len(data))
+		for b.Loop() {
+			var ok bool
+			if buf, ok = t.Append(buf[:0], data); !ok {
+				b.Fatal("declined")
+			}
+		}
+	})
 	b.Run("encode", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		b.ReportAllocs()

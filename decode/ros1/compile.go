@@ -3,6 +3,7 @@ package ros1
 import (
 	"fmt"
 	"math"
+	"sync"
 	"sync/atomic"
 
 	"github.com/baglab/baglab/decode/msgdef"
@@ -76,6 +77,11 @@ type Decoder struct {
 	// invalid counts the messages decoded with strings that are not valid
 	// UTF-8 (InvalidUTF8)
 	invalid atomic.Int64
+	// toCDR is ToCDR's, compiled on first use
+	toCDR struct {
+		once sync.Once
+		t    *ToCDR
+	}
 }
 
 // Type returns the type the decoder was compiled from.
