@@ -154,7 +154,9 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := bufio.NewWriterSize(f, 1<<20)
+	// Small records gather in the buffer; a chunk, larger than it, mostly
+	// goes past it to the file without a copy.
+	buf := bufio.NewWriterSize(f, 64<<10)
 	w, err := NewWriter(buf, opts...)
 	if err != nil {
 		f.Abort()
