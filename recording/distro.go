@@ -5,7 +5,6 @@ import (
 
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
-	"gopkg.in/yaml.v3"
 )
 
 // named is what a recording says of itself in rosbag2's metadata.
@@ -56,14 +55,13 @@ func bag2Named(path string, r record.Reader) named {
 			if md.Name != "rosbag2" {
 				continue
 			}
-			var m struct {
-				ROSDistro  string            `yaml:"ros_distro"`
-				CustomData map[string]string `yaml:"custom_data"`
+			var distro string
+			var custom map[string]string
+			// read as info reads it: what does not parse names nothing
+			if m, err := db3.ParseStoredMetadata([]byte(md.Metadata["serialized_metadata"]), ""); err == nil {
+				distro, custom = m.ROSDistro, m.CustomData
 			}
-			if yaml.Unmarshal([]byte(md.Metadata["serialized_metadata"]), &m) != nil {
-				m.ROSDistro, m.CustomData = "", nil // what does not parse names nothing
-			}
-			take(cmp.Or(md.Metadata["ROS_DISTRO"], m.ROSDistro), m.CustomData)
+			take(cmp.Or(md.Metadata["ROS_DISTRO"], distro), custom)
 		}
 	}
 	return n
