@@ -200,85 +200,65 @@ func (o *cdrOut) count(n int) {
 
 // copy copies one message at b[p:] and returns the offset after it.
 func (cp *cdrPlan) copy(o *cdrOut, b []byte, p int) (int, bool) {
-	for i := range cp.steps {
+	ok := true
+	for i := 0; ok && i < len(cp.steps); i++ {
 		s := &cp.steps[i]
+		var n int
 		switch s.code {
 		case cdrCopy:
-			if len(b)-p < s.size {
-				return p, false
+			if ok = len(b)-p >= s.size; ok {
+				o.align(s.align)
+				o.buf = append(o.buf, b[p:p+s.size]...)
+				p += s.size
 			}
-			o.align(s.align)
-			o.buf = append(o.buf, b[p:p+s.size]...)
-			p += s.size
 		case cdrBool:
-			if p >= len(b) {
-				return p, false
+			if ok = p < len(b); ok {
+				o.buf = append(o.buf, bool01(b[p]))
+				p++
 			}
-			o.buf = append(o.buf, bool01(b[p]))
-			p++
 		case cdrSkip:
-			if len(b)-p < s.size {
-				return p, false
+			if ok = len(b)-p >= s.size; ok {
+				p += s.size
 			}
-			p += s.size
 		case cdrEmpty:
 			o.buf = append(o.buf, 0)
-		case cdrFixedPrims, cdrFixedBools:
-			var ok bool
-			if p, ok = copyPrims(o, b, p, s.n, s); !ok {
-				return p, false
-			}
-		case cdrSeqPrims, cdrSeqBools:
-			n, ok := seqCount(b, p, s.size, s.n)
-			if !ok {
-				return p, false
-			}
-			o.count(n)
-			if p, ok = copyPrims(o, b, p+4, n, s); !ok {
-				return p, false
+		case cdrFixedPrims, cdrFixedBools, cdrSeqPrims, cdrSeqBools:
+			if n, p, ok = elements(o, b, p, s, s.size); ok {
+				p, ok = copyPrims(o, b, p, n, s)
 			}
 		case cdrString:
-			var ok bool
-			if p, ok = copyString(o, b, p); !ok {
-				return p, false
-			}
+			p, ok = copyString(o, b, p)
 		case cdrFixedStrings, cdrSeqStrings:
-			n := s.n
-			if s.code == cdrSeqStrings {
-				var ok bool
-				if n, ok = seqCount(b, p, 4, s.n); !ok {
-					return p, false
-				}
-				o.count(n)
-				p += 4
-			}
-			for range n {
-				var ok bool
-				if p, ok = copyString(o, b, p); !ok {
-					return p, false
-				}
+			n, p, ok = elements(o, b, p, s, 4)
+			for j := 0; ok && j < n; j++ {
+				p, ok = copyString(o, b, p)
 			}
 		case cdrFixedStructs, cdrSeqStructs:
-			n := s.n
-			if s.code == cdrSeqStructs {
-				var ok bool
-				if n, ok = seqCount(b, p, s.sub.min, s.n); !ok {
-					return p, false
-				}
-				o.count(n)
-				p += 4
-			}
-			for range n {
-				var ok bool
-				if p, ok = s.sub.copy(o, b, p); !ok {
-					return p, false
-				}
+			n, p, ok = elements(o, b, p, s, s.sub.min)
+			for j := 0; ok && j < n; j++ {
+				p, ok = s.sub.copy(o, b, p)
 			}
 		default:
-			return p, false
+			ok = false
 		}
 	}
-	return p, true
+	return p, ok
+}
+
+// elements returns the element count of an array step at b[p:] and the
+// offset of its first element: a fixed array's length, or a sequence's
+// count, read, checked (seqCount, elements of at least elemMin bytes) and
+// written.
+func elements(o *cdrOut, b []byte, p int, s *cdrStep, elemMin int) (int, int, bool) {
+	switch s.code {
+	case cdrSeqPrims, cdrSeqBools, cdrSeqStrings, cdrSeqStructs:
+		n, ok := seqCount(b, p, elemMin, s.n)
+		if ok {
+			o.count(n)
+		}
+		return n, p + 4, ok
+	}
+	return s.n, p, true
 }
 
 // copyPrims copies n elements of s.size bytes at b[p:], the first aligned
