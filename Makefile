@@ -163,6 +163,10 @@ demo: build
 	@echo "== synchronised tables: /imu and /pose matched as message_filters' ApproximateTimeSynchronizer"
 	./$(BIN) export $(DEMO)/data/tf.bag --sync /imu,/pose --slop 5ms --out $(DEMO)/synced --format csv
 	head -c 300 $(DEMO)/synced/synced.csv; echo
+	@echo "== ROS 1 to ROS 2: the study as a rosbag2 recording (MCAP, as rosbags-convert makes it), and back"
+	./$(BIN) convert $(DEMO)/data/study.bag $(DEMO)/study_ros2 --to ros2
+	./$(BIN) info $(DEMO)/study_ros2
+	./$(BIN) convert $(DEMO)/study_ros2 $(DEMO)/study_back.bag
 	@echo "== done: open $(DEMO)/report.html; tables in $(DEMO)/tables, Parquet in $(DEMO)/parquet"
 
 ## sample: regenerate the committed sample study (testdata/sample)
