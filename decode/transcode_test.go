@@ -21,9 +21,49 @@ import (
 func TestToCDRCopiesEveryType(t *testing.T) {
 	reg := msgdef.Default()
 	rng := rand.New(rand.NewPCG(26, 1))
+	// Every layout the copy has a step for, padding after an empty
+	// message's byte and after a bool among them.
+	every, err := msgdef.ParseBundle("my_pkg/Every", `bool b
+float64 after_bool
+std_msgs/Empty empty
+float64 after_empty
+bool[3] bools
+bool[] more_bools
+int8[] int8s
+uint16 u16
+time[2] times
+duration[] durations
+char c
+uint8[3] blob
+byte[] bytes
+float32[] floats
+string[2] names
+string[] more_names
+std_msgs/Header[] headers
+my_pkg/Part[2] parts
+my_pkg/Part[] more_parts
+================================================================================
+MSG: my_pkg/Part
+std_msgs/Header header
+uint8 u8
+float64 x
+================================================================================
+MSG: std_msgs/Empty
+================================================================================
+MSG: std_msgs/Header
+uint32 seq
+time stamp
+string frame_id
+`, msgdef.ROS1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	types := 0
-	for _, name := range reg.Names() {
+	for _, name := range append(reg.Names(), "") {
 		t1, err := reg.Lookup(name)
+		if name == "" {
+			t1, err = every, nil
+		}
 		if err != nil || t1.Dialect != msgdef.ROS1 {
 			continue
 		}
@@ -33,7 +73,7 @@ func TestToCDRCopiesEveryType(t *testing.T) {
 		}
 		types++
 		fast, slow := dec.ToCDR(), decode.DecodeROS1(dec)
-		for range 10 {
+		for range 20 {
 			data, err := ros1.Encode(studygen.Random(t1, rng, 1.7e18))
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
