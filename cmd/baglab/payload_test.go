@@ -75,6 +75,25 @@ func TestInvalidUTF8Strings(t *testing.T) {
 		t.Errorf("cat of the converted MCAP file read %q\n rosbag %q", got, want)
 	}
 
+	// ROS 2 has the strings as rosbag reads them, with the one warning.
+	ros2Path := filepath.Join(dir, "text_ros2")
+	_, stderr, code := run(t, "convert", bagPath, ros2Path, "--to", "ros2")
+	if code != 0 || !strings.Contains(stderr, "3 message(s) of std_msgs/String have strings that are not valid UTF-8") {
+		t.Errorf("convert --to ros2: exit %d, want 0 and the warning\n%s", code, stderr)
+	}
+	stdout, _, _ := run(t, "cat", ros2Path)
+	var got []string
+	for _, l := range parseCat(t, stdout) {
+		var m struct{ Data string }
+		if err := json.Unmarshal(l.Message, &m); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, m.Data)
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("cat of the ROS 2 conversion read %q\n rosbag %q", got, want)
+	}
+
 	csvDir := filepath.Join(dir, "csv")
 	if _, stderr, code := run(t, "export", bagPath, "--out", csvDir, "--format", "csv"); code != 0 {
 		t.Fatalf("export: exit %d\n%s", code, stderr)
@@ -92,7 +111,7 @@ func TestInvalidUTF8Strings(t *testing.T) {
 		t.Fatalf("export to Parquet: exit %d\n%s", code, stderr)
 	}
 
-	stdout, stderr, code := run(t, "doctor", bagPath)
+	stdout, stderr, code = run(t, "doctor", bagPath)
 	if code != 0 || strings.Count(stdout, "warning") != 3 || !strings.Contains(stdout, "topic /text: data: invalid UTF-8") {
 		t.Errorf("doctor: exit %d, want 0 and three warnings naming the field\n%s%s", code, stdout, stderr)
 	}
