@@ -17,14 +17,12 @@ type copyOptions struct {
 	read        readFlags
 	compression string
 	force       bool
-	ros2        ros2Flags // convert --to ros2
+	ros2        ros2Flags // --to ros2
 }
 
 func (o *copyOptions) addFlags(cmd *cobra.Command) {
 	o.read.addFlags(cmd)
-	if cmd.Name() == "convert" {
-		o.ros2.addFlags(cmd)
-	}
+	o.ros2.addFlags(cmd)
 	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
 	completeValues(cmd, "compression", "none", "lz4", "bz2", "zstd")
@@ -56,7 +54,8 @@ func newFilterCmd(g *globalOptions) *cobra.Command {
 		Short: "Copy the selected topics and time range of a recording",
 		Long: `Copy the messages of IN selected by --topics, --start and --end to OUT,
 keeping definitions, latching and metadata. OUT's extension (.bag or .mcap)
-chooses its format.
+chooses its format; --to ros2 writes a rosbag2 folder, with the options
+convert --help describes, so that a ROS 2 recording filtered stays one.
 
 --start is inclusive and --end exclusive: --start S --end E keeps what
 rosbag filter IN OUT "t.to_sec() >= S and t.to_sec() < E" keeps; a message
@@ -111,7 +110,9 @@ latching and MCAP metadata and attachments; a connection (channel) that
 several inputs hold alike, as the split bags of one recording do, is written
 once. OUT comes first, as with cp's
 target-directory form, so that a shell glob can follow; its extension (.bag
-or .mcap) chooses the format. --topics, --start and --end select as in cat.`,
+or .mcap) chooses the format, or --to ros2 writes a rosbag2 folder, with
+the options convert --help describes. --topics, --start and --end select
+as in cat.`,
 		Example: "  baglab merge all.mcap demo/data/study.bag demo/data/queries.mcap\n  baglab merge placements.bag demo/data/study*.bag --topics '/interactive_world/placement*'",
 		Args:    argsUsage(cobra.MinimumNArgs(2)),
 	}, func(args []string) ([]string, string) { return args[1:], args[0] })

@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// ros2Flags are convert's flags for a rosbag2 output (--to ros2).
+// ros2Flags are the flags of convert, filter and merge for a rosbag2
+// output (--to ros2).
 type ros2Flags struct {
 	to            string
 	storage       string
