@@ -71,13 +71,11 @@ func (f *ros2Flags) format(out string, co *recording.CreateOptions, read *readFl
 	}
 	co.ROS2 = rosbag2.Options{Storage: f.storage, Mode: mode, SplitSize: size, SplitDuration: f.splitDuration, RepeatLatched: f.repeatLatched}
 	// OUT.mcap or OUT.db3: the recording as that one storage file.
-	for _, storage := range []string{rosbag2.StorageMCAP, rosbag2.StorageSQLite} {
-		if strings.HasSuffix(out, rosbag2.Extension(storage)) {
-			if f.storage != "" && f.storage != storage {
-				return "", usageErrorf("--storage %s, but OUT %s names a %s file", f.storage, out, storage)
-			}
-			co.ROS2.Storage, co.ROS2.File = storage, true
+	if storage := rosbag2.FileStorage(out); storage != "" {
+		if f.storage != "" && f.storage != storage {
+			return "", usageErrorf("--storage %s, but OUT %s names a %s file", f.storage, out, storage)
 		}
+		co.ROS2.Storage, co.ROS2.File = storage, true
 	}
 	if co.ROS2.Storage == rosbag2.StorageSQLite && co.Compression != "" && co.Compression != "none" {
 		return "", usageErrorf("--compression %s: sqlite3 storage has no chunks to compress (use --compression-mode file or message)", co.Compression)

@@ -167,8 +167,8 @@ func Create(path string, o Options) (*Writer, error) {
 	if !utf8.ValidString(name) {
 		return nil, fmt.Errorf("rosbag2: name %q is not UTF-8, which the metadata cannot hold", name)
 	}
-	if want := Extension(o.Storage); o.File && filepath.Ext(name) != want {
-		return nil, fmt.Errorf("rosbag2: %s: a file of %s storage is named *%s", path, o.Storage, want)
+	if o.File && FileStorage(name) != o.Storage {
+		return nil, fmt.Errorf("rosbag2: %s: a file of %s storage is named *%s", path, o.Storage, Extension(o.Storage))
 	}
 	d, err := atomicfile.CreateDir(path)
 	if err != nil {
@@ -196,6 +196,18 @@ func Extension(storage string) string {
 		return ".db3"
 	}
 	return ".mcap"
+}
+
+// FileStorage is the storage whose Extension path ends in, "" for
+// neither: what a recording written as one file (Options.File) at path
+// is stored as.
+func FileStorage(path string) string {
+	for _, storage := range []string{StorageMCAP, StorageSQLite} {
+		if filepath.Ext(path) == Extension(storage) {
+			return storage
+		}
+	}
+	return ""
 }
 
 // open starts the next split and adds every channel to it.
