@@ -21,13 +21,16 @@ import (
 //   - humble: the six types issue 26 names, Humble layout;
 //   - range: a Humble sensor_msgs/msg/Range (Iron added a field);
 //   - early: a Marker as Humble wrote it before its texture and mesh_file
-//     fields came (visualization_msgs 4.2.2): it fits no built-in layout.
+//     fields came (visualization_msgs 4.2.2): it fits no built-in layout;
+//   - goals: Kilted's nav_msgs/msg/Goals, from Jazzy's definitions and
+//     Goals' fields (ros2/common_interfaces) parsed by npm @foxglove/rosmsg.
 const peerHumble = `
 const path = require("path");
 const { createRequire } = require("module");
 const req = createRequire(path.join(path.resolve(process.argv[1]), "package.json"));
 const { MessageWriter } = req("@foxglove/rosmsg2-serialization");
-const { ros2humble } = req("@foxglove/rosmsg-msgs-common");
+const { ros2humble, ros2jazzy } = req("@foxglove/rosmsg-msgs-common");
+const { parse } = req("@foxglove/rosmsg");
 
 const defs = Object.values(ros2humble);
 const writerFor = (type, drop = []) => {
@@ -44,7 +47,7 @@ const cat = (v) => {
 };
 let t = 1700000000000000000n;
 const header = (frame, k) => ({ stamp: { sec: 1700000000 + k, nanosec: 1000 * k + 5 }, frame_id: frame });
-const out = { humble: [], range: [], early: [] };
+const out = { humble: [], range: [], early: [], goals: [] };
 const add = (set, topic, type, msg, drop) => {
   t += 10000000n;
   const data = writerFor(type, drop).writeMessage(msg);
@@ -81,6 +84,14 @@ add("early", "/marker", "visualization_msgs/Marker", { header: header("map", 0),
   action: 0, pose: pose(1), scale: vec(1, 1, 1), color: { r: 1, g: 1, b: 1, a: 1 }, lifetime: { sec: 0, nanosec: 0 },
   frame_locked: false, points: [], colors: [], text: "", mesh_resource: "", mesh_use_embedded_materials: false },
   ["texture_resource", "texture", "uv_coordinates", "mesh_file"]);
+const [goalsDef] = parse("std_msgs/Header header\ngeometry_msgs/PoseStamped[] goals\n", { ros2: true, skipTypeFixup: true });
+const goalsWriter = new MessageWriter([{ ...goalsDef, name: "nav_msgs/Goals" }, ...Object.values(ros2jazzy)]);
+for (let k = 0; k < 3; k++) {
+  t += 10000000n;
+  const msg = { header: header("map", k), goals: Array.from({ length: k + 1 }, (_, i) => ({ header: header("odom", i), pose: pose(i + k) })) };
+  out.goals.push({ topic: "/goals", type: "nav_msgs/msg/Goals", timestamp: Number(t),
+    data: Buffer.from(goalsWriter.writeMessage(msg)).toString("hex"), message: cat(msg) });
+}
 process.stdout.write(JSON.stringify(out));
 `
 
@@ -94,8 +105,8 @@ type humblePayload struct {
 
 // humbleFolders writes the peer's messages as Humble rosbag2 folders
 // without definitions (testdata/humble_db3.py, Python's sqlite3): humble,
-// early and range with no ros_distro, range-named whose metadata.yaml says
-// ros_distro: humble.
+// early, range and goals with no ros_distro, range-named whose
+// metadata.yaml says ros_distro: humble, goals-named ros_distro: kilted.
 func humbleFolders(t *testing.T) (string, map[string][]humblePayload) {
 	testenv.RequirePeer(t, "node", "rosmsg2", "ros2defs", "sqlite3")
 	dir := t.TempDir()
@@ -110,7 +121,7 @@ func humbleFolders(t *testing.T) (string, map[string][]humblePayload) {
 	if err := json.Unmarshal(out, &sets); err != nil {
 		t.Fatal(err)
 	}
-	for name, distro := range map[string]string{"humble": "", "early": "", "range": "", "range-named": "humble"} {
+	for name, distro := range map[string]string{"humble": "", "early": "", "range": "", "range-named": "humble", "goals": "", "goals-named": "kilted"} {
 		set := strings.TrimSuffix(name, "-named")
 		js := filepath.Join(dir, set+".json")
 		b, _ := json.Marshal(sets[set])
@@ -135,7 +146,8 @@ func humbleFolders(t *testing.T) (string, map[string][]humblePayload) {
 // distributions (Range) takes the recording's ros_distro, asks for
 // --distro when the recording names none, and a payload that does not fit
 // the chosen layout is an error naming the type, the distribution and the
-// offset, never garbage.
+// offset, never garbage. Kilted's nav_msgs/msg/Goals (in no other built-in
+// distribution) decodes by the recording's ros_distro or --distro kilted.
 func TestHumbleWithoutDefinitions(t *testing.T) {
 	dir, sets := humbleFolders(t)
 	if d := os.Getenv("BAGLAB_KEEP_HUMBLE"); d != "" {
@@ -170,6 +182,8 @@ func TestHumbleWithoutDefinitions(t *testing.T) {
 	check("no --distro", "humble", sets["humble"])
 	check("ros_distro: humble", "range-named", sets["range"])
 	check("--distro humble", "range", sets["range"], "--distro", "humble")
+	check("ros_distro: kilted", "goals-named", sets["goals"])
+	check("--distro kilted", "goals", sets["goals"], "--distro", "kilted")
 
 	for _, c := range []struct {
 		what, folder string
@@ -178,6 +192,7 @@ func TestHumbleWithoutDefinitions(t *testing.T) {
 		{"Range, no distribution named", "range", nil, []string{"sensor_msgs/msg/Range", "--distro"}},
 		{"Humble Range read as Jazzy", "range-named", []string{"--distro", "jazzy"}, []string{"sensor_msgs/msg/Range", "ROS 2 jazzy", "byte 40", "--distro"}},
 		{"early Humble Marker", "early", []string{"--distro", "humble"}, []string{"visualization_msgs/msg/Marker", "ROS 2 humble", "byte 172", "--distro"}},
+		{"Kilted's Goals, no distribution named", "goals", nil, []string{"nav_msgs/msg/Goals", "only in ROS 2 kilted", "--distro"}},
 	} {
 		out, stderr, code := run(t, append([]string{"cat", filepath.Join(dir, c.folder)}, c.args...)...)
 		if code != exitBadInput || out != "" {

@@ -23,7 +23,7 @@ import (
 var ros2Common []byte
 
 // distroNames are the distributions ros2Common holds, oldest first.
-var distroNames = []string{"humble", "iron", "jazzy"}
+var distroNames = []string{"humble", "iron", "jazzy", "kilted"}
 
 // Distros lists the ROS 2 distributions whose common interfaces
 // (builtin_interfaces, std_msgs, geometry_msgs, sensor_msgs, nav_msgs,
@@ -43,7 +43,7 @@ type layer struct {
 	once sync.Once
 	msgs map[string]*source // canonical pkg/Type -> definition
 	// differs says, for a type the distributions define differently (name
-	// ""), how: "its fields differ between ROS 2 humble, iron, jazzy".
+	// ""), how: "its fields differ between ROS 2 humble, iron, jazzy, kilted".
 	differs map[string]string
 }
 
@@ -236,7 +236,7 @@ func (r *Registry) Distro() string {
 
 // DistroNote says why r does not resolve the ROS 2 type name although a
 // built-in distribution defines it ("its fields differ between ROS 2
-// humble, iron, jazzy", "it is defined only in ROS 2 jazzy"): no
+// humble, iron, jazzy, kilted", "it is defined only in ROS 2 kilted"): no
 // distribution was chosen. It is "" otherwise.
 func (r *Registry) DistroNote(name string) string {
 	pkg, ns, base, ok := splitName(name)

@@ -50,23 +50,27 @@ func TestDistrosArchive(t *testing.T) {
 // TestDistroLayouts: a type whose fields differ between distributions
 // (sensor_msgs/Range gained variance in Iron) needs a distribution, and
 // each gives its own layout; a type they define alike resolves without
-// one; Marker's constants follow the distribution (ARROW_STRIP is Jazzy's).
+// one; Marker's constants follow the distribution (ARROW_STRIP is Jazzy's);
+// nav_msgs/msg/Goals is Kilted's alone.
 func TestDistroLayouts(t *testing.T) {
 	reg := Default()
 	_, err := reg.Lookup("sensor_msgs/msg/Range")
 	if !errors.Is(err, record.ErrUnknownType) || !strings.Contains(err.Error(), "--distro") || !strings.Contains(err.Error(), "differ") {
 		t.Errorf("Range without a distribution: %v", err)
 	}
-	if _, err := reg.Lookup("geometry_msgs/msg/VelocityStamped"); err == nil || !strings.Contains(err.Error(), "only in ROS 2 jazzy") {
+	if _, err := reg.Lookup("geometry_msgs/msg/VelocityStamped"); err == nil || !strings.Contains(err.Error(), "only in ROS 2 jazzy, kilted") {
 		t.Errorf("VelocityStamped without a distribution: %v", err)
 	}
+	if _, err := reg.Lookup("nav_msgs/msg/Goals"); err == nil || !strings.Contains(err.Error(), "only in ROS 2 kilted") {
+		t.Errorf("Goals without a distribution: %v", err)
+	}
 	imu, err := reg.Lookup("sensor_msgs/msg/Imu")
-	if err != nil || imu.Distro != "humble, iron, jazzy" {
+	if err != nil || imu.Distro != "humble, iron, jazzy, kilted" {
 		t.Fatalf("Imu without a distribution: %v %+v", err, imu)
 	}
 	want := map[string]struct {
 		rangeVariance, arrowStrip bool
-	}{"humble": {false, false}, "iron": {true, false}, "jazzy": {true, true}}
+	}{"humble": {false, false}, "iron": {true, false}, "jazzy": {true, true}, "kilted": {true, true}}
 	for d, w := range want {
 		r := Default()
 		if err := r.SetDistro(d); err != nil {
@@ -89,6 +93,15 @@ func TestDistroLayouts(t *testing.T) {
 		}
 		if got != w.arrowStrip || m.Field("mesh_file") == nil || m.Distro != d {
 			t.Errorf("%s: Marker ARROW_STRIP %v, mesh_file %v, distro %q", d, got, m.Field("mesh_file") != nil, m.Distro)
+		}
+		// nav_msgs/Goals is Kilted's (rosbags' ros2_kilted typestore)
+		goals, err := r.Lookup("nav_msgs/msg/Goals")
+		if d != "kilted" {
+			if err == nil {
+				t.Errorf("%s: Goals resolves", d)
+			}
+		} else if err != nil || len(goals.Fields) != 2 || goals.Fields[1].Msg == nil || goals.Fields[1].Msg.FullName != "geometry_msgs/msg/PoseStamped" || goals.Fields[1].Array != Sequence {
+			t.Errorf("kilted: Goals %v %+v", err, goals)
 		}
 	}
 	if err := reg.SetDistro("rolling"); !errors.Is(err, record.ErrUnsupported) {

@@ -46,7 +46,7 @@ type source struct {
 	dialect  Dialect
 	text     string
 	// distro names the ROS 2 distribution(s) of a built-in common
-	// interface ("humble"; "humble, iron, jazzy"), "" for others.
+	// interface ("humble"; "humble, iron, jazzy, kilted"), "" for others.
 	distro string
 
 	once sync.Once

@@ -145,7 +145,7 @@ type Type struct {
 	// Text is this type's own definition text, as stored (comments kept).
 	Text string
 	// Distro names the ROS 2 distribution(s) whose built-in common
-	// interface this is ("humble", or "humble, iron, jazzy" for a type
+	// interface this is ("humble", or "humble, iron, jazzy, kilted" for a type
 	// they define alike), "" for a definition stored in a recording or
 	// read from --msg-path (see Registry.SetDistro).
 	Distro string

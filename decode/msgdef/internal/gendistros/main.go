@@ -2,7 +2,8 @@
 // common interfaces baglab has built in for recordings that store no
 // definitions, from the .msg files of the npm package
 // @foxglove/rosmsg-msgs-common (msgdefs/ros2<distro>/<pkg>/msg/<Type>.msg),
-// and PROVENANCE.md beside it.
+// and PROVENANCE.md beside it. Kilted, which the package has no folder
+// for, is made from Jazzy's files (see derived).
 //
 //	npm pack @foxglove/rosmsg-msgs-common@3.2.3 && tar xzf foxglove-rosmsg-msgs-common-3.2.3.tgz
 //	go run ./decode/msgdef/internal/gendistros -from package -out decode/msgdef/distros
@@ -22,15 +23,39 @@ import (
 	"fmt"
 	"io/fs"
 	"log"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 )
 
 // distros are the distributions taken from the package, oldest first.
 var distros = []string{"humble", "iron", "jazzy"}
+
+// derived are the later distributions the package has no folder for, made
+// from an earlier one's files. rosbags 0.11.1's ros2_kilted typestore
+// (ternaris/rosbags src/rosbags/typesys/stores/ros2_kilted.py at b7415a2)
+// is its ros2_jazzy with nav_msgs/msg/Goals added, and that ros2_jazzy
+// agrees with the package's jazzy on the fields and constants of every
+// type both hold. The one type of the package's jazzy it does not hold,
+// test_msgs/msg/Builtins, has not changed in ros2/rcl_interfaces since
+// 2017 (1c27672). So Kilted is Jazzy's files and Goals (its fields as in
+// ros2/common_interfaces).
+var derived = []struct {
+	name, from string
+	add        map[string]string // <pkg>/msg/<Type>.msg -> its text
+	why        string            // for PROVENANCE.md
+}{{
+	name: "kilted", from: "jazzy",
+	add: map[string]string{"nav_msgs/msg/Goals.msg": "# An array of navigation goals\nstd_msgs/Header header\ngeometry_msgs/PoseStamped[] goals\n"},
+	why: "rosbags 0.11.1's ros2_kilted typestore (ternaris/rosbags\n" +
+		"`src/rosbags/typesys/stores/ros2_kilted.py` at b7415a2) is its ros2_jazzy with that one type added,\n" +
+		"and that ros2_jazzy agrees with the package's jazzy on the fields and constants of every type both\n" +
+		"hold; the one it does not hold, test_msgs/msg/Builtins, has not changed in ros2/rcl_interfaces since\n" +
+		"2017 (1c27672).",
+}}
 
 // separator is the line before each dependency in the package's files,
 // which hold a type's text followed by those of the types it uses.
@@ -59,36 +84,25 @@ func main() {
 	if err := json.Unmarshal(b, &pkg); err != nil {
 		log.Fatal(err)
 	}
+	texts := map[string]map[string][]byte{} // distro -> <pkg>/msg/<Type>.msg -> own text
+	for _, d := range distros {
+		texts[d] = readDistro(filepath.Join(*from, "msgdefs", "ros2"+d))
+	}
+	names := slices.Clone(distros)
+	for _, d := range derived {
+		texts[d.name] = map[string][]byte{}
+		maps.Copy(texts[d.name], texts[d.from])
+		for f, text := range d.add {
+			texts[d.name][f] = []byte(text)
+		}
+		names = append(names, d.name)
+	}
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	tw := tar.NewWriter(zw)
-	counts := map[string]int{}
-	for _, d := range distros {
-		root := filepath.Join(*from, "msgdefs", "ros2"+d)
-		var files []string
-		err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if !e.IsDir() && strings.HasSuffix(p, ".msg") {
-				rel, _ := filepath.Rel(root, p)
-				files = append(files, filepath.ToSlash(rel))
-			}
-			return nil
-		})
-		if err != nil {
-			log.Fatal(err)
-		}
-		sort.Strings(files)
-		for _, f := range files {
-			if path.Base(path.Dir(f)) != "msg" {
-				log.Fatalf("gendistros: %s: not <pkg>/msg/<Type>.msg", f)
-			}
-			b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
-			if err != nil {
-				log.Fatal(err)
-			}
-			text := ownText(b)
+	for _, d := range names {
+		for _, f := range slices.Sorted(maps.Keys(texts[d])) {
+			text := texts[d][f]
 			h := &tar.Header{Name: d + "/" + f, Mode: 0o644, Size: int64(len(text)), Format: tar.FormatUSTAR}
 			if err := tw.WriteHeader(h); err != nil {
 				log.Fatal(err)
@@ -96,7 +110,6 @@ func main() {
 			if _, err := tw.Write(text); err != nil {
 				log.Fatal(err)
 			}
-			counts[d]++
 		}
 	}
 	if err := tw.Close(); err != nil {
@@ -115,11 +128,41 @@ func main() {
 	fmt.Fprintf(&p, "(see its doc comment) from the npm package %s %s (license %s), folders\n", pkg.Name, pkg.Version, pkg.License)
 	fmt.Fprintf(&p, "`msgdefs/ros2<distro>/`; do not edit by hand.\n\n")
 	fmt.Fprintf(&p, "| distribution | .msg files |\n|---|---:|\n")
-	for _, d := range distros {
-		fmt.Fprintf(&p, "| %s | %d |\n", d, counts[d])
+	for _, d := range names {
+		fmt.Fprintf(&p, "| %s | %d |\n", d, len(texts[d]))
 	}
-	fmt.Fprintf(&p, "\nsha256 of ros2.tar.gz: %x\n\nKilted and later: no source in the package (version %s).\n", sha256.Sum256(buf.Bytes()), pkg.Version)
+	for _, d := range derived {
+		fmt.Fprintf(&p, "\n%s has no folder in the package: it is %s's files and %s. %s\n",
+			d.name, d.from, strings.Join(slices.Sorted(maps.Keys(d.add)), ", "), d.why)
+	}
+	fmt.Fprintf(&p, "\nsha256 of ros2.tar.gz: %x\n", sha256.Sum256(buf.Bytes()))
 	if err := os.WriteFile(filepath.Join(*out, "PROVENANCE.md"), []byte(p.String()), 0o644); err != nil {
 		log.Fatal(err)
 	}
+}
+
+// readDistro returns the own texts of the .msg files under root, by
+// <pkg>/msg/<Type>.msg.
+func readDistro(root string) map[string][]byte {
+	texts := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || e.IsDir() || !strings.HasSuffix(p, ".msg") {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		f := filepath.ToSlash(rel)
+		if path.Base(path.Dir(f)) != "msg" {
+			return fmt.Errorf("gendistros: %s: not <pkg>/msg/<Type>.msg", f)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		texts[f] = ownText(b)
+		return nil
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return texts
 }
