@@ -126,7 +126,8 @@ func benchDecode(b *testing.B, msg func(testing.TB) *value.Struct) {
 	b.Run("value", func(b *testing.B) { run(b, value.NewBuilder(), func() {}) })
 	b.Run("cdr", func(b *testing.B) {
 		var e cdr.Encoder
-		run(b, &e, func() { e.Start(nil) })
+		e.Start(make([]byte, 0, 2*len(data)))
+		run(b, &e, func() { e.Start(e.Out()[:0]) })
 	})
 	b.Run("tocdr", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
