@@ -365,9 +365,10 @@ func (w *Writer) write(id uint32, m *record.Message, encode func([]byte) ([]byte
 			}
 		}
 	}
-	if ch.latched {
+	if ch.latched { // its own copy, in the buffer of the one it replaces
+		keep := ch.last.Data[:0]
 		ch.last, ch.seen = w.msg, true
-		ch.last.Data = append([]byte(nil), w.msg.Data...)
+		ch.last.Data = append(keep, w.msg.Data...)
 	}
 	if err := w.put(ch, &w.msg, encode); err != nil {
 		if encode != nil {
