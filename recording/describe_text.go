@@ -19,8 +19,9 @@ import (
 // summary lines, one line per topic (messages, mean rate, type, encoding,
 // MD5) or "none", then MCAP metadata and attachments, with topics or
 // without. The "rosbag2" records of a recording the rosbag2 line
-// describes are counted on one line, not printed whole (one per split). Text from the recording is escaped (termtext.Line), so that
-// a name holding a newline or a terminal escape shows as such. The text is
+// describes are counted on one line, not printed whole (one per split).
+// Text from the recording is escaped (termtext.Line), so that a name
+// holding a newline or a terminal escape shows as such. The text is
 // written at once, so that a failing writer's error is returned whichever
 // line it hits.
 func (d *Description) WriteText(w io.Writer) error {
