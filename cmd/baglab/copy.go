@@ -80,19 +80,20 @@ sequences → T[], byte → uint8).
 OUT ends in .mcap or .db3, as that one storage file, which stores its
 metadata and which ros2 bag opens alone: no folder, metadata.yaml or
 splits): MCAP splits (--storage mcap, the default; chunks compressed with
---compression, zstd by default) or sqlite3 splits (--storage sqlite3,
+--compression, zstd by default, but stored as rosbag2 stores them when under
+1 KiB or when it saves less than 2%) or sqlite3 splits (--storage sqlite3,
 schema version 4), named OUT_0.mcap ..., a metadata.yaml of version 9, new
 splits by --split-size and --split-duration (with --repeat-latched, each
-split after the first starts with the last message of every latched
-topic), and --compression-mode file|message (zstd of each split file or
-each message). ROS1 types get their ROS 2 names (pkg/Type → pkg/msg/Type,
+split after the first starts with the last message of every latched topic),
+and --compression-mode file|message (zstd of each split file or each
+message). ROS1 types get their ROS 2 names (pkg/Type → pkg/msg/Type,
 tf/tfMessage → tf2_msgs/msg/TFMessage, or as --rules FILE in ros1_bridge's
 mapping_rules.yaml says), std_msgs/Header loses seq, time and duration
-become builtin_interfaces Time and Duration, a latched connection is
-offered with transient-local durability (a ROS 2 topic keeps the QoS
-profiles its publisher offered), and every topic carries its RIHS01 type
-description hash. The ros_distro written is --distro's, else the one the
-inputs all name; the inputs' custom_data is kept.`,
+become builtin_interfaces Time and Duration, a latched connection is offered
+with transient-local durability (a ROS 2 topic keeps the QoS profiles its
+publisher offered), and every topic carries its RIHS01 type description
+hash. The ros_distro written is --distro's, else the one the inputs all
+name; the inputs' custom_data is kept.`,
 		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap\n" +
 			"  baglab convert demo/data/study.bag ros2_study --to ros2\n  baglab convert demo/data/study.bag ros2_study_db3 --to ros2 --storage sqlite3 --split-duration 60s",
 		Args: argsUsage(cobra.MinimumNArgs(2)),

@@ -133,6 +133,23 @@ func TestConvertToROS2Peers(t *testing.T) {
 					if f["profile"] != "ros2" {
 						t.Errorf("%s: profile %v", fname, f["profile"])
 					}
+					// chunks as libmcap writes them: compressed when 1 KiB
+					// or more (this bag's messages compress well), else
+					// stored
+					for _, ck := range f["chunks"].([]any) {
+						ck := ck.(map[string]any)
+						size, _ := ck["uncompressed_size"].(json.Number).Int64()
+						want := "zstd"
+						if i := slices.Index(c.args, "--compression"); i >= 0 {
+							want = c.args[i+1]
+						}
+						if size < 1024 || want == "none" {
+							want = ""
+						}
+						if ck["compression"] != want {
+							t.Errorf("%s: chunk of %d bytes compressed %q, want %q", fname, size, ck["compression"], want)
+						}
+					}
 					// rosbag2's MCAP storage ends each split with a
 					// "rosbag2" metadata record: the bag's metadata so far.
 					rec, _ := f["records"].(map[string]any)["rosbag2"].(map[string]any)
@@ -178,6 +195,80 @@ func TestConvertToROS2Peers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConvertToROS2StoresUnhelpedChunks: MCAP chunks are written as
+// libmcap (rosbag2's MCAP storage) writes them: a chunk under 1 KiB, or
+// one that compression shrinks by less than 2%, is stored uncompressed;
+// the others are compressed. Bags written by Debian's rosbag: one short
+// String; 2,000 Strings of text (zstd, and lz4 when asked); 20
+// UInt8MultiArrays of 50 KB of random bytes. The npm peer reads the
+// chunk index and every message, the random bytes as rosbag wrote them.
+func TestConvertToROS2StoresUnhelpedChunks(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers", "rosbag", "ros-msgs")
+	dir := t.TempDir()
+	const write = `
+import base64, json, os, sys, rosbag, rospy
+from std_msgs.msg import String, UInt8MultiArray
+d = sys.argv[1]
+with rosbag.Bag(d + "/tiny.bag", "w") as bag:
+    bag.write("/text", String(data="hello"), rospy.Time(1))
+with rosbag.Bag(d + "/text.bag", "w") as bag:
+    for i in range(2000):
+        bag.write("/text", String(data="message %d of a text that compresses" % i), rospy.Time(1 + i))
+sent = []
+with rosbag.Bag(d + "/random.bag", "w") as bag:
+    for i in range(20):
+        b = os.urandom(50000)
+        sent.append(base64.b64encode(b).decode())
+        bag.write("/random", UInt8MultiArray(data=b), rospy.Time(1 + i))
+json.dump(sent, sys.stdout)
+`
+	out, err := exec.Command(testenv.Python, "-c", write, dir).Output()
+	if err != nil {
+		t.Fatalf("rosbag: %v", err)
+	}
+	var random []string
+	if err := json.Unmarshal(out, &random); err != nil || len(random) != 20 {
+		t.Fatalf("rosbag wrote %d random payloads (%v)", len(random), err)
+	}
+	for _, c := range []struct {
+		bag, compression string
+		want             []string // the chunks' compressions
+		messages         int
+	}{
+		{"tiny", "zstd", []string{""}, 1},
+		{"text", "zstd", []string{"zstd"}, 2000},
+		{"text", "lz4", []string{"lz4"}, 2000},
+		{"random", "zstd", []string{""}, 20},
+		{"random", "lz4", []string{""}, 20},
+	} {
+		out := filepath.Join(dir, c.bag+"-"+c.compression)
+		if _, stderr, code := run(t, "convert", filepath.Join(dir, c.bag+".bag"), out, "--to", "ros2", "--compression", c.compression); code != 0 {
+			t.Fatalf("%s: convert: exit %d\n%s", out, code, stderr)
+		}
+		peer := ros2Peer(t, out)
+		var got []string
+		for _, f := range peer["files"].(map[string]any) {
+			for _, ck := range f.(map[string]any)["chunks"].([]any) {
+				got = append(got, ck.(map[string]any)["compression"].(string))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: chunk compressions %q, want %q", out, got, c.want)
+		}
+		msgs := peer["messages"].([]any)
+		if len(msgs) != c.messages {
+			t.Fatalf("%s: the peer read %d messages, want %d", out, len(msgs), c.messages)
+		}
+		if c.bag == "random" {
+			for i, m := range msgs {
+				if data := m.(map[string]any)["message"].(map[string]any)["data"]; data != random[i] {
+					t.Errorf("%s: message %d: data %.40v..., rosbag wrote %.40v...", out, i, data, random[i])
+				}
+			}
+		}
 	}
 }
 

@@ -21,8 +21,10 @@ const keepBytes = 16 << 20
 // outChunk is one chunk being filled, compressed or written: its records
 // uncompressed, then compressed, and a message index per channel slot.
 type outChunk struct {
-	data        []byte // the records, uncompressed
-	compressed  []byte // data compressed (data itself when uncompressed)
+	data        []byte                 // the records, uncompressed
+	compressed  []byte                 // data compressed, its buffer kept for the next chunk
+	written     []byte                 // what the chunk record holds: compressed or data
+	format      mcap.CompressionFormat // written's compression
 	crc         uint32
 	start, end  uint64
 	messages    int
@@ -55,14 +57,17 @@ type chunker struct {
 	zstd        *zstd.Encoder
 	lz4         sync.Pool // *lz4.Writer
 	stopped     sync.WaitGroup
+	// storeUnhelped writes a chunk uncompressed when compressing it is
+	// not worth it (WithStoreUnhelpedChunks)
+	storeUnhelped bool
 }
 
 // startChunker starts a chunker writing through lib, whose own chunking
 // it leaves unused.
-func startChunker(lib *mcap.Writer, compression mcap.CompressionFormat, level mcap.CompressionLevel, size int64) (*chunker, error) {
+func startChunker(lib *mcap.Writer, compression mcap.CompressionFormat, level mcap.CompressionLevel, size int64, storeUnhelped bool) (*chunker, error) {
 	workers := min(runtime.GOMAXPROCS(0), 4)
 	c := &chunker{lib: lib, compression: compression, size: size, slots: map[uint16]int{},
-		compress: make(chan *outChunk, workers+2)}
+		compress: make(chan *outChunk, workers+2), storeUnhelped: storeUnhelped}
 	var err error
 	if c.records, err = mcap.NewWriter(&c.recs, &mcap.WriterOptions{SkipMagic: true}); err != nil {
 		return nil, err
@@ -96,19 +101,33 @@ func startChunker(lib *mcap.Writer, compression mcap.CompressionFormat, level mc
 	return c, nil
 }
 
+// Chunks are stored uncompressed, with storeUnhelped, when they are
+// smaller than minCompressBytes or compression saves less than 2% of them
+// (uncompressed/compressed below 1.02), as libmcap writes them without
+// forceCompression.
+const (
+	minCompressBytes = 1024
+	minRatioPercent  = 102
+)
+
 // compressor compresses the chunks sent to it and reports each on its
 // ready channel.
 func (c *chunker) compressor() {
 	defer c.stopped.Done()
 	for k := range c.compress {
 		k.crc = crc32.ChecksumIEEE(k.data)
+		k.written, k.format = k.data, c.compression
+		if c.storeUnhelped && len(k.data) < minCompressBytes {
+			k.format = mcap.CompressionNone
+		}
 		var err error
-		switch c.compression {
+		switch k.format {
 		case mcap.CompressionZSTD:
 			if n := c.zstd.MaxEncodedSize(len(k.data)); cap(k.compressed) < n {
 				k.compressed = make([]byte, 0, n) // what incompressible bytes need
 			}
 			k.compressed = c.zstd.EncodeAll(k.data, k.compressed[:0])
+			k.written = k.compressed
 		case mcap.CompressionLZ4:
 			buf := bytes.NewBuffer(k.compressed[:0])
 			w := c.lz4.Get().(*lz4.Writer)
@@ -118,8 +137,10 @@ func (c *chunker) compressor() {
 			}
 			c.lz4.Put(w)
 			k.compressed = buf.Bytes()
-		default:
-			k.compressed = k.data
+			k.written = k.compressed
+		}
+		if c.storeUnhelped && k.format != mcap.CompressionNone && int64(len(k.data))*100 < int64(len(k.compressed))*minRatioPercent {
+			k.written, k.format = k.data, mcap.CompressionNone
 		}
 		k.ready <- err
 	}
@@ -144,7 +165,7 @@ func (c *chunker) write(k *outChunk) error {
 	return c.lib.WriteChunkWithIndexes(&mcap.Chunk{
 		MessageStartTime: start, MessageEndTime: end,
 		UncompressedSize: uint64(len(k.data)), UncompressedCRC: k.crc,
-		Compression: string(c.compression), Records: k.compressed,
+		Compression: string(k.format), Records: k.written,
 	}, indexes)
 }
 
@@ -155,10 +176,7 @@ func (c *chunker) reset(k *outChunk) {
 		<-k.ready
 		k.compressing = false
 	}
-	if c.compression == mcap.CompressionNone {
-		k.compressed = nil
-	}
-	k.data, k.compressed = k.data[:0], k.compressed[:0]
+	k.data, k.compressed, k.written = k.data[:0], k.compressed[:0], nil
 	if cap(k.data) > keepBytes {
 		k.data = nil
 	}

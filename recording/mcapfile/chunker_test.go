@@ -231,3 +231,122 @@ func TestBackgroundWriteError(t *testing.T) {
 		t.Errorf("Close: %v, want %v", err, errDiskFull)
 	}
 }
+
+// TestStoreUnhelpedChunks: with WithStoreUnhelpedChunks, a chunk under
+// 1 KiB or one that compression shrinks by less than 2% is written
+// uncompressed (compression ""), as libmcap writes chunks without
+// forceCompression, and the others are compressed; the MCAP library
+// reads every message back, by index and in file order. Without it, every
+// chunk is compressed; without background writes, the option is refused.
+func TestStoreUnhelpedChunks(t *testing.T) {
+	const chunk = 64 << 10
+	random := func(n int, seed byte) []byte {
+		b := make([]byte, n)
+		x := uint32(seed) + 1
+		for i := range b {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			b[i] = byte(x)
+		}
+		return b
+	}
+	// the bytes of each chunk's one message: zeros in the given share of
+	// them, the rest random; the last is a chunk of 700 bytes
+	bodies := []struct {
+		zeros float64
+		n     int
+	}{{0, chunk}, {0.005, chunk}, {0.2, chunk}, {1, chunk}, {0, 700}, {1, 700}}
+	for _, comp := range []string{"zstd", "lz4"} {
+		for _, unhelped := range []bool{true, false} {
+			path := filepath.Join(t.TempDir(), "out.mcap")
+			opts := []WriterOption{WithCompression(comp), WithChunkSize(chunk - 100), WithBackgroundWrites()}
+			if unhelped {
+				opts = append(opts, WithStoreUnhelpedChunks())
+			}
+			w, err := Create(path, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			id, err := w.AddChannel(testChannels[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sent [][]byte
+			for i, b := range bodies {
+				data := random(b.n, byte(i))
+				clear(data[:int(b.zeros*float64(b.n))])
+				sent = append(sent, data)
+				if err := w.WriteMessage(id, &record.Message{LogTime: int64(i + 1), Data: data}); err != nil {
+					t.Fatal(err)
+				}
+				if i == len(bodies)-2 { // the chunk closed, the last message in one of its own
+					if err := w.AddMetadata("m", map[string]string{"k": "v"}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r, err := mcap.NewReader(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := r.Info()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, ci := range info.ChunkIndexes {
+				got = append(got, string(ci.Compression))
+			}
+			// random (the schema and channel records with it), 0.5% zeros
+			// (compression saves under 2%), 20% zeros, zeros; 700 random
+			// bytes, then 700 zeros (compressible, but under 1 KiB)
+			want := []string{"", "", comp, comp, "", ""}
+			if !unhelped {
+				want = []string{comp, comp, comp, comp, comp, comp}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s, unhelped %v: chunk compressions %q, want %q", comp, unhelped, got, want)
+			}
+			for _, useIndex := range []bool{true, false} {
+				if _, err := f.Seek(0, io.SeekStart); err != nil {
+					t.Fatal(err)
+				}
+				r, err := mcap.NewReader(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				it, err := r.Messages(mcap.UsingIndex(useIndex), mcap.InOrder(mcap.FileOrder))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; ; i++ {
+					_, _, m, err := it.NextInto(nil)
+					if err == io.EOF {
+						if i != len(sent) {
+							t.Errorf("%s, unhelped %v, index %v: %d messages read back, want %d", comp, unhelped, useIndex, i, len(sent))
+						}
+						break
+					}
+					if err != nil {
+						t.Fatalf("%s, unhelped %v, index %v: message %d: %v", comp, unhelped, useIndex, i, err)
+					}
+					if i >= len(sent) || !bytes.Equal(m.Data, sent[i]) {
+						t.Fatalf("%s, unhelped %v, index %v: message %d read back differs", comp, unhelped, useIndex, i)
+					}
+				}
+			}
+		}
+	}
+	if _, err := NewWriter(io.Discard, WithStoreUnhelpedChunks()); err == nil {
+		t.Error("WithStoreUnhelpedChunks without background writes: no error")
+	}
+}

@@ -25,6 +25,7 @@ type writerOptions struct {
 	library     string
 	fastest     bool
 	background  bool
+	unhelped    bool // WithStoreUnhelpedChunks
 }
 
 func defaultWriterOptions() writerOptions {
@@ -68,6 +69,15 @@ func WithFastestCompression() WriterOption {
 // open chunk, and a write error is returned by a later call.
 func WithBackgroundWrites() WriterOption {
 	return func(o *writerOptions) { o.background = true }
+}
+
+// WithStoreUnhelpedChunks writes a chunk uncompressed when it is smaller
+// than 1 KiB or compression saves less than 2% of it, as libmcap (the
+// MCAP writer of rosbag2's MCAP storage) does unless told
+// forceCompression: such a chunk's compression is "" whatever
+// WithCompression says. It takes the chunks of WithBackgroundWrites.
+func WithStoreUnhelpedChunks() WriterOption {
+	return func(o *writerOptions) { o.unhelped = true }
 }
 
 // WithLibrary sets the header's library string (default "baglab").
@@ -116,6 +126,9 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if o.chunkSize <= 0 {
 		return nil, fmt.Errorf("mcapfile: chunk size %d must be positive", o.chunkSize)
 	}
+	if o.unhelped && !o.background {
+		return nil, errors.New("mcapfile: WithStoreUnhelpedChunks takes the chunks of WithBackgroundWrites")
+	}
 	level := mcap.CompressionLevelDefault
 	if o.compression == mcap.CompressionLZ4 || o.fastest {
 		// The library's default lz4 level is the slow high-compression
@@ -139,7 +152,7 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	}
 	writer := &Writer{opts: o, w: mw, schemas: map[schemaIdent]uint16{}, channels: map[uint32]bool{}}
 	if o.background {
-		if writer.bg, err = startChunker(mw, o.compression, level, o.chunkSize); err != nil {
+		if writer.bg, err = startChunker(mw, o.compression, level, o.chunkSize, o.unhelped); err != nil {
 			return nil, err
 		}
 	}

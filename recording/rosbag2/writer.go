@@ -227,8 +227,11 @@ func (w *Writer) open() error {
 		if c == "" {
 			c = "zstd"
 		}
+		// chunks as rosbag2's MCAP storage (libmcap) writes them: zstd at
+		// its default level, the small or incompressible ones stored
 		var f *mcapfile.Writer
-		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(), mcapfile.WithBackgroundWrites(), mcapfile.WithLibrary("baglab"))
+		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(),
+			mcapfile.WithBackgroundWrites(), mcapfile.WithStoreUnhelpedChunks(), mcapfile.WithLibrary("baglab"))
 		w.cur = f
 	}
 	if err != nil {

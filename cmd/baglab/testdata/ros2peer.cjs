@@ -6,7 +6,8 @@
 // usage: node ros2peer.cjs NODE_DIR FOLDER|FILE (a storage file alone: its
 // stored metadata stands for metadata.yaml's rosbag2_bagfile_information)
 // Output: {"metadata": <metadata.yaml>, "files": {name: {"profile", "topics": {topic: {"type", "encoding",
-// "schema_encoding", "metadata", "qos" (its offered_qos_profiles parsed)}}, "records": {name: {key: value}}}},
+// "schema_encoding", "metadata", "qos" (its offered_qos_profiles parsed)}}, "records": {name: {key: value}},
+// "chunks" (MCAP: [{"compression", "uncompressed_size", "compressed_size"}] from the chunk index)}},
 // "messages": [{"topic", "type",
 // "log_time_ns", "message"}]}
 // in split order, then log time, then file order. rosmsg's ROS 2 parser
@@ -117,6 +118,7 @@ async function main() {
         decompressHandlers: { zstd: (b, s) => zstd.decompress(b, Number(s)), lz4: (b, s) => lz4(b, Number(s)) },
       });
       file.profile = reader.header.profile;
+      file.chunks = reader.chunkIndexes.map((c) => ({ compression: c.compression, uncompressed_size: Number(c.uncompressedSize), compressed_size: Number(c.compressedSize) }));
       file.records = {};
       for await (const md of reader.readMetadata()) {
         const rec = Object.fromEntries(md.metadata);
