@@ -133,20 +133,28 @@ func TestEncodeMessageWritesWhatWriteMessageDoes(t *testing.T) {
 	}
 }
 
-// libraryView is what the MCAP library reads from path: its summary
-// (statistics, channels, schemas, chunk count, metadata) and every message,
-// each as a line.
-func libraryView(t *testing.T, path string, useIndex bool) []string {
+// openLibrary opens path with the MCAP library's reader, closed when the
+// test ends.
+func openLibrary(t *testing.T, path string) *mcap.Reader {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	r, err := mcap.NewReader(f)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r
+}
+
+// libraryView is what the MCAP library reads from path: its summary
+// (statistics, channels, schemas, chunk count, metadata) and every message,
+// each as a line.
+func libraryView(t *testing.T, path string, useIndex bool) []string {
+	t.Helper()
+	r := openLibrary(t, path)
 	info, err := r.Info()
 	if err != nil {
 		t.Fatal(err)
@@ -289,16 +297,7 @@ func TestStoreUnhelpedChunks(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			f, err := os.Open(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			r, err := mcap.NewReader(f)
-			if err != nil {
-				t.Fatal(err)
-			}
-			info, err := r.Info()
+			info, err := openLibrary(t, path).Info()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,14 +316,7 @@ func TestStoreUnhelpedChunks(t *testing.T) {
 				t.Errorf("%s, unhelped %v: chunk compressions %q, want %q", comp, unhelped, got, want)
 			}
 			for _, useIndex := range []bool{true, false} {
-				if _, err := f.Seek(0, io.SeekStart); err != nil {
-					t.Fatal(err)
-				}
-				r, err := mcap.NewReader(f)
-				if err != nil {
-					t.Fatal(err)
-				}
-				it, err := r.Messages(mcap.UsingIndex(useIndex), mcap.InOrder(mcap.FileOrder))
+				it, err := openLibrary(t, path).Messages(mcap.UsingIndex(useIndex), mcap.InOrder(mcap.FileOrder))
 				if err != nil {
 					t.Fatal(err)
 				}
