@@ -2,7 +2,6 @@ package decode
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/baglab/baglab/decode/cdr"
@@ -303,17 +302,48 @@ func splitMapped(t *msgdef.Type, mapped map[string]*msgdef.Type) (ros1, ros2 []*
 	return ros1, ros2
 }
 
-// qualifiedRef is a field line whose type is a message named pkg/Type.
-var qualifiedRef = regexp.MustCompile(`^(\s*)([A-Za-z]\w*)/([A-Za-z]\w*)([\s\[<])`)
-
 // longRefs rewrites the pkg/Type field types of a ROS 2 definition text
 // (as .msg files and the built-in distributions write them) as
 // pkg/msg/Type, the form of the MSG: lines of the bundles baglab writes:
-// readers such as @foxglove/rosmsg match a qualified name exactly.
+// readers such as @foxglove/rosmsg match a qualified name exactly. The
+// text's trailing newlines are dropped.
 func longRefs(text string) string {
-	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-	for i, l := range lines {
-		lines[i] = qualifiedRef.ReplaceAllString(l, "$1$2/msg/$3$4")
+	text = strings.TrimRight(text, "\n")
+	var b strings.Builder
+	b.Grow(len(text) + 64)
+	for {
+		line, rest, more := strings.Cut(text, "\n")
+		if at := qualifiedRef(line); at > 0 {
+			b.WriteString(line[:at])
+			b.WriteString("msg/")
+			b.WriteString(line[at:])
+		} else {
+			b.WriteString(line)
+		}
+		if !more {
+			return b.String()
+		}
+		b.WriteByte('\n')
+		text = rest
 	}
-	return strings.Join(lines, "\n")
 }
+
+// qualifiedRef returns where the type name starts after "pkg/" in a field
+// line whose type is a message named pkg/Type (spaces, then pkg/Type
+// followed by a space, '[' or '<'), or 0 for any other line.
+func qualifiedRef(line string) int {
+	start := len(line) - len(strings.TrimLeft(line, fieldSpace))
+	n := strings.IndexAny(line[start:], fieldSpace+"[<")
+	if n < 0 {
+		return 0
+	}
+	pkg, typ, ok := strings.Cut(line[start:start+n], "/")
+	if !ok || !msgdef.IsIdent(pkg) || !msgdef.IsIdent(typ) {
+		return 0
+	}
+	return start + len(pkg) + 1
+}
+
+// fieldSpace is the space that may lead a field line and end its type, as
+// regular expressions' \s has it.
+const fieldSpace = " \t\n\f\r"

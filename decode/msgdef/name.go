@@ -18,7 +18,7 @@ func splitName(name string) (pkg, ns, base string, ok bool) {
 	default:
 		return "", "", "", false
 	}
-	if !isIdent(pkg) || !isIdent(base) {
+	if !IsIdent(pkg) || !IsIdent(base) {
 		return "", "", "", false
 	}
 	return pkg, ns, base, true
@@ -34,9 +34,9 @@ func canonical(name string) (string, bool) {
 	return pkg + "/" + base, true
 }
 
-// isIdent reports whether s is a legal ROS identifier: an ASCII letter
+// IsIdent reports whether s is a legal ROS identifier: an ASCII letter
 // followed by letters, digits and underscores.
-func isIdent(s string) bool {
+func IsIdent(s string) bool {
 	if s == "" || !isLetter(s[0]) {
 		return false
 	}

@@ -156,7 +156,7 @@ func (p *parser) ros1Constant(orig, clean string, ln int) error {
 }
 
 func (p *parser) constant(c Constant, ln int) error {
-	if !isIdent(c.Name) {
+	if !IsIdent(c.Name) {
 		return p.errf(ln, "invalid constant name %q", c.Name)
 	}
 	p.consts = append(p.consts, c)
@@ -229,7 +229,7 @@ func cutSpace(s string) (head, rest string) {
 
 // field adds a field declared as "typ name [default]".
 func (p *parser) field(typ, name, dflt string, ln int) error {
-	if !isIdent(name) {
+	if !IsIdent(name) {
 		return p.errf(ln, "invalid field name %q", name)
 	}
 	if p.names[name] {
@@ -332,7 +332,7 @@ func (p *parser) elemType(base string, f *rawField) error {
 	pkg, ns, name, ok := splitName(base)
 	switch {
 	case !strings.Contains(base, "/"):
-		if !isIdent(base) {
+		if !IsIdent(base) {
 			return fmt.Errorf("invalid type %q", base)
 		}
 		f.short = base

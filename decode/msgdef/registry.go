@@ -331,7 +331,7 @@ func addTree(data *regData, fsys fs.FS, root, rootPkg string, check bool, dialec
 			pkg = rootPkg
 		}
 		name := strings.TrimSuffix(path.Base(p), ext)
-		if !isIdent(pkg) || !isIdent(name) {
+		if !IsIdent(pkg) || !IsIdent(name) {
 			errs = append(errs, fmt.Errorf("%s: not a valid package/type name", p))
 			return nil
 		}
