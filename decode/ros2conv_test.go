@@ -101,20 +101,25 @@ func FuzzParseMappingRules(f *testing.F) {
 	})
 }
 
-// TestLongRefs: the field types pkg/Type of a definition text become
-// pkg/msg/Type, and nothing else changes, line for line as the regular
-// expression ^(\s*)([A-Za-z]\w*)/([A-Za-z]\w*)([\s\[<]) rewrites them
-// with "$1$2/msg/$3$4" (the first spelling of longRefs), on fixed lines and
-// on 20,000 random ones.
-func TestLongRefs(t *testing.T) {
-	re := regexp.MustCompile(`^(\s*)([A-Za-z]\w*)/([A-Za-z]\w*)([\s\[<])`)
-	byRegexp := func(text string) string {
-		lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
-		for i, l := range lines {
-			lines[i] = re.ReplaceAllString(l, "$1$2/msg/$3$4")
-		}
-		return strings.Join(lines, "\n")
+// longRefsByRegexp is longRefs as first written, with the regular
+// expression ^(\s*)([A-Za-z]\w*)/([A-Za-z]\w*)([\s\[<]) replaced by
+// "$1$2/msg/$3$4" on every line.
+func longRefsByRegexp(text string) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = qualifiedRefRegexp.ReplaceAllString(l, "$1$2/msg/$3$4")
 	}
+	return strings.Join(lines, "\n")
+}
+
+var qualifiedRefRegexp = regexp.MustCompile(`^(\s*)([A-Za-z]\w*)/([A-Za-z]\w*)([\s\[<])`)
+
+// TestLongRefs: the field types pkg/Type of a definition text become
+// pkg/msg/Type, and nothing else changes, line for line as
+// longRefsByRegexp rewrites them, on fixed lines and on 20,000 random
+// ones.
+func TestLongRefs(t *testing.T) {
+	byRegexp := longRefsByRegexp
 	fixed := map[string]string{
 		"std_msgs/Header header":                "std_msgs/msg/Header header",
 		"  geometry_msgs/Pose[] poses":          "  geometry_msgs/msg/Pose[] poses",
@@ -142,4 +147,15 @@ func TestLongRefs(t *testing.T) {
 			t.Fatalf("longRefs(%q) = %q, the regular expression gives %q", b, got, want)
 		}
 	}
+}
+
+// FuzzLongRefs: longRefs rewrites any text as longRefsByRegexp does.
+func FuzzLongRefs(f *testing.F) {
+	f.Add("std_msgs/Header header\n  geometry_msgs/Pose[<=3] poses\r\n# a/B c\n")
+	f.Add("pkg/msg/Type x\n1pkg/Type x\npkg/Type")
+	f.Fuzz(func(t *testing.T, text string) {
+		if got, want := longRefs(text), longRefsByRegexp(text); got != want {
+			t.Fatalf("longRefs(%q) = %q, the regular expression gives %q", text, got, want)
+		}
+	})
 }
