@@ -1,12 +1,12 @@
 package decode
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/baglab/baglab/decode/cdr"
@@ -128,7 +128,7 @@ func StoresNoDefinition(s *record.Schema) bool {
 	case "", msgdef.EncodingUnknown:
 		return len(s.Data) == 0 && s.Name != ""
 	case "ros1msg":
-		return strings.TrimSpace(string(s.Data)) == "" && s.MD5 != emptyMD5
+		return len(bytes.TrimSpace(s.Data)) == 0 && s.MD5 != emptyMD5
 	}
 	return false
 }
