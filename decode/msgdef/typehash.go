@@ -1,6 +1,7 @@
 package msgdef
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"sort"
@@ -33,19 +34,21 @@ func TypeHash(t *Type) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var b strings.Builder
-	b.WriteString(`{"type_description": `)
-	describeType(&b, t)
-	b.WriteString(`, "referenced_type_descriptions": [`)
+	// The JSON goes into the hash as it is written, never held whole.
+	h := sha256.New()
+	w := bufio.NewWriterSize(h, 4096)
+	w.WriteString(`{"type_description": `)
+	describeType(w, t)
+	w.WriteString(`, "referenced_type_descriptions": [`)
 	for i, n := range names {
 		if i > 0 {
-			b.WriteString(", ")
+			w.WriteString(", ")
 		}
-		describeType(&b, refs[n])
+		describeType(w, refs[n])
 	}
-	b.WriteString("]}")
-	sum := sha256.Sum256([]byte(b.String()))
-	return "RIHS01_" + hex.EncodeToString(sum[:])
+	w.WriteString("]}")
+	w.Flush() // a hash.Hash never fails a write
+	return "RIHS01_" + hex.EncodeToString(h.Sum(nil))
 }
 
 // ros2FullName is t's ROS 2 name with its namespace: "pkg/msg/Type", or
@@ -60,15 +63,18 @@ func ros2FullName(t *Type) string {
 
 // describeType writes t's individual type description as rosidl's JSON
 // (separators ", " and ": ", no default values).
-func describeType(b *strings.Builder, t *Type) {
-	b.WriteString(`{"type_name": "` + ros2FullName(t) + `", "fields": [`)
+func describeType(w *bufio.Writer, t *Type) {
+	w.WriteString(`{"type_name": "`)
+	w.WriteString(ros2FullName(t))
+	w.WriteString(`", "fields": [`)
 	if len(t.Fields) == 0 {
-		b.WriteString(`{"name": "structure_needs_at_least_one_member", "type": {"type_id": 3, "capacity": 0, "string_capacity": 0, "nested_type_name": ""}}`)
+		w.WriteString(`{"name": "structure_needs_at_least_one_member", "type": {"type_id": 3, "capacity": 0, "string_capacity": 0, "nested_type_name": ""}}`)
 	}
+	var num [20]byte
 	for i := range t.Fields {
 		f := &t.Fields[i]
 		if i > 0 {
-			b.WriteString(", ")
+			w.WriteString(", ")
 		}
 		id, nested := fieldTypeID(f), ""
 		if f.Msg != nil {
@@ -87,11 +93,19 @@ func describeType(b *strings.Builder, t *Type) {
 				id += 144
 			}
 		}
-		b.WriteString(`{"name": "` + f.Name + `", "type": {"type_id": ` + strconv.Itoa(id) +
-			`, "capacity": ` + strconv.Itoa(capacity) + `, "string_capacity": ` + strconv.Itoa(f.StringBound) +
-			`, "nested_type_name": "` + nested + `"}}`)
+		w.WriteString(`{"name": "`)
+		w.WriteString(f.Name)
+		w.WriteString(`", "type": {"type_id": `)
+		w.Write(strconv.AppendInt(num[:0], int64(id), 10))
+		w.WriteString(`, "capacity": `)
+		w.Write(strconv.AppendInt(num[:0], int64(capacity), 10))
+		w.WriteString(`, "string_capacity": `)
+		w.Write(strconv.AppendInt(num[:0], int64(f.StringBound), 10))
+		w.WriteString(`, "nested_type_name": "`)
+		w.WriteString(nested)
+		w.WriteString(`"}}`)
 	}
-	b.WriteString("]}")
+	w.WriteString("]}")
 }
 
 // fieldTypeID is the type_description_interfaces FieldType id of the
