@@ -55,8 +55,56 @@ type source struct {
 }
 
 func (s *source) parsed() (*def, error) {
-	s.once.Do(func() { s.def, s.err = parseDef(s.name, s.fullName, s.dialect, s.text) })
+	s.once.Do(func() { s.def, s.err = cachedDef(s.name, s.fullName, s.dialect, s.text) })
 	return s.def, s.err
+}
+
+// parsedDefs holds the definitions parsed so far in the process, by
+// dialect, names and text: a recording's bundles repeat their
+// dependencies (std_msgs/Header in nearly every one), and a ROS 2
+// equivalent is parsed from a bundle of them again. A def is never
+// modified once parsed. Past maxCachedText bytes of text, no more are
+// kept.
+var parsedDefs struct {
+	sync.Mutex
+	defs map[defKey]*def
+	text int
+}
+
+type defKey struct {
+	name, fullName, text string
+	dialect              Dialect
+}
+
+// maxCachedText bounds the text of the definitions parsedDefs keeps.
+const maxCachedText = 16 << 20
+
+// cachedDef is parseDef, its successes kept in parsedDefs. What it keeps
+// is parsed from copies of the names and text, so that it holds no more
+// than they are (text is often a section of a larger bundle).
+func cachedDef(name, fullName string, d Dialect, text string) (*def, error) {
+	key := defKey{name, fullName, text, d}
+	parsedDefs.Lock()
+	kept := parsedDefs.defs[key]
+	parsedDefs.Unlock()
+	if kept != nil {
+		return kept, nil
+	}
+	key = defKey{strings.Clone(name), strings.Clone(fullName), strings.Clone(text), d}
+	parsed, err := parseDef(key.name, key.fullName, d, key.text)
+	if err != nil {
+		return nil, err
+	}
+	parsedDefs.Lock()
+	defer parsedDefs.Unlock()
+	if _, ok := parsedDefs.defs[key]; !ok && parsedDefs.text+len(text) <= maxCachedText {
+		if parsedDefs.defs == nil {
+			parsedDefs.defs = map[defKey]*def{}
+		}
+		parsedDefs.defs[key] = parsed
+		parsedDefs.text += len(text)
+	}
+	return parsed, nil
 }
 
 // def is a parsed but unresolved type: nested fields name their type but
