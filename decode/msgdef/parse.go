@@ -63,12 +63,12 @@ func (s *source) parsed() (*def, error) {
 // dialect, names and text: a recording's bundles repeat their
 // dependencies (std_msgs/Header in nearly every one), and a ROS 2
 // equivalent is parsed from a bundle of them again. A def is never
-// modified once parsed. Past maxCachedText bytes of text, no more are
-// kept.
+// modified once parsed. Once they take maxCachedBytes (defCost), no more
+// are kept: a live peer sending new definitions cannot grow it further.
 var parsedDefs struct {
 	sync.Mutex
-	defs map[defKey]*def
-	text int
+	defs  map[defKey]*def
+	bytes int
 }
 
 type defKey struct {
@@ -76,8 +76,15 @@ type defKey struct {
 	dialect              Dialect
 }
 
-// maxCachedText bounds the text of the definitions parsedDefs keeps.
-const maxCachedText = 16 << 20
+// maxCachedBytes bounds the memory of the definitions parsedDefs keeps.
+const maxCachedBytes = 8 << 20
+
+// defCost is about the memory d and its key take: the text and names,
+// and 256 bytes for the def, each parsed field (a rawField with its refs)
+// and each constant.
+func defCost(d *def) int {
+	return len(d.text) + 2*len(d.name) + 2*len(d.fullName) + 256*(1+len(d.fields)+len(d.consts))
+}
 
 // cachedDef is parseDef, its successes kept in parsedDefs. What it keeps
 // is parsed from copies of the names and text, so that it holds no more
@@ -97,12 +104,12 @@ func cachedDef(name, fullName string, d Dialect, text string) (*def, error) {
 	}
 	parsedDefs.Lock()
 	defer parsedDefs.Unlock()
-	if _, ok := parsedDefs.defs[key]; !ok && parsedDefs.text+len(text) <= maxCachedText {
+	if _, ok := parsedDefs.defs[key]; !ok && parsedDefs.bytes+defCost(parsed) <= maxCachedBytes {
 		if parsedDefs.defs == nil {
 			parsedDefs.defs = map[defKey]*def{}
 		}
 		parsedDefs.defs[key] = parsed
-		parsedDefs.text += len(text)
+		parsedDefs.bytes += defCost(parsed)
 	}
 	return parsed, nil
 }

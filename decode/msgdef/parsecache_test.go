@@ -2,6 +2,7 @@ package msgdef
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -61,5 +62,43 @@ func TestParsedDefsKeptAndCopied(t *testing.T) {
 	parsedDefs.Unlock()
 	if badKept {
 		t.Error("a definition that failed to parse was kept")
+	}
+}
+
+// TestParsedDefsBounded: the kept definitions stop at maxCachedBytes, by
+// defCost; past it a definition parses as before and is not kept.
+func TestParsedDefsBounded(t *testing.T) {
+	parsedDefs.Lock()
+	saved, savedBytes := parsedDefs.defs, parsedDefs.bytes
+	parsedDefs.defs, parsedDefs.bytes = nil, 0
+	parsedDefs.Unlock()
+	t.Cleanup(func() {
+		parsedDefs.Lock()
+		parsedDefs.defs, parsedDefs.bytes = saved, savedBytes
+		parsedDefs.Unlock()
+	})
+	text := func(i int) string { return "float64 x\nint32 n" + strconv.Itoa(i) + "\n" }
+	n := 0
+	for ; n < 100000; n++ {
+		if _, err := ParseBundle("boundtest/T", text(n), ROS1, nil); err != nil {
+			t.Fatal(err)
+		}
+		parsedDefs.Lock()
+		_, kept := parsedDefs.defs[defKey{"boundtest/T", "boundtest/T", text(n), ROS1}]
+		over := parsedDefs.bytes > maxCachedBytes
+		parsedDefs.Unlock()
+		if over {
+			t.Fatalf("after %d definitions the kept ones take %d bytes, over %d", n+1, parsedDefs.bytes, maxCachedBytes)
+		}
+		if !kept {
+			break
+		}
+	}
+	if n < 1000 || n == 100000 {
+		t.Fatalf("%d definitions kept before the bound", n)
+	}
+	ty, err := ParseBundle("boundtest/T", text(n+1), ROS1, nil)
+	if err != nil || ty.Fields[1].Name != "n"+strconv.Itoa(n+1) {
+		t.Errorf("past the bound: %v, %v", ty, err)
 	}
 }
