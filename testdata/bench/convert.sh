@@ -4,7 +4,10 @@
 # `convert IN OUT --to ros2` (MCAP, zstd chunks at the level of rosbag2's
 # zstd chunks) and `--storage sqlite3`, on a generated recording of every seed
 # type with 1 MB point clouds for the bulk (go run ./testdata/gen -big), as
-# written (chunks stored) and recompressed with lz4; for reference, `cp IN`
+# written (chunks stored) and recompressed with lz4, and on its twin whose
+# clouds are lidar-like scans (-scans: noisy float32 x, y, z, new in each
+# message, where big.bag repeats one cloud of random bytes that zstd's
+# window finds again); for reference, `cp IN`
 # (what writing a copy of the input costs alone) and the MCAP output with
 # chunks uncompressed (--compression none). BenchmarkConvertToROS2
 # (cmd/baglab) measures the same in one process, without start-up.
@@ -24,6 +27,7 @@ need_time
 bench_baglab
 [ -s "$DIR/big.bag" ] || go run ./testdata/gen -big "$DIR/big.bag" -size "$SIZE" >/dev/null
 [ -s "$DIR/big-lz4.bag" ] || "$BAGLAB" convert -q "$DIR/big.bag" "$DIR/big-lz4.bag" --compression lz4
+[ -s "$DIR/scans.bag" ] || go run ./testdata/gen -big "$DIR/scans.bag" -size "$SIZE" -scans >/dev/null
 
 # time_one LABEL CMD...: appends "LABEL wall_s maxrss_kb user_s sys_s" to $DIR/times
 time_one() {
@@ -36,7 +40,7 @@ time_one() {
 }
 
 : >"$DIR/times"
-for in in big big-lz4; do
+for in in big big-lz4 scans; do
 	f=$DIR/$in.bag
 	for _ in $(seq "$RUNS"); do
 		time_one "$in cat" "$BAGLAB" cat "$f"
@@ -48,7 +52,7 @@ for in in big big-lz4; do
 done
 rm -rf "$DIR/out" "$DIR/t.$$" "$DIR/err.$$"
 
-echo "inputs: big.bag $(du -hL "$DIR/big.bag" | cut -f1) (chunks stored), big-lz4.bag $(du -hL "$DIR/big-lz4.bag" | cut -f1); $(nproc) cores"
+echo "inputs: big.bag $(du -hL "$DIR/big.bag" | cut -f1) (chunks stored), big-lz4.bag $(du -hL "$DIR/big-lz4.bag" | cut -f1), scans.bag $(du -hL "$DIR/scans.bag" | cut -f1) (chunks stored); $(nproc) cores"
 printf '%-26s %9s %9s %8s %10s %6s\n' command "median s" "CPU s" "RSS MB" "output MB" "x cat"
 median() { sort -n | awk '{t[NR]=$1} END {print t[int((NR+1)/2)]}'; }
 awk '{print $1" "$2}' "$DIR/times" | awk '!seen[$0]++' | while read -r in cmd; do

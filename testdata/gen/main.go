@@ -4,7 +4,7 @@
 // truth they were drawn from (truth.json).
 //
 //	go run ./testdata/gen -o DIR [-seed N] [-sessions N]
-//	go run ./testdata/gen -big FILE.bag|FILE.mcap [-size BYTES]
+//	go run ./testdata/gen -big FILE.bag|FILE.mcap [-size BYTES] [-scans]
 package main
 
 import (
@@ -23,9 +23,10 @@ func main() {
 	withMedia := flag.Bool("media", false, "give the grasp demonstrations pictures and the demonstrations and models clouds of their objects (make demo; the pinned samples have blank ones)")
 	big := flag.String("big", "", "instead of the study, write one large benchmark recording at this path (.bag or .mcap)")
 	size := flag.Int64("size", 2<<30, "with -big: bytes of messages to write")
+	scans := flag.Bool("scans", false, "with -big: each point cloud a new lidar-like scan (noisy float32 x, y, z), not the same random bytes")
 	flag.Parse()
 	if *big != "" {
-		n, err := studygen.WriteBig(*big, msgdef.Default(), studygen.BigOptions{Size: *size, Seed: *seed})
+		n, err := studygen.WriteBig(*big, msgdef.Default(), studygen.BigOptions{Size: *size, Seed: *seed, Scans: *scans})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)

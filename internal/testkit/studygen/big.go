@@ -2,7 +2,9 @@ package studygen
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/baglab/baglab/decode/msgdef"
@@ -23,6 +25,11 @@ type BigOptions struct {
 	// accompany each point cloud (default 200).
 	SmallPerCloud int
 	Seed          uint64
+	// Scans makes each point cloud a new scan, as a lidar's are: the
+	// float32 x, y, z of a noisy surface that moves a little from one to
+	// the next (zstd keeps about half of them). Without it every cloud is
+	// the same random bytes, which compress only against each other.
+	Scans bool
 	// Compression is the chunk compression ("" for the default: a bag's
 	// none, an MCAP file's zstd).
 	Compression string
@@ -90,7 +97,12 @@ func WriteBig(path string, reg *msgdef.Registry, o BigOptions) (int64, error) {
 		seq++
 		return w.WriteMessage(id, &record.Message{LogTime: t, PublishTime: t, Sequence: seq, Data: data})
 	}
+	var scan []byte
 	for written < o.Size {
+		if o.Scans {
+			scan = b.scan(scan[:0], o.CloudBytes/12, int(seq))
+			_ = cloud.Set("data", scan)
+		}
 		_ = cloud.Set("header.seq", seq)
 		_ = cloud.Set("header.stamp", value.Time{Sec: t / 1e9, Nsec: t % 1e9})
 		if err := put("/camera/depth/points", cloud); err != nil {
@@ -107,4 +119,19 @@ func WriteBig(path string, reg *msgdef.Registry, o BigOptions) (int64, error) {
 		}
 	}
 	return written, w.Close()
+}
+
+// scan appends to dst the n points of lidar scan k: rings of 512 points
+// around the sensor, each at a range that follows a surface moving with k,
+// plus 2 cm of noise, as float32 x, y, z.
+func (b *builder) scan(dst []byte, n, k int) []byte {
+	for i := range n {
+		angle := 2 * math.Pi * float64(i%512) / 512
+		ring := float64(i / 512)
+		r := 10 + math.Sin(3*angle+float64(k)*0.01) + b.rng.NormFloat64()*0.02
+		for _, c := range [3]float64{r * math.Cos(angle), r * math.Sin(angle), ring*0.02 - 1} {
+			dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(float32(c)))
+		}
+	}
+	return dst
 }

@@ -2,12 +2,17 @@ package studygen
 
 import (
 	"bytes"
+	"encoding/binary"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/recording/bag"
 )
 
 func TestDeterministic(t *testing.T) {
@@ -108,6 +113,61 @@ func TestSampleIsCurrent(t *testing.T) {
 			b, _ := os.ReadFile(got[i])
 			if !bytes.Equal(a, b) {
 				t.Errorf("%s differs from the generator's output: run make sample", want[i])
+			}
+		}
+	}
+}
+
+// TestWriteBigScans: with Scans every point cloud is a new scan, float32
+// x, y, z at 8.9-11.1 m from the sensor and z in [-1, 1); without it
+// every cloud holds the same bytes.
+func TestWriteBigScans(t *testing.T) {
+	const cloud = 12 * 1000
+	for _, scans := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "big.bag")
+		if _, err := WriteBig(path, msgdef.Default(), BigOptions{Size: 400_000, CloudBytes: cloud, SmallPerCloud: 5, Seed: 3, Scans: scans}); err != nil {
+			t.Fatal(err)
+		}
+		r, err := bag.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := r.Messages(record.Filter{Topic: func(topic string) bool { return topic == "/camera/depth/points" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var clouds [][]byte
+		for {
+			m, err := it.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			// data, then the one byte of is_dense, end the message
+			data := m.Data[len(m.Data)-1-cloud : len(m.Data)-1]
+			clouds = append(clouds, bytes.Clone(data))
+			if !scans {
+				continue
+			}
+			for p := 0; p < len(data); p += 12 {
+				x := float64(math.Float32frombits(binary.LittleEndian.Uint32(data[p:])))
+				y := float64(math.Float32frombits(binary.LittleEndian.Uint32(data[p+4:])))
+				z := float64(math.Float32frombits(binary.LittleEndian.Uint32(data[p+8:])))
+				if r := math.Hypot(x, y); r < 8.9 || r > 11.1 || z < -1 || z >= 1 {
+					t.Fatalf("cloud %d, point %d: x %g y %g z %g", len(clouds)-1, p/12, x, y, z)
+				}
+			}
+		}
+		it.Close()
+		r.Close()
+		if len(clouds) < 10 {
+			t.Fatalf("%d clouds", len(clouds))
+		}
+		for i := 1; i < len(clouds); i++ {
+			if same := bytes.Equal(clouds[i], clouds[0]); same == scans {
+				t.Errorf("scans %v: cloud %d the same as the first: %v", scans, i, same)
 			}
 		}
 	}
