@@ -19,8 +19,9 @@ type named struct {
 // bag2Named reads what the recording at path (open as r) says of itself
 // in rosbag2's metadata, each item from the first of these that has it: a
 // rosbag2 folder's metadata.yaml, a .db3's schema table (ros_distro) and,
-// read alone, its metadata table (custom_data), the "rosbag2" metadata record rosbag2 writes in each MCAP (its
-// serialized_metadata, or its ROS_DISTRO).
+// read alone, its metadata table (custom_data), the "rosbag2" metadata
+// record rosbag2 writes in each MCAP (its serialized_metadata, or its
+// ROS_DISTRO).
 func bag2Named(path string, r record.Reader) named {
 	var n named
 	take := func(distro string, custom map[string]string) {

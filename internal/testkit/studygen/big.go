@@ -27,8 +27,9 @@ type BigOptions struct {
 	Seed          uint64
 	// Scans makes each point cloud a new scan, as a lidar's are: the
 	// float32 x, y, z of a noisy surface that moves a little from one to
-	// the next (zstd keeps about half of them). Without it every cloud is
-	// the same random bytes, which compress only against each other.
+	// the next (zstd keeps about four fifths of them). Without it every
+	// cloud is the same random bytes, which compress only against each
+	// other.
 	Scans bool
 	// Compression is the chunk compression ("" for the default: a bag's
 	// none, an MCAP file's zstd).

@@ -3,7 +3,6 @@ package studygen
 import (
 	"bytes"
 	"encoding/binary"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/internal/testkit/recordtest"
 	"github.com/baglab/baglab/recording/bag"
 )
 
@@ -132,22 +131,11 @@ func TestWriteBigScans(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		it, err := r.Messages(record.Filter{Topic: func(topic string) bool { return topic == "/camera/depth/points" }})
-		if err != nil {
-			t.Fatal(err)
-		}
 		var clouds [][]byte
-		for {
-			m, err := it.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, m := range recordtest.MessagesByTopic(t, r)["/camera/depth/points"] {
 			// data, then the one byte of is_dense, end the message
 			data := m.Data[len(m.Data)-1-cloud : len(m.Data)-1]
-			clouds = append(clouds, bytes.Clone(data))
+			clouds = append(clouds, data)
 			if !scans {
 				continue
 			}
@@ -160,7 +148,6 @@ func TestWriteBigScans(t *testing.T) {
 				}
 			}
 		}
-		it.Close()
 		r.Close()
 		if len(clouds) < 10 {
 			t.Fatalf("%d clouds", len(clouds))
