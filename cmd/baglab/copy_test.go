@@ -66,6 +66,21 @@ func rosbagPeer(t *testing.T, v any, args ...string) {
 	}
 }
 
+// rosbagTopicCounts is the message count of each topic of bag, as
+// Debian's rosbag reads it (rosbag_peer.py topics).
+func rosbagTopicCounts(t *testing.T, bag string) map[string]int {
+	t.Helper()
+	var per []struct {
+		Topics map[string]struct{ Count int } `json:"topics"`
+	}
+	rosbagPeer(t, &per, "topics", bag)
+	counts := map[string]int{}
+	for topic, c := range per[0].Topics {
+		counts[topic] = c.Count
+	}
+	return counts
+}
+
 // peerBag is what rosbag_peer.py's read prints of a bag.
 type peerBag struct {
 	Connections []struct {

@@ -18,19 +18,7 @@ import (
 // (exit 2).
 func TestExcludeTopics(t *testing.T) {
 	in := testenv.Fixtures(t, "rosbag-js", "example.bag")
-	counts := func(bag string) map[string]int {
-		t.Helper()
-		var per []struct {
-			Topics map[string]struct{ Count int } `json:"topics"`
-		}
-		rosbagPeer(t, &per, "topics", bag)
-		m := map[string]int{}
-		for topic, c := range per[0].Topics {
-			m[topic] = c.Count
-		}
-		return m
-	}
-	all := counts(in)
+	all := rosbagTopicCounts(t, in)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		args []string
@@ -48,7 +36,7 @@ func TestExcludeTopics(t *testing.T) {
 		for _, topic := range c.want {
 			want[topic] = all[topic]
 		}
-		if got := counts(out); !reflect.DeepEqual(got, want) {
+		if got := rosbagTopicCounts(t, out); !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: rosbag reads %v, want %v", c.args, got, want)
 		}
 		if strings.Contains(c.args[1], "/nope") != strings.Contains(stderr, "warning: --exclude-topics /nope matches no topic of the input") {

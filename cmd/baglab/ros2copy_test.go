@@ -19,13 +19,10 @@ import (
 func TestFilterAndMergeToROS2(t *testing.T) {
 	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers", "rosbag")
 	in := testenv.Fixtures(t, "rosbag-js", "example.bag")
-	var per []struct {
-		Topics map[string]struct{ Count int } `json:"topics"`
-	}
-	rosbagPeer(t, &per, "topics", in)
-	want := map[string]int{"/tf": per[0].Topics["/tf"].Count, "/rosout": per[0].Topics["/rosout"].Count}
+	all := rosbagTopicCounts(t, in)
+	want := map[string]int{"/tf": all["/tf"], "/rosout": all["/rosout"]}
 	if want["/tf"] == 0 || want["/rosout"] == 0 {
-		t.Fatalf("rosbag reads %v", per)
+		t.Fatalf("rosbag reads %v", all)
 	}
 	dir := t.TempDir()
 	// read returns the peer's per-topic counts and the first and last log times.

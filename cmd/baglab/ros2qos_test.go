@@ -208,9 +208,10 @@ with rosbag.Bag(os.path.join(sys.argv[1], 'second.bag'), 'w') as b:
 // second bag defines otherwise (my_pkg/Thing) is refused, naming it, and
 // with --skip-bad its topics are left out and every message written
 // decodes; the QoS profiles dropped are warned of. The peer (js-yaml,
-// @mcap/core or sql.js, rosmsg2-serialization) reads both storages. Before, metadata.yaml listed /x twice, and the
-// sqlite3 split stored one definition of my_pkg/msg/Thing for messages of
-// both layouts: the second's did not decode.
+// @mcap/core or sql.js, rosmsg2-serialization) reads both storages.
+// Before, metadata.yaml listed /x twice, and the sqlite3 split stored one
+// definition of my_pkg/msg/Thing for messages of both layouts: the
+// second's did not decode.
 func TestConvertKeepsOneTopicAndDefinition(t *testing.T) {
 	testenv.RequirePeer(t, "rosbag", "ros-msgs", "genpy", "node", "mcap", "rosmsg2", "ros2peers")
 	dir := t.TempDir()
