@@ -124,14 +124,11 @@ func (rn *Renames) ros2Name(name string) string {
 	return name
 }
 
-// ros1Header is the ROS1 header, which loses seq in ROS 2.
-const ros1Header = ros1.HeaderType
-
 // ros2Builtin are the texts of the ROS 2 types ROS1 primitives become.
 var ros2Builtin = map[string]string{
 	"builtin_interfaces/Time":     "int32 sec\nuint32 nanosec\n",
 	"builtin_interfaces/Duration": "int32 sec\nuint32 nanosec\n",
-	ros1Header:                    "builtin_interfaces/Time stamp\nstring frame_id\n",
+	ros1.HeaderType:               "builtin_interfaces/Time stamp\nstring frame_id\n",
 }
 
 // ROS2Equivalent returns the ROS 2 type rosbags-convert makes of ROS1 type
@@ -169,7 +166,7 @@ func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type)
 				used["builtin_interfaces/Duration"] = true
 			}
 		}
-		if d.Name == ros1Header {
+		if d.Name == ros1.HeaderType {
 			used["builtin_interfaces/Time"] = true
 		}
 	}
@@ -200,8 +197,8 @@ func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type)
 
 // ros2Text is the ROS 2 .msg text of one ROS1 type (see ROS2Equivalent).
 func ros2Text(t *msgdef.Type, rn *Renames) string {
-	if t.Name == ros1Header {
-		return ros2Builtin[ros1Header]
+	if t.Name == ros1.HeaderType {
+		return ros2Builtin[ros1.HeaderType]
 	}
 	fields := rn.renamesOf(t.Name)
 	var b strings.Builder
@@ -293,14 +290,14 @@ type dropSeq struct {
 
 func (s *dropSeq) BeginMessage(t *msgdef.Type) {
 	s.enc.BeginMessage(t)
-	s.header = append(s.header[:0], t.Name == ros1Header)
-	s.first = t.Name == ros1Header
+	s.header = append(s.header[:0], t.Name == ros1.HeaderType)
+	s.first = t.Name == ros1.HeaderType
 }
 func (s *dropSeq) EndMessage() { s.enc.EndMessage() }
 func (s *dropSeq) BeginStruct(f *msgdef.Field) {
 	s.first = false
 	s.enc.BeginStruct(f)
-	h := f.Msg.Name == ros1Header
+	h := f.Msg.Name == ros1.HeaderType
 	s.header = append(s.header, h)
 	s.first = h
 }
