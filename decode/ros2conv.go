@@ -23,6 +23,23 @@ type Renames struct {
 	pkgs   map[string]string      // ros1 package -> ros2 package
 	types  map[string]string      // ros1 pkg/Type -> ros2 pkg/Type
 	fields map[string][]fieldRule // ros1 pkg/Type -> its fields_1_to_2
+	native bool                   // see Native
+}
+
+// Native returns rn (which may be nil) with the ROS1 types whose ROS 2
+// names the registry defines (a chosen distribution, --msg-path) written
+// in those definitions' layouts, as ros1_bridge converts them: fields
+// paired by the rules, then by name in lower case (CameraInfo's D is
+// d); ROS 2 fields nothing pairs are zero. A type with a field that has
+// no place in its ROS 2 definition keeps its ROS1 fields, and ToROS2
+// says why. Without Native, types keep their ROS1 fields as
+// rosbags-convert keeps them.
+func (rn *Renames) Native() *Renames {
+	out := &Renames{native: true}
+	if rn != nil {
+		out.pkgs, out.types, out.fields = rn.pkgs, rn.types, rn.fields
+	}
+	return out
 }
 
 // staticRenames are the renames rosbags-convert makes without rules.
@@ -328,51 +345,55 @@ var _ sink.Sink = (*dropSeq)(nil)
 // ToROS2 returns the Conversion of messages of a channel into CDR of
 // their ROS 2 type (ROS2Equivalent, names by rn), not for concurrent use,
 // and the channel to write them on, carrying its RIHS01
-// type_description_hash in Metadata. CDR channels pass through (nil
+// type_description_hash in Metadata, with a note for the user when Native
+// renames leave a type in its ROS1 fields. CDR channels pass through (nil
 // Conversion) with their definition; JSON ones are refused.
-func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (Conversion, *record.Channel, error) {
+func (r *Resolver) ToROS2(ch *record.Channel, rn *Renames) (Conversion, *record.Channel, string, error) {
 	switch ch.MessageEncoding {
 	case "cdr":
 		out, err := r.WithDefinition(ch)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, "", err
 		}
 		c := *out
 		c.Metadata = map[string]string{}
 		if dec, err := r.For(ch); err == nil {
 			c.Metadata["type_description_hash"] = msgdef.TypeHash(dec.Type())
 		}
-		return nil, &c, nil
+		return nil, &c, "", nil
 	case "ros1":
 	default:
-		return nil, nil, fmt.Errorf("%w: topic %s has %s messages, which a ROS 2 recording cannot hold", record.ErrUnsupported, ch.Topic, ch.MessageEncoding)
+		return nil, nil, "", fmt.Errorf("%w: topic %s has %s messages, which a ROS 2 recording cannot hold", record.ErrUnsupported, ch.Topic, ch.MessageEncoding)
 	}
 	dec, err := r.For(ch)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	tgt, err := r.ros2Target(ch, dec, rn)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
 	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "cdr",
 		Schema:   &record.Schema{Name: tgt.name, Encoding: "ros2msg", Data: tgt.bundle},
 		Metadata: map[string]string{"type_description_hash": tgt.hash}}
 	if tgt.mapped != nil {
-		return mappedConversion(dec, rn, tgt.mapped, tgt.t2), out, nil
+		return mappedConversion(dec, rn, tgt.mapped, tgt.t2), out, tgt.note, nil
 	}
-	return TranscodeROS1(dec), out, nil
+	return TranscodeROS1(dec), out, tgt.note, nil
 }
 
 // ros2Target is what ToROS2 makes of a ROS1 type under renames: the ROS 2
-// type, its schema name and text, its RIHS01 hash, and the types --rules
-// maps in its closure (nil: transcoded directly).
+// type, its schema name and text, its RIHS01 hash, the mapping of the
+// types in its closure written in ROS 2 definitions' layouts (nil:
+// transcoded directly, when there is none or its bytes are the direct
+// transcoding's), and the note of mappedTypes.
 type ros2Target struct {
 	t2     *msgdef.Type
 	name   string
 	bundle []byte
 	hash   string
-	mapped map[string]*msgdef.Type
+	mapped *mapping
+	note   string
 }
 
 // ros2Key names a ros2Target: the ROS1 type (one per compiled schema) and
@@ -393,16 +414,25 @@ func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ro
 	if tgt != nil {
 		return tgt, nil
 	}
-	mapped, err := rn.mappedTypes(key.t1, r.reg)
+	mapped, note, err := rn.mappedTypes(key.t1, r.reg)
 	if err != nil {
 		return nil, &record.Error{Offset: -1, Topic: ch.Topic, Err: err}
 	}
-	tgt = &ros2Target{mapped: mapped}
+	tgt = &ros2Target{mapped: mapped, note: note}
 	if mapped != nil {
-		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped); err != nil {
+		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped.types); err != nil {
 			return nil, err
 		}
 		tgt.name = ros2Name(tgt.t2.Name)
+		if mapped.positional {
+			eq, err := ROS2Equivalent(key.t1, rn)
+			if err != nil {
+				return nil, err
+			}
+			if sameWire(eq, tgt.t2) {
+				tgt.mapped = nil // field i to field i, the same bytes: transcoded directly
+			}
+		}
 	} else {
 		if tgt.t2, err = ROS2Equivalent(key.t1, rn); err != nil {
 			return nil, err

@@ -2,10 +2,12 @@ package decode
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/ros1"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/record"
 )
@@ -31,47 +33,166 @@ func (rn *Renames) renamesOf(name string) map[string]string {
 	return out
 }
 
+// mapping is what mappedTypes finds in the closure of a ROS1 type: the
+// types written in the layouts of their ROS 2 definitions (by ROS1 name),
+// the field rules each is built by, and whether the rules of every one
+// take field i to field i, all of them (then, when the wire layouts agree
+// too, the bytes of the direct transcoding are those of the rules).
+type mapping struct {
+	types      map[string]*msgdef.Type
+	rules      map[string][]fieldRule
+	positional bool
+}
+
 // mappedTypes returns, for every type of t's closure that a rule gives
 // fields_1_to_2 and whose ROS 2 definition reg knows (built-in
 // distribution, --msg-path), that definition: such a type is written in
 // its ROS 2 layout, as ros1_bridge converts it. A rule with a nested
 // selection for a type whose ROS 2 definition is unknown is an error; one
 // with top-level renames only keeps the ROS1 layout with fields renamed.
-func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (map[string]*msgdef.Type, error) {
-	if rn == nil || len(rn.fields) == 0 {
-		return nil, nil
+//
+// With Native renames, every type of the closure whose ROS 2 definition
+// reg knows (std_msgs/Header aside, whose seq alone goes) is mapped too,
+// its fields paired as ros1_bridge pairs them (nativeRules). When a
+// field of any of them has no place of its shape in the ROS 2
+// definition, none is (the rules alone apply) and note says why: no
+// field is ever left out.
+func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping, note string, err error) {
+	if rn == nil || (len(rn.fields) == 0 && !rn.native) {
+		return nil, "", nil
 	}
-	var mapped map[string]*msgdef.Type
+	m = &mapping{types: map[string]*msgdef.Type{}, rules: map[string][]fieldRule{}, positional: true}
+	var unfit []string
 	for _, d := range append([]*msgdef.Type{t}, dependencies(t)...) {
-		rules := rn.fields[d.Name]
-		if len(rules) == 0 {
+		manual := rn.fields[d.Name]
+		if len(manual) == 0 && (!rn.native || d.Name == ros1.HeaderType) {
 			continue
 		}
 		target := ros2Name(rn.ros2Name(d.Name))
 		t2, err := reg.Lookup(target)
 		if err != nil || t2.Dialect != msgdef.ROS2 {
-			for _, r := range rules {
+			for _, r := range manual {
 				if len(r.from) > 1 || len(r.to) > 1 {
-					return nil, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: a nested field selection needs the ROS 2 definition of %s (--distro or --msg-path)",
+					return nil, "", fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: a nested field selection needs the ROS 2 definition of %s (--distro or --msg-path)",
 						record.ErrUnsupported, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), target)
 				}
 			}
 			continue
 		}
-		for _, r := range rules {
+		for _, r := range manual {
 			if err := checkSelection(d, r.from); err != nil {
-				return nil, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), err)
+				return nil, "", fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), err)
 			}
 			if err := checkSelection(t2, r.to); err != nil {
-				return nil, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), err)
+				return nil, "", fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), err)
 			}
 		}
-		if mapped == nil {
-			mapped = map[string]*msgdef.Type{}
+		rules, positional := manual, false
+		if rn.native {
+			eq, err := ROS2Equivalent(d, rn)
+			if err != nil {
+				return nil, "", err
+			}
+			var why string
+			if rules, positional, why = nativeRules(d, eq, t2, manual); why != "" {
+				unfit = append(unfit, why)
+			}
 		}
-		mapped[d.Name] = t2
+		m.types[d.Name], m.rules[d.Name] = t2, rules
+		m.positional = m.positional && positional
 	}
-	return mapped, nil
+	if len(unfit) > 0 {
+		note = fmt.Sprintf("%s is written with its ROS1 fields, as without --distro: %s", t.Name, strings.Join(unfit, "; "))
+		for name := range m.types {
+			if manual := rn.fields[name]; len(manual) > 0 {
+				m.rules[name] = manual
+			} else {
+				delete(m.types, name)
+				delete(m.rules, name)
+			}
+		}
+		m.positional = false
+	}
+	if len(m.types) == 0 {
+		return nil, note, nil
+	}
+	return m, note, nil
+}
+
+// nativeRules pairs the fields of ROS1 type d with those of t2, the ROS 2
+// definition of its name, as ros1_bridge pairs them: the manual rules
+// first, then every other field with the ROS 2 field of its name in lower
+// case (CameraInfo's D goes to d). eq is d's ROS2Equivalent, whose fields
+// give the ROS 2 shape of d's. It returns the rules, whether they take
+// field i to field i, all of them, and why d does not fit t2 ("" when it
+// does): a field with no ROS 2 field of its name, or one of another shape.
+func nativeRules(d, eq, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule, positional bool, why string) {
+	rules = slices.Clone(manual)
+	covered, taken := map[string]bool{}, map[string]bool{}
+	for _, r := range manual {
+		covered[r.from[0]], taken[r.to[0]] = true, true
+	}
+	positional = len(manual) == 0 && len(d.Fields) == len(t2.Fields)
+	var missing, unlike []string
+	for i := range d.Fields {
+		name := d.Fields[i].Name
+		if covered[name] {
+			continue
+		}
+		j := slices.IndexFunc(t2.Fields, func(f msgdef.Field) bool { return f.Name == strings.ToLower(name) })
+		switch {
+		case j < 0 || taken[t2.Fields[j].Name]:
+			missing = append(missing, name)
+		case !sameShape(&eq.Fields[i], &t2.Fields[j]):
+			unlike = append(unlike, name)
+		default:
+			taken[t2.Fields[j].Name] = true
+			rules = append(rules, fieldRule{from: []string{name}, to: []string{t2.Fields[j].Name}})
+			positional = positional && i == j
+		}
+	}
+	var whys []string
+	if len(missing) > 0 {
+		whys = append(whys, fmt.Sprintf("the ROS 2 %s has no field for %s of %s", t2.FullName, strings.Join(missing, ", "), d.Name))
+	}
+	if len(unlike) > 0 {
+		whys = append(whys, fmt.Sprintf("the ROS 2 %s has %s of %s in another type or shape", t2.FullName, strings.Join(unlike, ", "), d.Name))
+	}
+	return rules, positional, strings.Join(whys, "; ")
+}
+
+// sameShape reports whether every value of field e (of a ROS2Equivalent)
+// has a place in field f: the same kind (the same message), and an array
+// where f has one of any length (or of e's fixed length when f is fixed),
+// f unbounded.
+func sameShape(e, f *msgdef.Field) bool {
+	if e.Kind != f.Kind || f.StringBound != 0 || (e.Kind == msgdef.Struct && e.Msg.Name != f.Msg.Name) {
+		return false
+	}
+	switch f.Array {
+	case msgdef.Scalar:
+		return e.Array == msgdef.Scalar
+	case msgdef.Fixed:
+		return e.Array == msgdef.Fixed && e.Len == f.Len
+	}
+	return e.Array != msgdef.Scalar && f.Len == 0
+}
+
+// sameWire reports whether types a and b lay out their values alike on
+// the wire: field by field the same kind and array (of the same fixed
+// length), nested types alike; names and bounds aside.
+func sameWire(a, b *msgdef.Type) bool {
+	if len(a.Fields) != len(b.Fields) {
+		return false
+	}
+	for i := range a.Fields {
+		x, y := &a.Fields[i], &b.Fields[i]
+		if x.Kind != y.Kind || x.Array != y.Array || (x.Array == msgdef.Fixed && x.Len != y.Len) ||
+			(x.Kind == msgdef.Struct && !sameWire(x.Msg, y.Msg)) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkSelection checks that path names a field of t, through nested
@@ -112,12 +233,12 @@ func ros2MappedType(t1 *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type
 }
 
 // mappedConversion is ToROS2's Conversion for a channel of ROS1 type
-// dec.Type() whose closure holds types in mapped, into t2
+// dec.Type() whose closure holds the types of m, into t2
 // (ros2MappedType): each message is decoded into a value tree and built
 // in the ROS 2 layout.
-func mappedConversion(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type, t2 *msgdef.Type) Conversion {
+func mappedConversion(dec Decoder, rn *Renames, m *mapping, t2 *msgdef.Type) Conversion {
 	t1 := dec.Type()
-	c := &ruleConv{rn: rn, mapped: mapped}
+	c := &ruleConv{rn: rn, m: m}
 	return func(dst, src []byte) ([]byte, error) {
 		v1, err := dec.DecodeValue(src)
 		if err != nil {
@@ -133,20 +254,20 @@ func mappedConversion(dec Decoder, rn *Renames, mapped map[string]*msgdef.Type, 
 
 // ruleConv builds ROS 2 values from ROS1 ones by the rules.
 type ruleConv struct {
-	rn     *Renames
-	mapped map[string]*msgdef.Type
+	rn *Renames
+	m  *mapping
 }
 
 // message builds the value of ROS 2 type t2 from ROS1 message v: a type
-// in mapped takes each selection of its rule (ROS 2 fields no selection
+// of the mapping takes each selection of its rules (ROS 2 fields no selection
 // names stay zero, ROS1 fields none names are left out, as ros1_bridge
 // does); another takes its fields by name (renamed by top-level rules), so
 // that Header loses seq.
 func (c *ruleConv) message(v *value.Struct, t2 *msgdef.Type) (*value.Struct, error) {
 	out := value.New(t2)
 	t1 := v.Type
-	if c.mapped[t1.Name] != nil {
-		for _, r := range c.rn.fields[t1.Name] {
+	if c.m.types[t1.Name] != nil {
+		for _, r := range c.m.rules[t1.Name] {
 			x, ok := v.Lookup(strings.Join(r.from, "."))
 			f1, _ := selectField(t1, r.from)
 			f2, _ := selectField(t2, r.to)

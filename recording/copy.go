@@ -253,9 +253,12 @@ func (in *Inputs) storesNoDefinitions() bool {
 // conversion of its messages (nil: copied as they are).
 func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, decode.Conversion, error) {
 	if format == FormatROS2 {
-		conv, c, err := in.res.ToROS2(ch, in.o.Renames)
+		conv, c, note, err := in.res.ToROS2(ch, in.o.Renames)
 		if err != nil {
 			return nil, nil, err
+		}
+		if _, said := in.noted.LoadOrStore(note, true); note != "" && !said {
+			in.warn("%s", note)
 		}
 		// A ROS 2 publisher's offered profiles are kept, as
 		// rosbags-convert keeps them; a latched ROS1 connection is

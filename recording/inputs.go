@@ -109,6 +109,8 @@ type Inputs struct {
 	// leftOut holds the topics and types of the channels Skip reported as
 	// left out (a Plan's channelError), each reported once
 	leftOut sync.Map
+	// noted holds the notes of ToROS2 said, each said once
+	noted sync.Map
 }
 
 // OpenInputs opens every recording that paths name, reads their summaries

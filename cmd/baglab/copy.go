@@ -92,10 +92,16 @@ mapping_rules.yaml says), std_msgs/Header loses seq, time and duration
 become builtin_interfaces Time and Duration, a latched connection is offered
 with transient-local durability (a ROS 2 topic keeps the QoS profiles its
 publisher offered), and every topic carries its RIHS01 type description
-hash. The ros_distro written is --distro's, else the one the inputs all
+hash. With --distro, a ROS1 type that distribution defines (sensor_msgs,
+visualization_msgs...) is written in its definition, with its type hash,
+fields paired as ros1_bridge pairs them (by --rules, then by name in lower
+case: CameraInfo's D becomes d), the fields it adds zero; one with a field
+that has no place there keeps its ROS1 fields, and a warning says why.
+Without it, every type keeps its ROS1 fields, as rosbags-convert keeps
+them. The ros_distro written is --distro's, else the one the inputs all
 name; the inputs' custom_data is kept.`,
 		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap\n" +
-			"  baglab convert demo/data/study.bag ros2_study --to ros2\n  baglab convert demo/data/study.bag ros2_study_db3 --to ros2 --storage sqlite3 --split-duration 60s",
+			"  baglab convert demo/data/study.bag ros2_study --to ros2\n  baglab convert demo/data/all_types.bag ros2_jazzy --to ros2 --distro jazzy\n  baglab convert demo/data/study.bag ros2_study_db3 --to ros2 --storage sqlite3 --split-duration 60s",
 		Args: argsUsage(cobra.MinimumNArgs(2)),
 	}, func(args []string) ([]string, string) { return args[:len(args)-1], args[len(args)-1] })
 	return cmd
@@ -124,6 +130,9 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 	format, err := o.ros2.format(o.output, &co, &o.read)
 	if err != nil {
 		return err
+	}
+	if format == recording.FormatROS2 && o.g.distro != "" {
+		o.read.renames = o.read.renames.Native() // a recording of that distribution
 	}
 	if err := recording.CheckCompression(format, o.compression); err != nil {
 		return usageErrorf("--compression: %v", err)

@@ -1,0 +1,195 @@
+package decode
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/baglab/baglab/decode/cdr"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/ros1"
+	"github.com/baglab/baglab/decode/value"
+	"github.com/baglab/baglab/record"
+)
+
+// rosidlHashes are RIHS01 hashes as rosidl_generator_c writes them into the
+// *__description.c of packages built against ROS 2 Jazzy (the
+// EXPECTED_HASH of each referenced type; the same bytes in every build
+// found): the hashes a real recording of these types stores.
+var rosidlHashes = map[string]string{
+	"sensor_msgs/msg/CameraInfo":    "RIHS01_b3dfd68ff46c9d56c80fd3bd4ed22c7a4ddce8c8348f2f59c299e73118e7e275",
+	"visualization_msgs/msg/Marker": "RIHS01_45b13ccf791f225962bf74e746f9644518855d783a6f42ba0cc14fde2b4f3ce0",
+}
+
+// nativeChannel is a ros1 channel of the built-in ROS1 type name.
+func nativeChannel(t *testing.T, reg *msgdef.Registry, name string) (*record.Channel, *msgdef.Type) {
+	t.Helper()
+	t1, err := reg.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s, err := ROS1Equivalent(t1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &record.Channel{Topic: "/" + name, MessageEncoding: "ros1", Schema: s}, t1
+}
+
+// TestNativeMapping: with Native renames and a distribution, a ROS1 type
+// the distribution defines is written in its definition, with the hash
+// rosidl gives it: CameraInfo (D, K, R, P become d, k, r, p) by the
+// direct transcoding, the same bytes; Marker, to which ROS 2 adds fields,
+// through values, the added fields zero and every ROS1 field kept. A type
+// with a field that has no place in the ROS 2 definition keeps its ROS1
+// fields, and the note says which.
+func TestNativeMapping(t *testing.T) {
+	reg := msgdef.Default()
+	if err := reg.SetDistro("jazzy"); err != nil {
+		t.Fatal(err)
+	}
+	res, native := NewResolver(reg), (*Renames)(nil).Native()
+
+	ch, _ := nativeChannel(t, reg, "sensor_msgs/CameraInfo")
+	conv, out, note, err := res.ToROS2(ch, native)
+	if err != nil || note != "" {
+		t.Fatalf("CameraInfo: %v %q", err, note)
+	}
+	if got := out.Metadata["type_description_hash"]; got != rosidlHashes["sensor_msgs/msg/CameraInfo"] {
+		t.Errorf("CameraInfo hash %s, rosidl's %s", got, rosidlHashes["sensor_msgs/msg/CameraInfo"])
+	}
+	if !strings.Contains(string(out.Schema.Data), "float64[9]  k") || strings.Contains(string(out.Schema.Data), " K\n") {
+		t.Errorf("CameraInfo schema is not Jazzy's:\n%s", out.Schema.Data)
+	}
+	tgt, err := res.ros2Target(ch, mustFor(t, res, ch), native)
+	if err != nil || tgt.mapped != nil {
+		t.Errorf("CameraInfo: %v, mapping %v: want the direct transcoding", err, tgt.mapped)
+	}
+	dec := mustFor(t, res, ch)
+	v := value.New(dec.Type())
+	for path, x := range map[string]any{"header.frame_id": "cam", "distortion_model": "plumb_bob", "D": []float64{0.1, -0.2, 0, 0, 0.5},
+		"K": []float64{500, 0, 320, 0, 501, 240, 0, 0, 1}, "binning_x": 2, "roi.width": 64} {
+		if err := v.Set(path, x); err != nil {
+			t.Fatal(path, err)
+		}
+	}
+	data, err := ros1.Encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := decodeCDR(t, conv, data, tgt.t2)
+	for path, want := range map[string]any{"d": []any{0.1, -0.2, 0.0, 0.0, 0.5}, "k": []any{500.0, 0.0, 320.0, 0.0, 501.0, 240.0, 0.0, 0.0, 1.0},
+		"binning_x": uint64(2), "roi.width": uint64(64), "header.frame_id": "cam", "distortion_model": "plumb_bob"} {
+		if x, _ := got.Lookup(path); !sameValue(x, want) {
+			t.Errorf("CameraInfo %s = %v, want %v", path, x, want)
+		}
+	}
+	// The rules' way through values gives the same bytes.
+	m, _, err := native.mappedTypes(dec.Type(), reg)
+	if err != nil || m == nil || !m.positional {
+		t.Fatalf("CameraInfo mapping %v, %v", m, err)
+	}
+	direct, err := conv(nil, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byValue, err := mappedConversion(dec, native, m, tgt.t2)(nil, data)
+	if err != nil || !bytes.Equal(direct, byValue) {
+		t.Errorf("direct and by-value bytes differ (%v):\n%x\n%x", err, direct, byValue)
+	}
+
+	ch, _ = nativeChannel(t, reg, "visualization_msgs/Marker")
+	conv, out, note, err = res.ToROS2(ch, native)
+	if err != nil || note != "" {
+		t.Fatalf("Marker: %v %q", err, note)
+	}
+	if got := out.Metadata["type_description_hash"]; got != rosidlHashes["visualization_msgs/msg/Marker"] {
+		t.Errorf("Marker hash %s, rosidl's %s", got, rosidlHashes["visualization_msgs/msg/Marker"])
+	}
+	dec = mustFor(t, res, ch)
+	v = value.New(dec.Type())
+	for path, x := range map[string]any{"ns": "arm", "id": -7, "lifetime": value.Duration{Sec: 2, Nsec: 5}, "text": "hi", "mesh_resource": "package://m.dae",
+		"pose.position.x": 1.5, "color.a": float32(0.5), "mesh_use_embedded_materials": true} {
+		if err := v.Set(path, x); err != nil {
+			t.Fatal(path, err)
+		}
+	}
+	if data, err = ros1.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	tgt, _ = res.ros2Target(ch, dec, native)
+	got = decodeCDR(t, conv, data, tgt.t2)
+	for path, want := range map[string]any{"ns": "arm", "id": int64(-7), "lifetime.sec": int64(2), "lifetime.nanosec": uint64(5), "text": "hi",
+		"mesh_resource": "package://m.dae", "pose.position.x": 1.5, "mesh_use_embedded_materials": true,
+		"texture_resource": "", "texture.format": "", "mesh_file.filename": ""} {
+		if x, _ := got.Lookup(path); !sameValue(x, want) {
+			t.Errorf("Marker %s = %v (%T), want %v", path, x, x, want)
+		}
+	}
+
+	// ROS1's SolidPrimitive: ROS 2 bounds dimensions to 3 (and adds a
+	// polygon), so its values need not fit.
+	solid, err := msgdef.ParseBundle("shape_msgs/SolidPrimitive", "uint8 BOX=1\nuint8 type\nfloat64[] dimensions\n", msgdef.ROS1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s, err := ROS1Equivalent(solid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch = &record.Channel{Topic: "/solid", MessageEncoding: "ros1", Schema: s}
+	_, out, note, err = res.ToROS2(ch, native)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(note, "shape_msgs/SolidPrimitive") || !strings.Contains(note, "dimensions") {
+		t.Errorf("SolidPrimitive note %q: want the field that does not fit", note)
+	}
+	if !strings.Contains(string(out.Schema.Data), "float64[] dimensions") {
+		t.Errorf("SolidPrimitive schema is not its ROS1 fields':\n%s", out.Schema.Data)
+	}
+}
+
+func mustFor(t *testing.T, res *Resolver, ch *record.Channel) Decoder {
+	t.Helper()
+	dec, err := res.For(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dec
+}
+
+// decodeCDR converts ROS1 data with conv and decodes the CDR as t2.
+func decodeCDR(t *testing.T, conv Conversion, data []byte, t2 *msgdef.Type) *value.Struct {
+	t.Helper()
+	b, err := conv(nil, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := cdr.Compile(t2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := d.DecodeValue(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// sameValue compares a decoded value with a wanted one, slices element by
+// element.
+func sameValue(x, want any) bool {
+	if w, ok := want.([]any); ok {
+		xs, ok := x.([]any)
+		if !ok || len(xs) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !sameValue(xs[i], w[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return x == want
+}
