@@ -102,7 +102,7 @@ func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping
 		m.positional = m.positional && positional
 	}
 	if len(unfit) > 0 {
-		note = fmt.Sprintf("%s is written with its ROS1 fields, as without --distro: %s", t.Name, strings.Join(unfit, "; "))
+		note = fmt.Sprintf("%s keeps its ROS1 fields, as without --distro (%s)", t.Name, strings.Join(unfit, "; "))
 		for name := range m.types {
 			if manual := rn.fields[name]; len(manual) > 0 {
 				m.rules[name] = manual
@@ -153,10 +153,10 @@ func nativeRules(d, eq, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule,
 	}
 	var whys []string
 	if len(missing) > 0 {
-		whys = append(whys, fmt.Sprintf("the ROS 2 %s has no field for %s of %s", t2.FullName, strings.Join(missing, ", "), d.Name))
+		whys = append(whys, fmt.Sprintf("%s's %s: no field of that name in ROS 2's %s", d.Name, strings.Join(missing, ", "), t2.FullName))
 	}
 	if len(unlike) > 0 {
-		whys = append(whys, fmt.Sprintf("the ROS 2 %s has %s of %s in another type or shape", t2.FullName, strings.Join(unlike, ", "), d.Name))
+		whys = append(whys, fmt.Sprintf("%s's %s: another type or shape in ROS 2's %s", d.Name, strings.Join(unlike, ", "), t2.FullName))
 	}
 	return rules, positional, strings.Join(whys, "; ")
 }

@@ -88,13 +88,21 @@ async function main() {
     if (!readers.has(key)) {
       // rosmsg's ROS 2 mode refuses field names rosidl forbids (camelCase
       // ones of ROS1 packages, kept by the conversion as rosbags keeps
-      // them); its ROS1 mode reads the same .msg syntax, with pkg/Type names.
+      // them); its ROS1 mode reads the same .msg syntax, with pkg/Type
+      // names and without ROS 2's default values (geometry_msgs/Quaternion's
+      // "float64 w 1", in a ROS 2 distribution's definitions that a ROS1
+      // type converted with --distro refers to), which the wire ignores.
       let defs;
       try {
         defs = parse(text, { ros2: true });
       } catch (e) {
         if (!/Invalid field name/.test(String(e))) throw e;
-        defs = parse(text.replace(/\b([A-Za-z]\w*)\/msg\/(\w+)/g, "$1/$2")); // ROS1 mode: pkg/Type
+        const ros1 = text
+          .replace(/\b([A-Za-z]\w*)\/msg\/(\w+)/g, "$1/$2")
+          .split("\n")
+          .map((l) => l.replace(/^(\s*[\w/]+(?:\[[^\]]*\])?\s+[A-Za-z]\w*)\s+[^=#\s][^=#]*?(\s*#.*)?$/, "$1$2"))
+          .join("\n");
+        defs = parse(ros1);
       }
       readers.set(key, new MessageReader(defs));
     }
