@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -79,7 +80,7 @@ func TestNativeMapping(t *testing.T) {
 	got := decodeCDR(t, conv, data, tgt.t2)
 	for path, want := range map[string]any{"d": []any{0.1, -0.2, 0.0, 0.0, 0.5}, "k": []any{500.0, 0.0, 320.0, 0.0, 501.0, 240.0, 0.0, 0.0, 1.0},
 		"binning_x": uint64(2), "roi.width": uint64(64), "header.frame_id": "cam", "distortion_model": "plumb_bob"} {
-		if x, _ := got.Lookup(path); !sameValue(x, want) {
+		if x, _ := got.Lookup(path); !reflect.DeepEqual(x, want) {
 			t.Errorf("CameraInfo %s = %v, want %v", path, x, want)
 		}
 	}
@@ -121,7 +122,7 @@ func TestNativeMapping(t *testing.T) {
 	for path, want := range map[string]any{"ns": "arm", "id": int64(-7), "lifetime.sec": int64(2), "lifetime.nanosec": uint64(5), "text": "hi",
 		"mesh_resource": "package://m.dae", "pose.position.x": 1.5, "mesh_use_embedded_materials": true,
 		"texture_resource": "", "texture.format": "", "mesh_file.filename": ""} {
-		if x, _ := got.Lookup(path); !sameValue(x, want) {
+		if x, _ := got.Lookup(path); !reflect.DeepEqual(x, want) {
 			t.Errorf("Marker %s = %v (%T), want %v", path, x, x, want)
 		}
 	}
@@ -174,22 +175,4 @@ func decodeCDR(t *testing.T, conv Conversion, data []byte, t2 *msgdef.Type) *val
 		t.Fatal(err)
 	}
 	return v
-}
-
-// sameValue compares a decoded value with a wanted one, slices element by
-// element.
-func sameValue(x, want any) bool {
-	if w, ok := want.([]any); ok {
-		xs, ok := x.([]any)
-		if !ok || len(xs) != len(w) {
-			return false
-		}
-		for i := range w {
-			if !sameValue(xs[i], w[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return x == want
 }
