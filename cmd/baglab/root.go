@@ -117,7 +117,7 @@ func newRootCmd(g *globalOptions, args []string) *cobra.Command {
 	root.PersistentFlags().StringArrayVar(&g.msgPaths, "msg-path", nil,
 		"directory of extra message packages (<pkg>/msg/*.msg, srv/, action/); repeatable")
 	root.PersistentFlags().StringVar(&g.distro, "distro", "",
-		"ROS 2 distribution ("+strings.Join(msgdef.Distros(), ", ")+") whose built-in common interfaces decode the types a recording stores no definition of; default: the recording's ros_distro, else the types all of them define alike")
+		"ROS 2 distribution ("+strings.Join(msgdef.Distros(), ", ")+") whose built-in common interfaces decode the types a recording stores no definition of (default: the recording's ros_distro, else the types all of them define alike); with --to ros2, also the definitions ROS1 types it defines are written in")
 	root.PersistentFlags().BoolVar(&g.stats, "stats", false, "print on stderr the requests and bytes each URL input cost")
 	root.PersistentFlags().BoolVarP(&g.quiet, "quiet", "q", false, "no progress bar or notes on stderr (warnings and what --skip-bad skips still print)")
 	root.PersistentFlags().StringVar(&g.cpuProfile, "cpuprofile", "", "write a Go CPU profile to this file (for performance work)")
