@@ -126,6 +126,8 @@ func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping
 // give the ROS 2 shape of d's. It returns the rules, whether they take
 // field i to field i, all of them, and why d does not fit t2 ("" when it
 // does): a field with no ROS 2 field of its name, or one of another shape.
+// A type with manual rules always fits: fields neither they nor a name
+// pair are left out, as ros1_bridge leaves them.
 func nativeRules(d, eq, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule, positional bool, why string) {
 	rules = slices.Clone(manual)
 	covered, taken := map[string]bool{}, map[string]bool{}
@@ -150,6 +152,9 @@ func nativeRules(d, eq, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule,
 			rules = append(rules, fieldRule{from: []string{name}, to: []string{t2.Fields[j].Name}})
 			positional = positional && i == j
 		}
+	}
+	if len(manual) > 0 {
+		return rules, false, "" // the rules leave the others out, as ros1_bridge's do
 	}
 	var whys []string
 	if len(missing) > 0 {
