@@ -176,3 +176,76 @@ func decodeCDR(t *testing.T, conv Conversion, data []byte, t2 *msgdef.Type) *val
 	}
 	return v
 }
+
+// FuzzNativeMapping: any ROS1 definition, named as a type ROS 2 Jazzy
+// defines, converts with Native renames without panicking: ToROS2 maps
+// it, or keeps its ROS1 fields with a note, or fails with an error; a
+// conversion it gives turns the type's zero message into CDR that decodes
+// as the type it declares, and its direct bytes, when it keeps the direct
+// transcoding for a mapping, are those of the conversion through values.
+func FuzzNativeMapping(f *testing.F) {
+	jazzy := msgdef.Default()
+	if err := jazzy.SetDistro("jazzy"); err != nil {
+		f.Fatal(err)
+	}
+	res, native := NewResolver(jazzy), (*Renames)(nil).Native()
+	names := []string{"sensor_msgs/CameraInfo", "visualization_msgs/Marker", "geometry_msgs/Pose", "shape_msgs/SolidPrimitive",
+		"sensor_msgs/RegionOfInterest", "std_msgs/ColorRGBA", "geometry_msgs/Point"}
+	for i, text := range []string{
+		"Header header\nuint32 height\nuint32 width\nstring distortion_model\nfloat64[] D\nfloat64[9] K\nfloat64[9] R\nfloat64[12] P\nuint32 binning_x\nuint32 binning_y\nRegionOfInterest roi\n" +
+			"================================================================================\nMSG: sensor_msgs/RegionOfInterest\nuint32 x_offset\nuint32 y_offset\nuint32 height\nuint32 width\nbool do_rectify\n",
+		"float64 x\nfloat64 y\nfloat64 z\n",
+		"uint8 type\nfloat64[] dimensions\n",
+		"float32 r\nfloat32 g\nfloat32 b\nfloat32 a\nduration d\n",
+		"geometry_msgs/Point position\ngeometry_msgs/Quaternion orientation\n" +
+			"================================================================================\nMSG: geometry_msgs/Point\nfloat64 x\nfloat64 y\nfloat64 z\n" +
+			"================================================================================\nMSG: geometry_msgs/Quaternion\nfloat32 x\nfloat64 y\nfloat64 z\nfloat64 w\n",
+	} {
+		f.Add(uint8(i), text)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, text string) {
+		name := names[int(which)%len(names)]
+		t1, err := msgdef.ParseBundle(name, text, msgdef.ROS1, nil)
+		if err != nil {
+			return
+		}
+		_, s, err := ROS1Equivalent(t1)
+		if err != nil {
+			return
+		}
+		ch := &record.Channel{Topic: "/t", MessageEncoding: "ros1", Schema: s}
+		dec, err := res.For(ch)
+		if err != nil {
+			return
+		}
+		conv, _, _, err := res.ToROS2(ch, native)
+		if err != nil {
+			return
+		}
+		tgt, err := res.ros2Target(ch, dec, native)
+		if err != nil {
+			t.Fatalf("ToROS2 passed, ros2Target: %v", err)
+		}
+		zero, err := ros1.Encode(value.New(dec.Type()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := conv(nil, zero)
+		if err != nil {
+			t.Fatalf("the zero %s: %v", name, err)
+		}
+		d, err := cdr.Compile(tgt.t2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.DecodeValue(out); err != nil {
+			t.Fatalf("the zero %s as %s: %v", name, tgt.t2.FullName, err)
+		}
+		if m, _, err := native.mappedTypes(dec.Type(), jazzy); err == nil && m != nil && tgt.mapped == nil {
+			byValue, err := mappedConversion(dec, native, m, tgt.t2)(nil, zero)
+			if err != nil || !bytes.Equal(out, byValue) {
+				t.Fatalf("direct %x, by value %x (%v)", out, byValue, err)
+			}
+		}
+	})
+}
