@@ -2,6 +2,7 @@ package decode
 
 import (
 	"bytes"
+	"cmp"
 	"reflect"
 	"strings"
 	"testing"
@@ -248,4 +249,45 @@ func FuzzNativeMapping(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestROS1Known: a ROS 2 type whose built-in ROS1 definition has its
+// fields in order, names alike but for case and shapes alike, goes into
+// a bag under that definition: Jazzy's CameraInfo with the md5sum of
+// ROS1's (c9a58c1b…, as genpy gives sensor_msgs/CameraInfo), Jazzy's
+// DiagnosticStatus (byte level) with ROS1's; Jazzy's Marker, which adds
+// fields, keeps them under a definition of its own.
+func TestROS1Known(t *testing.T) {
+	jazzy := msgdef.Default()
+	if err := jazzy.SetDistro("jazzy"); err != nil {
+		t.Fatal(err)
+	}
+	res := NewResolver(jazzy)
+	for _, c := range []struct {
+		name, md5 string
+		fits      bool
+	}{
+		{"sensor_msgs/CameraInfo", "c9a58c1b0b154e0e6da7578cb991d214", true},
+		{"diagnostic_msgs/DiagnosticStatus", "", true},
+		{"visualization_msgs/Marker", "", false},
+	} {
+		t2, err := jazzy.Lookup(strings.Replace(c.name, "/", "/msg/", 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := &record.Channel{Topic: "/t", MessageEncoding: "cdr",
+			Schema: &record.Schema{Name: t2.FullName, Encoding: "ros2msg", Data: []byte(ROS2Bundle(t2))}}
+		_, out, err := res.ToROS1(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t1, err := jazzy.Lookup(c.name)
+		if err != nil || t1.Dialect != msgdef.ROS1 {
+			t.Fatalf("%s: built-in ROS1 definition: %v", c.name, err)
+		}
+		want := cmp.Or(c.md5, msgdef.MD5(t1))
+		if got := out.Schema.MD5; (got == want) != c.fits || (c.md5 != "" && msgdef.MD5(t1) != c.md5) {
+			t.Errorf("%s: md5sum %s, ROS1's %s: want them equal %v", c.name, got, want, c.fits)
+		}
+	}
 }

@@ -143,16 +143,30 @@ func isROS2Header(t *msgdef.Type) bool {
 // ROS1Equivalent returns a ROS1 type with t's wire layout (for writing ROS2
 // data into a ROS1 bag), and the schema a bag connection needs for it.
 func ROS1Equivalent(t *msgdef.Type) (*msgdef.Type, *record.Schema, error) {
+	return ros1Equivalent(t, nil)
+}
+
+// ros1Equivalent is ROS1Equivalent with the ROS1 definitions reg knows
+// (built in, --msg-path) written in place of those of t's closure that
+// they fit (ros1Fits): sensor_msgs/msg/CameraInfo becomes ROS1's own, its
+// d written D, with ROS1's md5sum, which a ROS1 subscriber checks.
+func ros1Equivalent(t *msgdef.Type, reg *msgdef.Registry) (*msgdef.Type, *record.Schema, error) {
 	if t.Dialect == msgdef.ROS1 {
 		return t, &record.Schema{Name: t.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(t)), MD5: msgdef.MD5(t)}, nil
 	}
+	text := func(d *msgdef.Type) string {
+		if k := ros1Known(reg, d); k != nil {
+			return strings.TrimRight(k.Text, "\n") + "\n"
+		}
+		return ros1Text(d)
+	}
 	var b strings.Builder
-	b.WriteString(ros1Text(t))
+	b.WriteString(text(t))
 	for _, d := range dependencies(t) {
 		if ros1Builtin[d.Name] != "" {
 			continue // a primitive in ROS1
 		}
-		fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, d.Name, ros1Text(d))
+		fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, d.Name, text(d))
 	}
 	r1, err := msgdef.ParseBundle(t.Name, b.String(), msgdef.ROS1, nil)
 	if err != nil {
@@ -160,6 +174,53 @@ func ROS1Equivalent(t *msgdef.Type) (*msgdef.Type, *record.Schema, error) {
 	}
 	return r1, &record.Schema{Name: r1.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(r1)), MD5: msgdef.MD5(r1)}, nil
 }
+
+// ros1Known returns the ROS1 definition reg knows of ROS 2 type t's name
+// when it fits t (ros1Fits), else nil; never for std_msgs/Header, whose
+// ROS1 form ros1Text writes.
+func ros1Known(reg *msgdef.Registry, t *msgdef.Type) *msgdef.Type {
+	if reg == nil || isROS2Header(t) {
+		return nil
+	}
+	k, err := reg.Lookup(t.Name)
+	if err != nil || k.Dialect != msgdef.ROS1 || !ros1Fits(k, t) {
+		return nil
+	}
+	return k
+}
+
+// ros1Fits reports whether ROS1 type k has ROS 2 type t's fields in their
+// order, each of the same name but for case (ros1_bridge's pairing) and
+// of the same wire shape: the same kind (time and duration for
+// builtin_interfaces Time and Duration; any one-byte kind for another),
+// array and fixed length, nested types fitting in turn (std_msgs/Header
+// always: ROS1's seq is written 0).
+func ros1Fits(k, t *msgdef.Type) bool {
+	if len(k.Fields) != len(t.Fields) {
+		return false
+	}
+	for i := range k.Fields {
+		kf, tf := &k.Fields[i], &t.Fields[i]
+		if !strings.EqualFold(kf.Name, tf.Name) || kf.Array != tf.Array || (kf.Array == msgdef.Fixed && kf.Len != tf.Len) {
+			return false
+		}
+		switch {
+		case tf.Kind == msgdef.Struct && ros1Builtin[tf.Msg.Name] != "":
+			if kf.Kind.String() != ros1Builtin[tf.Msg.Name] {
+				return false
+			}
+		case tf.Kind == msgdef.Struct:
+			if kf.Kind != msgdef.Struct || kf.Msg.Name != tf.Msg.Name || !(isROS2Header(tf.Msg) || ros1Fits(kf.Msg, tf.Msg)) {
+				return false
+			}
+		case kf.Kind != tf.Kind && !(oneByte(kf.Kind) && oneByte(tf.Kind)):
+			return false
+		}
+	}
+	return true
+}
+
+func oneByte(k msgdef.Kind) bool { return k == msgdef.Int8 || k == msgdef.Uint8 }
 
 // ros1Time is a builtin_interfaces Time or Duration (k msgdef.Time or
 // msgdef.Duration) as the ROS1 time or duration rosbags writes: the same
@@ -280,7 +341,7 @@ func (r *Resolver) ToROS1(ch *record.Channel) (Conversion, *record.Channel, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	_, schema, err := ROS1Equivalent(dec.Type())
+	_, schema, err := ros1Equivalent(dec.Type(), r.reg)
 	if err != nil {
 		return nil, nil, err
 	}

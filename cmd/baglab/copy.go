@@ -74,7 +74,9 @@ func newConvertCmd(g *globalOptions) *cobra.Command {
 extension names (.bag or .mcap), keeping definitions, latching and metadata.
 ROS2 (CDR) messages written into a ROS1 bag are re-encoded in the ROS1 wire
 format under an equivalent ROS1 definition (wstring → string, bounded
-sequences → T[], byte → uint8).
+sequences → T[], byte → uint8), or under the ROS1 definition baglab knows
+of the type (built in or --msg-path) when it has the same fields in order,
+names alike but for case (CameraInfo's d is D again, with ROS1's md5sum).
 
 --to ros2 writes OUT as a rosbag2 folder, as rosbags-convert does (or, when
 OUT ends in .mcap or .db3, as that one storage file, which stores its

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -50,8 +51,9 @@ with rosbag.Bag(sys.argv[1], 'w') as b:
 // rosidl_generator_c gives these types (the EXPECTED_HASH of packages
 // built against Jazzy). ROS1's SolidPrimitive, whose unbounded dimensions
 // have no place in ROS 2's (bounded to 3), keeps its ROS1 fields and all
-// four values, with a warning that says so. Without --distro CameraInfo
-// keeps D.
+// four values, with a warning that says so. Converted back to a bag, both
+// are ROS1's again: rosbag reads the md5sums and values it wrote (D, not
+// d). Without --distro CameraInfo keeps D.
 func TestConvertToROS2DistroLayouts(t *testing.T) {
 	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2peers", "rosbag")
 	dir := t.TempDir()
@@ -123,6 +125,39 @@ func TestConvertToROS2DistroLayouts(t *testing.T) {
 			}
 		})
 	}
+	// The way back: CameraInfo is ROS1's again, D and md5sum, as rosbag
+	// reads it from the bag it wrote; SolidPrimitive, kept in its ROS1
+	// fields, too.
+	back := filepath.Join(dir, "back.bag")
+	if _, stderr, code := run(t, "convert", "-q", filepath.Join(dir, "jazzy"), back); code != 0 {
+		t.Fatalf("convert back: exit %d: %s", code, stderr)
+	}
+	var headers, backHeaders map[string]struct {
+		MD5 string `json:"md5sum"`
+	}
+	if err := json.Unmarshal(ros1Peer(t, "headers", src), &headers); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(ros1Peer(t, "headers", back), &backHeaders); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{"/camera/camera_info", "/solid"} {
+		if backHeaders[topic].MD5 != headers[topic].MD5 {
+			t.Errorf("%s back in a bag: md5sum %s, rosbag's %s", topic, backHeaders[topic].MD5, headers[topic].MD5)
+		}
+	}
+	var backValues []map[string]any
+	dec = json.NewDecoder(strings.NewReader(string(ros1Peer(t, "values", back))))
+	dec.UseNumber()
+	if err := dec.Decode(&backValues); err != nil || len(backValues) != len(want) {
+		t.Fatalf("rosbag read %d messages back: %v", len(backValues), err)
+	}
+	for _, i := range []int{0, 2} {
+		if !reflect.DeepEqual(backValues[i]["message"], want[i]["message"]) {
+			t.Errorf("%s back: %v\nrosbag wrote %v", want[i]["topic"], backValues[i]["message"], want[i]["message"])
+		}
+	}
+
 	out := filepath.Join(dir, "copy")
 	if _, stderr, code := run(t, "convert", "-q", src, out, "--to", "ros2"); code != 0 || stderr != "" {
 		t.Fatalf("convert without --distro: exit %d: %s", code, stderr)
