@@ -425,13 +425,7 @@ func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ro
 		}
 		tgt.name = ros2Name(tgt.t2.Name)
 		if mapped.positional {
-			eq, err := ROS2Equivalent(key.t1, rn)
-			if err != nil {
-				return nil, err
-			}
-			if sameWire(eq, tgt.t2) {
-				tgt.mapped = nil // field i to field i, the same bytes: transcoded directly
-			}
+			tgt.mapped = nil // field i to field i, the same bytes: transcoded directly
 		}
 	} else {
 		if tgt.t2, err = ROS2Equivalent(key.t1, rn); err != nil {

@@ -36,8 +36,8 @@ func (rn *Renames) renamesOf(name string) map[string]string {
 // mapping is what mappedTypes finds in the closure of a ROS1 type: the
 // types written in the layouts of their ROS 2 definitions (by ROS1 name),
 // the field rules each is built by, and whether the rules of every one
-// take field i to field i, all of them (then, when the wire layouts agree
-// too, the bytes of the direct transcoding are those of the rules).
+// take field i to field i, all of them, each of one wire shape (then the
+// bytes of the direct transcoding are those of the rules).
 type mapping struct {
 	types      map[string]*msgdef.Type
 	rules      map[string][]fieldRule
@@ -89,12 +89,8 @@ func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping
 		}
 		rules, positional := manual, false
 		if rn.native {
-			eq, err := ROS2Equivalent(d, rn)
-			if err != nil {
-				return nil, "", err
-			}
 			var why string
-			if rules, positional, why = nativeRules(d, eq, t2, manual); why != "" {
+			if rules, positional, why = rn.nativeRules(d, t2, manual); why != "" {
 				unfit = append(unfit, why)
 			}
 		}
@@ -122,13 +118,14 @@ func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping
 // nativeRules pairs the fields of ROS1 type d with those of t2, the ROS 2
 // definition of its name, as ros1_bridge pairs them: the manual rules
 // first, then every other field with the ROS 2 field of its name in lower
-// case (CameraInfo's D goes to d). eq is d's ROS2Equivalent, whose fields
-// give the ROS 2 shape of d's. It returns the rules, whether they take
-// field i to field i, all of them, and why d does not fit t2 ("" when it
-// does): a field with no ROS 2 field of its name, or one of another shape.
-// A type with manual rules always fits: fields neither they nor a name
-// pair are left out, as ros1_bridge leaves them.
-func nativeRules(d, eq, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule, positional bool, why string) {
+// case (CameraInfo's D goes to d). It returns the rules, whether they take
+// field i to field i, all of them, each of the same wire shape (the direct
+// transcoding then writes what the rules build), and why d does not fit
+// t2 ("" when it does): a field with no ROS 2 field of its name, or one
+// whose values have no place there (fieldFits). A type with manual rules
+// always fits: fields neither they nor a name pair are left out, as
+// ros1_bridge leaves them.
+func (rn *Renames) nativeRules(d, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule, positional bool, why string) {
 	rules = slices.Clone(manual)
 	covered, taken := map[string]bool{}, map[string]bool{}
 	for _, r := range manual {
@@ -137,20 +134,21 @@ func nativeRules(d, eq, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule,
 	positional = len(manual) == 0 && len(d.Fields) == len(t2.Fields)
 	var missing, unlike []string
 	for i := range d.Fields {
-		name := d.Fields[i].Name
-		if covered[name] {
+		f1 := &d.Fields[i]
+		if covered[f1.Name] {
 			continue
 		}
-		j := slices.IndexFunc(t2.Fields, func(f msgdef.Field) bool { return f.Name == strings.ToLower(name) })
+		j := slices.IndexFunc(t2.Fields, func(f msgdef.Field) bool { return f.Name == strings.ToLower(f1.Name) })
 		switch {
 		case j < 0 || taken[t2.Fields[j].Name]:
-			missing = append(missing, name)
-		case !sameShape(&eq.Fields[i], &t2.Fields[j]):
-			unlike = append(unlike, name)
+			missing = append(missing, f1.Name)
+		case !rn.fieldFits(f1, &t2.Fields[j]):
+			unlike = append(unlike, f1.Name)
 		default:
-			taken[t2.Fields[j].Name] = true
-			rules = append(rules, fieldRule{from: []string{name}, to: []string{t2.Fields[j].Name}})
-			positional = positional && i == j
+			f2 := &t2.Fields[j]
+			taken[f2.Name] = true
+			rules = append(rules, fieldRule{from: []string{f1.Name}, to: []string{f2.Name}})
+			positional = positional && i == j && f1.Array == f2.Array
 		}
 	}
 	if len(manual) > 0 {
@@ -166,38 +164,25 @@ func nativeRules(d, eq, t2 *msgdef.Type, manual []fieldRule) (rules []fieldRule,
 	return rules, positional, strings.Join(whys, "; ")
 }
 
-// sameShape reports whether every value of field e (of a ROS2Equivalent)
-// has a place in field f: the same kind (the same message), and an array
-// where f has one of any length (or of e's fixed length when f is fixed),
-// f unbounded.
-func sameShape(e, f *msgdef.Field) bool {
-	if e.Kind != f.Kind || f.StringBound != 0 || (e.Kind == msgdef.Struct && e.Msg.Name != f.Msg.Name) {
+// fieldFits reports whether every value of ROS1 field f1 has a place in
+// ROS 2 field f2: the same kind (kindAlike, f1's message under its ROS 2
+// name), and an array where f2 has one of any length (or of f1's fixed
+// length when f2 is fixed), f2 unbounded.
+func (rn *Renames) fieldFits(f1, f2 *msgdef.Field) bool {
+	name2 := ""
+	if f1.Msg != nil {
+		name2 = rn.ros2Name(f1.Msg.Name)
+	}
+	if !kindAlike(f1, f2, name2) || f2.StringBound != 0 {
 		return false
 	}
-	switch f.Array {
+	switch f2.Array {
 	case msgdef.Scalar:
-		return e.Array == msgdef.Scalar
+		return f1.Array == msgdef.Scalar
 	case msgdef.Fixed:
-		return e.Array == msgdef.Fixed && e.Len == f.Len
+		return f1.Array == msgdef.Fixed && f1.Len == f2.Len
 	}
-	return e.Array != msgdef.Scalar && f.Len == 0
-}
-
-// sameWire reports whether types a and b lay out their values alike on
-// the wire: field by field the same kind and array (of the same fixed
-// length), nested types alike; names and bounds aside.
-func sameWire(a, b *msgdef.Type) bool {
-	if len(a.Fields) != len(b.Fields) {
-		return false
-	}
-	for i := range a.Fields {
-		x, y := &a.Fields[i], &b.Fields[i]
-		if x.Kind != y.Kind || x.Array != y.Array || (x.Array == msgdef.Fixed && x.Len != y.Len) ||
-			(x.Kind == msgdef.Struct && !sameWire(x.Msg, y.Msg)) {
-			return false
-		}
-	}
-	return true
+	return f1.Array != msgdef.Scalar && f2.Len == 0
 }
 
 // checkSelection checks that path names a field of t, through nested

@@ -190,37 +190,43 @@ func ros1Known(reg *msgdef.Registry, t *msgdef.Type) *msgdef.Type {
 }
 
 // ros1Fits reports whether ROS1 type k has ROS 2 type t's fields in their
-// order, each of the same name but for case (ros1_bridge's pairing) and
-// of the same wire shape: the same kind (time and duration for
-// builtin_interfaces Time and Duration; any one-byte kind for another),
-// array and fixed length, nested types fitting in turn (std_msgs/Header
-// always: ROS1's seq is written 0).
+// order, each of the same name but for case (ros1_bridge's pairing), the
+// same kind (kindAlike) and the same array, of the same fixed length;
+// nested types fitting in turn (std_msgs/Header always: ROS1's seq is
+// written 0).
 func ros1Fits(k, t *msgdef.Type) bool {
 	if len(k.Fields) != len(t.Fields) {
 		return false
 	}
 	for i := range k.Fields {
 		kf, tf := &k.Fields[i], &t.Fields[i]
-		if !strings.EqualFold(kf.Name, tf.Name) || kf.Array != tf.Array || (kf.Array == msgdef.Fixed && kf.Len != tf.Len) {
-			return false
+		name2 := ""
+		if kf.Msg != nil {
+			name2 = kf.Msg.Name
 		}
-		switch {
-		case tf.Kind == msgdef.Struct && ros1Builtin[tf.Msg.Name] != "":
-			if kf.Kind.String() != ros1Builtin[tf.Msg.Name] {
-				return false
-			}
-		case tf.Kind == msgdef.Struct:
-			if kf.Kind != msgdef.Struct || kf.Msg.Name != tf.Msg.Name || !(isROS2Header(tf.Msg) || ros1Fits(kf.Msg, tf.Msg)) {
-				return false
-			}
-		case kf.Kind != tf.Kind && !(oneByte(kf.Kind) && oneByte(tf.Kind)):
+		if !strings.EqualFold(kf.Name, tf.Name) || kf.Array != tf.Array || (kf.Array == msgdef.Fixed && kf.Len != tf.Len) ||
+			!kindAlike(kf, tf, name2) || (kf.Msg != nil && !isROS2Header(tf.Msg) && !ros1Fits(kf.Msg, tf.Msg)) {
 			return false
 		}
 	}
 	return true
 }
 
-func oneByte(k msgdef.Kind) bool { return k == msgdef.Int8 || k == msgdef.Uint8 }
+// kindAlike reports whether ROS1 field f1 and ROS 2 field f2 hold values
+// of one kind, laid out alike on the wire: time and duration as
+// builtin_interfaces Time and Duration, ROS1's byte as ROS 2's octet, f1's
+// message (named name2 in ROS 2) as f2's, any other kind as itself.
+func kindAlike(f1, f2 *msgdef.Field, name2 string) bool {
+	switch {
+	case f2.Kind == msgdef.Struct && ros1Builtin[f2.Msg.Name] != "":
+		return f1.Kind.String() == ros1Builtin[f2.Msg.Name]
+	case f2.Kind == msgdef.Struct:
+		return f1.Kind == msgdef.Struct && name2 == f2.Msg.Name
+	case f1.Prim == "byte":
+		return f2.Kind == msgdef.Uint8
+	}
+	return f1.Kind == f2.Kind
+}
 
 // ros1Time is a builtin_interfaces Time or Duration (k msgdef.Time or
 // msgdef.Duration) as the ROS1 time or duration rosbags writes: the same
