@@ -24,17 +24,20 @@ var rosidlHashes = map[string]string{
 }
 
 // nativeChannel is a ros1 channel of the built-in ROS1 type name.
-func nativeChannel(t *testing.T, reg *msgdef.Registry, name string) (*record.Channel, *msgdef.Type) {
+func nativeChannel(t *testing.T, reg *msgdef.Registry, name string) *record.Channel {
 	t.Helper()
 	t1, err := reg.Lookup(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, s, err := ROS1Equivalent(t1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &record.Channel{Topic: "/" + name, MessageEncoding: "ros1", Schema: s}, t1
+	return ros1Channel(t1)
+}
+
+// ros1Channel is a ros1 channel of ROS1 type t1, its schema as a bag
+// stores it.
+func ros1Channel(t1 *msgdef.Type) *record.Channel {
+	_, s, _ := ROS1Equivalent(t1) // a ROS1 type is its own, without error
+	return &record.Channel{Topic: "/" + t1.Name, MessageEncoding: "ros1", Schema: s}
 }
 
 // TestNativeMapping: with Native renames and a distribution, a ROS1 type
@@ -51,7 +54,7 @@ func TestNativeMapping(t *testing.T) {
 	}
 	res, native := NewResolver(reg), (*Renames)(nil).Native()
 
-	ch, _ := nativeChannel(t, reg, "sensor_msgs/CameraInfo")
+	ch := nativeChannel(t, reg, "sensor_msgs/CameraInfo")
 	conv, out, note, err := res.ToROS2(ch, native)
 	if err != nil || note != "" {
 		t.Fatalf("CameraInfo: %v %q", err, note)
@@ -99,7 +102,7 @@ func TestNativeMapping(t *testing.T) {
 		t.Errorf("direct and by-value bytes differ (%v):\n%x\n%x", err, direct, byValue)
 	}
 
-	ch, _ = nativeChannel(t, reg, "visualization_msgs/Marker")
+	ch = nativeChannel(t, reg, "visualization_msgs/Marker")
 	conv, out, note, err = res.ToROS2(ch, native)
 	if err != nil || note != "" {
 		t.Fatalf("Marker: %v %q", err, note)
@@ -134,12 +137,7 @@ func TestNativeMapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, s, err := ROS1Equivalent(solid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ch = &record.Channel{Topic: "/solid", MessageEncoding: "ros1", Schema: s}
-	_, out, note, err = res.ToROS2(ch, native)
+	_, out, note, err = res.ToROS2(ros1Channel(solid), native)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,11 +208,7 @@ func FuzzNativeMapping(f *testing.F) {
 		if err != nil {
 			return
 		}
-		_, s, err := ROS1Equivalent(t1)
-		if err != nil {
-			return
-		}
-		ch := &record.Channel{Topic: "/t", MessageEncoding: "ros1", Schema: s}
+		ch := ros1Channel(t1)
 		dec, err := res.For(ch)
 		if err != nil {
 			return
