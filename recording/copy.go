@@ -257,8 +257,10 @@ func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel
 		if err != nil {
 			return nil, nil, err
 		}
-		if _, said := in.noted.LoadOrStore(note, true); note != "" && !said {
-			in.warn("%s", note)
+		if note != "" {
+			if _, said := in.noted.LoadOrStore(note, true); !said {
+				in.warn("%s", note)
+			}
 		}
 		// A ROS 2 publisher's offered profiles are kept, as
 		// rosbags-convert keeps them; a latched ROS1 connection is
