@@ -227,8 +227,10 @@ func (w *Writer) open() error {
 		if c == "" {
 			c = "zstd"
 		}
-		// chunks as rosbag2's MCAP storage (libmcap) writes them: zstd at
-		// its default level, the small or incompressible ones stored
+		// compressed chunks as libmcap, rosbag2's MCAP writer, writes
+		// them (zstd at its default level, the small or incompressible
+		// ones stored); rosbag2 itself compresses only when configured to
+		// (its zstd_fast preset, a storage config), baglab by default
 		var f *mcapfile.Writer
 		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(),
 			mcapfile.WithBackgroundWrites(), mcapfile.WithStoreUnhelpedChunks(), mcapfile.WithLibrary("baglab"))
