@@ -35,14 +35,9 @@ import (
 var distros = []string{"humble", "iron", "jazzy"}
 
 // derived are the later distributions the package has no folder for, made
-// from an earlier one's files. rosbags 0.11.1's ros2_kilted typestore
-// (ternaris/rosbags src/rosbags/typesys/stores/ros2_kilted.py at b7415a2)
-// is its ros2_jazzy with nav_msgs/msg/Goals added, and that ros2_jazzy
-// agrees with the package's jazzy on the fields and constants of every
-// type both hold. The one type of the package's jazzy it does not hold,
-// test_msgs/msg/Builtins, has not changed in ros2/rcl_interfaces since
-// 2017 (1c27672). So Kilted is Jazzy's files and Goals (its fields as in
-// ros2/common_interfaces).
+// from an earlier one's files and the ones added (Kilted: Jazzy's and
+// nav_msgs/msg/Goals, its fields as in ros2/common_interfaces); why gives
+// the evidence, in PROVENANCE.md.
 var derived = []struct {
 	name, from string
 	add        map[string]string // <pkg>/msg/<Type>.msg -> its text
