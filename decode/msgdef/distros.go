@@ -2,9 +2,8 @@ package msgdef
 
 import (
 	"archive/tar"
-	"bytes"
 	"compress/gzip"
-	_ "embed"
+	"embed"
 	"fmt"
 	"io"
 	"path"
@@ -16,11 +15,12 @@ import (
 	"github.com/baglab/baglab/record"
 )
 
-// ros2Common is the ROS 2 common interfaces per distribution
-// (distros/PROVENANCE.md says where they come from).
+// ros2Common is the ROS 2 common interfaces, an archive per distribution,
+// distros/<distro>.tar.gz (distros/PROVENANCE.md says where they come
+// from).
 //
-//go:embed distros/ros2.tar.gz
-var ros2Common []byte
+//go:embed distros/*.tar.gz
+var ros2Common embed.FS
 
 // distroNames are the distributions ros2Common holds, oldest first.
 var distroNames = []string{"humble", "iron", "jazzy", "kilted"}
@@ -83,55 +83,60 @@ func (l *layer) why(name string) string {
 	return l.differs[name]
 }
 
+// load unpacks a distribution's layer from its own archive only; the
+// common layer needs them all.
 func (l *layer) load() {
 	l.once.Do(func() {
-		all := unpackDistros()
 		if l.name != "" {
-			l.msgs = all[l.name]
+			l.msgs = unpackDistro(l.name)
 			return
+		}
+		all := map[string]map[string]*source{}
+		for _, d := range distroNames {
+			all[d] = layerFor(d).loaded()
 		}
 		l.msgs, l.differs = commonTypes(all)
 	})
 }
 
-var (
-	unpackOnce sync.Once
-	unpacked   map[string]map[string]*source
-)
+// loaded is the layer's definitions, loading them first.
+func (l *layer) loaded() map[string]*source {
+	l.load()
+	return l.msgs
+}
 
-// unpackDistros reads ros2Common into definitions per distribution. The
-// archive is fixed and checked by the package tests; an entry that does not
-// read is left out.
-func unpackDistros() map[string]map[string]*source {
-	unpackOnce.Do(func() {
-		unpacked = map[string]map[string]*source{}
-		for _, d := range distroNames {
-			unpacked[d] = map[string]*source{}
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(ros2Common))
+// unpackDistro reads distribution d's archive in ros2Common into its
+// definitions, by canonical pkg/Type. The archives are fixed and checked
+// by the package tests; an entry that does not read is left out.
+func unpackDistro(d string) map[string]*source {
+	msgs := map[string]*source{}
+	f, err := ros2Common.Open("distros/" + d + ".tar.gz")
+	if err != nil {
+		return msgs
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return msgs
+	}
+	tr := tar.NewReader(zr)
+	for {
+		h, err := tr.Next()
 		if err != nil {
-			return
+			return msgs
 		}
-		tr := tar.NewReader(zr)
-		for {
-			h, err := tr.Next()
-			if err != nil {
-				return
-			}
-			parts := strings.Split(h.Name, "/") // distro/pkg/msg/Type.msg
-			if len(parts) != 4 || parts[2] != "msg" || unpacked[parts[0]] == nil || path.Ext(parts[3]) != ".msg" {
-				continue
-			}
-			b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
-			if err != nil {
-				return
-			}
-			pkg, name := parts[1], strings.TrimSuffix(parts[3], ".msg")
-			unpacked[parts[0]][pkg+"/"+name] = &source{name: pkg + "/" + name, fullName: pkg + "/msg/" + name,
-				dialect: ROS2, text: string(b), distro: parts[0]}
+		parts := strings.Split(h.Name, "/") // distro/pkg/msg/Type.msg
+		if len(parts) != 4 || parts[0] != d || parts[2] != "msg" || path.Ext(parts[3]) != ".msg" {
+			continue
 		}
-	})
-	return unpacked
+		b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+		if err != nil {
+			return msgs
+		}
+		pkg, name := parts[1], strings.TrimSuffix(parts[3], ".msg")
+		msgs[pkg+"/"+name] = &source{name: pkg + "/" + name, fullName: pkg + "/msg/" + name,
+			dialect: ROS2, text: string(b), distro: d}
+	}
 }
 
 // commonTypes returns the types every distribution defines with one wire
