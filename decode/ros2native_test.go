@@ -247,10 +247,11 @@ func FuzzNativeMapping(f *testing.F) {
 
 // TestROS1Known: a ROS 2 type whose built-in ROS1 definition has its
 // fields in order, names alike but for case and shapes alike, goes into
-// a bag under that definition: Jazzy's CameraInfo with the md5sum of
-// ROS1's (c9a58c1b…, as genpy gives sensor_msgs/CameraInfo), Jazzy's
-// DiagnosticStatus (byte level) with ROS1's; Jazzy's Marker, which adds
-// fields, keeps them under a definition of its own.
+// a bag under that definition, even when ToROS1 keeps ROS 2 fields:
+// Jazzy's CameraInfo with the md5sum of ROS1's (c9a58c1b…, as genpy gives
+// sensor_msgs/CameraInfo), Jazzy's DiagnosticStatus (byte level) with
+// ROS1's; Jazzy's Marker, which adds fields, then keeps them under a
+// definition of its own (TestROS1Paired: by default it does not).
 func TestROS1Known(t *testing.T) {
 	jazzy := msgdef.Default()
 	if err := jazzy.SetDistro("jazzy"); err != nil {
@@ -271,7 +272,7 @@ func TestROS1Known(t *testing.T) {
 		}
 		ch := &record.Channel{Topic: "/t", MessageEncoding: "cdr",
 			Schema: &record.Schema{Name: t2.FullName, Encoding: "ros2msg", Data: []byte(ROS2Bundle(t2))}}
-		_, out, err := res.ToROS1(ch)
+		_, out, _, err := res.ToROS1(ch, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -284,4 +285,115 @@ func TestROS1Known(t *testing.T) {
 			t.Errorf("%s: md5sum %s, ROS1's %s: want them equal %v", c.name, got, want, c.fits)
 		}
 	}
+}
+
+// TestROS1Paired: by default a ROS 2 type whose built-in ROS1 definition
+// can take its values by ros1_bridge's pairing goes into a bag under it,
+// with ROS1's md5sum, although ROS 2 added fields: Jazzy's Marker as
+// ROS1's (md5sum 4048c9de…, as genpy gives visualization_msgs/Marker),
+// every ROS1 field kept (times as ROS1 times, Header's seq 0), the
+// texture fields left out and counted only when they held data; a
+// MarkerArray so too, the fields named inside markers[]. A definition
+// with a ROS1 field it lacks keeps its own fields.
+func TestROS1Paired(t *testing.T) {
+	jazzy := msgdef.Default()
+	if err := jazzy.SetDistro("jazzy"); err != nil {
+		t.Fatal(err)
+	}
+	res := NewResolver(jazzy)
+	marker, err := jazzy.Lookup("visualization_msgs/msg/Marker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := &record.Channel{Topic: "/m", MessageEncoding: "cdr",
+		Schema: &record.Schema{Name: marker.FullName, Encoding: "ros2msg", Data: []byte(ROS2Bundle(marker))}}
+	conv, out, left, err := res.ToROS1(ch, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Schema.Name != "visualization_msgs/Marker" || out.Schema.MD5 != "4048c9de2a16f4ae8e0538085ebf1b97" {
+		t.Fatalf("Marker goes in as %s, md5sum %s", out.Schema.Name, out.Schema.MD5)
+	}
+	if left == nil || !reflect.DeepEqual(left.Fields, []string{"texture_resource", "texture", "uv_coordinates", "mesh_file"}) {
+		t.Fatalf("left out: %+v", left)
+	}
+	v := value.New(marker)
+	for path, x := range map[string]any{"header.stamp.sec": int64(1714564800), "header.stamp.nanosec": uint64(250),
+		"header.frame_id": "map", "ns": "grasp", "id": int64(-3), "type": int64(11), "pose.position.x": 1.5,
+		"pose.orientation.w": 1.0, "scale.z": 0.25, "color.a": 0.5, "lifetime.sec": int64(2), "lifetime.nanosec": uint64(5e8),
+		"frame_locked": true, "text": "cup", "mesh_resource": "package://m.dae", "mesh_use_embedded_materials": true} {
+		if err := v.Set(path, x); err != nil {
+			t.Fatal(path, err)
+		}
+	}
+	pt := value.New(marker.Field("points").Msg)
+	if err := pt.Set("y", -2.0); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Set("points", []any{pt, value.New(pt.Type)}); err != nil {
+		t.Fatal(err)
+	}
+	src, err := cdr.AppendEncode(nil, v, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := conv(nil, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec1, err := NewResolver(nil).For(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1, err := dec1.DecodeValue(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]any{"header.seq": uint64(0), "header.stamp": value.Time{Sec: 1714564800, Nsec: 250},
+		"header.frame_id": "map", "ns": "grasp", "id": int64(-3), "type": int64(11), "pose.position.x": 1.5,
+		"pose.orientation.w": 1.0, "scale.z": 0.25, "color.a": 0.5, "lifetime": value.Duration{Sec: 2, Nsec: 5e8},
+		"frame_locked": true, "points[0].y": -2.0, "points[1].y": 0.0, "text": "cup", "mesh_resource": "package://m.dae",
+		"mesh_use_embedded_materials": true} {
+		if got, err := v1.Get(path); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s = %#v (%v), want %#v", path, got, err, want)
+		}
+	}
+	if left.Held() != 0 {
+		t.Errorf("%d messages held texture data, want 0", left.Held())
+	}
+	if err := v.Set("texture_resource", "file:///t.png"); err != nil {
+		t.Fatal(err)
+	}
+	if src, err = cdr.AppendEncode(nil, v, false); err != nil {
+		t.Fatal(err)
+	}
+	if b2, err := conv(nil, src); err != nil || !bytes.Equal(b2, b) || left.Held() != 1 {
+		t.Errorf("with a texture: %v, the same bytes %v, held %d (want 1)", err, bytes.Equal(b2, b), left.Held())
+	}
+
+	array, err := jazzy.Lookup("visualization_msgs/msg/MarkerArray")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch.Schema = &record.Schema{Name: array.FullName, Encoding: "ros2msg", Data: []byte(ROS2Bundle(array))}
+	if _, out, left, err = res.ToROS1(ch, false); err != nil || out.Schema.MD5 != msgdef.MD5(mustLookup(t, jazzy, "visualization_msgs/MarkerArray")) ||
+		left == nil || left.Fields[0] != "markers[].texture_resource" {
+		t.Errorf("MarkerArray: %v, md5sum %s, left out %+v", err, out.Schema.MD5, left)
+	}
+
+	// Without a ROS1 field (text), no pairing: the type keeps its fields.
+	ch.Schema = &record.Schema{Name: marker.FullName, Encoding: "ros2msg",
+		Data: []byte(strings.Replace(ROS2Bundle(marker), "\nstring text\n", "\n", 1))}
+	if _, out, left, err = res.ToROS1(ch, false); err != nil || out.Schema.MD5 == "4048c9de2a16f4ae8e0538085ebf1b97" || left != nil {
+		t.Errorf("Marker without text: %v, md5sum %s, left out %+v", err, out.Schema.MD5, left)
+	}
+}
+
+func mustLookup(t *testing.T, reg *msgdef.Registry, name string) *msgdef.Type {
+	t.Helper()
+	typ, err := reg.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return typ
 }

@@ -336,23 +336,40 @@ var _ sink.Sink = (*addSeq)(nil)
 // error.
 type Conversion func(dst, src []byte) ([]byte, error)
 
-// ToROS1 returns the Conversion of messages of a channel into ROS1
-// (TranscodeROS2), not for concurrent use, and the channel to write them
-// on. ROS1 channels pass through unchanged (nil Conversion).
-func (r *Resolver) ToROS1(ch *record.Channel) (Conversion, *record.Channel, error) {
+// ToROS1 returns the Conversion of messages of a channel into ROS1, not
+// for concurrent use, and the channel to write them on. ROS1 channels pass
+// through unchanged (nil Conversion). A ROS 2 type goes under the ROS1
+// definition baglab knows of its name when that definition fits it
+// (ros1Equivalent, the bytes transcoded as TranscodeROS2 does); unless
+// keepROS2Fields, also when the definition can take its values by
+// ros1_bridge's pairing although ROS 2 added fields (Marker's texture):
+// each message then goes through values, the added fields are left out,
+// and the returned Left says which and counts the messages that held data
+// in them (nil when nothing is left out). Otherwise the type keeps its
+// own fields, under a ROS1 definition made of them.
+func (r *Resolver) ToROS1(ch *record.Channel, keepROS2Fields bool) (Conversion, *record.Channel, *Left, error) {
 	if ch.MessageEncoding == "ros1" {
-		return nil, ch, nil
+		return nil, ch, nil, nil
 	}
 	dec, err := r.For(ch)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	_, schema, err := ros1Equivalent(dec.Type(), r.reg)
-	if err != nil {
-		return nil, nil, err
+	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "ros1", Metadata: ch.Metadata}
+	if !keepROS2Fields {
+		if k, fields := ros1Paired(r.reg, dec.Type()); k != nil {
+			out.Schema = &record.Schema{Name: k.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(k)), MD5: msgdef.MD5(k)}
+			var l *Left
+			if len(fields) > 0 {
+				l = &Left{Type: dec.Type().FullName, As: k.Name, Fields: fields}
+			}
+			return pairedConversion(dec, k, l), out, l, nil
+		}
 	}
-	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "ros1", Schema: schema, Metadata: ch.Metadata}
-	return TranscodeROS2(dec), out, nil
+	if _, out.Schema, err = ros1Equivalent(dec.Type(), r.reg); err != nil {
+		return nil, nil, nil, err
+	}
+	return TranscodeROS2(dec), out, nil, nil
 }
 
 // WithDefinition returns ch with its schema filled from the resolved type

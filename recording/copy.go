@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/internal/english"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/bag"
 	"github.com/baglab/baglab/recording/rosbag2"
@@ -52,11 +53,17 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 	// the first QoS profiles (rosbag2.Writer.AddChannel): qos holds them
 	// by id, so that profiles it drops are said.
 	qos := map[uint32]string{}
+	// lefts are what ROS1 definitions leave out of the ROS 2 types
+	// written under them, said at the end when messages held data there.
+	var lefts []*decode.Left
 	// add makes the output channel of ch, a channel of the file source.
 	add := func(ch *record.Channel, source string) (*outChannel, error) {
 		oc := &outChannel{keepSeq: in.storesSequence(source)}
 		chans[ch] = oc
-		out, convert, err := in.outChannel(format, ch)
+		out, convert, left, err := in.outChannel(format, ch)
+		if left != nil {
+			lefts = append(lefts, left)
+		}
 		if err == nil {
 			key := channelKey(format, out)
 			var ok bool
@@ -155,7 +162,28 @@ func (in *Inputs) CopyTo(ctx context.Context, w Writer, format Format) (int64, e
 			return n, err
 		}
 	}
+	in.sayLeft(lefts)
 	return n, nil
+}
+
+// sayLeft warns, type by type, of the messages that held data in fields
+// the ROS1 definitions written left out (decode.Left).
+func (in *Inputs) sayLeft(lefts []*decode.Left) {
+	held := map[string]int64{}
+	var order []string
+	for _, l := range lefts {
+		text := fmt.Sprintf("%s held data in fields ROS1's %s has no place for (%s): left out (--keep-ros2-fields keeps them, under a definition of their own, which ROS1 subscribers refuse)",
+			l.Type, l.As, strings.Join(l.Fields, ", "))
+		if _, ok := held[text]; !ok {
+			order = append(order, text)
+		}
+		held[text] += l.Held()
+	}
+	for _, text := range order {
+		if n := held[text]; n > 0 {
+			in.warn("%s of %s", english.Count(int(n), "message"), text)
+		}
+	}
 }
 
 // fileChannel is a channel of the inputs and the file it belongs to.
@@ -251,11 +279,11 @@ func (in *Inputs) storesNoDefinitions() bool {
 
 // outChannel is the channel ch becomes in a recording of format, and the
 // conversion of its messages (nil: copied as they are).
-func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, decode.Conversion, error) {
+func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel, decode.Conversion, *decode.Left, error) {
 	if format == FormatROS2 {
 		conv, c, note, err := in.res.ToROS2(ch, in.o.Renames)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if note != "" {
 			if _, said := in.noted.LoadOrStore(note, true); !said {
@@ -268,24 +296,24 @@ func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel
 		qos := ""
 		if in := ch.Metadata["offered_qos_profiles"]; in != "" {
 			if qos, err = rosbag2.OfferedQoS(in); err != nil {
-				return nil, nil, fmt.Errorf("%w: topic %s: %v", record.ErrFormat, ch.Topic, err)
+				return nil, nil, nil, fmt.Errorf("%w: topic %s: %v", record.ErrFormat, ch.Topic, err)
 			}
 		} else if Latched(ch) {
 			qos = rosbag2.LatchedQoS
 		}
 		c.Metadata["offered_qos_profiles"] = qos
-		return c, conv, nil
+		return c, conv, nil, nil
 	}
 	if format != FormatBag {
 		c, err := in.res.WithDefinition(ch)
-		return c, nil, err
+		return c, nil, nil, err
 	}
 	if ch.MessageEncoding == "json" {
-		return nil, nil, fmt.Errorf("%w: topic %s has JSON messages, which a ROS1 bag cannot hold", record.ErrUnsupported, ch.Topic)
+		return nil, nil, nil, fmt.Errorf("%w: topic %s has JSON messages, which a ROS1 bag cannot hold", record.ErrUnsupported, ch.Topic)
 	}
-	conv, c, err := in.res.ToROS1(ch)
+	conv, c, left, err := in.res.ToROS1(ch, in.o.KeepROS2Fields)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if Latched(ch) && c.Metadata["latching"] == "" {
 		// a ROS 2 publisher offering transient-local durability
@@ -298,5 +326,5 @@ func (in *Inputs) outChannel(format Format, ch *record.Channel) (*record.Channel
 		cc.Metadata = md
 		c = &cc
 	}
-	return c, conv, nil
+	return c, conv, left, nil
 }

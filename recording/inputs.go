@@ -50,6 +50,12 @@ type InputOptions struct {
 	// rules) when the inputs are copied into a ROS 2 recording; nil for
 	// rosbags-convert's names.
 	Renames *decode.Renames
+	// KeepROS2Fields writes a ROS 2 type into a ROS1 bag under a
+	// definition of its own fields when the ROS1 definition of its name
+	// lacks some (Marker's texture); by default it goes under ROS1's, those
+	// fields left out (decode.Resolver.ToROS1), and the messages that held
+	// data in them are counted in a warning.
+	KeepROS2Fields bool
 	// Selection picks the messages the iterators hand on.
 	Selection Selection
 	// SkipBad goes on past damaged data — a chunk or record the container

@@ -18,6 +18,9 @@ type copyOptions struct {
 	compression string
 	force       bool
 	ros2        ros2Flags // --to ros2
+	// keepROS2Fields keeps the fields of ROS 2 types that ROS1's
+	// definitions lack, in a .bag OUT
+	keepROS2Fields bool
 }
 
 func (o *copyOptions) addFlags(cmd *cobra.Command) {
@@ -25,6 +28,8 @@ func (o *copyOptions) addFlags(cmd *cobra.Command) {
 	o.ros2.addFlags(cmd)
 	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
+	cmd.Flags().BoolVar(&o.keepROS2Fields, "keep-ros2-fields", false,
+		"with a .bag OUT: write a ROS 2 type whose ROS1 definition lacks some of its fields (Marker's texture) under a definition of its own fields, which ROS1 subscribers refuse, instead of under ROS1's without them")
 	completeValues(cmd, "compression", "none", "lz4", "bz2", "zstd")
 }
 
@@ -73,10 +78,13 @@ func newConvertCmd(g *globalOptions) *cobra.Command {
 		Long: `Convert IN (several are merged in log time order) to the format OUT's
 extension names (.bag or .mcap), keeping definitions, latching and metadata.
 ROS2 (CDR) messages written into a ROS1 bag are re-encoded in the ROS1 wire
-format under an equivalent ROS1 definition (wstring → string, bounded
-sequences → T[], byte → uint8), or under the ROS1 definition baglab knows
-of the type (built in or --msg-path) when it has the same fields in order,
-names alike but for case (CameraInfo's d is D again, with ROS1's md5sum).
+format under the ROS1 definition baglab knows of the type (built in or
+--msg-path), with its md5sum, which ROS1 subscribers check: fields paired
+by name but for case (CameraInfo's d is D again), those ROS 2 added left
+out (Marker's texture; a warning counts the messages that held data
+there, and --keep-ros2-fields keeps them instead). A type ROS1 does not
+define goes under an equivalent ROS1 definition (wstring → string, bounded
+sequences → T[], byte → uint8).
 
 --to ros2 writes OUT as a rosbag2 folder, as rosbags-convert does (or, when
 OUT ends in .mcap or .db3, as that one storage file, which stores its
@@ -136,6 +144,10 @@ func runCopy(ctx context.Context, o *copyOptions) error {
 	if format == recording.FormatROS2 && o.g.distro != "" {
 		o.read.renames = o.read.renames.Native() // a recording of that distribution
 	}
+	if o.keepROS2Fields && format != recording.FormatBag {
+		return usageErrorf("--keep-ros2-fields applies to a .bag OUT")
+	}
+	o.read.keepROS2Fields = o.keepROS2Fields
 	if err := recording.CheckCompression(format, o.compression); err != nil {
 		return usageErrorf("--compression: %v", err)
 	}

@@ -30,6 +30,9 @@ type readFlags struct {
 	// renames are the ROS 2 names of ROS1 types for a copy into a ROS 2
 	// recording (convert --rules); not a flag of its own
 	renames *decode.Renames
+	// keepROS2Fields is convert's --keep-ros2-fields, for a copy into a
+	// ROS1 bag
+	keepROS2Fields bool
 	// inPlace reads local files in place, for a command that keeps the
 	// messages' data while it renders them (cat); not a flag
 	inPlace bool
@@ -70,6 +73,7 @@ func (g *globalOptions) inputOptions(files []string, f *readFlags) (recording.In
 		Registry:       reg,
 		Distro:         g.distro,
 		Renames:        f.renames,
+		KeepROS2Fields: f.keepROS2Fields,
 		Selection:      recording.Selection{Topics: f.topics, ExcludeTopics: f.exclude, Start: f.start, End: f.end},
 		SkipBad:        f.skipBad,
 		KeepUnverified: f.keepUnverified,

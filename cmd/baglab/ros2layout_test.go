@@ -126,24 +126,17 @@ func TestConvertToROS2DistroLayouts(t *testing.T) {
 		})
 	}
 	// The way back: CameraInfo is ROS1's again, D and md5sum, as rosbag
-	// reads it from the bag it wrote; SolidPrimitive, kept in its ROS1
+	// reads it from the bag it wrote; Marker too, Jazzy's empty texture
+	// fields left out without a warning; SolidPrimitive, kept in its ROS1
 	// fields, too.
 	back := filepath.Join(dir, "back.bag")
-	if _, stderr, code := run(t, "convert", "-q", filepath.Join(dir, "jazzy"), back); code != 0 {
+	if _, stderr, code := run(t, "convert", "-q", filepath.Join(dir, "jazzy"), back); code != 0 || stderr != "" {
 		t.Fatalf("convert back: exit %d: %s", code, stderr)
 	}
-	var headers, backHeaders map[string]struct {
-		MD5 string `json:"md5sum"`
-	}
-	if err := json.Unmarshal(ros1Peer(t, "headers", src), &headers); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(ros1Peer(t, "headers", back), &backHeaders); err != nil {
-		t.Fatal(err)
-	}
-	for _, topic := range []string{"/camera/camera_info", "/solid"} {
-		if backHeaders[topic].MD5 != headers[topic].MD5 {
-			t.Errorf("%s back in a bag: md5sum %s, rosbag's %s", topic, backHeaders[topic].MD5, headers[topic].MD5)
+	headers, backHeaders := ros1Headers(t, src), ros1Headers(t, back)
+	for _, topic := range []string{"/camera/camera_info", "/markers", "/solid"} {
+		if h := backHeaders[topic]; h.MD5 != headers[topic].MD5 || h.DefinitionMD5 != h.MD5 {
+			t.Errorf("%s back in a bag: md5sum %s (genpy's of its definition %s), rosbag's %s", topic, h.MD5, h.DefinitionMD5, headers[topic].MD5)
 		}
 	}
 	var backValues []map[string]any
@@ -152,7 +145,7 @@ func TestConvertToROS2DistroLayouts(t *testing.T) {
 	if err := dec.Decode(&backValues); err != nil || len(backValues) != len(want) {
 		t.Fatalf("rosbag read %d messages back: %v", len(backValues), err)
 	}
-	for _, i := range []int{0, 2} {
+	for i := range want {
 		if !reflect.DeepEqual(backValues[i]["message"], want[i]["message"]) {
 			t.Errorf("%s back: %v\nrosbag wrote %v", want[i]["topic"], backValues[i]["message"], want[i]["message"])
 		}
@@ -164,5 +157,84 @@ func TestConvertToROS2DistroLayouts(t *testing.T) {
 	}
 	if g := ros2Peer(t, out)["messages"].([]any)[0].(map[string]any)["message"].(map[string]any); g["D"] == nil {
 		t.Errorf("CameraInfo without --distro %v: want D, as rosbags-convert keeps it", g)
+	}
+}
+
+// ros1Header is a bag connection as ros1peer.py headers prints it.
+type ros1Header struct {
+	Type          string `json:"type"`
+	MD5           string `json:"md5sum"`
+	DefinitionMD5 string `json:"definition_md5sum"` // genpy's, of the definition stored
+}
+
+// ros1Headers reads the connections of a bag with Debian's rosbag.
+func ros1Headers(t *testing.T, bag string) map[string]ros1Header {
+	t.Helper()
+	var h map[string]ros1Header
+	if err := json.Unmarshal(ros1Peer(t, "headers", bag), &h); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestConvertROS2MarkersToBag: Jazzy's Marker, which ROS 2 extended with
+// texture fields, goes into a bag as ROS1's visualization_msgs/Marker, the
+// md5sum (4048c9de…) a ROS1 subscriber checks and genpy computes of the
+// definition stored; Debian's rosbag reads every ROS1 field with the values
+// the npm peers wrote (texmarker.cjs), and one warning counts the one
+// message whose texture fields held data, left out. With
+// --keep-ros2-fields the bag keeps them under a definition of their own,
+// without a warning.
+func TestConvertROS2MarkersToBag(t *testing.T) {
+	testenv.RequirePeer(t, "node", "mcap", "rosmsg2", "ros2defs", "rosbag")
+	dir := t.TempDir()
+	src := filepath.Join(dir, "markers.mcap")
+	wrote, err := exec.Command("node", "testdata/texmarker.cjs", testenv.NodeDir(t), src).Output()
+	if err != nil {
+		t.Fatalf("texmarker.cjs: %v", err)
+	}
+	var written []map[string]any
+	if err := json.Unmarshal(wrote, &written); err != nil || len(written) != 2 {
+		t.Fatalf("texmarker.cjs wrote %d messages: %v", len(written), err)
+	}
+	out := filepath.Join(dir, "markers.bag")
+	_, stderr, code := run(t, "convert", "-q", src, out)
+	if code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	if strings.Count(stderr, "warning:") != 1 || !strings.Contains(stderr, "1 message of visualization_msgs/msg/Marker held data in fields ROS1's visualization_msgs/Marker has no place for (texture_resource, texture, uv_coordinates, mesh_file)") {
+		t.Errorf("stderr %q: want one warning, of 1 message", stderr)
+	}
+	if h := ros1Headers(t, out)["/markers"]; h.Type != "visualization_msgs/Marker" || h.MD5 != "4048c9de2a16f4ae8e0538085ebf1b97" || h.DefinitionMD5 != h.MD5 {
+		t.Errorf("/markers: %+v, want visualization_msgs/Marker with md5sum 4048c9de2a16f4ae8e0538085ebf1b97", h)
+	}
+	var got []map[string]any
+	if err := json.Unmarshal(ros1Peer(t, "values", out), &got); err != nil || len(got) != 2 {
+		t.Fatalf("rosbag read %d messages: %v", len(got), err)
+	}
+	for i, w := range written {
+		for _, f := range []string{"texture_resource", "texture", "uv_coordinates", "mesh_file"} {
+			delete(w, f)
+		}
+		if g := got[i]["message"]; !reflect.DeepEqual(g, w) {
+			t.Errorf("message %d: rosbag reads %v\nthe peers wrote %v", i, g, w)
+		}
+	}
+
+	kept := filepath.Join(dir, "kept.bag")
+	if _, stderr, code := run(t, "convert", "-q", src, kept, "--keep-ros2-fields"); code != 0 || stderr != "" {
+		t.Fatalf("convert --keep-ros2-fields: exit %d: %s", code, stderr)
+	}
+	if h := ros1Headers(t, kept)["/markers"]; h.MD5 == "4048c9de2a16f4ae8e0538085ebf1b97" || h.DefinitionMD5 != h.MD5 {
+		t.Errorf("/markers with --keep-ros2-fields: %+v, want a definition of its own", h)
+	}
+	if err := json.Unmarshal(ros1Peer(t, "values", kept), &got); err != nil || len(got) != 2 {
+		t.Fatalf("rosbag read %d messages: %v", len(got), err)
+	}
+	if g := got[1]["message"].(map[string]any); g["texture_resource"] != "embedded://grip.png" {
+		t.Errorf("with --keep-ros2-fields rosbag reads %v", g)
+	}
+	if _, stderr, code := run(t, "convert", "-q", src, filepath.Join(dir, "x.mcap"), "--keep-ros2-fields"); code != 2 || !strings.Contains(stderr, "--keep-ros2-fields applies to a .bag OUT") {
+		t.Errorf("--keep-ros2-fields with .mcap OUT: exit %d: %s", code, stderr)
 	}
 }

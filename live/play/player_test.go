@@ -15,7 +15,9 @@ import (
 	"time"
 
 	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording"
 )
@@ -565,6 +567,73 @@ func TestCDRPlayedAsROS1(t *testing.T) {
 		if _, err := dec.DecodeValue(m.data); err != nil {
 			t.Fatalf("%s: published bytes do not decode as %s: %v", m.topic, tp.Type, err)
 		}
+	}
+}
+
+// TestROS2MarkerPlayedAsROS1s: a ROS 2 Marker (Jazzy's, with texture
+// fields) is played as ROS1's visualization_msgs/Marker, with the md5sum
+// its ROS1 subscribers check, its ROS1 fields kept, and a warning naming
+// the fields left out.
+func TestROS2MarkerPlayedAsROS1s(t *testing.T) {
+	jazzy := msgdef.Default()
+	if err := jazzy.SetDistro("jazzy"); err != nil {
+		t.Fatal(err)
+	}
+	marker, err := jazzy.Lookup("visualization_msgs/msg/Marker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := value.New(marker)
+	if err := v.Set("text", "cup"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := cdr.Encode(v, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "markers.mcap")
+	w, err := recording.Create(path, recording.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := w.AddChannel(&record.Channel{Topic: "/markers", MessageEncoding: "cdr",
+		Schema: &record.Schema{Name: marker.FullName, Encoding: "ros2msg", Data: []byte(decode.ROS2Bundle(marker))}})
+	if err == nil {
+		err = w.WriteMessage(id, &record.Message{LogTime: t0, Data: data})
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var warned []string
+	o := DefaultOptions()
+	o.Warn = func(msg string) { warned = append(warned, msg) }
+	net, _ := play(t, o, 0, path)
+	if len(warned) != 1 || !strings.Contains(warned[0], "is played as ROS1's visualization_msgs/Marker") ||
+		!strings.Contains(warned[0], "texture_resource, texture, uv_coordinates, mesh_file") {
+		t.Errorf("warnings %q", warned)
+	}
+	if len(net.topics) != 1 || net.topics[0].Type != "visualization_msgs/Marker" || net.topics[0].MD5 != "4048c9de2a16f4ae8e0538085ebf1b97" {
+		t.Fatalf("advertised %+v", net.topics)
+	}
+	tp := net.topics[0]
+	dec, err := decode.NewResolver(nil).For(&record.Channel{Topic: tp.Name, MessageEncoding: "ros1",
+		Schema: &record.Schema{Name: tp.Type, Encoding: "ros1msg", Data: []byte(tp.Definition)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := net.messages("")
+	if len(msgs) != 1 {
+		t.Fatalf("published %d messages", len(msgs))
+	}
+	got, err := dec.DecodeValue(msgs[0].data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, err := got.Get("text"); err != nil || text != "cup" {
+		t.Errorf("published text %v (%v), want cup", text, err)
 	}
 }
 

@@ -394,7 +394,7 @@ func TestPlayROS2RecordedByRosbagRecord(t *testing.T) {
 			t.Fatal(err)
 		}
 		recordtest.Each(t, it, func(msg *record.Message) {
-			conv, _, err := in.Resolver().ToROS1(msg.Channel)
+			conv, _, _, err := in.Resolver().ToROS1(msg.Channel, false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -105,7 +105,8 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 	p := &plan{res: res, skip: o.Skip, byTopic: map[string]*output{}, chans: map[*record.Channel]played{},
 		sources: map[string]*source{}, skipped: map[*record.Channel]bool{}}
 	byName := map[string]*output{}
-	skipped := map[string]bool{}
+	skipped := map[string]bool{}  // topics whose skipping was said
+	leftSaid := map[string]bool{} // topics whose left-out fields were said
 	for _, ch := range chans {
 		if !o.selects(ch.Topic) {
 			continue
@@ -131,7 +132,12 @@ func newPlan(chans []*record.Channel, res *decode.Resolver, o *Options) (*plan, 
 			skipped[ch.Topic] = true
 			continue
 		}
-		t, conv, err := ros1Topic(res, ch)
+		t, conv, left, err := ros1Topic(res, ch)
+		if left != nil && !leftSaid[ch.Topic] && o.Warn != nil {
+			o.Warn(fmt.Sprintf("topic %s: %s is played as ROS1's %s, which has no place for its fields %s: they are left out",
+				ch.Topic, left.Type, left.As, strings.Join(left.Fields, ", ")))
+			leftSaid[ch.Topic] = true
+		}
 		if err != nil {
 			if o.Skip == nil {
 				return nil, err
@@ -177,26 +183,28 @@ func (o *Options) selects(topic string) bool {
 	return true
 }
 
-// ros1Topic returns the ROS1 connection fields a channel is played with and
-// the converter of its messages: ROS1 channels keep their recorded type, MD5
-// sum and definition; CDR channels get the equivalent ROS1 definition.
-func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, decode.Conversion, error) {
-	conv, c, err := res.ToROS1(ch)
+// ros1Topic returns the ROS1 connection fields a channel is played with,
+// the converter of its messages and what it leaves out of them: ROS1
+// channels keep their recorded type, MD5 sum and definition; CDR channels
+// get the ROS1 definition of their type, or an equivalent one
+// (decode.Resolver.ToROS1: a ROS1 subscriber checks the md5sum).
+func ros1Topic(res *decode.Resolver, ch *record.Channel) (Topic, decode.Conversion, *decode.Left, error) {
+	conv, c, left, err := res.ToROS1(ch, false)
 	if err != nil {
-		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
+		return Topic{}, nil, nil, record.WithFile(err, "", -1, ch.Topic)
 	}
 	if c, err = res.WithDefinition(c); err != nil {
-		return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
+		return Topic{}, nil, nil, record.WithFile(err, "", -1, ch.Topic)
 	}
 	t := Topic{Type: c.Schema.Name, MD5: c.Schema.MD5, Definition: string(c.Schema.Data), Latching: recording.Latched(ch)}
 	if t.MD5 == "" {
 		dec, err := res.For(c)
 		if err != nil {
-			return Topic{}, nil, record.WithFile(err, "", -1, ch.Topic)
+			return Topic{}, nil, nil, record.WithFile(err, "", -1, ch.Topic)
 		}
 		t.MD5 = msgdef.MD5(dec.Type())
 	}
-	return t, conv, nil
+	return t, conv, left, nil
 }
 
 // converter returns the converter and source of a channel met while
@@ -212,7 +220,7 @@ func (p *plan) converter(ch *record.Channel) (decode.Conversion, *source, bool, 
 	if out == nil || p.skipped[ch] {
 		return nil, nil, false, nil
 	}
-	t, conv, err := ros1Topic(p.res, ch)
+	t, conv, _, err := ros1Topic(p.res, ch) // what it leaves out was said for the topic
 	if err != nil {
 		if p.skip == nil {
 			return nil, nil, false, err

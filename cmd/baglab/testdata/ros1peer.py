@@ -5,8 +5,9 @@ tests. Run with /usr/bin/python3.
   ros1peer.py rewrite IN OUT   write OUT with rosbag's writer: every message
                                of IN, raw, on its own connection header
   ros1peer.py headers BAG      print per topic its connection's type, md5sum
-                               and latching, and the seq of every
-                               std_msgs/Header in its messages
+                               and latching, the md5sum genpy computes of
+                               the definition it stores, and the seq of
+                               every std_msgs/Header in its messages
   ros1peer.py values BAG       print every message as JSON, in the shape the
                                ROS 2 conversion gives it: std_msgs/Header
                                without seq, time and duration as
@@ -21,6 +22,7 @@ import math
 import sys
 
 import genpy
+import genpy.dynamic
 import rosbag
 
 
@@ -68,7 +70,9 @@ def main():
         with rosbag.Bag(sys.argv[2]) as bag:
             for c in bag._get_connections():
                 h = c.header
-                t = out.setdefault(c.topic, {"type": c.datatype, "md5sum": c.md5sum, "latching": h.get("latching", b"0").decode(), "seqs": []})
+                cls = genpy.dynamic.generate_dynamic(c.datatype, h["message_definition"].decode())[c.datatype]
+                t = out.setdefault(c.topic, {"type": c.datatype, "md5sum": c.md5sum, "latching": h.get("latching", b"0").decode(),
+                                             "definition_md5sum": cls._md5sum, "seqs": []})
             for topic, msg, _ in bag.read_messages():
                 out[topic]["seqs"].extend(seqs(msg))
         json.dump(out, sys.stdout)
