@@ -83,7 +83,8 @@ format under the ROS1 definition baglab knows of the type (built in or
 by name but for case (CameraInfo's d is D again), those ROS 2 added left
 out (Marker's texture; a warning counts the messages that held data
 there, and --keep-ros2-fields keeps them instead). A type ROS1 does not
-define goes under an equivalent ROS1 definition (wstring → string, bounded
+define, or whose ROS1 definition has a field it lacks, goes under an
+equivalent ROS1 definition of its fields (wstring → string, bounded
 sequences → T[], byte → uint8).
 
 --to ros2 writes OUT as a rosbag2 folder, as rosbags-convert does (or, when
