@@ -1,15 +1,13 @@
 package decode
 
 import (
-	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/baglab/baglab/decode/msgdef"
-	"github.com/baglab/baglab/decode/ros1"
-	"github.com/baglab/baglab/decode/value"
-	"github.com/baglab/baglab/record"
+	"github.com/baglab/baglab/decode/sink"
 )
 
 // Left is what ToROS1 leaves out of the messages of a ROS 2 type it writes
@@ -26,45 +24,51 @@ type Left struct {
 }
 
 // Held is the number of messages converted so far whose left-out fields
-// held anything but zero values (empty strings and arrays, zero numbers).
+// held data: a non-empty string or sequence, a number other than zero,
+// true.
 func (l *Left) Held() int64 { return l.held.Load() }
 
 // ros1Paired returns the ROS1 definition reg knows of ROS 2 type t's name
 // when it does not fit t (ros1Fits) but can take t's values as
 // ros1_bridge pairs fields (ros1Pairs), with the paths of t's fields it
-// leaves out; else nil.
-func ros1Paired(reg *msgdef.Registry, t *msgdef.Type) (*msgdef.Type, []string) {
+// leaves out and those fields; else nil.
+func ros1Paired(reg *msgdef.Registry, t *msgdef.Type) (*msgdef.Type, []string, map[*msgdef.Field]bool) {
 	if reg == nil || t.Dialect != msgdef.ROS2 || isROS2Header(t) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	k, err := reg.Lookup(t.Name)
 	if err != nil || k.Dialect != msgdef.ROS1 || ros1Fits(k, t) {
-		return nil, nil
+		return nil, nil, nil
 	}
-	var left []string
-	if !ros1Pairs(k, t, "", &left) {
-		return nil, nil
+	var paths []string
+	left := map[*msgdef.Field]bool{}
+	if !ros1Pairs(k, t, "", &paths, left) {
+		return nil, nil, nil
 	}
-	return k, left
+	return k, paths, left
 }
 
 // ros1Pairs reports whether ROS1 type k can take the values of ROS 2
-// type t, pairing fields as ros1_bridge does, by name but for case: each
-// field of k has one in t of the same kind (kindAlike) and array, of the
-// same fixed length, nested
+// type t, pairing fields as ros1_bridge does, by name but for case, in
+// their order: each field of k has one in t, after the one paired before,
+// of the same kind (kindAlike) and array, of the same fixed length; nested
 // types fitting or pairing in turn (std_msgs/Header always: ROS1's seq is
-// 0). The paths of t's fields without a pair are appended to left, under
-// prefix.
-func ros1Pairs(k, t *msgdef.Type, prefix string, left *[]string) bool {
-	paired := make([]bool, len(t.Fields))
+// 0). t's fields without a pair go into left, their paths (under prefix)
+// into paths: leaving them out of t's wire format gives k's.
+func ros1Pairs(k, t *msgdef.Type, prefix string, paths *[]string, left map[*msgdef.Field]bool) bool {
+	next := 0 // t's first field not yet paired or left out
 	for i := range k.Fields {
 		kf := &k.Fields[i]
 		j := foldedField(t, kf.Name)
-		if j < 0 {
+		if j < next {
 			return false
 		}
+		for ; next < j; next++ {
+			*paths = append(*paths, prefix+t.Fields[next].Name)
+			left[&t.Fields[next]] = true
+		}
+		next++
 		tf := &t.Fields[j]
-		paired[j] = true
 		name2 := ""
 		if kf.Msg != nil {
 			name2 = kf.Msg.Name
@@ -77,15 +81,14 @@ func ros1Pairs(k, t *msgdef.Type, prefix string, left *[]string) bool {
 			if tf.Array != msgdef.Scalar {
 				path += "[]"
 			}
-			if !ros1Pairs(kf.Msg, tf.Msg, path+".", left) {
+			if !ros1Pairs(kf.Msg, tf.Msg, path+".", paths, left) {
 				return false
 			}
 		}
 	}
-	for j, p := range paired {
-		if !p {
-			*left = append(*left, prefix+t.Fields[j].Name)
-		}
+	for ; next < len(t.Fields); next++ {
+		*paths = append(*paths, prefix+t.Fields[next].Name)
+		left[&t.Fields[next]] = true
 	}
 	return true
 }
@@ -101,150 +104,119 @@ func foldedField(t *msgdef.Type, name string) int {
 }
 
 // pairedConversion is ToROS1's Conversion of messages of ROS 2 type
-// dec.Type() into ROS1 type k (ros1Paired): each message is decoded into
-// a value tree, built anew as k (pairedValue) and encoded; l counts the
-// messages whose left-out fields held data.
-func pairedConversion(dec Decoder, k *msgdef.Type, l *Left) Conversion {
+// dec.Type() into a ROS1 definition it pairs with (ros1Paired): the one
+// pass of TranscodeROS2, the events of the fields in left passed over; l
+// counts the messages that held data in them.
+func pairedConversion(dec Decoder, left map[*msgdef.Field]bool, l *Left) Conversion {
+	s := &leaveOut{left: left}
 	return func(dst, src []byte) ([]byte, error) {
-		v2, err := dec.DecodeValue(src)
-		if err != nil {
+		s.next.enc.Start(dst)
+		s.next.time, s.depth, s.held = nil, 0, false
+		if err := dec.Decode(src, s); err != nil {
 			return dst, err
 		}
-		held := false
-		v1, err := pairedValue(v2, k, &held)
-		if err != nil {
-			return dst, fmt.Errorf("%w: %s as ROS1's %s: %v", record.ErrFormat, v2.Type.FullName, k.Name, err)
-		}
-		out, err := ros1.AppendEncode(dst, v1)
-		if err == nil && held && l != nil {
+		if s.held && l != nil {
 			l.held.Add(1)
 		}
-		return out, err
+		return s.next.enc.Out(), nil
 	}
 }
 
-// pairedValue builds the ROS1 value of type k from ROS 2 value v, field by
-// field of k (ros1Pairs): a field without a pair (Header's seq) stays
-// zero; held is set when a field of v left out holds data.
-func pairedValue(v *value.Struct, k *msgdef.Type, held *bool) (*value.Struct, error) {
-	out := value.New(k)
-	paired := make([]bool, len(v.Fields))
-	for i := range k.Fields {
-		kf := &k.Fields[i]
-		j := foldedField(v.Type, kf.Name)
-		if j < 0 {
-			continue
-		}
-		paired[j] = true
-		y, err := pairedField(v.Fields[j], kf, &v.Type.Fields[j], held)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", kf.Name, err)
-		}
-		out.Fields[i] = y
-	}
-	for j, p := range paired {
-		if !p && !*held && !isZero(v.Fields[j]) {
-			*held = true
-		}
-	}
-	return out, nil
+// leaveOut passes a ROS 2 message's events on to addSeq but for those of
+// the fields in left (of every depth), noting whether those held data: a
+// non-empty string or sequence, a number other than zero, true.
+type leaveOut struct {
+	next  addSeq
+	left  map[*msgdef.Field]bool
+	depth int // inside a struct or array left out: its depth
+	held  bool
 }
 
-// pairedField converts a whole ROS 2 field value of f2 for ROS1 field f1,
-// array element by element.
-func pairedField(x any, f1, f2 *msgdef.Field, held *bool) (any, error) {
-	switch xs := x.(type) {
-	case []byte:
-		return xs, nil // both blobs (kindAlike)
-	case []any:
-		out := make([]any, len(xs))
-		for i, e := range xs {
-			y, err := pairedStruct(e, f1, held)
-			if err != nil {
-				return nil, fmt.Errorf("[%d]: %w", i, err)
-			}
-			out[i] = y
-		}
-		return out, nil
+// skip reports whether an event of field f is left out.
+func (s *leaveOut) skip(f *msgdef.Field) bool { return s.depth > 0 || s.left[f] }
+
+// hold notes data held in a field left out.
+func (s *leaveOut) hold(data bool) { s.held = s.held || data }
+
+func (s *leaveOut) BeginMessage(t *msgdef.Type) { s.next.BeginMessage(t) }
+func (s *leaveOut) EndMessage()                 { s.next.EndMessage() }
+func (s *leaveOut) BeginStruct(f *msgdef.Field) {
+	if s.skip(f) {
+		s.depth++
+		return
 	}
-	return pairedStruct(x, f1, held)
+	s.next.BeginStruct(f)
+}
+func (s *leaveOut) EndStruct() {
+	if s.depth > 0 {
+		s.depth--
+		return
+	}
+	s.next.EndStruct()
+}
+func (s *leaveOut) BeginArray(f *msgdef.Field, n int) {
+	if s.skip(f) {
+		s.hold(f.Array == msgdef.Sequence && n > 0)
+		s.depth++
+		return
+	}
+	s.next.BeginArray(f, n)
+}
+func (s *leaveOut) EndArray() {
+	if s.depth > 0 {
+		s.depth--
+		return
+	}
+	s.next.EndArray()
+}
+func (s *leaveOut) Bool(f *msgdef.Field, v bool) {
+	if s.skip(f) {
+		s.hold(v)
+		return
+	}
+	s.next.Bool(f, v)
+}
+func (s *leaveOut) Int(f *msgdef.Field, v int64) {
+	if s.skip(f) {
+		s.hold(v != 0)
+		return
+	}
+	s.next.Int(f, v)
+}
+func (s *leaveOut) Uint(f *msgdef.Field, v uint64) {
+	if s.skip(f) {
+		s.hold(v != 0)
+		return
+	}
+	s.next.Uint(f, v)
+}
+func (s *leaveOut) Float(f *msgdef.Field, v float64) {
+	if s.skip(f) {
+		s.hold(math.Float64bits(v) != 0)
+		return
+	}
+	s.next.Float(f, v)
+}
+func (s *leaveOut) String(f *msgdef.Field, v []byte) {
+	if s.skip(f) {
+		s.hold(len(v) > 0)
+		return
+	}
+	s.next.String(f, v)
+}
+func (s *leaveOut) Bytes(f *msgdef.Field, v []byte) {
+	if s.skip(f) {
+		s.hold(f.Array == msgdef.Sequence && len(v) > 0 || slices.ContainsFunc(v, func(b byte) bool { return b != 0 }))
+		return
+	}
+	s.next.Bytes(f, v)
+}
+func (s *leaveOut) Time(f *msgdef.Field, sec, nsec int64) {
+	if s.skip(f) {
+		s.hold(sec != 0 || nsec != 0)
+		return
+	}
+	s.next.Time(f, sec, nsec)
 }
 
-// pairedStruct converts one element: a message by pairing (a
-// builtin_interfaces Time or Duration into a ROS1 time or duration, as
-// ros1Time), anything else as pairedElem.
-func pairedStruct(x any, f1 *msgdef.Field, held *bool) (any, error) {
-	s, ok := x.(*value.Struct)
-	if !ok {
-		return pairedElem(x, f1), nil
-	}
-	switch f1.Kind {
-	case msgdef.Time, msgdef.Duration:
-		sec, _ := s.Fields[0].(int64)
-		nsec, _ := s.Fields[1].(uint64)
-		a, b := ros1Time(f1.Kind, sec, nsec)
-		if f1.Kind == msgdef.Time {
-			return value.Time{Sec: a, Nsec: b}, nil
-		}
-		return value.Duration{Sec: a, Nsec: b}, nil
-	case msgdef.Struct:
-		return pairedValue(s, f1.Msg, held)
-	}
-	return nil, fmt.Errorf("message %s for %s", s.Type.Name, f1.Kind)
-}
-
-// pairedElem is a ROS 2 number or string for ROS1 field f1: an octet for
-// a ROS1 byte keeps its bits (kindAlike pairs only those two kinds), the
-// rest as it is (the encoder checks it).
-func pairedElem(x any, f1 *msgdef.Field) any {
-	if u, ok := x.(uint64); ok && f1.Prim == "byte" && f1.Kind == msgdef.Int8 {
-		return int64(int8(uint8(u)))
-	}
-	return x
-}
-
-// isZero reports whether a value holds nothing: false, zero, an empty
-// string or array, an array or message of zero values.
-func isZero(x any) bool {
-	switch v := x.(type) {
-	case bool:
-		return !v
-	case int64:
-		return v == 0
-	case uint64:
-		return v == 0
-	case float64:
-		return math.Float64bits(v) == 0
-	case string:
-		return v == ""
-	case value.Time:
-		return v == value.Time{}
-	case value.Duration:
-		return v == value.Duration{}
-	case []byte:
-		for _, b := range v {
-			if b != 0 {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, e := range v {
-			if !isZero(e) {
-				return false
-			}
-		}
-		return true
-	case *value.Struct:
-		if v == nil {
-			return true
-		}
-		for _, f := range v.Fields {
-			if !isZero(f) {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
+var _ sink.Sink = (*leaveOut)(nil)

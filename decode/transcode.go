@@ -343,10 +343,10 @@ type Conversion func(dst, src []byte) ([]byte, error)
 // (ros1Equivalent, the bytes transcoded as TranscodeROS2 does); unless
 // keepROS2Fields, also when the definition can take its values by
 // ros1_bridge's pairing although ROS 2 added fields (Marker's texture):
-// each message then goes through values, the added fields are left out,
-// and the returned Left says which and counts the messages that held data
-// in them (nil when nothing is left out). Otherwise the type keeps its
-// own fields, under a ROS1 definition made of them.
+// the added fields are left out of the one pass, and the returned Left
+// says which and counts the messages that held data in them (nil when
+// nothing is left out). Otherwise the type keeps its own fields, under a
+// ROS1 definition made of them.
 func (r *Resolver) ToROS1(ch *record.Channel, keepROS2Fields bool) (Conversion, *record.Channel, *Left, error) {
 	if ch.MessageEncoding == "ros1" {
 		return nil, ch, nil, nil
@@ -357,13 +357,13 @@ func (r *Resolver) ToROS1(ch *record.Channel, keepROS2Fields bool) (Conversion, 
 	}
 	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "ros1", Metadata: ch.Metadata}
 	if !keepROS2Fields {
-		if k, fields := ros1Paired(r.reg, dec.Type()); k != nil {
+		if k, paths, left := ros1Paired(r.reg, dec.Type()); k != nil {
 			out.Schema = &record.Schema{Name: k.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(k)), MD5: msgdef.MD5(k)}
 			var l *Left
-			if len(fields) > 0 {
-				l = &Left{Type: dec.Type().FullName, As: k.Name, Fields: fields}
+			if len(paths) > 0 {
+				l = &Left{Type: dec.Type().FullName, As: k.Name, Fields: paths}
 			}
-			return pairedConversion(dec, k, l), out, l, nil
+			return pairedConversion(dec, left, l), out, l, nil
 		}
 	}
 	if _, out.Schema, err = ros1Equivalent(dec.Type(), r.reg); err != nil {
