@@ -80,10 +80,10 @@ extension names (.bag or .mcap), keeping definitions, latching and metadata.
 ROS2 (CDR) messages written into a ROS1 bag are re-encoded in the ROS1 wire
 format under the ROS1 definition baglab knows of the type (built in or
 --msg-path), with its md5sum, which ROS1 subscribers check: fields paired
-by name but for case (CameraInfo's d is D again), those ROS 2 added left
-out (Marker's texture; a warning counts the messages that held data
-there, and --keep-ros2-fields keeps them instead). A type ROS1 does not
-define, or whose ROS1 definition has a field it lacks, goes under an
+in order, by name but for case (CameraInfo's d is D again), those ROS 2
+added left out (Marker's texture; a warning counts the messages that held
+data there, and --keep-ros2-fields keeps them instead). A type ROS1 does
+not define, or whose ROS1 definition has a field it lacks, goes under an
 equivalent ROS1 definition of its fields (wstring → string, bounded
 sequences → T[], byte → uint8).
 
