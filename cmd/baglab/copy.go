@@ -109,7 +109,8 @@ fields paired as ros1_bridge pairs them (by --rules, then by name in lower
 case: CameraInfo's D becomes d), the fields it adds zero; one with a field
 that has no place there keeps its ROS1 fields, and a warning says why.
 Without it, every type keeps its ROS1 fields, as rosbags-convert keeps
-them. The ros_distro written is --distro's, else the one the inputs all
+them: a ROS 2 subscriber of a type ROS 2 extended (Marker) cannot decode
+those messages. The ros_distro written is --distro's, else the one the inputs all
 name; the inputs' custom_data is kept.`,
 		Example: "  baglab convert demo/data/study.bag study.mcap\n  baglab convert demo/data/queries_rosbag2/ queries.bag --compression lz4\n  baglab convert demo/data/queries.db3 queries.mcap\n" +
 			"  baglab convert demo/data/study.bag ros2_study --to ros2\n  baglab convert demo/data/all_types.bag ros2_jazzy --to ros2 --distro jazzy\n  baglab convert demo/data/study.bag ros2_study_db3 --to ros2 --storage sqlite3 --split-duration 60s",
