@@ -56,9 +56,10 @@ func WithProfile(p string) WriterOption {
 	return func(o *writerOptions) { o.profile, o.profileSet = p, true }
 }
 
-// WithFastestCompression compresses zstd chunks at the library's fastest
-// level (about zstd's level 1, the level rosbag2's MCAP storage writes by
-// default) instead of its default (about level 3).
+// WithFastestCompression compresses zstd chunks at the Go library's
+// fastest level (about zstd's level 1, libmcap's default, which rosbag2's
+// MCAP storage uses for zstd chunks a storage config asks for) instead of
+// its default (about level 3).
 func WithFastestCompression() WriterOption {
 	return func(o *writerOptions) { o.fastest = true }
 }

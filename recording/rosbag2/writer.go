@@ -230,7 +230,8 @@ func (w *Writer) open() error {
 		// compressed chunks as libmcap, rosbag2's MCAP writer, writes
 		// them (zstd at its default level, the small or incompressible
 		// ones stored); rosbag2 itself compresses only when configured to
-		// (its zstd_fast preset, a storage config), baglab by default
+		// (a storage config; its zstd_fast preset at libmcap's fastest
+		// level, without chunk CRCs), baglab by default
 		var f *mcapfile.Writer
 		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(),
 			mcapfile.WithBackgroundWrites(), mcapfile.WithStoreUnhelpedChunks(), mcapfile.WithLibrary("baglab"))

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # Speed of convert --to ros2 (issue 26: at most 1.5x cat of the same input)
 # as a user runs it: whole processes, `cat IN > /dev/null` against
-# `convert IN OUT --to ros2` (MCAP, zstd chunks at the level of rosbag2's
-# zstd chunks) and `--storage sqlite3`, on a generated recording of every seed
+# `convert IN OUT --to ros2` (MCAP, zstd chunks at libmcap's default level,
+# zstd's 1) and `--storage sqlite3`, on a generated recording of every seed
 # type with 1 MB point clouds for the bulk (go run ./testdata/gen -big), as
 # written (chunks stored) and recompressed with lz4, and on its twin whose
 # clouds are lidar-like scans (-scans: noisy float32 x, y, z, new in each
 # message, where big.bag repeats one cloud of random bytes that zstd's
 # window finds again); for reference, `cp IN`
-# (what writing a copy of the input costs alone) and the MCAP output with
-# chunks uncompressed (--compression none). BenchmarkConvertToROS2
+# (what writing a copy of the input costs alone), the MCAP output with
+# chunks uncompressed (--compression none), and, where the zstd CLI is
+# installed, `zstd -1 -T2` and `zstd --fast=5 -T2` of that uncompressed
+# output to /dev/null: what compressing it alone costs libzstd at the level
+# convert writes and at that of rosbag2's zstd_fast preset (libmcap's
+# fastest, -5). BenchmarkConvertToROS2
 # (cmd/baglab) measures the same in one process, without start-up.
 # Each command runs RUNS times, alternately, its output removed before
 # each run; the table gives the median wall time, the median CPU time
@@ -28,6 +32,12 @@ bench_baglab
 [ -s "$DIR/big.bag" ] || go run ./testdata/gen -big "$DIR/big.bag" -size "$SIZE" >/dev/null
 [ -s "$DIR/big-lz4.bag" ] || "$BAGLAB" convert -q "$DIR/big.bag" "$DIR/big-lz4.bag" --compression lz4
 [ -s "$DIR/scans.bag" ] || go run ./testdata/gen -big "$DIR/scans.bag" -size "$SIZE" -scans >/dev/null
+ZSTD=$(command -v zstd || true)
+if [ -n "$ZSTD" ]; then
+	for in in big big-lz4 scans; do
+		[ -s "$DIR/$in-none/$in-none_0.mcap" ] || "$BAGLAB" convert -q "$DIR/$in.bag" "$DIR/$in-none" --to ros2 --compression none
+	done
+fi
 
 # time_one LABEL CMD...: appends "LABEL wall_s maxrss_kb user_s sys_s" to $DIR/times
 time_one() {
@@ -48,6 +58,10 @@ for in in big big-lz4 scans; do
 		time_one "$in convert-mcap" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2
 		time_one "$in convert-mcap-none" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2 --compression none
 		time_one "$in convert-sqlite3" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2 --storage sqlite3
+		if [ -n "$ZSTD" ]; then
+			time_one "$in zstd-1-of-none" "$ZSTD" -1 -T2 -q -c "$DIR/$in-none/$in-none_0.mcap"
+			time_one "$in zstd-fast5-of-none" "$ZSTD" --fast=5 -T2 -q -c "$DIR/$in-none/$in-none_0.mcap"
+		fi
 	done
 done
 rm -rf "$DIR/out" "$DIR/t.$$" "$DIR/err.$$"
