@@ -31,7 +31,8 @@ func OutputFormat(path string) (Format, error) {
 // CreateOptions configure a new recording.
 type CreateOptions struct {
 	// Compression is "none", "lz4", "bz2" (bag) or "zstd" (MCAP); "" picks
-	// the format's default: none for bags (as rosbag), zstd for MCAP.
+	// the format's default: none for bags (as rosbag), zstd for MCAP, none
+	// for the MCAP chunks of a rosbag2 folder (as rosbag2 writes them).
 	Compression string
 	// Profile is the MCAP profile ("ros1", "ros2"); "" leaves it empty.
 	Profile string

@@ -135,7 +135,7 @@ func formats() []container {
 		},
 		{
 			format: FormatROS2, label: "rosbag2", what: "a rosbag2 folder",
-			create: createROS2, compressions: []string{"zstd", "lz4", "none"},
+			create: createROS2, compressions: []string{"none", "zstd", "lz4"}, // none first: rosbag2's default
 		},
 	}
 }

@@ -26,7 +26,7 @@ type copyOptions struct {
 func (o *copyOptions) addFlags(cmd *cobra.Command) {
 	o.read.addFlags(cmd)
 	o.ros2.addFlags(cmd)
-	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd)")
+	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd; none with --to ros2)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
 	cmd.Flags().BoolVar(&o.keepROS2Fields, "keep-ros2-fields", false,
 		"with a .bag OUT: write a ROS 2 type whose ROS1 definition lacks some of its fields (Marker's texture) under a definition of its own fields, which ROS1 subscribers refuse, instead of under ROS1's without them")
@@ -90,9 +90,11 @@ sequences → T[], byte → uint8).
 --to ros2 writes OUT as a rosbag2 folder, as rosbags-convert does (or, when
 OUT ends in .mcap or .db3, as that one storage file, which stores its
 metadata and which ros2 bag opens alone: no folder, metadata.yaml or
-splits): MCAP splits (--storage mcap, the default; chunks compressed with
---compression, zstd by default, but stored as rosbag2 stores them when under
-1 KiB or when it saves less than 2%) or sqlite3 splits (--storage sqlite3,
+splits): MCAP splits (--storage mcap, the default; chunks uncompressed, as
+rosbag2 and rosbags-convert write them, or compressed with --compression
+zstd|lz4, a third of the size on compressible data but slower, and stored
+as rosbag2 stores them when under 1 KiB or when it saves less than 2%) or
+sqlite3 splits (--storage sqlite3,
 schema version 4), named OUT_0.mcap ..., a metadata.yaml of version 9, new
 splits by --split-size and --split-duration (with --repeat-latched, each
 split after the first starts with the last message of every latched topic),

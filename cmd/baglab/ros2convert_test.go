@@ -92,7 +92,8 @@ func TestConvertToROS2Peers(t *testing.T) {
 		args               []string
 		splits             int // at least
 	}{
-		{"mcap", "mcap", ".mcap", nil, 1}, // zstd chunks
+		{"mcap", "mcap", ".mcap", nil, 1}, // chunks uncompressed, as rosbag2 writes them
+		{"mcap-zstd", "mcap", ".mcap", []string{"--compression", "zstd"}, 1},
 		{"mcap-lz4-split", "mcap", ".mcap", []string{"--compression", "lz4", "--split-duration", "50ms"}, 4},
 		{"mcap-file", "mcap", ".mcap.zstd", []string{"--compression", "none", "--compression-mode", "file", "--split-size", "8K"}, 2},
 		{"mcap-message", "mcap", ".mcap", []string{"--compression", "none", "--compression-mode", "message"}, 1},
@@ -134,13 +135,13 @@ func TestConvertToROS2Peers(t *testing.T) {
 					if f["profile"] != "ros2" {
 						t.Errorf("%s: profile %v", fname, f["profile"])
 					}
-					// chunks as libmcap writes them: compressed when 1 KiB
-					// or more (this bag's messages compress well), else
-					// stored
+					// chunks as libmcap writes them: uncompressed unless
+					// asked, then compressed when 1 KiB or more (this
+					// bag's messages compress well), else stored
 					for _, ck := range f["chunks"].([]any) {
 						ck := ck.(map[string]any)
 						size, _ := ck["uncompressed_size"].(json.Number).Int64()
-						want := "zstd"
+						want := "none"
 						if i := slices.Index(c.args, "--compression"); i >= 0 {
 							want = c.args[i+1]
 						}
@@ -504,8 +505,9 @@ func BenchmarkConvertToROS2(b *testing.B) {
 	}
 }
 
-// benchmarkConvert runs cat and both conversions of src, reporting the
-// CPU time of each besides its wall time.
+// benchmarkConvert runs cat and the conversions of src (MCAP chunks
+// uncompressed, the default, and zstd; sqlite3), reporting the CPU time
+// of each besides its wall time.
 func benchmarkConvert(b *testing.B, name, src, out string) {
 	for _, c := range []struct {
 		name string
@@ -513,6 +515,7 @@ func benchmarkConvert(b *testing.B, name, src, out string) {
 	}{
 		{"cat", []string{"cat", src}},
 		{"convert-mcap", []string{"convert", src, out, "--to", "ros2", "--force"}},
+		{"convert-mcap-zstd", []string{"convert", src, out, "--to", "ros2", "--compression", "zstd", "--force"}},
 		{"convert-sqlite3", []string{"convert", src, out, "--to", "ros2", "--storage", "sqlite3", "--force"}},
 	} {
 		b.Run(name+"/"+c.name, func(b *testing.B) {

@@ -37,8 +37,9 @@ const (
 type Options struct {
 	// Storage is StorageMCAP ("" too) or StorageSQLite.
 	Storage string
-	// ChunkCompression compresses the chunks of MCAP splits: "zstd" (""
-	// too), "lz4" or "none". It does not apply to SQLite.
+	// ChunkCompression compresses the chunks of MCAP splits: "none" (""
+	// too, as rosbag2 and rosbags-convert write them), "zstd" or "lz4". It
+	// does not apply to SQLite.
 	ChunkCompression string
 	// Mode compresses with zstd each split file once written (ModeFile:
 	// NAME_N.mcap.zstd) or each message (ModeMessage), as rosbag2's
@@ -225,13 +226,12 @@ func (w *Writer) open() error {
 	} else {
 		c := w.o.ChunkCompression
 		if c == "" {
-			c = "zstd"
+			c = "none" // rosbag2's default, and rosbags-convert's
 		}
-		// compressed chunks as libmcap, rosbag2's MCAP writer, writes
-		// them (zstd at its default level, the small or incompressible
-		// ones stored); rosbag2 itself compresses only when configured to
-		// (a storage config; its zstd_fast preset at libmcap's fastest
-		// level, without chunk CRCs), baglab by default
+		// compressed chunks, when asked for, as libmcap, rosbag2's MCAP
+		// writer, writes them (zstd at its default level, the small or
+		// incompressible ones stored; rosbag2's zstd_fast preset takes
+		// libmcap's fastest level, without chunk CRCs)
 		var f *mcapfile.Writer
 		f, err = mcapfile.Create(path, mcapfile.WithProfile("ros2"), mcapfile.WithCompression(c), mcapfile.WithFastestCompression(),
 			mcapfile.WithBackgroundWrites(), mcapfile.WithStoreUnhelpedChunks(), mcapfile.WithLibrary("baglab"))

@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Speed of convert --to ros2 (issue 26: at most 1.5x cat of the same input)
 # as a user runs it: whole processes, `cat IN > /dev/null` against
-# `convert IN OUT --to ros2` (MCAP, zstd chunks at libmcap's default level,
-# zstd's 1) and `--storage sqlite3`, on a generated recording of every seed
-# type with 1 MB point clouds for the bulk (go run ./testdata/gen -big), as
-# written (chunks stored) and recompressed with lz4, and on its twin whose
-# clouds are lidar-like scans (-scans: noisy float32 x, y, z, new in each
-# message, where big.bag repeats one cloud of random bytes that zstd's
-# window finds again); for reference, `cp IN`
-# (what writing a copy of the input costs alone), the MCAP output with
-# chunks uncompressed (--compression none), and, where the zstd CLI is
-# installed, `zstd -1 -T2` and `zstd --fast=5 -T2` of that uncompressed
-# output to /dev/null: what compressing it alone costs libzstd at the level
-# convert writes and at that of rosbag2's zstd_fast preset (libmcap's
-# fastest, -5). BenchmarkConvertToROS2
+# `convert IN OUT --to ros2` (MCAP chunks uncompressed, as rosbag2 and
+# rosbags-convert write them by default; with --compression zstd, at
+# libmcap's default level, zstd's 1) and `--storage sqlite3`, on a
+# generated recording of every seed type with 1 MB point clouds for the
+# bulk (go run ./testdata/gen -big), as written (chunks stored) and
+# recompressed with lz4, and on its twin whose clouds are lidar-like scans
+# (-scans: noisy float32 x, y, z, new in each message, where big.bag
+# repeats one cloud of random bytes that zstd's window finds again). For
+# reference: `cp IN` (what writing a copy of the input costs alone) and,
+# where the zstd CLI is installed, `zstd -1 -T2` and `zstd --fast=5 -T2` of
+# the default (uncompressed) output to /dev/null, what compressing it alone
+# costs libzstd at the level convert writes and at that of rosbag2's
+# zstd_fast preset (libmcap's fastest, -5). BenchmarkConvertToROS2
 # (cmd/baglab) measures the same in one process, without start-up.
 # Each command runs RUNS times, alternately, its output removed before
 # each run; the table gives the median wall time, the median CPU time
@@ -35,7 +35,7 @@ bench_baglab
 ZSTD=$(command -v zstd || true)
 if [ -n "$ZSTD" ]; then
 	for in in big big-lz4 scans; do
-		[ -s "$DIR/$in-none/$in-none_0.mcap" ] || "$BAGLAB" convert -q "$DIR/$in.bag" "$DIR/$in-none" --to ros2 --compression none
+		[ -s "$DIR/$in-none/$in-none_0.mcap" ] || "$BAGLAB" convert -q "$DIR/$in.bag" "$DIR/$in-none" --to ros2
 	done
 fi
 
@@ -56,7 +56,7 @@ for in in big big-lz4 scans; do
 		time_one "$in cat" "$BAGLAB" cat "$f"
 		time_one "$in cp" cp "$f" "$DIR/out"
 		time_one "$in convert-mcap" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2
-		time_one "$in convert-mcap-none" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2 --compression none
+		time_one "$in convert-mcap-zstd" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2 --compression zstd
 		time_one "$in convert-sqlite3" "$BAGLAB" convert -q "$f" "$DIR/out" --to ros2 --storage sqlite3
 		if [ -n "$ZSTD" ]; then
 			time_one "$in zstd-1-of-none" "$ZSTD" -1 -T2 -q -c "$DIR/$in-none/$in-none_0.mcap"
