@@ -28,21 +28,23 @@ type Left struct {
 // true.
 func (l *Left) Held() int64 { return l.held.Load() }
 
-// ros1Paired returns the ROS1 definition reg knows of ROS 2 type t's name
-// when it does not fit t (ros1Fits) but can take t's values as
-// ros1_bridge pairs fields (ros1Pairs), with the paths of t's fields it
-// leaves out and those fields; else nil.
-func ros1Paired(reg *msgdef.Registry, t *msgdef.Type) (*msgdef.Type, []string, map[*msgdef.Field]bool) {
+// ros1Definition returns the ROS1 definition reg knows of ROS 2 type t's
+// name when it can take t's values as ros1_bridge pairs fields
+// (ros1Pairs), with the paths of t's fields it leaves out and those
+// fields: none when it fits t field for field, as ROS1's CameraInfo fits
+// ROS 2's (d written D). It is nil otherwise, and for std_msgs/Header,
+// whose ROS1 form ros1Text writes.
+func ros1Definition(reg *msgdef.Registry, t *msgdef.Type) (*msgdef.Type, []string, []*msgdef.Field) {
 	if reg == nil || t.Dialect != msgdef.ROS2 || isROS2Header(t) {
 		return nil, nil, nil
 	}
 	k, err := reg.Lookup(t.Name)
-	if err != nil || k.Dialect != msgdef.ROS1 || ros1Fits(k, t) {
+	if err != nil || k.Dialect != msgdef.ROS1 {
 		return nil, nil, nil
 	}
 	var paths []string
-	left := map[*msgdef.Field]bool{}
-	if !ros1Pairs(k, t, "", &paths, left) {
+	var left []*msgdef.Field
+	if !ros1Pairs(k, t, "", &paths, &left) {
 		return nil, nil, nil
 	}
 	return k, paths, left
@@ -52,21 +54,24 @@ func ros1Paired(reg *msgdef.Registry, t *msgdef.Type) (*msgdef.Type, []string, m
 // type t, pairing fields as ros1_bridge does, by name but for case, in
 // their order: each field of k has one in t, after the one paired before,
 // of the same kind (kindAlike) and array, of the same fixed length; nested
-// types fitting or pairing in turn (std_msgs/Header always: ROS1's seq is
-// 0). t's fields without a pair go into left, their paths (under prefix)
-// into paths: leaving them out of t's wire format gives k's.
-func ros1Pairs(k, t *msgdef.Type, prefix string, paths *[]string, left map[*msgdef.Field]bool) bool {
+// types pairing in turn (std_msgs/Header always: ROS1's seq is 0). t's
+// fields without a pair are appended to left, their paths (under prefix)
+// to paths: leaving them out of t's wire format gives k's.
+func ros1Pairs(k, t *msgdef.Type, prefix string, paths *[]string, left *[]*msgdef.Field) bool {
 	next := 0 // t's first field not yet paired or left out
+	leave := func(end int) {
+		for ; next < end; next++ {
+			*paths = append(*paths, prefix+t.Fields[next].Name)
+			*left = append(*left, &t.Fields[next])
+		}
+	}
 	for i := range k.Fields {
 		kf := &k.Fields[i]
 		j := foldedField(t, kf.Name)
 		if j < next {
 			return false
 		}
-		for ; next < j; next++ {
-			*paths = append(*paths, prefix+t.Fields[next].Name)
-			left[&t.Fields[next]] = true
-		}
+		leave(j)
 		next++
 		tf := &t.Fields[j]
 		name2 := ""
@@ -76,7 +81,7 @@ func ros1Pairs(k, t *msgdef.Type, prefix string, paths *[]string, left map[*msgd
 		if kf.Array != tf.Array || kf.Array == msgdef.Fixed && kf.Len != tf.Len || !kindAlike(kf, tf, name2) {
 			return false
 		}
-		if kf.Msg != nil && !isROS2Header(tf.Msg) && !ros1Fits(kf.Msg, tf.Msg) {
+		if kf.Msg != nil && !isROS2Header(tf.Msg) {
 			path := prefix + tf.Name
 			if tf.Array != msgdef.Scalar {
 				path += "[]"
@@ -86,10 +91,7 @@ func ros1Pairs(k, t *msgdef.Type, prefix string, paths *[]string, left map[*msgd
 			}
 		}
 	}
-	for ; next < len(t.Fields); next++ {
-		*paths = append(*paths, prefix+t.Fields[next].Name)
-		left[&t.Fields[next]] = true
-	}
+	leave(len(t.Fields))
 	return true
 }
 
@@ -104,18 +106,21 @@ func foldedField(t *msgdef.Type, name string) int {
 }
 
 // pairedConversion is ToROS1's Conversion of messages of ROS 2 type
-// dec.Type() into a ROS1 definition it pairs with (ros1Paired): the one
-// pass of TranscodeROS2, the events of the fields in left passed over; l
-// counts the messages that held data in them.
-func pairedConversion(dec Decoder, left map[*msgdef.Field]bool, l *Left) Conversion {
-	s := &leaveOut{left: left}
+// dec.Type() into a ROS1 definition it pairs with (ros1Definition): the
+// one pass of TranscodeROS2, the events of the fields in left passed
+// over; l counts the messages that held data in them.
+func pairedConversion(dec Decoder, left []*msgdef.Field, l *Left) Conversion {
+	s := &leaveOut{left: map[*msgdef.Field]bool{}}
+	for _, f := range left {
+		s.left[f] = true
+	}
 	return func(dst, src []byte) ([]byte, error) {
 		s.next.enc.Start(dst)
 		s.next.time, s.depth, s.held = nil, 0, false
 		if err := dec.Decode(src, s); err != nil {
 			return dst, err
 		}
-		if s.held && l != nil {
+		if s.held {
 			l.held.Add(1)
 		}
 		return s.next.enc.Out(), nil

@@ -148,7 +148,7 @@ func ROS1Equivalent(t *msgdef.Type) (*msgdef.Type, *record.Schema, error) {
 
 // ros1Equivalent is ROS1Equivalent with the ROS1 definitions reg knows
 // (built in, --msg-path) written in place of those of t's closure that
-// they fit (ros1Fits): sensor_msgs/msg/CameraInfo becomes ROS1's own, its
+// they fit (ros1Known): sensor_msgs/msg/CameraInfo becomes ROS1's own, its
 // d written D, with ROS1's md5sum, which a ROS1 subscriber checks.
 func ros1Equivalent(t *msgdef.Type, reg *msgdef.Registry) (*msgdef.Type, *record.Schema, error) {
 	if t.Dialect == msgdef.ROS1 {
@@ -176,40 +176,13 @@ func ros1Equivalent(t *msgdef.Type, reg *msgdef.Registry) (*msgdef.Type, *record
 }
 
 // ros1Known returns the ROS1 definition reg knows of ROS 2 type t's name
-// when it fits t (ros1Fits), else nil; never for std_msgs/Header, whose
-// ROS1 form ros1Text writes.
+// when it fits t field for field (ros1Definition, nothing left out), else
+// nil.
 func ros1Known(reg *msgdef.Registry, t *msgdef.Type) *msgdef.Type {
-	if reg == nil || isROS2Header(t) {
-		return nil
+	if k, paths, _ := ros1Definition(reg, t); len(paths) == 0 {
+		return k
 	}
-	k, err := reg.Lookup(t.Name)
-	if err != nil || k.Dialect != msgdef.ROS1 || !ros1Fits(k, t) {
-		return nil
-	}
-	return k
-}
-
-// ros1Fits reports whether ROS1 type k has ROS 2 type t's fields in their
-// order, each of the same name but for case (ros1_bridge's pairing), the
-// same kind (kindAlike) and the same array, of the same fixed length;
-// nested types fitting in turn (std_msgs/Header always: ROS1's seq is
-// written 0).
-func ros1Fits(k, t *msgdef.Type) bool {
-	if len(k.Fields) != len(t.Fields) {
-		return false
-	}
-	for i := range k.Fields {
-		kf, tf := &k.Fields[i], &t.Fields[i]
-		name2 := ""
-		if kf.Msg != nil {
-			name2 = kf.Msg.Name
-		}
-		if !strings.EqualFold(kf.Name, tf.Name) || kf.Array != tf.Array || (kf.Array == msgdef.Fixed && kf.Len != tf.Len) ||
-			!kindAlike(kf, tf, name2) || (kf.Msg != nil && !isROS2Header(tf.Msg) && !ros1Fits(kf.Msg, tf.Msg)) {
-			return false
-		}
-	}
-	return true
+	return nil
 }
 
 // kindAlike reports whether ROS1 field f1 and ROS 2 field f2 hold values
@@ -356,15 +329,10 @@ func (r *Resolver) ToROS1(ch *record.Channel, keepROS2Fields bool) (Conversion, 
 		return nil, nil, nil, err
 	}
 	out := &record.Channel{ID: ch.ID, Topic: ch.Topic, MessageEncoding: "ros1", Metadata: ch.Metadata}
-	if !keepROS2Fields {
-		if k, paths, left := ros1Paired(r.reg, dec.Type()); k != nil {
-			out.Schema = &record.Schema{Name: k.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(k)), MD5: msgdef.MD5(k)}
-			var l *Left
-			if len(paths) > 0 {
-				l = &Left{Type: dec.Type().FullName, As: k.Name, Fields: paths}
-			}
-			return pairedConversion(dec, left, l), out, l, nil
-		}
+	if k, paths, left := ros1Definition(r.reg, dec.Type()); len(paths) > 0 && !keepROS2Fields {
+		out.Schema = &record.Schema{Name: k.Name, Encoding: "ros1msg", Data: []byte(msgdef.FullText(k)), MD5: msgdef.MD5(k)}
+		l := &Left{Type: dec.Type().FullName, As: k.Name, Fields: paths}
+		return pairedConversion(dec, left, l), out, l, nil
 	}
 	if _, out.Schema, err = ros1Equivalent(dec.Type(), r.reg); err != nil {
 		return nil, nil, nil, err
