@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/cdr"
-	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/decode/value"
 	"github.com/baglab/baglab/record"
 )
@@ -14,10 +13,7 @@ import (
 // fields left out (paired), and into an equivalent of its own fields by
 // the byte transcoding (keep).
 func BenchmarkToROS1MarkerArray(b *testing.B) {
-	jazzy := msgdef.Default()
-	if err := jazzy.SetDistro("jazzy"); err != nil {
-		b.Fatal(err)
-	}
+	jazzy := jazzyRegistry(b)
 	array, err := jazzy.Lookup("visualization_msgs/msg/MarkerArray")
 	if err != nil {
 		b.Fatal(err)

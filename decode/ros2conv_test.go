@@ -17,10 +17,7 @@ import (
 // differs, rightly.)
 func TestROS2EquivalentHashes(t *testing.T) {
 	reg := msgdef.Default()
-	jazzy := msgdef.Default()
-	if err := jazzy.SetDistro("jazzy"); err != nil {
-		t.Fatal(err)
-	}
+	jazzy := jazzyRegistry(t)
 	for _, name := range []string{"std_msgs/Header", "geometry_msgs/PoseStamped", "geometry_msgs/TransformStamped",
 		"sensor_msgs/Imu", "sensor_msgs/Image", "sensor_msgs/LaserScan", "sensor_msgs/PointCloud2",
 		"diagnostic_msgs/DiagnosticArray", "std_msgs/Empty"} {

@@ -23,6 +23,16 @@ var rosidlHashes = map[string]string{
 	"visualization_msgs/msg/Marker": "RIHS01_45b13ccf791f225962bf74e746f9644518855d783a6f42ba0cc14fde2b4f3ce0",
 }
 
+// jazzyRegistry is the default registry with Jazzy's built-in interfaces.
+func jazzyRegistry(tb testing.TB) *msgdef.Registry {
+	tb.Helper()
+	reg := msgdef.Default()
+	if err := reg.SetDistro("jazzy"); err != nil {
+		tb.Fatal(err)
+	}
+	return reg
+}
+
 // nativeChannel is a ros1 channel of the built-in ROS1 type name.
 func nativeChannel(t *testing.T, reg *msgdef.Registry, name string) *record.Channel {
 	t.Helper()
@@ -48,10 +58,7 @@ func ros1Channel(t1 *msgdef.Type) *record.Channel {
 // with a field that has no place in the ROS 2 definition keeps its ROS1
 // fields, and the note says which.
 func TestNativeMapping(t *testing.T) {
-	reg := msgdef.Default()
-	if err := reg.SetDistro("jazzy"); err != nil {
-		t.Fatal(err)
-	}
+	reg := jazzyRegistry(t)
 	res, native := NewResolver(reg), (*Renames)(nil).Native()
 
 	ch := nativeChannel(t, reg, "sensor_msgs/CameraInfo")
@@ -183,10 +190,7 @@ func decodeCDR(t *testing.T, conv Conversion, data []byte, t2 *msgdef.Type) *val
 // as the type it declares, and its direct bytes, when it keeps the direct
 // transcoding for a mapping, are those of the conversion through values.
 func FuzzNativeMapping(f *testing.F) {
-	jazzy := msgdef.Default()
-	if err := jazzy.SetDistro("jazzy"); err != nil {
-		f.Fatal(err)
-	}
+	jazzy := jazzyRegistry(f)
 	res, native := NewResolver(jazzy), (*Renames)(nil).Native()
 	names := []string{"sensor_msgs/CameraInfo", "visualization_msgs/Marker", "geometry_msgs/Pose", "shape_msgs/SolidPrimitive",
 		"sensor_msgs/RegionOfInterest", "std_msgs/ColorRGBA", "geometry_msgs/Point"}
@@ -253,10 +257,7 @@ func FuzzNativeMapping(f *testing.F) {
 // ROS1's; Jazzy's Marker, which adds fields, then keeps them under a
 // definition of its own (TestROS1Paired: by default it does not).
 func TestROS1Known(t *testing.T) {
-	jazzy := msgdef.Default()
-	if err := jazzy.SetDistro("jazzy"); err != nil {
-		t.Fatal(err)
-	}
+	jazzy := jazzyRegistry(t)
 	res := NewResolver(jazzy)
 	for _, c := range []struct {
 		name, md5 string
@@ -296,10 +297,7 @@ func TestROS1Known(t *testing.T) {
 // MarkerArray so too, the fields named inside markers[]. A definition
 // with a ROS1 field it lacks keeps its own fields.
 func TestROS1Paired(t *testing.T) {
-	jazzy := msgdef.Default()
-	if err := jazzy.SetDistro("jazzy"); err != nil {
-		t.Fatal(err)
-	}
+	jazzy := jazzyRegistry(t)
 	res := NewResolver(jazzy)
 	marker, err := jazzy.Lookup("visualization_msgs/msg/Marker")
 	if err != nil {
@@ -405,10 +403,7 @@ func mustLookup(t *testing.T, reg *msgdef.Registry, name string) *msgdef.Type {
 // type's zero message into bytes that decode as the definition it
 // declares, and counts no data left out of it.
 func FuzzROS1Pairing(f *testing.F) {
-	jazzy := msgdef.Default()
-	if err := jazzy.SetDistro("jazzy"); err != nil {
-		f.Fatal(err)
-	}
+	jazzy := jazzyRegistry(f)
 	res := NewResolver(jazzy)
 	names := []string{"visualization_msgs/msg/Marker", "sensor_msgs/msg/CameraInfo", "std_msgs/msg/Header", "geometry_msgs/msg/Pose",
 		"sensor_msgs/msg/Range", "visualization_msgs/msg/MarkerArray"}

@@ -21,10 +21,7 @@ import (
 // to it.
 func FuzzTranscodeROS1(f *testing.F) {
 	reg := msgdef.Default()
-	jazzy := msgdef.Default()
-	if err := jazzy.SetDistro("jazzy"); err != nil {
-		f.Fatal(err)
-	}
+	jazzy := jazzyRegistry(f)
 	native := (*Renames)(nil).Native()
 	var convs [][]conversions
 	for i, name := range []string{"sensor_msgs/PointCloud2", "interactive_world_msgs/TaskTrainingData",

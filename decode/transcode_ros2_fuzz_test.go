@@ -18,10 +18,7 @@ import (
 // built-in ROS1 definition of a type ROS 2 extended (MarkerArray), whose
 // added fields the conversion leaves out.
 func FuzzTranscodeROS2(f *testing.F) {
-	reg := msgdef.Default()
-	if err := reg.SetDistro("jazzy"); err != nil {
-		f.Fatal(err)
-	}
+	reg := jazzyRegistry(f)
 	var convs []conversions
 	for i, name := range []string{"sensor_msgs/msg/PointCloud2", "tf2_msgs/msg/TFMessage", "visualization_msgs/msg/MarkerArray",
 		"trajectory_msgs/msg/JointTrajectory", "diagnostic_msgs/msg/DiagnosticArray", "std_msgs/msg/Header",
