@@ -18,7 +18,7 @@ APT_PKGS    := python3-rosbag python3-genpy python3-genmsg python3-rostopic pyth
                libactionlib-msgs-dev jq python3-rosservice python3-std-srvs python3-pandas zstd \
                python3-tf2 python3-tf2-ros python3-tf2-msgs python3-tf2-geometry-msgs libtf2-dev g++ python3-message-filters python3-nav-msgs python3-websockets \
                python3-cv-bridge python3-opencv python3-open3d pcl-tools ros-image-view ffmpeg \
-               awscli python3-boto3
+               awscli python3-boto3 strace
 # The SeaweedFS S3 server the remote tests read and write (internal/testkit/s3test),
 # built once from the Go module proxy into a cache outside the tree.
 WEED_MOD    := github.com/seaweedfs/seaweedfs@v0.0.0-20261109003541-7506e5f91cd6
@@ -72,7 +72,7 @@ deps-azurite:
 	fi
 
 deps-apt:
-	@if ! $(PY) -c 'import boto3, rosbag, genpy, genmsg, numpy, pandas, rostopic, rospy, rosmaster, distributed, websockets, std_msgs.msg, geometry_msgs.msg, sensor_msgs.msg, tf2_py, tf2_ros, tf2_msgs.msg, tf2_geometry_msgs, message_filters, nav_msgs.msg, cv_bridge, cv2, open3d' >/dev/null 2>&1 || ! command -v pcl_pcd2ply >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1 || [ ! -x /usr/lib/image_view/extract_images ] || ! command -v roscore >/dev/null 2>&1 || [ ! -f /usr/lib/actionlib_msgs/genaction.py ] || ! command -v chromium >/dev/null 2>&1 || [ ! -f /usr/include/tf2/buffer_core.h ] || ! command -v g++ >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1 || ! command -v aws >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
+	@if ! $(PY) -c 'import boto3, rosbag, genpy, genmsg, numpy, pandas, rostopic, rospy, rosmaster, distributed, websockets, std_msgs.msg, geometry_msgs.msg, sensor_msgs.msg, tf2_py, tf2_ros, tf2_msgs.msg, tf2_geometry_msgs, message_filters, nav_msgs.msg, cv_bridge, cv2, open3d' >/dev/null 2>&1 || ! command -v pcl_pcd2ply >/dev/null 2>&1 || ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1 || [ ! -x /usr/lib/image_view/extract_images ] || ! command -v roscore >/dev/null 2>&1 || [ ! -f /usr/lib/actionlib_msgs/genaction.py ] || ! command -v chromium >/dev/null 2>&1 || [ ! -f /usr/include/tf2/buffer_core.h ] || ! command -v g++ >/dev/null 2>&1 || ! command -v jq >/dev/null 2>&1 || ! command -v aws >/dev/null 2>&1 || ! command -v zstd >/dev/null 2>&1 || ! command -v strace >/dev/null 2>&1 || ! command -v javac >/dev/null 2>&1 || [ ! -f /usr/share/java/weka.jar ] >/dev/null 2>&1; then \
 	  echo "installing Debian test peers: $(APT_PKGS)"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PKGS) >/dev/null; \

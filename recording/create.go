@@ -42,6 +42,10 @@ type CreateOptions struct {
 	// ROS2 configures a FormatROS2 folder (its storage, splits and
 	// compression mode); Compression applies to its MCAP chunks.
 	ROS2 rosbag2.Options
+	// Sync has Close wait until the recording is on disk before renaming
+	// it into place, so that a power cut can leave it missing but never
+	// short (bag.WithSync, mcapfile.WithSync, rosbag2.Options.Sync).
+	Sync bool
 }
 
 // Writer is a recording being written: Close finishes it and renames it into

@@ -199,7 +199,11 @@ func recordingExt(name string) bool {
 
 // createBag is Create of a ROS1 bag.
 func createBag(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, error) {
-	w, err := bag.Create(path, bag.WithCompression(o.Compression))
+	opts := []bag.WriterOption{bag.WithCompression(o.Compression)}
+	if o.Sync {
+		opts = append(opts, bag.WithSync())
+	}
+	w, err := bag.Create(path, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -212,6 +216,9 @@ func createMCAP(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, 
 	if o.Profile != "" {
 		opts = append(opts, mcapfile.WithProfile(o.Profile))
 	}
+	if o.Sync {
+		opts = append(opts, mcapfile.WithSync())
+	}
 	w, err := mcapfile.Create(path, opts...)
 	if err != nil {
 		return nil, err
@@ -223,6 +230,7 @@ func createMCAP(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, 
 // for the chunks of MCAP splits.
 func createROS2(path string, o CreateOptions, made *atomicfile.DirSet) (Writer, error) {
 	ro := o.ROS2
+	ro.Sync = o.Sync
 	if ro.Storage != rosbag2.StorageSQLite {
 		ro.ChunkCompression = o.Compression
 	}

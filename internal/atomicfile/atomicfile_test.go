@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -323,5 +324,87 @@ func BenchmarkCommit(b *testing.B) {
 		if err := f.Commit(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestSynced: a File syncs on Close unless Synced(false); a Dir syncs
+// every file it holds and itself on Commit only when Synced(true); a Dir
+// whose sync fails is not renamed into place.
+func TestSynced(t *testing.T) {
+	var synced []string
+	fail := false
+	defer func(f func(*os.File) error) { syncFile = f }(syncFile)
+	syncFile = func(f *os.File) error {
+		synced = append(synced, filepath.Base(f.Name()))
+		if fail {
+			return errors.New("no space")
+		}
+		return f.Sync()
+	}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		opts []Option
+		want int
+	}{{nil, 1}, {[]Option{Synced(true)}, 1}, {[]Option{Synced(false)}, 0}} {
+		synced = nil
+		f, err := Create(filepath.Join(dir, "f"), c.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(make([]byte, writebackEvery+1))
+		if err := f.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if len(synced) != c.want {
+			t.Errorf("Create with %d options: synced %v, want %d syncs", len(c.opts), synced, c.want)
+		}
+	}
+	fill := func(d *Dir) {
+		for _, name := range []string{"a_0.mcap", "metadata.yaml"} {
+			if err := os.WriteFile(filepath.Join(d.Name(), name), []byte(name), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, c := range []struct {
+		opts []Option
+		want string
+	}{{nil, ""}, {[]Option{Synced(false)}, ""}, {[]Option{Synced(true)}, "a_0.mcap metadata.yaml out.tmp"}} {
+		synced = nil
+		out := filepath.Join(dir, "out")
+		os.RemoveAll(out)
+		d, err := CreateDir(out, c.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fill(d)
+		if err := d.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range synced {
+			if strings.HasPrefix(name, ".out.tmp-") {
+				synced[i] = "out.tmp"
+			}
+		}
+		slices.Sort(synced)
+		if got := strings.Join(synced, " "); got != c.want {
+			t.Errorf("CreateDir with %d options: synced %q, want %q", len(c.opts), got, c.want)
+		}
+	}
+	fail = true
+	bad := filepath.Join(dir, "bad")
+	d, err := CreateDir(bad, Synced(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(d)
+	if err := d.Commit(); err == nil || !strings.Contains(err.Error(), "no space") || !strings.Contains(err.Error(), bad) {
+		t.Errorf("Commit of a Dir whose sync fails: %v, want the error naming %s", err, bad)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("a Dir whose sync failed is in place: %v", err)
+	}
+	if _, err := os.Stat(d.Name()); !os.IsNotExist(err) {
+		t.Errorf("a Dir whose sync failed left its temporary: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ type WriterOption func(*writerOptions)
 type writerOptions struct {
 	compression Compression
 	chunkSize   int64
+	sync        bool
 }
 
 func defaultWriterOptions() writerOptions {
@@ -45,6 +46,14 @@ func WithCompression(name string) WriterOption {
 // (default DefaultChunkSize). It is spelled as mcapfile.WithChunkSize is.
 func WithChunkSize(n int64) WriterOption {
 	return func(o *writerOptions) { o.chunkSize = max(1, n) }
+}
+
+// WithSync has Close wait until the bag is on disk before renaming it
+// into place (internal/atomicfile's Synced), so that a power cut can
+// leave it missing but never short. Create alone takes it; without it,
+// as rosbag, the bag is written at the page cache's speed.
+func WithSync() WriterOption {
+	return func(o *writerOptions) { o.sync = true }
 }
 
 // Writer writes a bag the way rosbag does: messages go into chunks that
@@ -119,7 +128,11 @@ func NewWriter(w io.WriteSeeker, opts ...WriterOption) (*Writer, error) {
 // directory (internal/atomicfile), renamed to path by Close; Abort removes
 // it instead.
 func Create(path string, opts ...WriterOption) (*Writer, error) {
-	f, err := atomicfile.Create(path)
+	o := defaultWriterOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	f, err := atomicfile.Create(path, atomicfile.Synced(o.sync))
 	if err != nil {
 		return nil, err
 	}

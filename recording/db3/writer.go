@@ -86,7 +86,8 @@ type output interface {
 // Create writes a recording at path: a bare .db3 file when path ends in
 // ".db3", otherwise a rosbag2 folder holding <name>_0.db3 and metadata.yaml.
 // It is built under a temporary name in the same directory and renamed into
-// place by Close.
+// place by Close, not synced to disk (rosbag2.Options.Sync syncs the
+// folder a split is in).
 func Create(path string, opts ...WriterOption) (*Writer, error) {
 	w := &Writer{final: path, topics: map[string]*writtenTopic{}, byID: map[uint32]*writtenTopic{}, defs: map[string]bool{}}
 	for _, o := range opts {
@@ -96,7 +97,7 @@ func Create(path string, opts ...WriterOption) (*Writer, error) {
 	var dbPath string
 	if strings.HasSuffix(path, ".db3") {
 		// SQLite takes the empty file as a new database.
-		f, err := atomicfile.Create(path)
+		f, err := atomicfile.Create(path, atomicfile.Synced(false))
 		if err != nil {
 			return nil, err
 		}

@@ -26,6 +26,7 @@ type writerOptions struct {
 	fastest     bool
 	background  bool
 	unhelped    bool // WithStoreUnhelpedChunks
+	sync        bool // WithSync
 }
 
 func defaultWriterOptions() writerOptions {
@@ -79,6 +80,15 @@ func WithBackgroundWrites() WriterOption {
 // WithCompression says. It takes the chunks of WithBackgroundWrites.
 func WithStoreUnhelpedChunks() WriterOption {
 	return func(o *writerOptions) { o.unhelped = true }
+}
+
+// WithSync has Close wait until the file is on disk before renaming it
+// into place (internal/atomicfile's Synced), so that a power cut can
+// leave it missing but never short. Create alone takes it; without it,
+// as the mcap CLI and rosbag2, the file is written at the page cache's
+// speed.
+func WithSync() WriterOption {
+	return func(o *writerOptions) { o.sync = true }
 }
 
 // WithLibrary sets the header's library string (default "baglab").
@@ -164,7 +174,11 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 // the same directory (internal/atomicfile), renamed to path by Close; Abort
 // discards it.
 func Create(path string, opts ...WriterOption) (*Writer, error) {
-	f, err := atomicfile.Create(path)
+	o := defaultWriterOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	f, err := atomicfile.Create(path, atomicfile.Synced(o.sync))
 	if err != nil {
 		return nil, err
 	}

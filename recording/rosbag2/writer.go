@@ -68,6 +68,11 @@ type Options struct {
 	// CustomData is metadata.yaml's custom_data, the key-value pairs a
 	// recording carries for its users (ros2 bag record --custom-data).
 	CustomData map[string]string
+	// Sync has Close wait until every file of the recording is on disk
+	// before renaming it into place (internal/atomicfile's Synced), so
+	// that a power cut can leave it missing but never short. Without it,
+	// as rosbag2, the recording is written at the page cache's speed.
+	Sync bool
 }
 
 // Check reports what is wrong with o, naming the option.
@@ -171,7 +176,7 @@ func Create(path string, o Options) (*Writer, error) {
 	if o.File && FileStorage(name) != o.Storage {
 		return nil, fmt.Errorf("rosbag2: %s: a file of %s storage is named *%s", path, o.Storage, Extension(o.Storage))
 	}
-	d, err := atomicfile.CreateDir(path)
+	d, err := atomicfile.CreateDir(path, atomicfile.Synced(o.Sync))
 	if err != nil {
 		return nil, err
 	}
@@ -507,6 +512,11 @@ func (w *Writer) Close() error {
 		if w.o.File {
 			// The file alone, out of the folder it was made in (which
 			// Abort then removes), over any file at the path.
+			if w.o.Sync {
+				if err := w.dir.Sync(); err != nil {
+					return fmt.Errorf("writing %s: %w", w.path, err)
+				}
+			}
 			if err := os.Rename(filepath.Join(w.dir.Name(), w.name), w.path); err != nil {
 				return fmt.Errorf("writing %s: %w", w.path, err)
 			}
