@@ -102,6 +102,9 @@ func OfferedQoS(qos string) (string, error) {
 // not) has transient-local durability: the publisher keeps its last
 // messages for a late subscriber, as a latched ROS1 one does.
 func OffersTransientLocal(qos string) bool {
+	if qos == "" {
+		return false // a ROS1 connection's: no profiles to parse
+	}
 	var profiles []struct {
 		Durability yaml.Node `yaml:"durability"`
 	}
