@@ -43,6 +43,8 @@ type Resolver struct {
 	mu    sync.Mutex
 	cache map[schemaKey]*resolved
 	ros2  map[ros2Key]*ros2Target // ToROS2's, per ROS1 type and renames
+	// sections are those of the ROS 2 bundles ToROS2 writes
+	sections sections
 }
 
 type schemaKey struct {

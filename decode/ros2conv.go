@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -157,13 +158,14 @@ var ros2Builtin = map[string]string{
 // layout is the ROS1 one, field for field, so that TranscodeROS1 can write
 // the CDR as the ROS1 message is read.
 func ROS2Equivalent(t *msgdef.Type, rn *Renames) (*msgdef.Type, error) {
-	return ros2Equivalent(t, rn, nil)
+	return ros2Equivalent(t, rn, nil, nil)
 }
 
 // ros2Equivalent is ROS2Equivalent with the types in mapped (by ROS1
 // name) written as their ROS 2 definitions, with those definitions'
-// dependencies, in place of their ROS1 layout.
-func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type) (*msgdef.Type, error) {
+// dependencies, in place of their ROS1 layout, the sections of the
+// dependencies taken from sec.
+func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type, sec *sections) (*msgdef.Type, error) {
 	if t.Dialect != msgdef.ROS1 {
 		return nil, fmt.Errorf("%s: not a ROS1 type", t.Name)
 	}
@@ -193,7 +195,9 @@ func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type)
 	}
 	for _, d := range deps {
 		if name := rn.ros2Name(d.Name); !given[name] { // std_msgs/Header, say
-			fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, ros2Name(name), ros2Text(d, rn))
+			b.WriteString(sec.of(sectionKey{rn: rn, name: d.Name, text: d.Text}, func() string {
+				return bundleSeparator + "\nMSG: " + ros2Name(name) + "\n" + ros2Text(d, rn)
+			}))
 		}
 	}
 	for _, d := range ros2Deps {
@@ -396,6 +400,44 @@ type ros2Target struct {
 	note   string
 }
 
+// sections memoizes the bundle sections of the definitions that many
+// types of a recording share (std_msgs/Header, geometry_msgs/Point...):
+// each connection of a bag carries its own copy of the definitions it
+// uses, parsed into types of its own, so a section is known by its
+// type's name and text (and the renames). A nil *sections makes each
+// section anew.
+type sections struct {
+	mu sync.Mutex
+	m  map[sectionKey]string
+}
+
+type sectionKey struct {
+	rn         *Renames
+	name, text string
+	ros2       bool // a ROS 2 type's section (ROS2Bundle's), not ros2Equivalent's of a ROS1 type
+}
+
+// of is the section k names, made by make the first time.
+func (s *sections) of(k sectionKey, make func() string) string {
+	if s == nil {
+		return make()
+	}
+	s.mu.Lock()
+	v, ok := s.m[k]
+	s.mu.Unlock()
+	if ok {
+		return v
+	}
+	v = make()
+	s.mu.Lock()
+	if s.m == nil {
+		s.m = map[sectionKey]string{}
+	}
+	s.m[k] = v
+	s.mu.Unlock()
+	return v
+}
+
 // ros2Key names a ros2Target: the ROS1 type (one per compiled schema) and
 // the renames.
 type ros2Key struct {
@@ -428,12 +470,12 @@ func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ro
 			tgt.mapped = nil // field i to field i, the same bytes: transcoded directly
 		}
 	} else {
-		if tgt.t2, err = ROS2Equivalent(key.t1, rn); err != nil {
+		if tgt.t2, err = ros2Equivalent(key.t1, rn, nil, &r.sections); err != nil {
 			return nil, err
 		}
 		tgt.name = tgt.t2.FullName
 	}
-	tgt.bundle, tgt.hash = []byte(ROS2Bundle(tgt.t2)), msgdef.TypeHash(tgt.t2)
+	tgt.bundle, tgt.hash = []byte(ros2Bundle(tgt.t2, &r.sections)), msgdef.TypeHash(tgt.t2)
 	r.mu.Lock()
 	r.ros2[key] = tgt
 	r.mu.Unlock()

@@ -219,7 +219,7 @@ func ros2MappedType(t1 *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type
 	if t2 := mapped[t1.Name]; t2 != nil {
 		return t2, nil
 	}
-	return ros2Equivalent(t1, rn, mapped)
+	return ros2Equivalent(t1, rn, mapped, nil)
 }
 
 // mappedConversion is ToROS2's Conversion for a channel of ROS1 type

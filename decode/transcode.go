@@ -40,11 +40,17 @@ func dependencies(t *msgdef.Type) []*msgdef.Type {
 // form rosbag2 and MCAP writers store: the main text, then for each
 // dependency a separator line, "MSG: pkg/msg/Type" and its text, every
 // text's references to other packages' types in that long form (longRefs).
-func ROS2Bundle(t *msgdef.Type) string {
+func ROS2Bundle(t *msgdef.Type) string { return ros2Bundle(t, nil) }
+
+// ros2Bundle is ROS2Bundle with the sections of the dependencies taken
+// from sec.
+func ros2Bundle(t *msgdef.Type, sec *sections) string {
 	var b strings.Builder
 	b.WriteString(longRefs(t.Text))
 	for _, d := range dependencies(t) {
-		fmt.Fprintf(&b, "\n%s\nMSG: %s\n%s", bundleSeparator, ros2Name(d.Name), longRefs(d.Text))
+		b.WriteString(sec.of(sectionKey{name: d.Name, text: d.Text, ros2: true}, func() string {
+			return "\n" + bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text)
+		}))
 	}
 	return b.String()
 }

@@ -1,0 +1,50 @@
+package decode_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/baglab/baglab/decode"
+	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/testkit/studygen"
+	"github.com/baglab/baglab/recording/bag"
+)
+
+// BenchmarkToROS2AllTypes: what convert --to ros2 spends on the output
+// channels of a bag of every seed and common type (the demo's
+// all_types.bag: 196 connections, each with its own copy of the
+// definitions it uses) before the first message, with a new Resolver each
+// time, as each run of baglab has.
+func BenchmarkToROS2AllTypes(b *testing.B) {
+	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 7, Sessions: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), "all_types.bag")
+	if err := studygen.WriteBag(path, s.AllROS1, bag.CompressionLZ4); err != nil {
+		b.Fatal(err)
+	}
+	r, err := bag.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	chans, err := r.Channels()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(len(chans)), "channels")
+	for b.Loop() {
+		res := decode.NewResolver(nil)
+		for _, ch := range chans {
+			if _, err := res.For(ch); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for _, ch := range chans {
+			if _, _, _, err := res.ToROS2(ch, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
