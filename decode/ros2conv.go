@@ -201,7 +201,9 @@ func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type,
 		}
 	}
 	for _, d := range ros2Deps {
-		fmt.Fprintf(&b, "%s\nMSG: %s\n%s\n", bundleSeparator, ros2Name(d.Name), longRefs(d.Text))
+		b.WriteString(sec.of(sectionKey{name: d.Name, text: d.Text, kind: givenSection}, func() string {
+			return bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text) + "\n"
+		}))
 		delete(used, d.Name) // given by the ROS 2 definitions
 	}
 	for _, n := range []string{"builtin_interfaces/Time", "builtin_interfaces/Duration"} {
@@ -414,8 +416,17 @@ type sections struct {
 type sectionKey struct {
 	rn         *Renames
 	name, text string
-	ros2       bool // a ROS 2 type's section (ROS2Bundle's), not ros2Equivalent's of a ROS1 type
+	kind       sectionKind
 }
+
+// sectionKind tells the sections of one type apart.
+type sectionKind uint8
+
+const (
+	ros1Section   sectionKind = iota // ros2Equivalent's, of a ROS1 type
+	givenSection                     // ros2Equivalent's, of a ROS 2 definition a type is mapped to
+	bundleSection                    // ROS2Bundle's, of a ROS 2 type
+)
 
 // of is the section k names, made by make the first time.
 func (s *sections) of(k sectionKey, make func() string) string {
@@ -462,7 +473,7 @@ func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ro
 	}
 	tgt = &ros2Target{mapped: mapped, note: note}
 	if mapped != nil {
-		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped.types); err != nil {
+		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped.types, &r.sections); err != nil {
 			return nil, err
 		}
 		tgt.name = ros2Name(tgt.t2.Name)

@@ -214,12 +214,13 @@ func selectField(t *msgdef.Type, path []string) (*msgdef.Field, error) {
 }
 
 // ros2MappedType is the ROS 2 type of ROS1 type t1 whose closure holds
-// types in mapped (see mappedTypes).
-func ros2MappedType(t1 *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type) (*msgdef.Type, error) {
+// types in mapped (see mappedTypes), the sections of its bundle taken
+// from sec.
+func ros2MappedType(t1 *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type, sec *sections) (*msgdef.Type, error) {
 	if t2 := mapped[t1.Name]; t2 != nil {
 		return t2, nil
 	}
-	return ros2Equivalent(t1, rn, mapped, nil)
+	return ros2Equivalent(t1, rn, mapped, sec)
 }
 
 // mappedConversion is ToROS2's Conversion for a channel of ROS1 type

@@ -48,7 +48,7 @@ func ros2Bundle(t *msgdef.Type, sec *sections) string {
 	var b strings.Builder
 	b.WriteString(longRefs(t.Text))
 	for _, d := range dependencies(t) {
-		b.WriteString(sec.of(sectionKey{name: d.Name, text: d.Text, ros2: true}, func() string {
+		b.WriteString(sec.of(sectionKey{name: d.Name, text: d.Text, kind: bundleSection}, func() string {
 			return "\n" + bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text)
 		}))
 	}

@@ -23,6 +23,7 @@ func FuzzTranscodeROS1(f *testing.F) {
 	reg := msgdef.Default()
 	jazzy := jazzyRegistry(f)
 	native := (*Renames)(nil).Native()
+	var sec sections // shared, as a Resolver shares it between the types it converts
 	var convs [][]conversions
 	for i, name := range []string{"sensor_msgs/PointCloud2", "interactive_world_msgs/TaskTrainingData",
 		"toaster_msgs/FactList", "visualization_msgs/MarkerArray", "sensor_msgs/CameraInfo", "geometry_msgs/TransformStamped",
@@ -37,7 +38,7 @@ func FuzzTranscodeROS1(f *testing.F) {
 			f.Fatal(err)
 		}
 		rn, mapped := &Renames{}, &mapping{}
-		t2, err := ros2MappedType(t1, rn, mapped.types)
+		t2, err := ros2MappedType(t1, rn, mapped.types, &sec)
 		if err != nil {
 			f.Fatalf("%s: %v", name, err)
 		}
@@ -47,7 +48,7 @@ func FuzzTranscodeROS1(f *testing.F) {
 			f.Fatal(err)
 		}
 		if m != nil && m.positional {
-			t2n, err := ros2MappedType(t1, native, m.types)
+			t2n, err := ros2MappedType(t1, native, m.types, &sec)
 			if err != nil {
 				f.Fatal(err)
 			}
