@@ -169,8 +169,7 @@ func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type,
 	if t.Dialect != msgdef.ROS1 {
 		return nil, fmt.Errorf("%s: not a ROS1 type", t.Name)
 	}
-	var b strings.Builder
-	b.WriteString(ros2Text(t, rn))
+	parts := []string{ros2Text(t, rn)} // joined at once: one allocation of the bundle
 	deps, ros2Deps := dependencies(t), []*msgdef.Type(nil)
 	if mapped != nil {
 		deps, ros2Deps = splitMapped(t, mapped)
@@ -195,23 +194,23 @@ func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type,
 	}
 	for _, d := range deps {
 		if name := rn.ros2Name(d.Name); !given[name] { // std_msgs/Header, say
-			b.WriteString(sec.of(sectionKey{rn: rn, name: d.Name, text: d.Text}, func() string {
+			parts = append(parts, sec.of(sectionKey{rn: rn, name: d.Name, text: d.Text, kind: ros1Section}, func() string {
 				return bundleSeparator + "\nMSG: " + ros2Name(name) + "\n" + ros2Text(d, rn)
 			}))
 		}
 	}
 	for _, d := range ros2Deps {
-		b.WriteString(sec.of(sectionKey{name: d.Name, text: d.Text, kind: givenSection}, func() string {
+		parts = append(parts, sec.of(sectionKey{name: d.Name, text: d.Text, kind: givenSection}, func() string {
 			return bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text) + "\n"
 		}))
 		delete(used, d.Name) // given by the ROS 2 definitions
 	}
 	for _, n := range []string{"builtin_interfaces/Time", "builtin_interfaces/Duration"} {
 		if used[n] {
-			fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, ros2Name(n), ros2Builtin[n])
+			parts = append(parts, bundleSeparator+"\nMSG: "+ros2Name(n)+"\n"+ros2Builtin[n])
 		}
 	}
-	t2, err := msgdef.ParseBundle(ros2Name(rn.ros2Name(t.Name)), b.String(), msgdef.ROS2, nil)
+	t2, err := msgdef.ParseBundle(ros2Name(rn.ros2Name(t.Name)), strings.Join(parts, ""), msgdef.ROS2, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ROS 2 equivalent of %s: %w", t.Name, err)
 	}

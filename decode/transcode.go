@@ -45,14 +45,13 @@ func ROS2Bundle(t *msgdef.Type) string { return ros2Bundle(t, nil) }
 // ros2Bundle is ROS2Bundle with the sections of the dependencies taken
 // from sec.
 func ros2Bundle(t *msgdef.Type, sec *sections) string {
-	var b strings.Builder
-	b.WriteString(longRefs(t.Text))
+	parts := []string{longRefs(t.Text)} // joined at once: one allocation of the bundle
 	for _, d := range dependencies(t) {
-		b.WriteString(sec.of(sectionKey{name: d.Name, text: d.Text, kind: bundleSection}, func() string {
+		parts = append(parts, sec.of(sectionKey{name: d.Name, text: d.Text, kind: bundleSection}, func() string {
 			return "\n" + bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text)
 		}))
 	}
-	return b.String()
+	return strings.Join(parts, "")
 }
 
 func ros2Name(name string) string {

@@ -36,7 +36,7 @@ func TypeHash(t *Type) string {
 	sort.Strings(names)
 	// The JSON goes into the hash as it is written, never held whole.
 	h := sha256.New()
-	w := bufio.NewWriterSize(h, 4096)
+	w := bufio.NewWriterSize(h, 512) // a conversion hashes a type for every channel
 	w.WriteString(`{"type_description": `)
 	describeType(w, t)
 	w.WriteString(`, "referenced_type_descriptions": [`)
