@@ -255,8 +255,12 @@ func (w *ros2Writer) Abort() {
 }
 
 // reindexBag is Repair of a ROS1 bag: bag.ReindexContext.
-func reindexBag(ctx context.Context, in, out string, _ RepairOptions) (*RepairReport, error) {
-	rep, err := bag.ReindexContext(ctx, in, out)
+func reindexBag(ctx context.Context, in, out string, o RepairOptions) (*RepairReport, error) {
+	var opts []bag.WriterOption
+	if o.Sync {
+		opts = append(opts, bag.WithSync())
+	}
+	rep, err := bag.ReindexContext(ctx, in, out, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -268,6 +272,9 @@ func recoverMCAP(ctx context.Context, in, out string, o RepairOptions) (*RepairR
 	var opts []mcapfile.RecoverOption
 	if !o.KeepUnverified {
 		opts = append(opts, mcapfile.WithDropUnverified())
+	}
+	if o.Sync {
+		opts = append(opts, mcapfile.WithSyncedOutput())
 	}
 	rep, err := mcapfile.RecoverContext(ctx, in, out, opts...)
 	if err != nil {

@@ -20,6 +20,9 @@ type RepairOptions struct {
 	// Remote is the session that reads an input named by URL (nil: one of
 	// Repair's own).
 	Remote *remote.Session
+	// Sync has the output synced to disk before it is renamed into place
+	// (CreateOptions.Sync).
+	Sync bool
 }
 
 // RepairReport is what Repair did.

@@ -29,8 +29,7 @@ func (o *copyOptions) addFlags(cmd *cobra.Command) {
 	o.ros2.addFlags(cmd)
 	cmd.Flags().StringVar(&o.compression, "compression", "", "output compression: none|lz4|bz2 for .bag (default none), zstd|lz4|none for .mcap (default zstd; none with --to ros2)")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
-	cmd.Flags().BoolVar(&o.fsync, "fsync", false,
-		"wait until OUT is on disk before renaming it into place: a power cut can then leave it missing, never short (by default, as cp, rosbag and rosbag2 do, OUT is in place once written to memory, and a power cut soon after may leave it short, which reading it reports)")
+	addFsyncFlag(cmd, &o.fsync)
 	cmd.Flags().BoolVar(&o.keepROS2Fields, "keep-ros2-fields", false,
 		"with a .bag OUT: write a ROS 2 type whose ROS1 definition lacks some of its fields (Marker's texture) under a definition of its own fields, which ROS1 subscribers refuse, instead of under ROS1's without them")
 	completeValues(cmd, "compression", "none", "lz4", "bz2", "zstd")

@@ -39,10 +39,11 @@ func syncCalls(t *testing.T, args ...string) []string {
 	return calls
 }
 
-// TestConvertFsync: convert, filter and merge write their output without
-// syncing it to disk (as cp, rosbag and rosbag2 do), and with --fsync sync
-// every file of it before the rename, the kernel's own record of the calls
-// (strace) says. The bytes are the same either way.
+// TestConvertFsync: convert, filter, merge, reindex and recover write
+// their output without syncing it to disk (as cp, rosbag and rosbag2 do),
+// and with --fsync sync every file of it before the rename, the kernel's
+// own record of the calls (strace) says. The bytes are the same either
+// way.
 func TestConvertFsync(t *testing.T) {
 	if _, err := exec.LookPath("strace"); err != nil {
 		testenv.Missing(t, "strace not on PATH (Debian strace; make deps-apt)")
@@ -67,6 +68,10 @@ func TestConvertFsync(t *testing.T) {
 		}, "out", nil},
 		{"ros2 file", func(out string) []string { return []string{"convert", in, out, "--to", "ros2"} }, "out.mcap",
 			[]string{"fsync DIR/.out.mcap.tmp", "fsync DIR/.out.mcap.tmp/out.mcap"}},
+		{"reindex", func(out string) []string { return []string{"reindex", in, "-o", out} }, "out.bag",
+			[]string{"fsync DIR/.out.bag.tmp"}},
+		{"recover", func(out string) []string { return []string{"recover", studyFile("study.mcap"), "-o", out} }, "out.mcap",
+			[]string{"fsync DIR/.out.mcap.tmp"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dirs := [2]string{t.TempDir(), t.TempDir()}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/recording"
+	"github.com/spf13/cobra"
 )
 
 // checkOutDir fails unless dir is a writable directory or can be made one
@@ -30,6 +31,13 @@ func checkOutFolder(dir, flag string, force bool) error {
 		return outputError(dir, fmt.Errorf("%s holds files (use --force to replace them)", flag))
 	}
 	return nil
+}
+
+// addFsyncFlag adds --fsync, which syncs the recording a verb writes
+// before its rename (recording.CreateOptions.Sync, RepairOptions.Sync).
+func addFsyncFlag(cmd *cobra.Command, p *bool) {
+	cmd.Flags().BoolVar(p, "fsync", false,
+		"wait until the output is on disk before renaming it into place: a power cut can then leave it missing, never short (by default, as cp, rosbag and rosbag2 do, it is in place once written to memory, and a power cut soon after may leave it short, which reading it reports)")
 }
 
 // checkOutFile fails unless path can be written (atomicfile.CheckFile):

@@ -17,6 +17,7 @@ type repairOptions struct {
 	force          bool
 	keepUnverified bool
 	dropUnverified bool // the old spelling of the default, accepted
+	fsync          bool
 }
 
 func newReindexCmd(g *globalOptions) *cobra.Command {
@@ -43,6 +44,7 @@ then holds every intact message and the report lists what was skipped.`,
 	}
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output path")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
+	addFsyncFlag(cmd, &o.fsync)
 	return cmd
 }
 
@@ -73,6 +75,7 @@ damaged stretches (the output holds every verified record).`,
 	cmd.Flags().StringVarP(&o.output, "output", "o", "", "output path")
 	cmd.Flags().BoolVarP(&o.force, "force", "f", false, "overwrite the output if it exists")
 	cmd.Flags().BoolVar(&o.keepUnverified, "keep-unverified", false, "keep records no CRC vouches for, marked in the output (baglab_unverified metadata)")
+	addFsyncFlag(cmd, &o.fsync)
 	cmd.Flags().BoolVar(&o.dropUnverified, "drop-unverified", false, "leave out records no CRC vouches for")
 	_ = cmd.Flags().MarkDeprecated("drop-unverified", "it is the default now")
 	return cmd
@@ -148,7 +151,7 @@ func (o *repairOptions) repair(ctx context.Context, f recording.Format) (err err
 	if err := o.prepare(f); err != nil {
 		return err
 	}
-	rep, err := recording.Repair(ctx, f, o.input, o.output, recording.RepairOptions{KeepUnverified: o.keepUnverified, Remote: o.g.remote})
+	rep, err := recording.Repair(ctx, f, o.input, o.output, recording.RepairOptions{KeepUnverified: o.keepUnverified, Remote: o.g.remote, Sync: o.fsync})
 	if err != nil {
 		return err
 	}

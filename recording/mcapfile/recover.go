@@ -75,6 +75,13 @@ type RecoverOption func(*recoverOptions)
 
 type recoverOptions struct {
 	dropUnverified bool
+	sync           bool
+}
+
+// WithSyncedOutput has Recover sync the output to disk before it renames
+// it into place (WithSync).
+func WithSyncedOutput() RecoverOption {
+	return func(o *recoverOptions) { o.sync = true }
 }
 
 // WithDropUnverified makes Recover leave out every record that its CRC
@@ -158,7 +165,11 @@ func RecoverContext(ctx context.Context, in, out string, opts ...RecoverOption) 
 		profile = ""
 	}
 	rc.loadSummary()
-	w, err := Create(out, WithProfile(profile))
+	wopts := []WriterOption{WithProfile(profile)}
+	if o.sync {
+		wopts = append(wopts, WithSync())
+	}
+	w, err := Create(out, wopts...)
 	if err != nil {
 		return nil, err
 	}
