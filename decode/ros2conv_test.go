@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
+	"github.com/baglab/baglab/internal/testkit/testenv"
 )
 
 // TestROS2EquivalentHashes: the ROS 2 type a ROS1 common type converts to
@@ -155,4 +156,58 @@ func FuzzLongRefs(f *testing.F) {
 			t.Fatalf("longRefs(%q) = %q, the regular expression gives %q", text, got, want)
 		}
 	})
+}
+
+// TestSectionsShared: the ROS 2 definitions, bundles and hashes made with
+// one memo of sections shared by every type converted (as a Resolver
+// shares it) are those made without it, type by type, under
+// rosbags-convert's renames and under rules that rename a field of a type
+// many others hold (geometry_msgs/Point), whose section then differs.
+func TestSectionsShared(t *testing.T) {
+	reg := msgdef.Default()
+	renamed, err := ParseMappingRules([]byte(`
+-
+  ros1_package_name: 'geometry_msgs'
+  ros1_message_name: 'Point'
+  ros2_package_name: 'geometry_msgs'
+  ros2_message_name: 'Point'
+  fields_1_to_2:
+    x: 'x_renamed'
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec sections
+	n, differ := 0, 0
+	for _, name := range reg.Names() {
+		t1, err := reg.Lookup(name)
+		if err != nil || t1.Dialect != msgdef.ROS1 {
+			continue
+		}
+		var bundles []string
+		for _, rn := range []*Renames{nil, renamed} {
+			want, err := ROS2Equivalent(t1, rn)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			got, err := ros2Equivalent(t1, rn, nil, &sec)
+			if err != nil {
+				t.Fatalf("%s, sections shared: %v", name, err)
+			}
+			if g, w := ros2Bundle(got, &sec), ROS2Bundle(want); g != w {
+				t.Errorf("%s (renames %p): bundle with sections shared differs: %s", name, rn, testenv.FirstDiff(g, w))
+			}
+			if g, w := msgdef.TypeHash(got), msgdef.TypeHash(want); g != w {
+				t.Errorf("%s (renames %p): hash %s with sections shared, %s without", name, rn, g, w)
+			}
+			bundles = append(bundles, ROS2Bundle(want))
+			n++
+		}
+		if bundles[0] != bundles[1] {
+			differ++
+		}
+	}
+	if n < 200 || differ < 10 {
+		t.Fatalf("%d conversions, %d types whose bundle the rule changes: want at least 200 and 10", n, differ)
+	}
 }
