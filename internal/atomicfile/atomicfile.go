@@ -233,9 +233,10 @@ func CreateDir(path string, opts ...Option) (*Dir, error) {
 	return &Dir{tmp: tmp, path: path, sync: *o.sync}, nil
 }
 
-// Sync syncs every file the directory holds, and the directory itself,
-// to disk: up to 16 at once (parallel.All), so that one commit of the
-// file system's journal can serve them all. Commit calls it when the
+// Sync syncs every file the directory holds, and the directory itself
+// where the system can (syncsDirs), to disk: up to 16 at once
+// (parallel.All), so that one commit of the file system's journal can
+// serve them all. Commit calls it when the
 // directory is Synced; a caller that moves a file out of the directory
 // calls it first.
 func (d *Dir) Sync() error {
@@ -243,7 +244,10 @@ func (d *Dir) Sync() error {
 	if err != nil {
 		return err
 	}
-	names := []string{d.tmp}
+	var names []string
+	if syncsDirs {
+		names = append(names, d.tmp)
+	}
 	for _, e := range entries {
 		if e.Type().IsRegular() {
 			names = append(names, filepath.Join(d.tmp, e.Name()))

@@ -387,6 +387,9 @@ func TestSynced(t *testing.T) {
 			}
 		}
 		slices.Sort(synced)
+		if !syncsDirs {
+			c.want = strings.TrimSuffix(strings.TrimSuffix(c.want, "out.tmp"), " ")
+		}
 		if got := strings.Join(synced, " "); got != c.want {
 			t.Errorf("CreateDir with %d options: synced %q, want %q", len(c.opts), got, c.want)
 		}

@@ -4,6 +4,10 @@ package atomicfile
 
 import "os"
 
+// syncsDirs: Windows cannot sync a directory (FlushFileBuffers refuses a
+// handle opened for reading); the files in it are synced all the same.
+const syncsDirs = false
+
 // umask is the usual file mode creation mask where the system has none.
 const umask os.FileMode = 0o022
 

@@ -7,6 +7,10 @@ import (
 	"syscall"
 )
 
+// syncsDirs: a directory opened for reading can be synced, which makes
+// the names it holds durable.
+const syncsDirs = true
+
 // umask is the process's file mode creation mask, read once while the
 // package is initialised (before any goroutine of ours creates files:
 // reading it means setting it for a moment).
