@@ -110,10 +110,7 @@ func foldedField(t *msgdef.Type, name string) int {
 // one pass of TranscodeROS2, the events of the fields in left passed
 // over; l counts the messages that held data in them.
 func pairedConversion(dec Decoder, left []*msgdef.Field, l *Left) Conversion {
-	s := &leaveOut{left: map[*msgdef.Field]bool{}}
-	for _, f := range left {
-		s.left[f] = true
-	}
+	s := &leaveOut{left: left}
 	return func(dst, src []byte) ([]byte, error) {
 		s.next.enc.Start(dst)
 		s.next.time, s.depth, s.held = nil, 0, false
@@ -131,14 +128,16 @@ func pairedConversion(dec Decoder, left []*msgdef.Field, l *Left) Conversion {
 // the fields in left (of every depth), noting whether those held data: a
 // non-empty string or sequence, a number other than zero, true.
 type leaveOut struct {
-	next  addSeq
-	left  map[*msgdef.Field]bool
+	next addSeq
+	// left are few (Marker's four): a scan of them costs every event less
+	// than a map's hashing
+	left  []*msgdef.Field
 	depth int // inside a struct or array left out: its depth
 	held  bool
 }
 
 // skip reports whether an event of field f is left out.
-func (s *leaveOut) skip(f *msgdef.Field) bool { return s.depth > 0 || s.left[f] }
+func (s *leaveOut) skip(f *msgdef.Field) bool { return s.depth > 0 || slices.Contains(s.left, f) }
 
 // hold notes data held in a field left out.
 func (s *leaveOut) hold(data bool) { s.held = s.held || data }
