@@ -78,8 +78,8 @@ func ros1Text(t *msgdef.Type) string {
 		f := &t.Fields[i]
 		typ := ""
 		switch {
-		case f.Kind == msgdef.Struct && ros1Builtin[f.Msg.Name] != "":
-			typ = ros1Builtin[f.Msg.Name]
+		case f.Kind == msgdef.Struct && ros1Builtin(f.Msg) != "":
+			typ = ros1Builtin(f.Msg)
 		case f.Kind == msgdef.Struct:
 			typ = f.Msg.Name
 		default:
@@ -135,14 +135,35 @@ func ros1Prim(k msgdef.Kind, prim string) string {
 	return k.String()
 }
 
-// ros1Builtin are the ROS1 primitives of ROS 2's builtin_interfaces.
-var ros1Builtin = map[string]string{"builtin_interfaces/Time": "time", "builtin_interfaces/Duration": "duration"}
+// ros1Builtins are the ROS1 primitives of ROS 2's builtin_interfaces.
+var ros1Builtins = map[string]string{"builtin_interfaces/Time": "time", "builtin_interfaces/Duration": "duration"}
 
-// isROS2Header reports whether t is ROS 2's std_msgs/Header (no seq),
-// which is ROS1's with seq 0.
+// ros1Builtin is the ROS1 primitive ("time", "duration") ROS 2 type m
+// stands for: builtin_interfaces Time or Duration laid out as ROS 2 has
+// them (int32 sec, uint32 nanosec), else "". A recording that defines
+// one of those names otherwise keeps it a message of its own fields.
+func ros1Builtin(m *msgdef.Type) string {
+	prim := ros1Builtins[m.Name]
+	if prim == "" || len(m.Fields) != 2 {
+		return ""
+	}
+	sec, nsec := &m.Fields[0], &m.Fields[1]
+	if sec.Name != "sec" || sec.Kind != msgdef.Int32 || sec.Array != msgdef.Scalar ||
+		nsec.Name != "nanosec" || nsec.Kind != msgdef.Uint32 || nsec.Array != msgdef.Scalar {
+		return ""
+	}
+	return prim
+}
+
+// isROS2Header reports whether t is ROS 2's std_msgs/Header (no seq, a
+// builtin Time stamp), which is ROS1's with seq 0.
 func isROS2Header(t *msgdef.Type) bool {
-	return t.Dialect == msgdef.ROS2 && t.Name == "std_msgs/Header" && len(t.Fields) == 2 &&
-		t.Fields[0].Name == "stamp" && t.Fields[1].Name == "frame_id"
+	if t.Dialect != msgdef.ROS2 || t.Name != "std_msgs/Header" || len(t.Fields) != 2 {
+		return false
+	}
+	stamp, frame := &t.Fields[0], &t.Fields[1]
+	return stamp.Name == "stamp" && stamp.Kind == msgdef.Struct && stamp.Array == msgdef.Scalar && ros1Builtin(stamp.Msg) == "time" &&
+		frame.Name == "frame_id" && frame.Kind == msgdef.String && frame.Array == msgdef.Scalar
 }
 
 // ROS1Equivalent returns a ROS1 type with t's wire layout (for writing ROS2
@@ -168,7 +189,7 @@ func ros1Equivalent(t *msgdef.Type, reg *msgdef.Registry) (*msgdef.Type, *record
 	var b strings.Builder
 	b.WriteString(text(t))
 	for _, d := range dependencies(t) {
-		if ros1Builtin[d.Name] != "" {
+		if ros1Builtin(d) != "" {
 			continue // a primitive in ROS1
 		}
 		fmt.Fprintf(&b, "%s\nMSG: %s\n%s", bundleSeparator, d.Name, text(d))
@@ -196,8 +217,8 @@ func ros1Known(reg *msgdef.Registry, t *msgdef.Type) *msgdef.Type {
 // message (named name2 in ROS 2) as f2's, any other kind as itself.
 func kindAlike(f1, f2 *msgdef.Field, name2 string) bool {
 	switch {
-	case f2.Kind == msgdef.Struct && ros1Builtin[f2.Msg.Name] != "":
-		return f1.Kind.String() == ros1Builtin[f2.Msg.Name]
+	case f2.Kind == msgdef.Struct && ros1Builtin(f2.Msg) != "":
+		return f1.Kind.String() == ros1Builtin(f2.Msg)
 	case f2.Kind == msgdef.Struct:
 		return f1.Kind == msgdef.Struct && name2 == f2.Msg.Name
 	case f1.Prim == "byte":
@@ -267,7 +288,7 @@ func (s *addSeq) BeginMessage(t *msgdef.Type) {
 }
 func (s *addSeq) EndMessage() {}
 func (s *addSeq) BeginStruct(f *msgdef.Field) {
-	switch ros1Builtin[f.Msg.Name] {
+	switch ros1Builtin(f.Msg) {
 	case "time":
 		s.time, s.kind, s.sec, s.nsec = f, msgdef.Time, 0, 0
 	case "duration":
