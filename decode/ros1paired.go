@@ -3,7 +3,6 @@ package decode
 import (
 	"math"
 	"slices"
-	"strings"
 	"sync/atomic"
 
 	"github.com/baglab/baglab/decode/msgdef"
@@ -51,8 +50,8 @@ func ros1Definition(reg *msgdef.Registry, t *msgdef.Type) (*msgdef.Type, []strin
 }
 
 // ros1Pairs reports whether ROS1 type k can take the values of ROS 2
-// type t, pairing fields as ros1_bridge does, by name but for case, in
-// their order: each field of k has one in t, after the one paired before,
+// type t, pairing fields as ros1_bridge does (pairedField), in their
+// order: each field of k has one in t, after the one paired before,
 // of the same kind (kindAlike) and array, of the same fixed length; nested
 // types pairing in turn (std_msgs/Header always: ROS1's seq is 0). t's
 // fields without a pair are appended to left, their paths (under prefix)
@@ -67,7 +66,7 @@ func ros1Pairs(k, t *msgdef.Type, prefix string, paths *[]string, left *[]*msgde
 	}
 	for i := range k.Fields {
 		kf := &k.Fields[i]
-		j := foldedField(t, kf.Name)
+		j := pairedField(t, kf.Name)
 		if j < next {
 			return false
 		}
@@ -93,16 +92,6 @@ func ros1Pairs(k, t *msgdef.Type, prefix string, paths *[]string, left *[]*msgde
 	}
 	leave(len(t.Fields))
 	return true
-}
-
-// foldedField is the index of t's field named name but for case, or -1.
-func foldedField(t *msgdef.Type, name string) int {
-	for i := range t.Fields {
-		if strings.EqualFold(t.Fields[i].Name, name) {
-			return i
-		}
-	}
-	return -1
 }
 
 // pairedConversion is ToROS1's Conversion of messages of ROS 2 type

@@ -115,6 +115,14 @@ func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping
 	return m, note, nil
 }
 
+// pairedField is the index of ROS 2 type t2's field that ROS1's field
+// name1 pairs with as ros1_bridge pairs fields by name: name1 in lower
+// case (CameraInfo's D is d), or -1.
+func pairedField(t2 *msgdef.Type, name1 string) int {
+	lower := strings.ToLower(name1)
+	return slices.IndexFunc(t2.Fields, func(f msgdef.Field) bool { return f.Name == lower })
+}
+
 // nativeRules pairs the fields of ROS1 type d with those of t2, the ROS 2
 // definition of its name, as ros1_bridge pairs them: the manual rules
 // first, then every other field with the ROS 2 field of its name in lower
@@ -138,7 +146,7 @@ func (rn *Renames) nativeRules(d, t2 *msgdef.Type, manual []fieldRule) (rules []
 		if covered[f1.Name] {
 			continue
 		}
-		j := slices.IndexFunc(t2.Fields, func(f msgdef.Field) bool { return f.Name == strings.ToLower(f1.Name) })
+		j := pairedField(t2, f1.Name)
 		switch {
 		case j < 0 || taken[t2.Fields[j].Name]:
 			missing = append(missing, f1.Name)
