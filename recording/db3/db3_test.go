@@ -2,6 +2,7 @@ package db3
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,6 +12,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -474,10 +477,10 @@ func FuzzParseBag2Metadata(f *testing.F) {
 	})
 }
 
-// TestWriterBatches writes messages of every size from empty to past
-// batchBytes, a topic added between them, and Python's sqlite3 reads every
-// row back in order with its bytes: the inserter's batches, whole and
-// partial, lose and reorder nothing.
+// TestWriterBatches writes messages of every size from empty to several
+// overflow pages, out of time order, a topic added between them, and
+// Python's sqlite3 (the system's SQLite) finds the file intact and reads
+// every row back with its bytes, in rowid order and through the time index.
 func TestWriterBatches(t *testing.T) {
 	testenv.RequirePeer(t, "sqlite3")
 	path := filepath.Join(t.TempDir(), "b.db3")
@@ -492,6 +495,11 @@ func TestWriterBatches(t *testing.T) {
 	sum := sha256.New()
 	var ids []uint32
 	ids = append(ids, a)
+	type timed struct {
+		ts int64
+		id int
+	}
+	var byTime []timed
 	for i := range 700 {
 		if i == 333 {
 			b, err := w.AddChannel(&record.Channel{Topic: "/b", MessageEncoding: "cdr", Schema: &record.Schema{Name: "p/msg/B"}})
@@ -502,35 +510,45 @@ func TestWriterBatches(t *testing.T) {
 		}
 		n := i % 97
 		if i%50 == 7 {
-			n = batchBytes/3 + i
+			n = 3*pageSize + i
 		}
 		data := make([]byte, n)
 		for k := range data {
 			data[k] = byte(i + k*7)
 		}
 		id := ids[i%len(ids)]
-		if err := w.WriteMessage(id, &record.Message{LogTime: int64(i), Data: data}); err != nil {
+		ts := int64(i*37%700) / 3 // out of order, with ties
+		if err := w.WriteMessage(id, &record.Message{LogTime: ts, Data: data}); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(sum, "%d %d %x\n", i, id, sha256.Sum256(data))
+		fmt.Fprintf(sum, "%d %d %x\n", ts, id, sha256.Sum256(data))
+		byTime = append(byTime, timed{ts, i + 1})
 	}
+	slices.SortFunc(byTime, func(a, b timed) int { return cmp.Or(cmp.Compare(a.ts, b.ts), cmp.Compare(a.id, b.id)) })
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 	script := `
 import sqlite3, sys, hashlib
 db = sqlite3.connect(sys.argv[1])
+print(db.execute("PRAGMA integrity_check").fetchone()[0])
 h = hashlib.sha256()
 for ts, topic, data in db.execute("SELECT timestamp, topic_id, data FROM messages ORDER BY id"):
     h.update(("%d %d %s\n" % (ts, topic, hashlib.sha256(data).hexdigest())).encode())
 print(h.hexdigest())
+print(" ".join(str(i) for (i,) in db.execute("SELECT id FROM messages INDEXED BY timestamp_idx ORDER BY timestamp, id")))
 `
 	out, err := exec.Command(python, "-c", script, path).Output()
 	if err != nil {
 		t.Fatalf("python: %v", err)
 	}
-	if got, want := strings.TrimSpace(string(out)), hex.EncodeToString(sum.Sum(nil)); got != want {
-		t.Errorf("python reads rows hashing to %s, want %s", got, want)
+	var order []string
+	for _, m := range byTime {
+		order = append(order, strconv.Itoa(m.id))
+	}
+	want := "ok\n" + hex.EncodeToString(sum.Sum(nil)) + "\n" + strings.Join(order, " ") + "\n"
+	if string(out) != want {
+		t.Errorf("python reads\n%.300s\nwant\n%.300s", out, want)
 	}
 }
 
