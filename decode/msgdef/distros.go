@@ -2,17 +2,16 @@ package msgdef
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"embed"
 	"fmt"
 	"io"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/baglab/baglab/record"
+	"github.com/klauspost/compress/gzip"
 )
 
 // ros2Common is the ROS 2 common interfaces, an archive per distribution,
@@ -125,15 +124,16 @@ func unpackDistro(d string) map[string]*source {
 		if err != nil {
 			return msgs
 		}
-		parts := strings.Split(h.Name, "/") // distro/pkg/msg/Type.msg
-		if len(parts) != 4 || parts[0] != d || parts[2] != "msg" || path.Ext(parts[3]) != ".msg" {
+		rest, ok := strings.CutPrefix(h.Name, d+"/") // distro/pkg/msg/Type.msg
+		pkg, file, ok2 := strings.Cut(rest, "/msg/")
+		name, ok3 := strings.CutSuffix(file, ".msg")
+		if !ok || !ok2 || !ok3 || strings.Contains(pkg, "/") || strings.Contains(name, "/") || h.Size > 1<<20 {
 			continue
 		}
-		b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
-		if err != nil {
+		b := make([]byte, h.Size)
+		if _, err := io.ReadFull(tr, b); err != nil {
 			return msgs
 		}
-		pkg, name := parts[1], strings.TrimSuffix(parts[3], ".msg")
 		msgs[pkg+"/"+name] = &source{name: pkg + "/" + name, fullName: pkg + "/msg/" + name,
 			dialect: ROS2, text: string(b), distro: d}
 	}

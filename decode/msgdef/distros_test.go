@@ -137,3 +137,14 @@ func writeFile(t *testing.T, path, text string) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkUnpackDistro unpacks jazzy's archive: what a run with
+// --distro jazzy spends before its first ROS 2 lookup.
+func BenchmarkUnpackDistro(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := len(unpackDistro("jazzy")); n != 151 {
+			b.Fatalf("%d types", n)
+		}
+	}
+}
