@@ -13,8 +13,10 @@ import (
 // BenchmarkToROS2AllTypes: what convert --to ros2 spends on the output
 // channels of a bag of every seed and common type (the demo's
 // all_types.bag: 196 connections, each with its own copy of the
-// definitions it uses) before the first message, with a new Resolver each
-// time, as each run of baglab has.
+// definitions it uses) before the first message, with a new registry and
+// Resolver each time, as each run of baglab has: by default, and with
+// --distro jazzy (each type paired with jazzy's definitions; the archive
+// is unpacked once per process, so not here: BenchmarkUnpackDistro).
 func BenchmarkToROS2AllTypes(b *testing.B) {
 	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 7, Sessions: 1})
 	if err != nil {
@@ -33,18 +35,34 @@ func BenchmarkToROS2AllTypes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(chans)), "channels")
-	for b.Loop() {
-		res := decode.NewResolver(nil)
-		for _, ch := range chans {
-			if _, err := res.For(ch); err != nil {
-				b.Fatal(err)
-			}
+	for _, distro := range []string{"", "jazzy"} {
+		name := "default"
+		if distro != "" {
+			name = distro
 		}
-		for _, ch := range chans {
-			if _, _, _, err := res.ToROS2(ch, nil); err != nil {
-				b.Fatal(err)
+		b.Run(name, func(b *testing.B) {
+			b.ReportMetric(float64(len(chans)), "channels")
+			var rn *decode.Renames
+			if distro != "" {
+				rn = rn.Native()
 			}
-		}
+			for b.Loop() {
+				reg := msgdef.Default().Clone()
+				if err := reg.SetDistro(distro); err != nil {
+					b.Fatal(err)
+				}
+				res := decode.NewResolver(reg)
+				for _, ch := range chans {
+					if _, err := res.For(ch); err != nil {
+						b.Fatal(err)
+					}
+				}
+				for _, ch := range chans {
+					if _, _, _, err := res.ToROS2(ch, rn); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }
