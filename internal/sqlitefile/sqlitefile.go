@@ -81,7 +81,7 @@ type chunk struct{ b []byte }
 
 // object is a table or index, as the schema table lists it.
 type object interface {
-	finish() (root uint32, err error)
+	finish() (root uint32)
 	schema() (kind, name, table, sql string)
 }
 
@@ -191,10 +191,7 @@ func (f *File) finish() ([]byte, error) {
 	schema := &Table{f: f, leafOff: headerBytes}
 	schema.reset()
 	for i, o := range f.objects {
-		root, err := o.finish()
-		if err != nil {
-			return nil, err
-		}
+		root := o.finish()
 		kind, name, table, sql := o.schema()
 		if err := schema.place(int64(i+1), Text(kind), Text(name), Text(table), Int(int64(root)), Text(sql)); err != nil {
 			return nil, err

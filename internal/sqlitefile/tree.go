@@ -55,7 +55,7 @@ func (t *Table) reset() {
 // Insert appends a row with a rowid greater than every one before it.
 // Its columns are the table's, in order; an INTEGER PRIMARY KEY column
 // is Null, its value the rowid. Text and blob bytes are copied before it
-// returns.
+// returns. After an error the File takes nothing more.
 func (t *Table) Insert(rowid int64, cols ...Value) error {
 	if err := t.f.usable(); err != nil {
 		return err
@@ -110,11 +110,11 @@ func (t *Table) flush() {
 	t.reset()
 }
 
-func (t *Table) finish() (uint32, error) {
+func (t *Table) finish() uint32 {
 	if t.cells > 0 || len(t.children) == 0 {
 		t.flush()
 	}
-	return t.f.build(t.children, tableInterior), nil
+	return t.f.build(t.children, tableInterior)
 }
 
 // putHeader writes a b-tree page header: no free blocks, no fragments.
@@ -175,7 +175,7 @@ func putIndexPayload(b []byte, e entry) []byte {
 
 // finish writes the leaves, the entries spread evenly over as few as hold
 // them with one entry between each two, and the levels above them.
-func (x *Index) finish() (uint32, error) {
+func (x *Index) finish() uint32 {
 	f := x.f
 	if x.unsorted {
 		slices.SortFunc(x.entries, compareEntries)
@@ -210,7 +210,7 @@ func (x *Index) finish() (uint32, error) {
 		children = append(children, ch)
 	}
 	x.entries = nil
-	return f.build(children, indexInterior), nil
+	return f.build(children, indexInterior)
 }
 
 // build writes the interior levels above children, each level's pages
