@@ -68,6 +68,7 @@ type File struct {
 	next     uint32 // number of the next page appended
 	lockPage uint32 // the lock-byte page's number
 	pipe     *batches.Pipe[chunk]
+	writes   *shiftedWriter
 	objects  []object
 	segs     [][]byte // a row's payload, in pieces
 	rest     [][]byte // what of segs is not yet copied
@@ -76,8 +77,18 @@ type File struct {
 	err      error
 }
 
-// chunk is consecutive pages waiting to be written.
+// chunk is consecutive pages waiting to be written, after shift bytes of
+// room (shiftedWriter).
 type chunk struct{ b []byte }
+
+// current is the chunk being filled.
+func (f *File) current() *chunk {
+	c := f.pipe.Current()
+	if len(c.b) < shift { // not used yet
+		c.b = append(c.b[:0], make([]byte, shift)...)
+	}
+	return c
+}
 
 // object is a table or index, as the schema table lists it.
 type object interface {
@@ -92,11 +103,8 @@ func New(out Output, pageSize int) (*File, error) {
 		return nil, fmt.Errorf("sqlitefile: page size %d is not a power of two from 512 to 65536", pageSize)
 	}
 	f := &File{out: out, pageSize: pageSize, next: 1, lockPage: uint32(pendingByte/pageSize + 1)}
-	write := func(c *chunk) error {
-		_, err := out.Write(c.b)
-		return err
-	}
-	f.pipe = batches.Start(3, write, func(c *chunk) { c.b = c.b[:0] }, func(c *chunk) bool { return len(c.b) == 0 })
+	f.writes = &shiftedWriter{out: out}
+	f.pipe = batches.Start(3, f.writes.write, func(c *chunk) { c.b = c.b[:shift] }, func(c *chunk) bool { return len(c.b) <= shift })
 	f.appendPage(make([]byte, pageSize)) // page 1, written in place by Close
 	return f, nil
 }
@@ -104,7 +112,7 @@ func New(out Output, pageSize int) (*File, error) {
 // appendPage adds page p to the output and returns its number.
 func (f *File) appendPage(p []byte) uint32 {
 	n := f.allocate()
-	c := f.pipe.Current()
+	c := f.current()
 	c.b = append(c.b, p...)
 	if len(c.b) >= chunkBytes {
 		f.pipe.Send()
@@ -116,7 +124,7 @@ func (f *File) appendPage(p []byte) uint32 {
 // the lock-byte page when that is its place.
 func (f *File) allocate() uint32 {
 	if f.next == f.lockPage {
-		c := f.pipe.Current()
+		c := f.current()
 		c.b = append(c.b, make([]byte, f.pageSize)...)
 		f.next++
 	}
@@ -162,6 +170,9 @@ func (f *File) Close() error {
 	}
 	if perr := f.pipe.Stop(); err == nil {
 		err = perr
+	}
+	if err == nil {
+		err = f.writes.flush()
 	}
 	if err == nil {
 		_, err = f.out.WriteAt(page1, 0)
@@ -378,7 +389,7 @@ func (f *File) spill(rest int) uint32 {
 		if rest > room {
 			next = f.following()
 		}
-		c := f.pipe.Current()
+		c := f.current()
 		at := len(c.b)
 		c.b = slices.Grow(c.b, f.pageSize)[:at+f.pageSize]
 		binary.BigEndian.PutUint32(c.b[at:], next)

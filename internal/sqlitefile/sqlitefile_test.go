@@ -317,3 +317,62 @@ func TestVarint(t *testing.T) {
 		}
 	}
 }
+
+// recorder is an Output that keeps what is written and where each write
+// began.
+type recorder struct {
+	b      []byte
+	starts []int
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	r.starts = append(r.starts, len(r.b))
+	r.b = append(r.b, p...)
+	return len(p), nil
+}
+
+func (r *recorder) WriteAt(p []byte, off int64) (int, error) {
+	copy(r.b[off:], p)
+	return len(p), nil
+}
+
+// TestWritesOffPages: every write of pages after the first begins shift
+// bytes before a page boundary, and the file is the same as written in
+// one piece: a whole number of pages that SQLite reads.
+func TestWritesOffPages(t *testing.T) {
+	const pageSize = 4096
+	rows := makeRows(3000, pageSize, rand.New(rand.NewPCG(5, 6)))
+	var r recorder
+	f, err := New(&r, pageSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := f.Table("t", tableSQL)
+	idx := f.Index("t_k", "t", indexSQL)
+	for _, row := range rows {
+		n := Null()
+		if row.n != nil {
+			n = Int(*row.n)
+		}
+		if err := tab.Insert(row.id, Null(), Int(row.k), Text(row.name), Blob(row.data), n); err != nil {
+			t.Fatal(err)
+		}
+		idx.Add(row.k, row.id)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.starts) < 10 || len(r.b)%pageSize != 0 {
+		t.Fatalf("%d writes, %d bytes", len(r.starts), len(r.b))
+	}
+	for i, s := range r.starts[1:] {
+		if s%pageSize != pageSize-shift {
+			t.Fatalf("write %d begins at %d, %d into a page", i+1, s, s%pageSize)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "t.db")
+	if err := os.WriteFile(path, r.b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	check(t, path, rows)
+}
