@@ -33,8 +33,10 @@ const writebackEvery = 8 << 20
 // ext4, the VM CI runs in) takes large writes into its page cache at a
 // cost that varies up to ninefold: 1 GiB from dd took 0.20-1.85 s in
 // writes of 1 MiB and 0.22-0.23 s in writes of 256 KiB (9 runs each,
-// alternately), as large writes get large folios.
-const writeMax = 128 << 10
+// alternately), as large writes get large folios. A 1 GB conversion to
+// MCAP took 0.42-0.52 s in writes of at most 256 KiB, 0.46-0.54 s at 128
+// KiB, 0.38-0.61 s at 512 KiB and 0.46-0.95 s at 1 MiB (11 runs each).
+const writeMax = 256 << 10
 
 // Write writes p to the file, in writes of at most writeMax bytes; see
 // writebackEvery.
