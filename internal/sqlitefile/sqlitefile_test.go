@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -68,8 +69,7 @@ const (
 	indexSQL = "CREATE INDEX t_k ON t (k ASC)"
 )
 
-// write writes rows to a new database at path, with an empty table
-// beside them.
+// write writes rows to a new database at path (fill).
 func write(t testing.TB, path string, pageSize int, rows []row) {
 	t.Helper()
 	out, err := os.Create(path)
@@ -77,6 +77,13 @@ func write(t testing.TB, path string, pageSize int, rows []row) {
 		t.Fatal(err)
 	}
 	defer out.Close()
+	fill(t, out, pageSize, rows)
+}
+
+// fill writes a database of rows to out: an empty table, then table t
+// and its index t_k.
+func fill(t testing.TB, out Output, pageSize int, rows []row) {
+	t.Helper()
 	f, err := New(out, pageSize)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +111,8 @@ func write(t testing.TB, path string, pageSize int, rows []row) {
 // rows.
 func check(t *testing.T, path string, rows []row) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	uri := url.URL{Scheme: "file", Path: path, RawQuery: "mode=ro"} // the path may hold '#'
+	db, err := sql.Open("sqlite", uri.String())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -343,25 +351,7 @@ func TestWritesOffPages(t *testing.T) {
 	const pageSize = 4096
 	rows := makeRows(3000, pageSize, rand.New(rand.NewPCG(5, 6)))
 	var r recorder
-	f, err := New(&r, pageSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tab := f.Table("t", tableSQL)
-	idx := f.Index("t_k", "t", indexSQL)
-	for _, row := range rows {
-		n := Null()
-		if row.n != nil {
-			n = Int(*row.n)
-		}
-		if err := tab.Insert(row.id, Null(), Int(row.k), Text(row.name), Blob(row.data), n); err != nil {
-			t.Fatal(err)
-		}
-		idx.Add(row.k, row.id)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
+	fill(t, &r, pageSize, rows)
 	if len(r.starts) < 4 || len(r.b)%pageSize != 0 {
 		t.Fatalf("%d writes, %d bytes", len(r.starts), len(r.b))
 	}
