@@ -92,8 +92,9 @@ func (f *File) current() *chunk {
 
 // object is a table or index, as the schema table lists it.
 type object interface {
-	finish() (root uint32)
+	finish() (root uint32, err error)
 	schema() (kind, name, table, sql string)
+	release() // frees what it holds beside the output, after finish or not
 }
 
 // New starts a database of pages of pageSize bytes (a power of two from
@@ -171,6 +172,7 @@ func (f *File) Close() error {
 	if perr := f.pipe.Stop(); err == nil {
 		err = perr
 	}
+	f.release()
 	if err == nil {
 		err = f.writes.flush()
 	}
@@ -194,6 +196,14 @@ func (f *File) Abort() {
 		f.err = errors.New("sqlitefile: aborted")
 	}
 	f.pipe.Stop()
+	f.release()
+}
+
+// release frees what every object holds beside the output.
+func (f *File) release() {
+	for _, o := range f.objects {
+		o.release()
+	}
 }
 
 // finish writes every object's remaining pages and returns page 1: the
@@ -202,7 +212,10 @@ func (f *File) finish() ([]byte, error) {
 	schema := &Table{f: f, leafOff: headerBytes}
 	schema.reset()
 	for i, o := range f.objects {
-		root := o.finish()
+		root, err := o.finish()
+		if err != nil {
+			return nil, err
+		}
 		kind, name, table, sql := o.schema()
 		if err := schema.place(int64(i+1), Text(kind), Text(name), Text(table), Int(int64(root)), Text(sql)); err != nil {
 			return nil, err

@@ -77,12 +77,12 @@ func write(t testing.TB, path string, pageSize int, rows []row) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	fill(t, out, pageSize, rows)
+	fill(t, out, pageSize, rows, 0)
 }
 
 // fill writes a database of rows to out: an empty table, then table t
-// and its index t_k.
-func fill(t testing.TB, out Output, pageSize int, rows []row) {
+// and its index t_k, sorted in runs of runSize entries (0: runEntries).
+func fill(t testing.TB, out Output, pageSize int, rows []row, runSize int) {
 	t.Helper()
 	f, err := New(out, pageSize)
 	if err != nil {
@@ -91,6 +91,9 @@ func fill(t testing.TB, out Output, pageSize int, rows []row) {
 	f.Table("empty", "CREATE TABLE empty(a TEXT)")
 	tab := f.Table("t", tableSQL)
 	idx := f.Index("t_k", "t", indexSQL)
+	if runSize > 0 {
+		idx.runSize = runSize
+	}
 	for _, r := range rows {
 		n := Null()
 		if r.n != nil {
@@ -351,7 +354,7 @@ func TestWritesOffPages(t *testing.T) {
 	const pageSize = 4096
 	rows := makeRows(3000, pageSize, rand.New(rand.NewPCG(5, 6)))
 	var r recorder
-	fill(t, &r, pageSize, rows)
+	fill(t, &r, pageSize, rows, 0)
 	if len(r.starts) < 4 || len(r.b)%pageSize != 0 {
 		t.Fatalf("%d writes, %d bytes", len(r.starts), len(r.b))
 	}
@@ -365,4 +368,43 @@ func TestWritesOffPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(t, path, rows)
+}
+
+// TestIndexRuns: an index of more entries than a run holds, out of order
+// and with ties, is sorted in runs spilled to a temporary file and
+// merged; SQLite reads it in order, and the file is gone afterwards, as
+// it is after an Abort.
+func TestIndexRuns(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	rows := makeRows(5000, 1024, rand.New(rand.NewPCG(7, 8)))
+	for _, runSize := range []int{1, 333, 4999, 5000} {
+		path := filepath.Join(t.TempDir(), "t.db")
+		out, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fill(t, out, 1024, rows, runSize)
+		out.Close()
+		check(t, path, rows)
+		if left, _ := os.ReadDir(tmp); len(left) != 0 {
+			t.Fatalf("runs of %d: left %v", runSize, left)
+		}
+	}
+	f, err := New(&recorder{}, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := f.Index("t_k", "t", indexSQL)
+	idx.runSize = 10
+	for i := range 100 {
+		idx.Add(int64(-i), int64(i+1))
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 1 {
+		t.Fatalf("%d temporary files while adding, want 1", len(left))
+	}
+	f.Abort()
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("after Abort: left %v", left)
+	}
 }

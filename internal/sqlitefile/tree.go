@@ -1,10 +1,8 @@
 package sqlitefile
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
-	"slices"
 )
 
 // entry is an index entry, or the key an interior table cell holds
@@ -110,12 +108,14 @@ func (t *Table) flush() {
 	t.reset()
 }
 
-func (t *Table) finish() uint32 {
+func (t *Table) finish() (uint32, error) {
 	if t.cells > 0 || len(t.children) == 0 {
 		t.flush()
 	}
-	return t.f.build(t.children, tableInterior)
+	return t.f.build(t.children, tableInterior), nil
 }
+
+func (t *Table) release() {}
 
 // putHeader writes a b-tree page header: no free blocks, no fragments.
 func putHeader(h []byte, kind byte, cells, top int) {
@@ -124,41 +124,6 @@ func putHeader(h []byte, kind byte, cells, top int) {
 	binary.BigEndian.PutUint16(h[3:], uint16(cells))
 	binary.BigEndian.PutUint16(h[5:], uint16(top)) // 65536 is written 0
 	h[7] = 0
-}
-
-// Index is an index on one integer column of a table, being written.
-type Index struct {
-	f                *File
-	name, table, sql string
-	entries          []entry
-	unsorted         bool
-}
-
-// Index adds an index of table on one integer column: name and the
-// CREATE INDEX statement (without its semicolon). Each row's value is
-// given to Add; the entries are kept (16 bytes each) and sorted by Close.
-func (f *File) Index(name, table, sql string) *Index {
-	x := &Index{f: f, name: name, table: table, sql: sql}
-	f.objects = append(f.objects, x)
-	return x
-}
-
-func (x *Index) schema() (kind, name, table, sql string) { return "index", x.name, x.table, x.sql }
-
-// Add indexes the row rowid by key.
-func (x *Index) Add(key, rowid int64) {
-	e := entry{key, rowid}
-	if n := len(x.entries); n > 0 && compareEntries(e, x.entries[n-1]) < 0 {
-		x.unsorted = true
-	}
-	x.entries = append(x.entries, e)
-}
-
-func compareEntries(a, b entry) int {
-	if c := cmp.Compare(a.key, b.key); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.rowid, b.rowid)
 }
 
 // maxIndexPayload is the longest index record: a 3-byte header and two
@@ -171,46 +136,6 @@ func putIndexPayload(b []byte, e entry) []byte {
 	sr, nr := intSerial(e.rowid)
 	b = append(b, byte(3+nk+nr), 3, byte(sk), byte(sr))
 	return putInt(putInt(b, e.key, nk), e.rowid, nr)
-}
-
-// finish writes the leaves, the entries spread evenly over as few as hold
-// them with one entry between each two, and the levels above them.
-func (x *Index) finish() uint32 {
-	f := x.f
-	if x.unsorted {
-		slices.SortFunc(x.entries, compareEntries)
-	}
-	perLeaf := (f.pageSize - 8) / (1 + maxIndexPayload + 2)
-	n := len(x.entries)
-	leaves := (n + 1 + perLeaf) / (perLeaf + 1)
-	inLeaves := n - (leaves - 1)
-	page := make([]byte, f.pageSize)
-	var children []child
-	rest := x.entries
-	for i := range leaves {
-		count := inLeaves / leaves
-		if i < inLeaves%leaves {
-			count++
-		}
-		clear(page)
-		top := len(page)
-		for k, e := range rest[:count] {
-			var cell [1 + maxIndexPayload]byte
-			c := putIndexPayload(cell[:0], e)
-			top -= len(c)
-			copy(page[top:], c)
-			binary.BigEndian.PutUint16(page[8+2*k:], uint16(top))
-		}
-		putHeader(page, indexLeaf, count, top)
-		rest = rest[count:]
-		ch := child{page: f.appendPage(page)}
-		if len(rest) > 0 {
-			ch.sep, rest = rest[0], rest[1:]
-		}
-		children = append(children, ch)
-	}
-	x.entries = nil
-	return f.build(children, indexInterior)
 }
 
 // build writes the interior levels above children, each level's pages

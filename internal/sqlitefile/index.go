@@ -1,0 +1,236 @@
+package sqlitefile
+
+import (
+	"bufio"
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+)
+
+// runEntries is how many entries an Index sorts in memory (16 MB); past
+// that it writes each run of them, sorted, to a temporary file, and
+// Close merges the runs, so that an index of any size takes bounded
+// memory, as SQLite's own sorter does.
+const runEntries = 1 << 20
+
+// entryBytes is the size of an entry in a spilled run.
+const entryBytes = 16
+
+// Index is an index on one integer column of a table, being written.
+type Index struct {
+	f                *File
+	name, table, sql string
+	entries          []entry // the run being gathered
+	unsorted         bool    // entries is out of order
+	runSize          int     // runEntries; tests make it small
+	spill            *os.File
+	spilled          *bufio.Writer
+	runs             []int64 // entries in each run spilled, in order
+	count            int     // entries added
+}
+
+// Index adds an index of table on one integer column: name and the
+// CREATE INDEX statement (without its semicolon). Each row's value is
+// given to Add; Close sorts the entries and writes the index.
+func (f *File) Index(name, table, sql string) *Index {
+	x := &Index{f: f, name: name, table: table, sql: sql, runSize: runEntries}
+	f.objects = append(f.objects, x)
+	return x
+}
+
+func (x *Index) schema() (kind, name, table, sql string) { return "index", x.name, x.table, x.sql }
+
+// Add indexes the row rowid by key. An error spilling entries is the
+// File's (Insert and Close return it).
+func (x *Index) Add(key, rowid int64) {
+	if x.f.err != nil {
+		return
+	}
+	e := entry{key, rowid}
+	if n := len(x.entries); n > 0 && compareEntries(e, x.entries[n-1]) < 0 {
+		x.unsorted = true
+	}
+	x.entries = append(x.entries, e)
+	x.count++
+	if len(x.entries) >= x.runSize {
+		if err := x.spillRun(); err != nil {
+			x.f.err = fmt.Errorf("sqlitefile: index %s: %w", x.name, err)
+		}
+	}
+}
+
+func compareEntries(a, b entry) int {
+	if c := cmp.Compare(a.key, b.key); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.rowid, b.rowid)
+}
+
+// spillRun sorts the entries gathered and appends them to the temporary
+// file as a run.
+func (x *Index) spillRun() error {
+	if x.spill == nil {
+		f, err := os.CreateTemp("", "baglab-sqlite-index-*")
+		if err != nil {
+			return err
+		}
+		x.spill, x.spilled = f, bufio.NewWriterSize(f, 64<<10)
+	}
+	x.sortRun()
+	var b [entryBytes]byte
+	for _, e := range x.entries {
+		binary.LittleEndian.PutUint64(b[:], uint64(e.key))
+		binary.LittleEndian.PutUint64(b[8:], uint64(e.rowid))
+		if _, err := x.spilled.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	x.runs = append(x.runs, int64(len(x.entries)))
+	x.entries = x.entries[:0]
+	return nil
+}
+
+func (x *Index) sortRun() {
+	if x.unsorted {
+		slices.SortFunc(x.entries, compareEntries)
+		x.unsorted = false
+	}
+}
+
+// release removes the temporary file.
+func (x *Index) release() {
+	if x.spill != nil {
+		x.spill.Close()
+		os.Remove(x.spill.Name())
+		x.spill = nil
+	}
+	x.entries = nil
+}
+
+// finish writes the leaves, the entries spread evenly over as few as hold
+// them with one entry between each two, and the levels above them.
+func (x *Index) finish() (uint32, error) {
+	next, err := x.sorted()
+	if err != nil {
+		return 0, fmt.Errorf("sqlitefile: index %s: %w", x.name, err)
+	}
+	f := x.f
+	perLeaf := (f.pageSize - 8) / (1 + maxIndexPayload + 2)
+	n := x.count
+	leaves := (n + 1 + perLeaf) / (perLeaf + 1)
+	inLeaves := n - (leaves - 1)
+	page := make([]byte, f.pageSize)
+	var children []child
+	for i := range leaves {
+		count := inLeaves / leaves
+		if i < inLeaves%leaves {
+			count++
+		}
+		clear(page)
+		top := len(page)
+		for k := range count {
+			e, err := next()
+			if err != nil {
+				return 0, fmt.Errorf("sqlitefile: index %s: %w", x.name, err)
+			}
+			var cell [1 + maxIndexPayload]byte
+			c := putIndexPayload(cell[:0], e)
+			top -= len(c)
+			copy(page[top:], c)
+			binary.BigEndian.PutUint16(page[8+2*k:], uint16(top))
+		}
+		putHeader(page, indexLeaf, count, top)
+		ch := child{page: f.appendPage(page)}
+		if i < leaves-1 {
+			if ch.sep, err = next(); err != nil {
+				return 0, fmt.Errorf("sqlitefile: index %s: %w", x.name, err)
+			}
+		}
+		children = append(children, ch)
+	}
+	return f.build(children, indexInterior), nil
+}
+
+// sorted returns the entries one by one in order: the one run sorted in
+// memory, or the runs spilled merged.
+func (x *Index) sorted() (func() (entry, error), error) {
+	if x.spill == nil {
+		x.sortRun()
+		rest := x.entries
+		return func() (entry, error) {
+			e := rest[0]
+			rest = rest[1:]
+			return e, nil
+		}, nil
+	}
+	if len(x.entries) > 0 {
+		if err := x.spillRun(); err != nil {
+			return nil, err
+		}
+	}
+	if err := x.spilled.Flush(); err != nil {
+		return nil, err
+	}
+	m := &merge{}
+	at := int64(0)
+	for _, n := range x.runs {
+		r := &run{in: bufio.NewReaderSize(io.NewSectionReader(x.spill, at, n*entryBytes), 16<<10), left: n}
+		at += n * entryBytes
+		if err := r.advance(); err != nil {
+			return nil, err
+		}
+		m.runs = append(m.runs, r)
+	}
+	heap.Init(m)
+	return func() (entry, error) {
+		if len(m.runs) == 0 {
+			return entry{}, errors.New("merged runs ended early")
+		}
+		r := m.runs[0]
+		e := r.head
+		if r.left == 0 {
+			heap.Pop(m)
+		} else if err := r.advance(); err != nil {
+			return entry{}, err
+		} else {
+			heap.Fix(m, 0)
+		}
+		return e, nil
+	}, nil
+}
+
+// run is a spilled run being merged: its next entry and how many follow.
+type run struct {
+	in   *bufio.Reader
+	head entry
+	left int64
+}
+
+// advance reads the run's next entry into head.
+func (r *run) advance() error {
+	var b [entryBytes]byte
+	if _, err := io.ReadFull(r.in, b[:]); err != nil {
+		return fmt.Errorf("reading a spilled run: %w", err)
+	}
+	r.head = entry{int64(binary.LittleEndian.Uint64(b[:])), int64(binary.LittleEndian.Uint64(b[8:]))}
+	r.left--
+	return nil
+}
+
+// merge is the runs being merged, a heap by their next entries.
+type merge struct{ runs []*run }
+
+func (m *merge) Len() int           { return len(m.runs) }
+func (m *merge) Less(i, j int) bool { return compareEntries(m.runs[i].head, m.runs[j].head) < 0 }
+func (m *merge) Swap(i, j int)      { m.runs[i], m.runs[j] = m.runs[j], m.runs[i] }
+func (m *merge) Push(v any)         { m.runs = append(m.runs, v.(*run)) }
+func (m *merge) Pop() any {
+	r := m.runs[len(m.runs)-1]
+	m.runs = m.runs[:len(m.runs)-1]
+	return r
+}
