@@ -9,11 +9,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
+
+	"github.com/baglab/baglab/internal/atomicfile"
 )
 
 // runEntries is how many entries an Index sorts in memory (16 MB); past
-// that it writes each run of them, sorted, to a temporary file, and
+// that it writes each run of them, sorted, to a temporary file in the
+// system's temporary folder, and
 // Close merges the runs, so that an index of any size takes bounded
 // memory, as SQLite's own sorter does.
 const runEntries = 1 << 20
@@ -25,10 +29,10 @@ const entryBytes = 16
 type Index struct {
 	f                *File
 	name, table, sql string
-	entries          []entry // the run being gathered
-	unsorted         bool    // entries is out of order
-	runSize          int     // runEntries; tests make it small
-	spill            *os.File
+	entries          []entry          // the run being gathered
+	unsorted         bool             // entries is out of order
+	runSize          int              // runEntries; tests make it small
+	spill            *atomicfile.File // never committed: removed by release, or by atomicfile.Cleanup on a signal
 	spilled          *bufio.Writer
 	runs             []int64 // entries in each run spilled, in order
 	count            int     // entries added
@@ -75,7 +79,7 @@ func compareEntries(a, b entry) int {
 // file as a run.
 func (x *Index) spillRun() error {
 	if x.spill == nil {
-		f, err := os.CreateTemp("", "baglab-sqlite-index-*")
+		f, err := atomicfile.Create(filepath.Join(os.TempDir(), "baglab-sqlite-index"), atomicfile.Synced(false))
 		if err != nil {
 			return err
 		}
@@ -105,8 +109,7 @@ func (x *Index) sortRun() {
 // release removes the temporary file.
 func (x *Index) release() {
 	if x.spill != nil {
-		x.spill.Close()
-		os.Remove(x.spill.Name())
+		x.spill.Abort()
 		x.spill = nil
 	}
 	x.entries = nil

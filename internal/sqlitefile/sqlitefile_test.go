@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/baglab/baglab/internal/atomicfile"
 	"github.com/baglab/baglab/internal/testkit/testenv"
 	_ "modernc.org/sqlite"
 )
@@ -373,7 +374,7 @@ func TestWritesOffPages(t *testing.T) {
 // TestIndexRuns: an index of more entries than a run holds, out of order
 // and with ties, is sorted in runs spilled to a temporary file and
 // merged; SQLite reads it in order, and the file is gone afterwards, as
-// it is after an Abort.
+// it is after an Abort or a signal's atomicfile.Cleanup.
 func TestIndexRuns(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
@@ -407,4 +408,16 @@ func TestIndexRuns(t *testing.T) {
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("after Abort: left %v", left)
 	}
+	// a signal's cleanup removes it too
+	f, _ = New(&recorder{}, 1024)
+	idx = f.Index("t_k", "t", indexSQL)
+	idx.runSize = 10
+	for i := range 20 {
+		idx.Add(int64(i), int64(i+1))
+	}
+	atomicfile.Cleanup()
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Fatalf("after atomicfile.Cleanup: left %v", left)
+	}
+	f.Abort()
 }
