@@ -7,9 +7,9 @@ import "io"
 // page reporting) took page-aligned writes into its page cache at a cost
 // that varied fourfold with what ran before: after a conversion with
 // --compression zstd, converting the 1 GB scans.bag to sqlite3 took
-// 1.06-1.83 s in 10 of 12 runs with aligned writes, 0.50-0.84 s in all 8
-// with writes started 100 bytes off (testdata/bench/convert.sh's order,
-// each build first in turn). MCAP and bag outputs are written off page
+// 0.94-1.83 s in 9 of 12 runs with aligned writes (0.45-0.55 s in the
+// other 3), 0.50-0.84 s in all 12 with writes started 100 bytes off
+// (testdata/bench/convert.sh's order, each build first in turn). MCAP and bag outputs are written off page
 // boundaries by their records' sizes.
 const shift = 100
 
