@@ -118,9 +118,17 @@ func (x *Index) release() {
 // finish writes the leaves, the entries spread evenly over as few as hold
 // them with one entry between each two, and the levels above them.
 func (x *Index) finish() (uint32, error) {
-	next, err := x.sorted()
+	root, err := x.write()
 	if err != nil {
 		return 0, fmt.Errorf("sqlitefile: index %s: %w", x.name, err)
+	}
+	return root, nil
+}
+
+func (x *Index) write() (uint32, error) {
+	next, err := x.sorted()
+	if err != nil {
+		return 0, err
 	}
 	f := x.f
 	perLeaf := (f.pageSize - 8) / (1 + maxIndexPayload + 2)
@@ -130,28 +138,25 @@ func (x *Index) finish() (uint32, error) {
 	page := make([]byte, f.pageSize)
 	var children []child
 	for i := range leaves {
-		count := inLeaves / leaves
-		if i < inLeaves%leaves {
-			count++
-		}
+		count := share(inLeaves, leaves, i)
 		clear(page)
 		top := len(page)
 		for k := range count {
 			e, err := next()
 			if err != nil {
-				return 0, fmt.Errorf("sqlitefile: index %s: %w", x.name, err)
+				return 0, err
 			}
-			var cell [1 + maxIndexPayload]byte
-			c := putIndexPayload(cell[:0], e)
-			top -= len(c)
-			copy(page[top:], c)
-			binary.BigEndian.PutUint16(page[8+2*k:], uint16(top))
+			var buf [1 + maxIndexPayload]byte
+			b := putIndexPayload(buf[:0], e)
+			var cell []byte
+			cell, top = cellAt(page, 8, k, top, len(b))
+			copy(cell, b)
 		}
 		putHeader(page, indexLeaf, count, top)
 		ch := child{page: f.appendPage(page)}
 		if i < leaves-1 {
 			if ch.sep, err = next(); err != nil {
-				return 0, fmt.Errorf("sqlitefile: index %s: %w", x.name, err)
+				return 0, err
 			}
 		}
 		children = append(children, ch)

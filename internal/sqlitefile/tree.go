@@ -83,14 +83,13 @@ func (t *Table) place(rowid int64, cols ...Value) error {
 	if t.top-(t.leafOff+8) < size+2 {
 		return fmt.Errorf("sqlitefile: table %s: a row of %d bytes is more than page 1 holds", t.name, p)
 	}
-	t.top -= size
-	cell := t.leaf[t.top : t.top+size]
+	var cell []byte
+	cell, t.top = cellAt(t.leaf, t.leafOff+8, t.cells, t.top, size)
 	at := len(appendVarint(appendVarint(cell[:0], uint64(p)), uint64(rowid)))
 	f.take(cell[at : at+local])
 	if local < p {
 		binary.BigEndian.PutUint32(cell[at+local:], f.spill(p-local))
 	}
-	binary.BigEndian.PutUint16(t.leaf[t.leafOff+8+2*t.cells:], uint16(t.top))
 	t.cells++
 	t.last, t.placed = rowid, true
 	return nil
@@ -116,6 +115,26 @@ func (t *Table) finish() (uint32, error) {
 }
 
 func (t *Table) release() {}
+
+// cellAt makes room for a cell of size bytes below top, the start of the
+// cell content area of page, points the page's cell pointer k (in the
+// array after a header ending at hdrEnd) at it, and returns the cell and
+// the new top.
+func cellAt(page []byte, hdrEnd, k, top, size int) (cell []byte, newTop int) {
+	top -= size
+	binary.BigEndian.PutUint16(page[hdrEnd+2*k:], uint16(top))
+	return page[top : top+size], top
+}
+
+// share is part i's share of total things spread evenly over parts: the
+// first total%parts parts take one more.
+func share(total, parts, i int) int {
+	n := total / parts
+	if i < total%parts {
+		n++
+	}
+	return n
+}
 
 // putHeader writes a b-tree page header: no free blocks, no fragments.
 func putHeader(h []byte, kind byte, cells, top int) {
@@ -153,26 +172,23 @@ func (f *File) build(children []child, kind byte) uint32 {
 		pages := (k + perPage - 1) / perPage
 		up := make([]child, 0, pages)
 		for i := range pages {
-			count := k / pages
-			if i < k%pages {
-				count++
-			}
+			count := share(k, pages, i)
 			group := children[:count]
 			children = children[count:]
 			clear(page)
 			top := len(page)
 			for c, ch := range group[:count-1] {
-				var cell [4 + 1 + maxIndexPayload]byte
-				binary.BigEndian.PutUint32(cell[:], ch.page)
-				b := cell[:4]
+				var buf [4 + 1 + maxIndexPayload]byte
+				binary.BigEndian.PutUint32(buf[:], ch.page)
+				b := buf[:4]
 				if kind == indexInterior {
 					b = putIndexPayload(b, ch.sep)
 				} else {
 					b = appendVarint(b, uint64(ch.sep.rowid))
 				}
-				top -= len(b)
-				copy(page[top:], b)
-				binary.BigEndian.PutUint16(page[12+2*c:], uint16(top))
+				var cell []byte
+				cell, top = cellAt(page, 12, c, top, len(b))
+				copy(cell, b)
 			}
 			putHeader(page, kind, count-1, top)
 			binary.BigEndian.PutUint32(page[8:], group[count-1].page)
