@@ -29,21 +29,22 @@ type File struct {
 // (100-130 ms for the 351 MB of a 1 GB conversion, a fifth of its time).
 const writebackEvery = 8 << 20
 
-// writeMax is the most one write call hands the system. Linux (6.18,
+// WriteMax is the most one write call hands the system (File.Write;
+// internal/sqlitefile sizes its writes by it too). Linux (6.18,
 // ext4, the VM CI runs in) takes large writes into its page cache at a
 // cost that varies up to ninefold: 1 GiB from dd took 0.20-1.85 s in
 // writes of 1 MiB and 0.22-0.23 s in writes of 256 KiB (9 runs each,
 // alternately), as large writes get large folios. A 1 GB conversion to
 // MCAP took 0.42-0.52 s in writes of at most 256 KiB, 0.46-0.54 s at 128
 // KiB, 0.38-0.61 s at 512 KiB and 0.46-0.95 s at 1 MiB (11 runs each).
-const writeMax = 256 << 10
+const WriteMax = 256 << 10
 
-// Write writes p to the file, in writes of at most writeMax bytes; see
+// Write writes p to the file, in writes of at most WriteMax bytes; see
 // writebackEvery.
 func (f *File) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
-		k, err := f.File.Write(p[:min(len(p), writeMax)])
+		k, err := f.File.Write(p[:min(len(p), WriteMax)])
 		n += k
 		f.wrote(int64(k))
 		if err != nil {
