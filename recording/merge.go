@@ -8,9 +8,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/baglab/baglab/internal/merge"
 	"github.com/baglab/baglab/record"
 	"github.com/baglab/baglab/recording/db3"
-	"github.com/baglab/baglab/recording/internal/merge"
 	"github.com/baglab/baglab/recording/internal/zfile"
 	"github.com/baglab/baglab/recording/mcapfile"
 )

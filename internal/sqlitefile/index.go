@@ -3,7 +3,6 @@ package sqlitefile
 import (
 	"bufio"
 	"cmp"
-	"container/heap"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -13,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/baglab/baglab/internal/atomicfile"
+	"github.com/baglab/baglab/internal/merge"
 )
 
 // runEntries is how many entries an Index sorts in memory (16 MB); past
@@ -36,6 +36,7 @@ type Index struct {
 	spilled          *bufio.Writer
 	runs             []int64 // entries in each run spilled, in order
 	count            int     // entries added
+	last             int64   // the last rowid added
 }
 
 // Index adds an index of table on one integer column: name and the
@@ -49,12 +50,19 @@ func (f *File) Index(name, table, sql string) *Index {
 
 func (x *Index) schema() (kind, name, table, sql string) { return "index", x.name, x.table, x.sql }
 
-// Add indexes the row rowid by key. An error spilling entries is the
-// File's (Insert and Close return it).
+// Add indexes the row rowid by key. Rows are added in increasing rowid
+// order, as their table takes them (the runs merged at Close then break
+// ties of key by run). An error is the File's (Insert and Close return
+// it).
 func (x *Index) Add(key, rowid int64) {
 	if x.f.err != nil {
 		return
 	}
+	if x.count > 0 && rowid <= x.last {
+		x.f.err = fmt.Errorf("sqlitefile: index %s: rowid %d after %d", x.name, rowid, x.last)
+		return
+	}
+	x.last = rowid
 	e := entry{key, rowid}
 	if n := len(x.entries); n > 0 && compareEntries(e, x.entries[n-1]) < 0 {
 		x.unsorted = true
@@ -184,61 +192,34 @@ func (x *Index) sorted() (func() (entry, error), error) {
 	if err := x.spilled.Flush(); err != nil {
 		return nil, err
 	}
-	m := &merge{}
+	left := slices.Clone(x.runs)
+	heads := make([]entry, len(x.runs))
+	runs := make([]*bufio.Reader, len(x.runs))
 	at := int64(0)
-	for _, n := range x.runs {
-		r := &run{in: bufio.NewReaderSize(io.NewSectionReader(x.spill, at, n*entryBytes), 16<<10), left: n}
+	for i, n := range x.runs {
+		runs[i] = bufio.NewReaderSize(io.NewSectionReader(x.spill, at, n*entryBytes), 16<<10)
 		at += n * entryBytes
-		if err := r.advance(); err != nil {
-			return nil, err
-		}
-		m.runs = append(m.runs, r)
 	}
-	heap.Init(m)
+	m := merge.New(len(runs), func(src int) (int64, bool, error) {
+		if left[src] == 0 {
+			return 0, false, nil
+		}
+		left[src]--
+		var b [entryBytes]byte
+		if _, err := io.ReadFull(runs[src], b[:]); err != nil {
+			return 0, false, fmt.Errorf("reading a spilled run: %w", err)
+		}
+		heads[src] = entry{int64(binary.LittleEndian.Uint64(b[:])), int64(binary.LittleEndian.Uint64(b[8:]))}
+		return heads[src].key, true, nil
+	})
 	return func() (entry, error) {
-		if len(m.runs) == 0 {
-			return entry{}, errors.New("merged runs ended early")
+		src, ok, err := m.Next()
+		if err == nil && !ok {
+			err = errors.New("merged runs ended early")
 		}
-		r := m.runs[0]
-		e := r.head
-		if r.left == 0 {
-			heap.Pop(m)
-		} else if err := r.advance(); err != nil {
+		if err != nil {
 			return entry{}, err
-		} else {
-			heap.Fix(m, 0)
 		}
-		return e, nil
+		return heads[src], nil
 	}, nil
-}
-
-// run is a spilled run being merged: its next entry and how many follow.
-type run struct {
-	in   *bufio.Reader
-	head entry
-	left int64
-}
-
-// advance reads the run's next entry into head.
-func (r *run) advance() error {
-	var b [entryBytes]byte
-	if _, err := io.ReadFull(r.in, b[:]); err != nil {
-		return fmt.Errorf("reading a spilled run: %w", err)
-	}
-	r.head = entry{int64(binary.LittleEndian.Uint64(b[:])), int64(binary.LittleEndian.Uint64(b[8:]))}
-	r.left--
-	return nil
-}
-
-// merge is the runs being merged, a heap by their next entries.
-type merge struct{ runs []*run }
-
-func (m *merge) Len() int           { return len(m.runs) }
-func (m *merge) Less(i, j int) bool { return compareEntries(m.runs[i].head, m.runs[j].head) < 0 }
-func (m *merge) Swap(i, j int)      { m.runs[i], m.runs[j] = m.runs[j], m.runs[i] }
-func (m *merge) Push(v any)         { m.runs = append(m.runs, v.(*run)) }
-func (m *merge) Pop() any {
-	r := m.runs[len(m.runs)-1]
-	m.runs = m.runs[:len(m.runs)-1]
-	return r
 }

@@ -379,7 +379,14 @@ func TestIndexRuns(t *testing.T) {
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	rows := makeRows(5000, 1024, rand.New(rand.NewPCG(7, 8)))
+	var whole recorder
+	fill(t, &whole, 1024, rows, 0)
 	for _, runSize := range []int{1, 333, 4999, 5000} {
+		var merged recorder
+		fill(t, &merged, 1024, rows, runSize)
+		if !bytes.Equal(merged.b, whole.b) {
+			t.Errorf("runs of %d: the file differs from the one sorted whole", runSize)
+		}
 		path := filepath.Join(t.TempDir(), "t.db")
 		out, err := os.Create(path)
 		if err != nil {
@@ -407,6 +414,14 @@ func TestIndexRuns(t *testing.T) {
 	f.Abort()
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Fatalf("after Abort: left %v", left)
+	}
+	// rows come to an index in rowid order, as to their table
+	f, _ = New(&recorder{}, 1024)
+	idx = f.Index("t_k", "t", indexSQL)
+	idx.Add(1, 5)
+	idx.Add(0, 5)
+	if err := f.Close(); err == nil || !strings.Contains(err.Error(), "rowid 5 after 5") {
+		t.Errorf("a repeated rowid in an index: %v", err)
 	}
 	// a signal's cleanup removes it too
 	f, _ = New(&recorder{}, 1024)

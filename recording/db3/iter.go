@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/baglab/baglab/internal/merge"
 	"github.com/baglab/baglab/record"
-	"github.com/baglab/baglab/recording/internal/merge"
 	"github.com/baglab/baglab/recording/internal/zfile"
 )
 

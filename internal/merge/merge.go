@@ -3,7 +3,8 @@
 // k-way merge of log times behind recording.Merge (files and splits read
 // as one) and the db3 reader (the split databases of a rosbag2 folder).
 // The sources hold their elements; the merge only says which source comes
-// next.
+// next. internal/sqlitefile merges the sorted runs of a large index
+// with it too.
 package merge
 
 import "container/heap"
