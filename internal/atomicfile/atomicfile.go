@@ -41,10 +41,16 @@ const WriteMax = 256 << 10
 
 // Write writes p to the file, in writes of at most WriteMax bytes; see
 // writebackEvery.
-func (f *File) Write(p []byte) (int, error) {
+func (f *File) Write(p []byte) (int, error) { return writeIn(f, p, f.File.Write) }
+
+// WriteString writes s to the file as Write does.
+func (f *File) WriteString(s string) (int, error) { return writeIn(f, s, f.File.WriteString) }
+
+// writeIn writes p with write, at most WriteMax bytes a call.
+func writeIn[T string | []byte](f *File, p T, write func(T) (int, error)) (int, error) {
 	n := 0
 	for len(p) > 0 {
-		k, err := f.File.Write(p[:min(len(p), WriteMax)])
+		k, err := write(p[:min(len(p), WriteMax)])
 		n += k
 		f.wrote(int64(k))
 		if err != nil {
@@ -53,13 +59,6 @@ func (f *File) Write(p []byte) (int, error) {
 		p = p[k:]
 	}
 	return n, nil
-}
-
-// WriteString writes s to the file; see writebackEvery.
-func (f *File) WriteString(s string) (int, error) {
-	n, err := f.File.WriteString(s)
-	f.wrote(int64(n))
-	return n, err
 }
 
 // ReadFrom copies r to the file (io.Copy's path); see writebackEvery.
