@@ -138,7 +138,7 @@ func writeFile(t *testing.T, path, text string) {
 	}
 }
 
-// BenchmarkUnpackDistro unpacks jazzy's archive: what a run with
+// BenchmarkUnpackDistro reads jazzy's bundle: what a run with
 // --distro jazzy spends before its first ROS 2 lookup.
 func BenchmarkUnpackDistro(b *testing.B) {
 	b.ReportAllocs()
