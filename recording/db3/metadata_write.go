@@ -1,7 +1,6 @@
 package db3
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -44,68 +43,76 @@ const maxImplicitKey = 1024
 // OfferedQoSProfiles is a YAML list (rosbag2.OfferedQoS), nested as it is.
 func (m *Bag2Metadata) render(base int) string {
 	var b strings.Builder
-	p := func(indent int, format string, args ...any) {
-		b.WriteString(strings.Repeat("  ", indent+base-1))
-		fmt.Fprintf(&b, format, args...)
+	// line writes a line of parts at indent (one Fprintf a line took 0.5
+	// ms of converting 196 topics: BenchmarkMetadataYAML)
+	line := func(indent int, parts ...string) {
+		for range indent + base - 1 {
+			b.WriteString("  ")
+		}
+		for _, s := range parts {
+			b.WriteString(s)
+		}
 		b.WriteByte('\n')
 	}
-	p(1, "version: %d", m.Version)
-	p(1, "storage_identifier: %s", yamlString(m.StorageIdentifier))
-	p(1, "duration:")
-	p(2, "nanoseconds: %d", m.DurationNs)
-	p(1, "starting_time:")
-	p(2, "nanoseconds_since_epoch: %d", m.StartingTimeNs)
-	p(1, "message_count: %d", m.MessageCount)
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	u64 := func(n uint64) string { return strconv.FormatUint(n, 10) }
+	line(1, "version: ", strconv.Itoa(m.Version))
+	line(1, "storage_identifier: ", yamlString(m.StorageIdentifier))
+	line(1, "duration:")
+	line(2, "nanoseconds: ", i64(m.DurationNs))
+	line(1, "starting_time:")
+	line(2, "nanoseconds_since_epoch: ", i64(m.StartingTimeNs))
+	line(1, "message_count: ", u64(m.MessageCount))
 	if len(m.Topics) == 0 {
-		p(1, "topics_with_message_count: []")
+		line(1, "topics_with_message_count: []")
 	} else {
-		p(1, "topics_with_message_count:")
+		line(1, "topics_with_message_count:")
 	}
 	for _, t := range m.Topics {
-		p(2, "- topic_metadata:")
-		p(4, "name: %s", yamlString(t.Name))
-		p(4, "type: %s", yamlString(t.Type))
-		p(4, "serialization_format: %s", yamlString(t.SerializationFormat))
+		line(2, "- topic_metadata:")
+		line(4, "name: ", yamlString(t.Name))
+		line(4, "type: ", yamlString(t.Type))
+		line(4, "serialization_format: ", yamlString(t.SerializationFormat))
 		if qos := strings.TrimSuffix(t.OfferedQoSProfiles, "\n"); qos == "" {
-			p(4, "offered_qos_profiles: []")
+			line(4, "offered_qos_profiles: []")
 		} else {
-			p(4, "offered_qos_profiles:")
-			for _, l := range strings.Split(qos, "\n") {
-				p(5, "%s", l)
+			line(4, "offered_qos_profiles:")
+			for l := range strings.SplitSeq(qos, "\n") {
+				line(5, l)
 			}
 		}
-		p(4, "type_description_hash: %s", yamlString(t.TypeDescriptionHash))
-		p(3, "message_count: %d", t.MessageCount)
+		line(4, "type_description_hash: ", yamlString(t.TypeDescriptionHash))
+		line(3, "message_count: ", u64(t.MessageCount))
 	}
-	p(1, "compression_format: %s", yamlString(m.CompressionFormat))
-	p(1, "compression_mode: %s", yamlString(m.CompressionMode))
-	p(1, "relative_file_paths:")
+	line(1, "compression_format: ", yamlString(m.CompressionFormat))
+	line(1, "compression_mode: ", yamlString(m.CompressionMode))
+	line(1, "relative_file_paths:")
 	for _, f := range m.RelativeFilePaths {
-		p(2, "- %s", yamlString(f))
+		line(2, "- ", yamlString(f))
 	}
-	p(1, "files:")
+	line(1, "files:")
 	for _, f := range m.Files {
-		p(2, "- path: %s", yamlString(f.Path))
-		p(3, "starting_time:")
-		p(4, "nanoseconds_since_epoch: %d", f.StartingTimeNs)
-		p(3, "duration:")
-		p(4, "nanoseconds: %d", f.DurationNs)
-		p(3, "message_count: %d", f.MessageCount)
+		line(2, "- path: ", yamlString(f.Path))
+		line(3, "starting_time:")
+		line(4, "nanoseconds_since_epoch: ", i64(f.StartingTimeNs))
+		line(3, "duration:")
+		line(4, "nanoseconds: ", i64(f.DurationNs))
+		line(3, "message_count: ", u64(f.MessageCount))
 	}
 	if len(m.CustomData) == 0 {
-		p(1, "custom_data: ~")
+		line(1, "custom_data: ~")
 	} else {
-		p(1, "custom_data:")
+		line(1, "custom_data:")
 		for _, k := range slices.Sorted(maps.Keys(m.CustomData)) {
 			if key := yamlKey(k); len(key) <= maxImplicitKey {
-				p(2, "%s: %s", key, yamlString(m.CustomData[k]))
+				line(2, key, ": ", yamlString(m.CustomData[k]))
 			} else {
-				p(2, "? %s", key)
-				p(2, ": %s", yamlString(m.CustomData[k]))
+				line(2, "? ", key)
+				line(2, ": ", yamlString(m.CustomData[k]))
 			}
 		}
 	}
-	p(1, "ros_distro: %s", yamlString(m.ROSDistro))
+	line(1, "ros_distro: ", yamlString(m.ROSDistro))
 	return b.String()
 }
 

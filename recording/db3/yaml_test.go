@@ -1,6 +1,7 @@
 package db3
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -92,4 +93,29 @@ func FuzzMetadataRoundTrip(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkMetadataYAML renders the metadata of a conversion of the demo's
+// all_types.bag: 196 topics, every other one latched (rosbag2's 14-line
+// transient-local profile).
+func BenchmarkMetadataYAML(b *testing.B) {
+	latched := "- history: unknown\n  depth: 0\n  reliability: reliable\n  durability: transient_local\n" +
+		"  deadline:\n    sec: 2147483647\n    nsec: 4294967295\n  lifespan:\n    sec: 2147483647\n    nsec: 4294967295\n" +
+		"  liveliness: automatic\n  liveliness_lease_duration:\n    sec: 2147483647\n    nsec: 4294967295\n" +
+		"  avoid_ros_namespace_conventions: false"
+	m := &Bag2Metadata{Version: MetadataVersion, StorageIdentifier: "mcap", RelativeFilePaths: []string{"all_types_0.mcap"},
+		Files: []Bag2File{{Path: "all_types_0.mcap", MessageCount: 196}}, MessageCount: 196, ROSDistro: "jazzy"}
+	for i := range 196 {
+		qos := ""
+		if i%2 == 0 {
+			qos = latched
+		}
+		m.Topics = append(m.Topics, Bag2Topic{Name: fmt.Sprintf("/all_types/topic_%d", i), Type: "sensor_msgs/msg/PointCloud2",
+			SerializationFormat: "cdr", OfferedQoSProfiles: qos,
+			TypeDescriptionHash: "RIHS01_9a0b4d4c5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f80", MessageCount: 1})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.YAML()
+	}
 }
