@@ -54,14 +54,16 @@ func (m *Bag2Metadata) render(base int) string {
 		}
 		b.WriteByte('\n')
 	}
-	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
 	u64 := func(n uint64) string { return strconv.FormatUint(n, 10) }
+	// nanoseconds writes a time or duration, a mapping of one key
+	nanoseconds := func(indent int, name, key string, ns int64) {
+		line(indent, name, ":")
+		line(indent+1, key, ": ", strconv.FormatInt(ns, 10))
+	}
 	line(1, "version: ", strconv.Itoa(m.Version))
 	line(1, "storage_identifier: ", yamlString(m.StorageIdentifier))
-	line(1, "duration:")
-	line(2, "nanoseconds: ", i64(m.DurationNs))
-	line(1, "starting_time:")
-	line(2, "nanoseconds_since_epoch: ", i64(m.StartingTimeNs))
+	nanoseconds(1, "duration", "nanoseconds", m.DurationNs)
+	nanoseconds(1, "starting_time", "nanoseconds_since_epoch", m.StartingTimeNs)
 	line(1, "message_count: ", u64(m.MessageCount))
 	if len(m.Topics) == 0 {
 		line(1, "topics_with_message_count: []")
@@ -93,10 +95,8 @@ func (m *Bag2Metadata) render(base int) string {
 	line(1, "files:")
 	for _, f := range m.Files {
 		line(2, "- path: ", yamlString(f.Path))
-		line(3, "starting_time:")
-		line(4, "nanoseconds_since_epoch: ", i64(f.StartingTimeNs))
-		line(3, "duration:")
-		line(4, "nanoseconds: ", i64(f.DurationNs))
+		nanoseconds(3, "starting_time", "nanoseconds_since_epoch", f.StartingTimeNs)
+		nanoseconds(3, "duration", "nanoseconds", f.DurationNs)
 		line(3, "message_count: ", u64(f.MessageCount))
 	}
 	if len(m.CustomData) == 0 {
