@@ -229,7 +229,12 @@ func ros2Text(t *msgdef.Type, rn *Renames) string {
 		if c.Kind == msgdef.String {
 			v = strconv.Quote(v)
 		}
-		fmt.Fprintf(&b, "%s %s=%s\n", ros2Prim(c.Kind), c.Name, v)
+		b.WriteString(ros2Prim(c.Kind))
+		b.WriteByte(' ')
+		b.WriteString(c.Name)
+		b.WriteByte('=')
+		b.WriteString(v)
+		b.WriteByte('\n')
 	}
 	for i := range t.Fields {
 		f := &t.Fields[i]
@@ -250,7 +255,10 @@ func ros2Text(t *msgdef.Type, rn *Renames) string {
 		if n, ok := fields[name]; ok {
 			name = n
 		}
-		fmt.Fprintf(&b, "%s %s\n", typ, name)
+		b.WriteString(typ)
+		b.WriteByte(' ')
+		b.WriteString(name)
+		b.WriteByte('\n')
 	}
 	return b.String()
 }

@@ -233,6 +233,14 @@ func (in *Inputs) storesSequence(source string) bool {
 // same connection read from its conversion to MCAP are one.
 func channelKey(format Format, c *record.Channel) string {
 	var b strings.Builder
+	size := len(c.Topic) + len(c.MessageEncoding) + 64 // and the fields' lengths
+	if s := c.Schema; s != nil {
+		size += len(s.Name) + len(s.Encoding) + len(s.MD5) + len(s.Data)
+	}
+	for k, v := range c.Metadata {
+		size += len(k) + len(v) + 16
+	}
+	b.Grow(size) // one allocation of the key: the definition is most of it
 	field := func(s string) {
 		b.WriteString(strconv.Itoa(len(s)))
 		b.WriteByte(':')
@@ -244,7 +252,9 @@ func channelKey(format Format, c *record.Channel) string {
 		field(s.Name)
 		field(s.Encoding)
 		field(cmp.Or(s.MD5, c.Metadata["md5sum"]))
-		field(string(s.Data))
+		b.WriteString(strconv.Itoa(len(s.Data))) // field(string(s.Data)), without copying it twice
+		b.WriteByte(':')
+		b.Write(s.Data)
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Metadata)) {
 		v := c.Metadata[k]
