@@ -1,19 +1,22 @@
 package msgdef
 
 import (
+	"crypto/sha256"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/record"
 )
 
-// TestDistrosArchive: every built-in definition of every distribution
+// TestDistroDefinitions: every built-in definition of every distribution
 // parses and resolves within its distribution, and each holds the common
 // interfaces issue 26 names.
-func TestDistrosArchive(t *testing.T) {
+func TestDistroDefinitions(t *testing.T) {
 	for _, d := range Distros() {
 		msgs := layerFor(d).loaded()
 		if len(msgs) < 140 {
@@ -125,6 +128,38 @@ func TestDistroOwnWins(t *testing.T) {
 	rng, err := reg.Lookup("sensor_msgs/msg/Range")
 	if err != nil || len(rng.Fields) != 1 || rng.Distro != "" {
 		t.Fatalf("%v %+v", err, rng)
+	}
+}
+
+// TestDistroFiles: each distribution's file is the one gendistros wrote
+// (its sha256 in distros/PROVENANCE.md) and reads into as many types as
+// it wrote .msg files into it: no section is lost or merged when split.
+func TestDistroFiles(t *testing.T) {
+	prov, err := os.ReadFile("distros/PROVENANCE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := 0
+	for _, line := range strings.Split(string(prov), "\n") {
+		cells := strings.Split(strings.Trim(line, "| "), " | ")
+		if len(cells) != 3 || !IsDistro(cells[0]) {
+			continue
+		}
+		listed++
+		d, files, sum := cells[0], cells[1], cells[2]
+		b, err := ros2Common.ReadFile("distros/" + d + ".msgs")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%x", sha256.Sum256(b)); got != sum {
+			t.Errorf("%s: sha256 %s, PROVENANCE.md says %s (run gendistros, do not edit by hand)", d, got, sum)
+		}
+		if n := len(unpackDistro(d)); strconv.Itoa(n) != files {
+			t.Errorf("%s: %d types read, PROVENANCE.md says %s .msg files", d, n, files)
+		}
+	}
+	if listed != len(Distros()) {
+		t.Errorf("PROVENANCE.md lists %d of the %d distributions", listed, len(Distros()))
 	}
 }
 
