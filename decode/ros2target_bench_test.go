@@ -15,8 +15,8 @@ import (
 // all_types.bag: 196 connections, each with its own copy of the
 // definitions it uses) before the first message, with a new registry and
 // Resolver each time, as each run of baglab has: by default, and with
-// --distro jazzy (each type paired with jazzy's definitions; the archive
-// is unpacked once per process, so not here: BenchmarkUnpackDistro).
+// --distro jazzy (each type paired with jazzy's definitions; its bundle
+// is read once per process, so not here: BenchmarkUnpackDistro).
 func BenchmarkToROS2AllTypes(b *testing.B) {
 	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 7, Sessions: 1})
 	if err != nil {

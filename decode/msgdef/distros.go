@@ -34,7 +34,7 @@ func IsDistro(name string) bool { return slices.Contains(distroNames, name) }
 // layer is the ROS 2 common interfaces a registry falls back to after its
 // own definitions: one distribution's, or (name "") the types every
 // distribution defines with one wire layout. It loads on first use, so
-// that a run that never misses a ROS 2 type never unpacks them.
+// that a run that never misses a ROS 2 type never reads them.
 type layer struct {
 	name string
 	once sync.Once
