@@ -316,13 +316,12 @@ func (w *Writer) Abort() {
 	w.Close()
 }
 
-// closeFiles finishes writing (or, after an error, stops) and closes the
-// .db3 of a folder, keeping the first error.
+// closeFiles stops the writing after an error (finish closed the
+// database otherwise) and closes the .db3 of a folder, keeping the first
+// error.
 func (w *Writer) closeFiles() {
 	if w.err != nil {
 		w.db.Abort()
-	} else if err := w.db.Close(); err != nil {
-		w.fail(err)
 	}
 	if w.dbFile != nil {
 		if err := w.dbFile.Close(); err != nil {
