@@ -373,13 +373,14 @@ func (f *File) take(dst []byte) {
 	}
 }
 
-// localSize is how many of a payload's p bytes its cell holds when a
-// cell holds at most maxLocal (the rest goes to overflow pages).
-func (f *File) localSize(p, maxLocal int) int {
+// localSize is how many of a payload's p bytes a table leaf cell holds
+// (the rest goes to overflow pages), by the format's formula.
+func (f *File) localSize(p int) int {
+	u := f.pageSize
+	maxLocal := u - 35
 	if p <= maxLocal {
 		return p
 	}
-	u := f.pageSize
 	minLocal := (u-12)*32/255 - 23
 	k := minLocal + (p-minLocal)%(u-4)
 	if k <= maxLocal {

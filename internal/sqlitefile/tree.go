@@ -71,7 +71,7 @@ func (t *Table) place(rowid int64, cols ...Value) error {
 	}
 	f := t.f
 	p := f.record(cols)
-	local := f.localSize(p, f.pageSize-35)
+	local := f.localSize(p)
 	size := varintLen(uint64(p)) + varintLen(uint64(rowid)) + local
 	if local < p {
 		size += 4
