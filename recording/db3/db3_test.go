@@ -477,11 +477,11 @@ func FuzzParseBag2Metadata(f *testing.F) {
 	})
 }
 
-// TestWriterBatches writes messages of every size from empty to several
+// TestWriterSystemSQLite writes messages of every size from empty to several
 // overflow pages, out of time order, a topic added between them, and
 // Python's sqlite3 (the system's SQLite) finds the file intact and reads
 // every row back with its bytes, in rowid order and through the time index.
-func TestWriterBatches(t *testing.T) {
+func TestWriterSystemSQLite(t *testing.T) {
 	testenv.RequirePeer(t, "sqlite3")
 	path := filepath.Join(t.TempDir(), "b.db3")
 	w, err := Create(path)
