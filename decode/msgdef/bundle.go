@@ -88,6 +88,7 @@ type resolver struct {
 	active  []string
 	missing map[string]string    // missing type -> where it was referenced
 	byShort map[string][]*source // local sources by base name, built on first need
+	key     []byte               // intern's buffer
 }
 
 func newResolver(d Dialect, reg *regData) *resolver {
@@ -171,29 +172,58 @@ func (r *resolver) resolve(src *source) (*Type, error) {
 		return nil, err
 	}
 	r.active = append(r.active, src.name)
-	t := &Type{Name: d.name, FullName: d.fullName, Dialect: d.dialect, Text: d.text, Constants: d.consts, Fields: make([]Field, len(d.fields)), Distro: src.distro}
+	var kids []*Type // the nested fields' types, nil where missing
 	for i := range d.fields {
 		rf := &d.fields[i]
-		t.Fields[i] = rf.Field
 		if rf.Kind != Struct {
 			continue
 		}
-		dep := r.findRef(rf)
-		if dep == nil {
+		var m *Type
+		if dep := r.findRef(rf); dep == nil {
 			if _, seen := r.missing[rf.refs[0]]; !seen {
 				r.missing[rf.refs[0]] = fmt.Sprintf("%s line %d", d.fullName, rf.line)
 			}
-			continue
-		}
-		m, err := r.resolve(dep)
-		if err != nil {
+		} else if m, err = r.resolve(dep); err != nil {
 			return nil, err
 		}
-		t.Fields[i].Msg = m
+		kids = append(kids, m)
 	}
 	r.active = r.active[:len(r.active)-1]
+	t := r.intern(d, src.distro, kids)
 	r.done[src.name] = t
 	return t, nil
+}
+
+// intern returns the type of d whose nested fields are kids, in order:
+// one kept in internedTypes when there is one.
+func (r *resolver) intern(d *def, distro string, kids []*Type) *Type {
+	k, keep := typeKey{def: d, distro: distro}, d.kept // a def not kept is never met again
+	r.key = r.key[:0]
+	for _, m := range kids {
+		if !keep {
+			break
+		}
+		r.key, keep = internID(r.key, m)
+	}
+	if keep {
+		k.kids = string(r.key)
+		if t := interned(k); t != nil {
+			return t
+		}
+	}
+	t := &Type{Name: d.name, FullName: d.fullName, Dialect: d.dialect, Text: d.text, Constants: d.consts, Fields: make([]Field, len(d.fields)), Distro: distro}
+	next := 0
+	for i := range d.fields {
+		t.Fields[i] = d.fields[i].Field
+		if d.fields[i].Kind == Struct {
+			t.Fields[i].Msg = kids[next]
+			next++
+		}
+	}
+	if keep {
+		return intern(k, t)
+	}
+	return t
 }
 
 // maxListed bounds the number of missing types an error names.
@@ -288,3 +318,4 @@ func ParseBundle(name string, text string, d Dialect, reg *Registry) (*Type, err
 	}
 	return r.finish(t)
 }
+

@@ -104,10 +104,14 @@ func cachedDef(name, fullName string, d Dialect, text string) (*def, error) {
 	}
 	parsedDefs.Lock()
 	defer parsedDefs.Unlock()
-	if _, ok := parsedDefs.defs[key]; !ok && parsedDefs.bytes+defCost(parsed) <= maxCachedBytes {
+	if kept := parsedDefs.defs[key]; kept != nil {
+		return kept, nil
+	}
+	if parsedDefs.bytes+defCost(parsed) <= maxCachedBytes {
 		if parsedDefs.defs == nil {
 			parsedDefs.defs = map[defKey]*def{}
 		}
+		parsed.kept = true
 		parsedDefs.defs[key] = parsed
 		parsedDefs.bytes += defCost(parsed)
 	}
@@ -122,6 +126,7 @@ type def struct {
 	text           string
 	fields         []rawField
 	consts         []Constant
+	kept           bool // in parsedDefs: the one def of its text, which types are interned by
 }
 
 // rawField is a Field whose nested type is still a name.

@@ -1,7 +1,6 @@
 package msgdef
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"sort"
@@ -34,20 +33,19 @@ func TypeHash(t *Type) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	// The JSON goes into the hash as it is written, never held whole.
+	// The JSON goes into the hash a type's description at a time, never
+	// held whole; an interned type's description is kept (description).
 	h := sha256.New()
-	w := bufio.NewWriterSize(h, 512) // a conversion hashes a type for every channel
-	w.WriteString(`{"type_description": `)
-	describeType(w, t)
-	w.WriteString(`, "referenced_type_descriptions": [`)
+	h.Write([]byte(`{"type_description": `))
+	h.Write(description(t))
+	h.Write([]byte(`, "referenced_type_descriptions": [`))
 	for i, n := range names {
 		if i > 0 {
-			w.WriteString(", ")
+			h.Write([]byte(", "))
 		}
-		describeType(w, refs[n])
+		h.Write(description(refs[n]))
 	}
-	w.WriteString("]}")
-	w.Flush() // a hash.Hash never fails a write
+	h.Write([]byte("]}"))
 	return "RIHS01_" + hex.EncodeToString(h.Sum(nil))
 }
 
@@ -61,20 +59,19 @@ func ros2FullName(t *Type) string {
 	return pkg + "/msg/" + base
 }
 
-// describeType writes t's individual type description as rosidl's JSON
-// (separators ", " and ": ", no default values).
-func describeType(w *bufio.Writer, t *Type) {
-	w.WriteString(`{"type_name": "`)
-	w.WriteString(ros2FullName(t))
-	w.WriteString(`", "fields": [`)
+// appendDescription appends t's individual type description as rosidl's
+// JSON (separators ", " and ": ", no default values) to b.
+func appendDescription(b []byte, t *Type) []byte {
+	b = append(b, `{"type_name": "`...)
+	b = append(b, ros2FullName(t)...)
+	b = append(b, `", "fields": [`...)
 	if len(t.Fields) == 0 {
-		w.WriteString(`{"name": "structure_needs_at_least_one_member", "type": {"type_id": 3, "capacity": 0, "string_capacity": 0, "nested_type_name": ""}}`)
+		b = append(b, `{"name": "structure_needs_at_least_one_member", "type": {"type_id": 3, "capacity": 0, "string_capacity": 0, "nested_type_name": ""}}`...)
 	}
-	var num [20]byte
 	for i := range t.Fields {
 		f := &t.Fields[i]
 		if i > 0 {
-			w.WriteString(", ")
+			b = append(b, ", "...)
 		}
 		id, nested := fieldTypeID(f), ""
 		if f.Msg != nil {
@@ -93,19 +90,19 @@ func describeType(w *bufio.Writer, t *Type) {
 				id += 144
 			}
 		}
-		w.WriteString(`{"name": "`)
-		w.WriteString(f.Name)
-		w.WriteString(`", "type": {"type_id": `)
-		w.Write(strconv.AppendInt(num[:0], int64(id), 10))
-		w.WriteString(`, "capacity": `)
-		w.Write(strconv.AppendInt(num[:0], int64(capacity), 10))
-		w.WriteString(`, "string_capacity": `)
-		w.Write(strconv.AppendInt(num[:0], int64(f.StringBound), 10))
-		w.WriteString(`, "nested_type_name": "`)
-		w.WriteString(nested)
-		w.WriteString(`"}}`)
+		b = append(b, `{"name": "`...)
+		b = append(b, f.Name...)
+		b = append(b, `", "type": {"type_id": `...)
+		b = strconv.AppendInt(b, int64(id), 10)
+		b = append(b, `, "capacity": `...)
+		b = strconv.AppendInt(b, int64(capacity), 10)
+		b = append(b, `, "string_capacity": `...)
+		b = strconv.AppendInt(b, int64(f.StringBound), 10)
+		b = append(b, `, "nested_type_name": "`...)
+		b = append(b, nested...)
+		b = append(b, `"}}`...)
 	}
-	w.WriteString("]}")
+	return append(b, "]}"...)
 }
 
 // fieldTypeID is the type_description_interfaces FieldType id of the
