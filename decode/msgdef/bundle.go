@@ -319,3 +319,51 @@ func ParseBundle(name string, text string, d Dialect, reg *Registry) (*Type, err
 	return r.finish(t)
 }
 
+// ParseWithTypes parses text, the own definition of type name in dialect
+// d, with its nested fields' types taken from deps by canonical name
+// ("pkg/Type"): the type ParseBundle makes of a bundle of text followed by
+// sections that parse into deps, without writing their texts again. A
+// name deps lacks is an error unwrapping to record.ErrUnknownType; the
+// nesting and size bounds apply to the whole tree.
+func ParseWithTypes(name, text string, d Dialect, deps map[string]*Type) (*Type, error) {
+	cname, ok := canonical(name)
+	if !ok {
+		return nil, &Error{Type: name, Msg: "invalid type name (want pkg/Type)", Err: record.ErrFormat}
+	}
+	if d != ROS1 && d != ROS2 {
+		return nil, &Error{Type: name, Msg: "unknown dialect " + d.String(), Err: record.ErrUnsupported}
+	}
+	r := newResolver(d, nil)
+	r.top = name
+	for n, t := range deps {
+		if n != cname { // the text's own name is the text, as in a bundle
+			r.local[n], r.done[n] = &source{name: n, fullName: t.FullName, dialect: t.Dialect}, t
+		}
+	}
+	main := &source{name: cname, fullName: name, dialect: d, text: text}
+	r.local[cname] = main
+	t, err := r.resolve(main)
+	if err != nil {
+		return nil, err
+	}
+	if nestingLevels(t, map[*Type]int{}) > MaxDepth {
+		return nil, &Error{Type: name, Msg: fmt.Sprintf("types nested deeper than %d", MaxDepth), Err: record.ErrFormat}
+	}
+	return r.finish(t)
+}
+
+// nestingLevels is the number of levels of t's tree: 1 for a type with no
+// nested message.
+func nestingLevels(t *Type, memo map[*Type]int) int {
+	if n, ok := memo[t]; ok {
+		return n
+	}
+	n := 1
+	for i := range t.Fields {
+		if m := t.Fields[i].Msg; m != nil {
+			n = max(n, 1+nestingLevels(m, memo))
+		}
+	}
+	memo[t] = n
+	return n
+}
