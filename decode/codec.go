@@ -43,8 +43,11 @@ type Resolver struct {
 	mu    sync.Mutex
 	cache map[schemaKey]*resolved
 	ros2  map[ros2Key]*ros2Target // ToROS2's, per ROS1 type and renames
-	// sections are those of the ROS 2 bundles ToROS2 writes
-	sections sections
+	// ros2Types and sections are the ROS 2 types and bundle sections
+	// ToROS2 makes
+	ros2Types ros2Maker
+	sections  sections
+	pairings  pairings // mappedTypes's
 }
 
 type schemaKey struct {

@@ -3,6 +3,7 @@ package decode
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,7 +147,7 @@ func (rn *Renames) ros2Name(name string) string {
 var ros2Builtin = map[string]string{
 	"builtin_interfaces/Time":     "int32 sec\nuint32 nanosec\n",
 	"builtin_interfaces/Duration": "int32 sec\nuint32 nanosec\n",
-	ros1.HeaderType:               "builtin_interfaces/Time stamp\nstring frame_id\n",
+	ros1.HeaderType:               "builtin_interfaces/msg/Time stamp\nstring frame_id\n",
 }
 
 // ROS2Equivalent returns the ROS 2 type rosbags-convert makes of ROS1 type
@@ -158,63 +159,263 @@ var ros2Builtin = map[string]string{
 // layout is the ROS1 one, field for field, so that TranscodeROS1 can write
 // the CDR as the ROS1 message is read.
 func ROS2Equivalent(t *msgdef.Type, rn *Renames) (*msgdef.Type, error) {
-	return ros2Equivalent(t, rn, nil, nil)
+	return new(ros2Maker).equivalent(t, rn, nil)
 }
 
-// ros2Equivalent is ROS2Equivalent with the types in mapped (by ROS1
-// name) written as their ROS 2 definitions, with those definitions'
-// dependencies, in place of their ROS1 layout, the sections of the
-// dependencies taken from sec.
-func ros2Equivalent(t *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type, sec *sections) (*msgdef.Type, error) {
+// ros2Maker makes ROS 2 equivalents, each type of them once: the ROS1
+// types of a recording are shared by its connections (msgdef interns
+// them), and so are the ROS 2 types made of them. What it makes is what
+// msgdef.ParseBundle reads from the bundle of the equivalent (ros2Bundle):
+// each type parsed from its ROS 2 text, its nested fields taking the types
+// the bundle's sections of their names give. It is safe for concurrent use.
+type ros2Maker struct {
+	mu    sync.Mutex
+	types map[ros2TypeKey]*msgdef.Type
+	names map[typeRenames][]string // namesOf's
+}
+
+// ros2TypeKey names a ROS 2 type made of type t (ROS1, or the ROS 2
+// definition a ROS1 type is mapped to): the renames, and the names of t's
+// closure that the bundle takes from ROS 2 definitions ("pkg/Type\n"
+// each), the only other things its ROS 2 type depends on.
+type ros2TypeKey struct {
+	t     *msgdef.Type
+	rn    *Renames
+	given string
+}
+
+// typeRenames names a type under renames.
+type typeRenames struct {
+	t  *msgdef.Type
+	rn *Renames
+}
+
+// ros2Scope is what the types of one equivalent's closure are made under:
+// the renames, and the ROS 2 definitions that its bundle holds in place
+// of its ROS1 types, by canonical name: the types mapped to them
+// (mappedTypes) and their dependencies.
+type ros2Scope struct {
+	rn    *Renames
+	given map[string]*msgdef.Type
+}
+
+// equivalent returns the ROS 2 equivalent of ROS1 type t, with the types
+// of its closure in m (which may be nil) written as their ROS 2
+// definitions, with those definitions' dependencies, in place of their
+// ROS1 layout.
+func (mk *ros2Maker) equivalent(t *msgdef.Type, rn *Renames, m *mapping) (*msgdef.Type, error) {
 	if t.Dialect != msgdef.ROS1 {
 		return nil, fmt.Errorf("%s: not a ROS1 type", t.Name)
 	}
-	parts := []string{ros2Text(t, rn)} // joined at once: one allocation of the bundle
-	deps, ros2Deps := dependencies(t), []*msgdef.Type(nil)
-	if mapped != nil {
-		deps, ros2Deps = splitMapped(t, mapped)
-	}
-	used := map[string]bool{}
-	for _, d := range append([]*msgdef.Type{t}, deps...) {
-		for i := range d.Fields {
-			switch d.Fields[i].Kind {
-			case msgdef.Time:
-				used["builtin_interfaces/Time"] = true
-			case msgdef.Duration:
-				used["builtin_interfaces/Duration"] = true
+	s := &ros2Scope{rn: rn}
+	if m != nil {
+		if t2 := m.types[t.Name]; t2 != nil {
+			return t2, nil
+		}
+		_, given := splitMapped(t, m.types)
+		s.given = make(map[string]*msgdef.Type, len(given))
+		for _, d := range given {
+			if s.given[d.Name] == nil { // a bundle's first section of a name is the one read
+				s.given[d.Name] = d
 			}
 		}
-		if d.Name == ros1.HeaderType {
-			used["builtin_interfaces/Time"] = true
-		}
 	}
-	given := map[string]bool{}
-	for _, d := range ros2Deps {
-		given[d.Name] = true
+	mk.mu.Lock()
+	defer mk.mu.Unlock()
+	t2, err := mk.of(t, s)
+	if err == nil {
+		err = oneTypePerName(t2)
 	}
-	for _, d := range deps {
-		if name := rn.ros2Name(d.Name); !given[name] { // std_msgs/Header, say
-			parts = append(parts, sec.of(sectionKey{rn: rn, name: d.Name, text: d.Text, kind: ros1Section}, func() string {
-				return bundleSeparator + "\nMSG: " + ros2Name(name) + "\n" + ros2Text(d, rn)
-			}))
-		}
-	}
-	for _, d := range ros2Deps {
-		parts = append(parts, sec.of(sectionKey{name: d.Name, text: d.Text, kind: givenSection}, func() string {
-			return bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text) + "\n"
-		}))
-		delete(used, d.Name) // given by the ROS 2 definitions
-	}
-	for _, n := range []string{"builtin_interfaces/Time", "builtin_interfaces/Duration"} {
-		if used[n] {
-			parts = append(parts, bundleSeparator+"\nMSG: "+ros2Name(n)+"\n"+ros2Builtin[n])
-		}
-	}
-	t2, err := msgdef.ParseBundle(ros2Name(rn.ros2Name(t.Name)), strings.Join(parts, ""), msgdef.ROS2, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ROS 2 equivalent of %s: %w", t.Name, err)
 	}
 	return t2, nil
+}
+
+// of returns the ROS 2 type of t under s: of a ROS1 type, its ROS 2 text
+// (ros2Text) named as rn renames it; of a ROS 2 definition, its text with
+// long references (longRefs). Each nested field takes the type of its
+// ROS 2 name: the ROS 2 definition s gives for it, else the ROS 2 type of
+// the field's own type (builtin_interfaces Time and Duration for ROS1 time
+// and duration).
+func (mk *ros2Maker) of(t *msgdef.Type, s *ros2Scope) (*msgdef.Type, error) {
+	key := ros2TypeKey{t: t, rn: s.rn}
+	if len(s.given) > 0 {
+		var b strings.Builder
+		for _, n := range mk.namesOf(t, s.rn) {
+			if s.given[n] != nil {
+				b.WriteString(n)
+				b.WriteByte('\n')
+			}
+		}
+		key.given = b.String()
+	}
+	if t2 := mk.types[key]; t2 != nil {
+		return t2, nil
+	}
+	own := t.Name // the canonical ROS 2 name of t
+	if t.Dialect == msgdef.ROS1 {
+		own = s.rn.ros2Name(t.Name)
+	}
+	deps := map[string]*msgdef.Type{}
+	from := map[string]*msgdef.Type{} // the type each of deps is made of (nil: a builtin)
+	// add makes the type of a nested field whose ROS 2 name is name, of
+	// src (nil: a builtin); two types of one name must make one type.
+	add := func(name string, src *msgdef.Type) error {
+		if g := s.given[name]; g != nil {
+			src = g
+		}
+		if prev, ok := from[name]; ok && prev == src {
+			return nil
+		}
+		if name == own && src != t {
+			return fmt.Errorf("%w: %s and %s both become ROS 2 type %s", record.ErrFormat, t.Name, typeName(src, name), ros2Name(name))
+		}
+		var d *msgdef.Type
+		var err error
+		if src == nil {
+			d, err = mk.builtin(name)
+		} else {
+			d, err = mk.of(src, s)
+		}
+		if err != nil {
+			return err
+		}
+		if prev, ok := deps[name]; ok && prev != d && !reflect.DeepEqual(prev, d) {
+			return fmt.Errorf("%w: %s and %s both become ROS 2 type %s", record.ErrFormat, typeName(from[name], name), typeName(src, name), ros2Name(name))
+		}
+		if _, ok := deps[name]; !ok {
+			deps[name], from[name] = d, src
+		}
+		return nil
+	}
+	var name, text string
+	if t.Dialect == msgdef.ROS2 {
+		name, text = ros2Name(t.Name), longRefs(t.Text)
+		for i := range t.Fields {
+			if m := t.Fields[i].Msg; m != nil {
+				if err := add(m.Name, m); err != nil {
+					return nil, err
+				}
+			}
+		}
+	} else {
+		name, text = ros2Name(s.rn.ros2Name(t.Name)), strings.TrimSuffix(ros2Text(t, s.rn), "\n")
+		for _, b := range builtinsOf(t) {
+			if err := add(b, nil); err != nil {
+				return nil, err
+			}
+		}
+		for i := range t.Fields {
+			if m := t.Fields[i].Msg; m != nil && t.Name != ros1.HeaderType {
+				if err := add(s.rn.ros2Name(m.Name), m); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	t2, err := msgdef.ParseWithTypes(name, text, msgdef.ROS2, deps)
+	if err != nil {
+		return nil, err
+	}
+	if mk.types == nil {
+		mk.types = map[ros2TypeKey]*msgdef.Type{}
+	}
+	mk.types[key] = t2
+	return t2, nil
+}
+
+// builtinsOf lists the builtin_interfaces types ROS1 type t's own ROS 2
+// text names: Time for std_msgs/Header and time fields, Duration for
+// duration fields.
+func builtinsOf(t *msgdef.Type) []string {
+	if t.Name == ros1.HeaderType {
+		return []string{"builtin_interfaces/Time"}
+	}
+	var out []string
+	for i := range t.Fields {
+		var n string
+		switch t.Fields[i].Kind {
+		case msgdef.Time:
+			n = "builtin_interfaces/Time"
+		case msgdef.Duration:
+			n = "builtin_interfaces/Duration"
+		default:
+			continue
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// builtin returns the ROS 2 type of builtin_interfaces type name.
+func (mk *ros2Maker) builtin(name string) (*msgdef.Type, error) {
+	key := ros2TypeKey{given: name} // no type: the builtin of that name
+	if t := mk.types[key]; t != nil {
+		return t, nil
+	}
+	t, err := msgdef.ParseWithTypes(ros2Name(name), strings.TrimSuffix(ros2Builtin[name], "\n"), msgdef.ROS2, nil)
+	if err != nil {
+		return nil, err
+	}
+	if mk.types == nil {
+		mk.types = map[ros2TypeKey]*msgdef.Type{}
+	}
+	mk.types[key] = t
+	return t, nil
+}
+
+// namesOf returns the ROS 2 names (as rn renames them) of t and every
+// type of its closure, builtin_interfaces types included, sorted: the
+// names whose definitions its ROS 2 type can take from a bundle's
+// sections.
+func (mk *ros2Maker) namesOf(t *msgdef.Type, rn *Renames) []string {
+	key := typeRenames{t, rn}
+	if n, ok := mk.names[key]; ok {
+		return n
+	}
+	set := []string{t.Name}
+	if t.Dialect == msgdef.ROS1 {
+		set = append(builtinsOf(t), rn.ros2Name(t.Name))
+	}
+	for i := range t.Fields {
+		if m := t.Fields[i].Msg; m != nil {
+			set = append(set, mk.namesOf(m, rn)...)
+		}
+	}
+	slices.Sort(set)
+	set = slices.Compact(set)
+	if mk.names == nil {
+		mk.names = map[typeRenames][]string{}
+	}
+	mk.names[key] = set
+	return set
+}
+
+// typeName names the type src for an error: its name, or the builtin
+// name.
+func typeName(src *msgdef.Type, builtin string) string {
+	if src == nil {
+		return builtin
+	}
+	return src.Name
+}
+
+// oneTypePerName checks that no two types of t's closure share a name: a
+// bundle holds one definition per name, so two ROS1 types that become one
+// ROS 2 name (by renames) must become one ROS 2 type.
+func oneTypePerName(t *msgdef.Type) error {
+	seen := map[string]*msgdef.Type{t.Name: t}
+	for _, d := range dependencies(t) {
+		if other := seen[d.Name]; other == nil {
+			seen[d.Name] = d
+		} else if !reflect.DeepEqual(other, d) {
+			return fmt.Errorf("%w: two different types become ROS 2 type %s (renamed to one name)", record.ErrFormat, d.FullName)
+		}
+	}
+	return nil
 }
 
 // ros2Text is the ROS 2 .msg text of one ROS1 type (see ROS2Equivalent).
@@ -409,39 +610,22 @@ type ros2Target struct {
 	note   string
 }
 
-// sections memoizes the bundle sections of the definitions that many
-// types of a recording share (std_msgs/Header, geometry_msgs/Point...):
-// each connection of a bag carries its own copy of the definitions it
-// uses, parsed into types of its own, so a section is known by its
-// type's name and text (and the renames). A nil *sections makes each
-// section anew.
+// sections memoizes the bundle sections of the types that many ROS 2
+// equivalents of a recording share (std_msgs/Header,
+// geometry_msgs/Point...), by type: ros2Maker makes each type once. A nil
+// *sections makes each section anew.
 type sections struct {
 	mu sync.Mutex
-	m  map[sectionKey]string
+	m  map[*msgdef.Type]string
 }
 
-type sectionKey struct {
-	rn         *Renames
-	name, text string
-	kind       sectionKind
-}
-
-// sectionKind tells the sections of one type apart.
-type sectionKind uint8
-
-const (
-	ros1Section   sectionKind = iota // ros2Equivalent's, of a ROS1 type
-	givenSection                     // ros2Equivalent's, of a ROS 2 definition a type is mapped to
-	bundleSection                    // ROS2Bundle's, of a ROS 2 type
-)
-
-// of is the section k names, made by make the first time.
-func (s *sections) of(k sectionKey, make func() string) string {
+// of is the section of t, made by make the first time.
+func (s *sections) of(t *msgdef.Type, make func() string) string {
 	if s == nil {
 		return make()
 	}
 	s.mu.Lock()
-	v, ok := s.m[k]
+	v, ok := s.m[t]
 	s.mu.Unlock()
 	if ok {
 		return v
@@ -449,9 +633,9 @@ func (s *sections) of(k sectionKey, make func() string) string {
 	v = make()
 	s.mu.Lock()
 	if s.m == nil {
-		s.m = map[sectionKey]string{}
+		s.m = map[*msgdef.Type]string{}
 	}
-	s.m[k] = v
+	s.m[t] = v
 	s.mu.Unlock()
 	return v
 }
@@ -474,26 +658,22 @@ func (r *Resolver) ros2Target(ch *record.Channel, dec Decoder, rn *Renames) (*ro
 	if tgt != nil {
 		return tgt, nil
 	}
-	mapped, note, err := rn.mappedTypes(key.t1, r.reg)
+	mapped, note, err := rn.mappedTypes(key.t1, r.reg, &r.pairings)
 	if err != nil {
 		return nil, &record.Error{Offset: -1, Topic: ch.Topic, Err: err}
 	}
 	tgt = &ros2Target{mapped: mapped, note: note}
+	if tgt.t2, err = r.ros2Types.equivalent(key.t1, rn, mapped); err != nil {
+		return nil, err
+	}
+	tgt.name = tgt.t2.FullName
 	if mapped != nil {
-		if tgt.t2, err = ros2MappedType(key.t1, rn, mapped.types, &r.sections); err != nil {
-			return nil, err
-		}
 		tgt.name = ros2Name(tgt.t2.Name)
 		if mapped.positional {
 			tgt.mapped = nil // field i to field i, the same bytes: transcoded directly
 		}
-	} else {
-		if tgt.t2, err = ros2Equivalent(key.t1, rn, nil, &r.sections); err != nil {
-			return nil, err
-		}
-		tgt.name = tgt.t2.FullName
 	}
-	tgt.bundle, tgt.hash = []byte(ros2Bundle(tgt.t2, &r.sections)), msgdef.TypeHash(tgt.t2)
+	tgt.bundle, tgt.hash = ros2Bundle(tgt.t2, &r.sections), msgdef.TypeHash(tgt.t2)
 	r.mu.Lock()
 	r.ros2[key] = tgt
 	r.mu.Unlock()

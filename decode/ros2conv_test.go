@@ -1,13 +1,16 @@
 package decode
 
 import (
+	"errors"
 	"math/rand/v2"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/testkit/testenv"
+	"github.com/baglab/baglab/record"
 )
 
 // TestROS2EquivalentHashes: the ROS 2 type a ROS1 common type converts to
@@ -177,6 +180,7 @@ func TestSectionsShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var mk ros2Maker
 	var sec sections
 	n, differ := 0, 0
 	for _, name := range reg.Names() {
@@ -190,11 +194,11 @@ func TestSectionsShared(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			got, err := ros2Equivalent(t1, rn, nil, &sec)
+			got, err := mk.equivalent(t1, rn, nil)
 			if err != nil {
 				t.Fatalf("%s, sections shared: %v", name, err)
 			}
-			if g, w := ros2Bundle(got, &sec), ROS2Bundle(want); g != w {
+			if g, w := string(ros2Bundle(got, &sec)), ROS2Bundle(want); g != w {
 				t.Errorf("%s (renames %p): bundle with sections shared differs: %s", name, rn, testenv.FirstDiff(g, w))
 			}
 			if g, w := msgdef.TypeHash(got), msgdef.TypeHash(want); g != w {
@@ -209,5 +213,96 @@ func TestSectionsShared(t *testing.T) {
 	}
 	if n < 200 || differ < 10 {
 		t.Fatalf("%d conversions, %d types whose bundle the rule changes: want at least 200 and 10", n, differ)
+	}
+}
+
+// TestROS2TypesReadBack: the ROS 2 type ToROS2 converts with is the type
+// its bundle reads back as (msgdef.ParseBundle of ros2Bundle), for every
+// ROS1 type of the registry: under rosbags-convert's renames, under rules
+// that rename a field and a package, and with Native renames against
+// Jazzy's definitions (the types of the closure mapped to them, the
+// bundle's sections of their names taken from those definitions), all
+// made by one ros2Maker, as a Resolver makes them.
+func TestROS2TypesReadBack(t *testing.T) {
+	jazzy := jazzyRegistry(t)
+	rules, err := ParseMappingRules([]byte(`
+- {ros1_package_name: lama_msgs, ros1_message_name: Crossing, ros2_package_name: lama_msgs, ros2_message_name: Crossing, fields_1_to_2: {radius: crossing_radius}}
+- {ros1_package_name: interactive_world_msgs, ros2_package_name: iw_msgs}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mk ros2Maker
+	var sec sections
+	n, mapped := 0, 0
+	for _, name := range jazzy.Names() {
+		t1, err := jazzy.Lookup(name)
+		if err != nil || t1.Dialect != msgdef.ROS1 {
+			continue
+		}
+		for _, rn := range []*Renames{nil, rules, (*Renames)(nil).Native(), rules.Native()} {
+			m, _, err := rn.mappedTypes(t1, jazzy, nil)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			t2, err := mk.equivalent(t1, rn, m)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if m != nil && m.types[t1.Name] == t2 {
+				continue // Jazzy's own definition
+			}
+			if m != nil {
+				mapped++
+			}
+			back, err := msgdef.ParseBundle(t2.FullName, string(ros2Bundle(t2, &sec)), msgdef.ROS2, nil)
+			if err != nil {
+				t.Fatalf("%s: its bundle: %v", name, err)
+			}
+			if !reflect.DeepEqual(back, t2) {
+				t.Errorf("%s (renames %p): the bundle reads back as another type", name, rn)
+			}
+			n++
+		}
+	}
+	if n < 400 || mapped < 50 {
+		t.Fatalf("%d types read back, %d with types mapped to Jazzy's: want at least 400 and 50", n, mapped)
+	}
+}
+
+// TestROS2NameCollision: two ROS1 types that renames make one ROS 2 name
+// must make one ROS 2 type: of one layout they do (one definition in the
+// bundle), of two they are an error naming both, whether they meet in one
+// type's fields, deeper in its closure, or as a type and its own field.
+func TestROS2NameCollision(t *testing.T) {
+	sep := "\n" + strings.Repeat("=", 80) + "\nMSG: "
+	rules, err := ParseMappingRules([]byte(`- {ros1_package_name: collide_b, ros2_package_name: collide_a}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, bundle string
+		says         string // "" when it converts
+	}{
+		{"collide/Same", "collide_a/T a\ncollide_b/T b" + sep + "collide_a/T\nint32 x\n" + sep + "collide_b/T\nint32 x\n", ""},
+		{"collide/Fields", "collide_a/T a\ncollide_b/T b" + sep + "collide_a/T\nint32 x\n" + sep + "collide_b/T\nfloat64 y\n", "collide_a/T and collide_b/T both become ROS 2 type collide_a/msg/T"},
+		{"collide/Deeper", "collide_a/T a\ncollide/Y y" + sep + "collide_a/T\nint32 x\n" + sep + "collide/Y\ncollide_b/T b\n" + sep + "collide_b/T\nfloat64 y\n", "two different types become ROS 2 type collide_a/msg/T"},
+		{"collide_b/Own", "collide_a/Own own" + sep + "collide_a/Own\nint32 x\n", "collide_b/Own and collide_a/Own both become ROS 2 type collide_a/msg/Own"},
+	} {
+		t1, err := msgdef.ParseBundle(c.name, c.bundle, msgdef.ROS1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t2, err := new(ros2Maker).equivalent(t1, rules, nil)
+		switch {
+		case c.says == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.says == "":
+			if a, b := t2.Fields[0].Msg, t2.Fields[1].Msg; a != b || a.FullName != "collide_a/msg/T" {
+				t.Errorf("%s: fields of %+v and %+v", c.name, a, b)
+			}
+		case !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), c.says):
+			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.says)
+		}
 	}
 }

@@ -96,7 +96,7 @@ func TestNativeMapping(t *testing.T) {
 		}
 	}
 	// The rules' way through values gives the same bytes.
-	m, _, err := native.mappedTypes(dec.Type(), reg)
+	m, _, err := native.mappedTypes(dec.Type(), reg, nil)
 	if err != nil || m == nil || !m.positional {
 		t.Fatalf("CameraInfo mapping %v, %v", m, err)
 	}
@@ -240,7 +240,7 @@ func FuzzNativeMapping(f *testing.F) {
 		if _, err := d.DecodeValue(out); err != nil {
 			t.Fatalf("the zero %s as %s: %v", name, tgt.t2.FullName, err)
 		}
-		if m, _, err := native.mappedTypes(dec.Type(), jazzy); err == nil && m != nil && tgt.mapped == nil {
+		if m, _, err := native.mappedTypes(dec.Type(), jazzy, nil); err == nil && m != nil && tgt.mapped == nil {
 			byValue, err := mappedConversion(dec, native, m, tgt.t2)(nil, zero)
 			if err != nil || !bytes.Equal(out, byValue) {
 				t.Fatalf("direct %x, by value %x (%v)", out, byValue, err)

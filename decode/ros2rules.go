@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -57,45 +58,25 @@ type mapping struct {
 // field of any of them has no place of its shape in the ROS 2
 // definition, none is (the rules alone apply) and note says why: no
 // field is ever left out.
-func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping, note string, err error) {
+func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry, memo *pairings) (m *mapping, note string, err error) {
 	if rn == nil || (len(rn.fields) == 0 && !rn.native) {
 		return nil, "", nil
 	}
 	m = &mapping{types: map[string]*msgdef.Type{}, rules: map[string][]fieldRule{}, positional: true}
 	var unfit []string
 	for _, d := range append([]*msgdef.Type{t}, dependencies(t)...) {
-		manual := rn.fields[d.Name]
-		if len(manual) == 0 && (!rn.native || d.Name == ros1.HeaderType) {
+		p, err := memo.of(d, rn, reg)
+		if err != nil {
+			return nil, "", err
+		}
+		if p.t2 == nil {
 			continue
 		}
-		target := ros2Name(rn.ros2Name(d.Name))
-		t2, err := reg.Lookup(target)
-		if err != nil || t2.Dialect != msgdef.ROS2 {
-			for _, r := range manual {
-				if len(r.from) > 1 || len(r.to) > 1 {
-					return nil, "", fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: a nested field selection needs the ROS 2 definition of %s (--distro or --msg-path)",
-						record.ErrUnsupported, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), target)
-				}
-			}
-			continue
+		if p.why != "" {
+			unfit = append(unfit, p.why)
 		}
-		for _, r := range manual {
-			if err := checkSelection(d, r.from); err != nil {
-				return nil, "", fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), err)
-			}
-			if err := checkSelection(t2, r.to); err != nil {
-				return nil, "", fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), err)
-			}
-		}
-		rules, positional := manual, false
-		if rn.native {
-			var why string
-			if rules, positional, why = rn.nativeRules(d, t2, manual); why != "" {
-				unfit = append(unfit, why)
-			}
-		}
-		m.types[d.Name], m.rules[d.Name] = t2, rules
-		m.positional = m.positional && positional
+		m.types[d.Name], m.rules[d.Name] = p.t2, p.rules
+		m.positional = m.positional && p.positional
 	}
 	if len(unfit) > 0 {
 		note = fmt.Sprintf("%s keeps its ROS1 fields, as without --distro (%s)", t.Name, strings.Join(unfit, "; "))
@@ -113,6 +94,87 @@ func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry) (m *mapping
 		return nil, note, nil
 	}
 	return m, note, nil
+}
+
+// pairing is what mappedTypes finds for one type of a closure: the ROS 2
+// definition it is written as (nil: none), the rules it is built by,
+// whether they take field i to field i (see mapping), and why it does not
+// fit that definition (nativeRules).
+type pairing struct {
+	t2         *msgdef.Type
+	rules      []fieldRule
+	positional bool
+	why        string
+}
+
+// pairings memoizes the pairing of each ROS1 type under renames: the
+// connections of a recording share their types. A nil *pairings pairs
+// each anew. It is safe for concurrent use.
+type pairings struct {
+	mu sync.Mutex
+	m  map[typeRenames]pairing
+}
+
+// of returns the pairing of ROS1 type d under rn with its ROS 2
+// definition in reg.
+func (ps *pairings) of(d *msgdef.Type, rn *Renames, reg *msgdef.Registry) (pairing, error) {
+	if ps == nil {
+		return rn.pair(d, reg)
+	}
+	key := typeRenames{d, rn}
+	ps.mu.Lock()
+	p, ok := ps.m[key]
+	ps.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := rn.pair(d, reg)
+	if err != nil {
+		return p, err
+	}
+	ps.mu.Lock()
+	if ps.m == nil {
+		ps.m = map[typeRenames]pairing{}
+	}
+	ps.m[key] = p
+	ps.mu.Unlock()
+	return p, nil
+}
+
+// pair is the pairing of ROS1 type d under rn: a type a rule gives
+// fields_1_to_2, or any with Native renames (std_msgs/Header aside),
+// whose ROS 2 definition reg knows is written as that definition. A rule
+// with a nested selection for a type whose ROS 2 definition is unknown
+// is an error.
+func (rn *Renames) pair(d *msgdef.Type, reg *msgdef.Registry) (pairing, error) {
+	manual := rn.fields[d.Name]
+	if len(manual) == 0 && (!rn.native || d.Name == ros1.HeaderType) {
+		return pairing{}, nil
+	}
+	target := ros2Name(rn.ros2Name(d.Name))
+	t2, err := reg.Lookup(target)
+	if err != nil || t2.Dialect != msgdef.ROS2 {
+		for _, r := range manual {
+			if len(r.from) > 1 || len(r.to) > 1 {
+				return pairing{}, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: a nested field selection needs the ROS 2 definition of %s (--distro or --msg-path)",
+					record.ErrUnsupported, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), target)
+			}
+		}
+		return pairing{}, nil
+	}
+	for _, r := range manual {
+		if err := checkSelection(d, r.from); err != nil {
+			return pairing{}, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), err)
+		}
+		if err := checkSelection(t2, r.to); err != nil {
+			return pairing{}, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), err)
+		}
+	}
+	p := pairing{t2: t2, rules: manual}
+	if rn.native {
+		p.rules, p.positional, p.why = rn.nativeRules(d, t2, manual)
+	}
+	return p, nil
 }
 
 // pairedField is the index of ROS 2 type t2's field that ROS1's field
@@ -221,19 +283,9 @@ func selectField(t *msgdef.Type, path []string) (*msgdef.Field, error) {
 	return nil, nil
 }
 
-// ros2MappedType is the ROS 2 type of ROS1 type t1 whose closure holds
-// types in mapped (see mappedTypes), the sections of its bundle taken
-// from sec.
-func ros2MappedType(t1 *msgdef.Type, rn *Renames, mapped map[string]*msgdef.Type, sec *sections) (*msgdef.Type, error) {
-	if t2 := mapped[t1.Name]; t2 != nil {
-		return t2, nil
-	}
-	return ros2Equivalent(t1, rn, mapped, sec)
-}
-
 // mappedConversion is ToROS2's Conversion for a channel of ROS1 type
 // dec.Type() whose closure holds the types of m, into t2
-// (ros2MappedType): each message is decoded into a value tree and built
+// (ros2Maker.equivalent): each message is decoded into a value tree and built
 // in the ROS 2 layout.
 func mappedConversion(dec Decoder, rn *Renames, m *mapping, t2 *msgdef.Type) Conversion {
 	t1 := dec.Type()

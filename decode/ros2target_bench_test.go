@@ -16,7 +16,10 @@ import (
 // definitions it uses) before the first message, with a new registry and
 // Resolver each time, as each run of baglab has: by default, and with
 // --distro jazzy (each type paired with jazzy's definitions; its bundle
-// is read once per process, so not here: BenchmarkUnpackDistro).
+// is read once per process, so not here: BenchmarkUnpackDistro). The
+// definitions msgdef parses and the types it interns are kept for the
+// process: after the first iteration they are warm, where each run of
+// the command starts cold.
 func BenchmarkToROS2AllTypes(b *testing.B) {
 	s, err := studygen.Generate(msgdef.Default(), studygen.Options{Seed: 7, Sessions: 1})
 	if err != nil {

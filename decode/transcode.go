@@ -40,18 +40,24 @@ func dependencies(t *msgdef.Type) []*msgdef.Type {
 // form rosbag2 and MCAP writers store: the main text, then for each
 // dependency a separator line, "MSG: pkg/msg/Type" and its text, every
 // text's references to other packages' types in that long form (longRefs).
-func ROS2Bundle(t *msgdef.Type) string { return ros2Bundle(t, nil) }
+func ROS2Bundle(t *msgdef.Type) string { return string(ros2Bundle(t, nil)) }
 
 // ros2Bundle is ROS2Bundle with the sections of the dependencies taken
-// from sec.
-func ros2Bundle(t *msgdef.Type, sec *sections) string {
-	parts := []string{longRefs(t.Text)} // joined at once: one allocation of the bundle
+// from sec, as the bytes a schema record holds.
+func ros2Bundle(t *msgdef.Type, sec *sections) []byte {
+	parts := []string{longRefs(t.Text)}
+	size := len(parts[0])
 	for _, d := range dependencies(t) {
-		parts = append(parts, sec.of(sectionKey{name: d.Name, text: d.Text, kind: bundleSection}, func() string {
+		parts = append(parts, sec.of(d, func() string {
 			return "\n" + bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text)
 		}))
+		size += len(parts[len(parts)-1])
 	}
-	return strings.Join(parts, "")
+	out := make([]byte, 0, size) // one allocation of the bundle
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
 }
 
 func ros2Name(name string) string {

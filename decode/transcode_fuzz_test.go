@@ -23,7 +23,7 @@ func FuzzTranscodeROS1(f *testing.F) {
 	reg := msgdef.Default()
 	jazzy := jazzyRegistry(f)
 	native := (*Renames)(nil).Native()
-	var sec sections // shared, as a Resolver shares it between the types it converts
+	var mk ros2Maker // shared, as a Resolver shares it between the types it converts
 	var convs [][]conversions
 	for i, name := range []string{"sensor_msgs/PointCloud2", "interactive_world_msgs/TaskTrainingData",
 		"toaster_msgs/FactList", "visualization_msgs/MarkerArray", "sensor_msgs/CameraInfo", "geometry_msgs/TransformStamped",
@@ -38,17 +38,17 @@ func FuzzTranscodeROS1(f *testing.F) {
 			f.Fatal(err)
 		}
 		rn, mapped := &Renames{}, &mapping{}
-		t2, err := ros2MappedType(t1, rn, mapped.types, &sec)
+		t2, err := mk.equivalent(t1, rn, mapped)
 		if err != nil {
 			f.Fatalf("%s: %v", name, err)
 		}
 		group := []conversions{{TranscodeROS1(dec), mappedConversion(dec, rn, mapped, t2)}, {TranscodeROS1(dec), decodeROS1(dec)}}
-		m, _, err := native.mappedTypes(t1, jazzy)
+		m, _, err := native.mappedTypes(t1, jazzy, nil)
 		if err != nil {
 			f.Fatal(err)
 		}
 		if m != nil && m.positional {
-			t2n, err := ros2MappedType(t1, native, m.types, &sec)
+			t2n, err := mk.equivalent(t1, native, m)
 			if err != nil {
 				f.Fatal(err)
 			}
