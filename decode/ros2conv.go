@@ -1,6 +1,7 @@
 package decode
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"reflect"
@@ -44,6 +45,13 @@ func (rn *Renames) Native() *Renames {
 	return out
 }
 
+// ErrRules is the error of renames that do not fit a recording's types:
+// a rule's field selection that names no field of the ROS1 type or of its
+// ROS 2 definition, or two types of a closure renamed to one ROS 2 name in
+// two layouts (a bundle holds one definition per name). The recording is
+// not at fault: the rules are.
+var ErrRules = errors.New("mapping rules do not fit the recording")
+
 // staticRenames are the renames rosbags-convert makes without rules.
 var staticRenames = map[string]string{"tf/tfMessage": "tf2_msgs/TFMessage"}
 
@@ -84,6 +92,9 @@ func ParseMappingRules(data []byte) (*Renames, error) {
 			return nil, bad("ros1_package_name and ros2_package_name are required")
 		case (r.ROS1Message == "") != (r.ROS2Message == ""):
 			return nil, bad("ros1_message_name and ros2_message_name go together")
+		case !msgdef.IsIdent(r.ROS1Package) || !msgdef.IsIdent(r.ROS2Package) ||
+			(r.ROS1Message != "" && (!msgdef.IsIdent(r.ROS1Message) || !msgdef.IsIdent(r.ROS2Message))):
+			return nil, bad(fmt.Sprintf("%s/%s → %s/%s: package and message names are letters, digits and _, a letter first", r.ROS1Package, r.ROS1Message, r.ROS2Package, r.ROS2Message))
 		case r.ROS1Message == "":
 			if len(r.Fields) > 0 {
 				return nil, bad("fields_1_to_2 needs a message rule")
@@ -115,9 +126,7 @@ func ParseMappingRules(data []byte) (*Renames, error) {
 func selection(s string) []string {
 	parts := strings.Split(s, ".")
 	for _, p := range parts {
-		if p == "" || strings.ContainsFunc(p, func(r rune) bool {
-			return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
-		}) {
+		if !msgdef.IsIdent(p) {
 			return nil
 		}
 	}
@@ -269,7 +278,7 @@ func (mk *ros2Maker) of(t *msgdef.Type, s *ros2Scope) (*msgdef.Type, error) {
 			return nil
 		}
 		if name == own && src != t {
-			return fmt.Errorf("%w: %s and %s both become ROS 2 type %s", record.ErrFormat, t.Name, typeName(src, name), ros2Name(name))
+			return fmt.Errorf("%w: %s and %s both become ROS 2 type %s, in two layouts", ErrRules, t.Name, typeName(src, name), ros2Name(name))
 		}
 		var d *msgdef.Type
 		var err error
@@ -282,7 +291,7 @@ func (mk *ros2Maker) of(t *msgdef.Type, s *ros2Scope) (*msgdef.Type, error) {
 			return err
 		}
 		if prev, ok := deps[name]; ok && prev != d && !reflect.DeepEqual(prev, d) {
-			return fmt.Errorf("%w: %s and %s both become ROS 2 type %s", record.ErrFormat, typeName(from[name], name), typeName(src, name), ros2Name(name))
+			return fmt.Errorf("%w: %s and %s both become ROS 2 type %s, in two layouts", ErrRules, typeName(from[name], name), typeName(src, name), ros2Name(name))
 		}
 		if _, ok := deps[name]; !ok {
 			deps[name], from[name] = d, src
@@ -412,7 +421,7 @@ func oneTypePerName(t *msgdef.Type) error {
 		if other := seen[d.Name]; other == nil {
 			seen[d.Name] = d
 		} else if !reflect.DeepEqual(other, d) {
-			return fmt.Errorf("%w: two different types become ROS 2 type %s (renamed to one name)", record.ErrFormat, d.FullName)
+			return fmt.Errorf("%w: two types become ROS 2 type %s, in two layouts", ErrRules, d.FullName)
 		}
 	}
 	return nil

@@ -10,7 +10,6 @@ import (
 
 	"github.com/baglab/baglab/decode/msgdef"
 	"github.com/baglab/baglab/internal/testkit/testenv"
-	"github.com/baglab/baglab/record"
 )
 
 // TestROS2EquivalentHashes: the ROS 2 type a ROS1 common type converts to
@@ -81,7 +80,10 @@ func TestMappingRules(t *testing.T) {
 		"- {ros1_package_name: a, ros2_package_name: b, fields_1_to_2: {x: y}}", "{not: a list}",
 		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {a..b: c}}",
 		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {'a[0]': c}}",
-		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {a: c, b: c}}"} {
+		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: N, fields_1_to_2: {a: c, b: c}}",
+		"- {ros1_package_name: a, ros2_package_name: 'b c'}", "- {ros1_package_name: a/b, ros2_package_name: c}",
+		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: M, ros2_message_name: 'msg/N'}",
+		"- {ros1_package_name: a, ros2_package_name: b, ros1_message_name: 1M, ros2_message_name: N}"} {
 		if _, err := ParseMappingRules([]byte(bad)); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
@@ -286,7 +288,7 @@ func TestROS2NameCollision(t *testing.T) {
 	}{
 		{"collide/Same", "collide_a/T a\ncollide_b/T b" + sep + "collide_a/T\nint32 x\n" + sep + "collide_b/T\nint32 x\n", ""},
 		{"collide/Fields", "collide_a/T a\ncollide_b/T b" + sep + "collide_a/T\nint32 x\n" + sep + "collide_b/T\nfloat64 y\n", "collide_a/T and collide_b/T both become ROS 2 type collide_a/msg/T"},
-		{"collide/Deeper", "collide_a/T a\ncollide/Y y" + sep + "collide_a/T\nint32 x\n" + sep + "collide/Y\ncollide_b/T b\n" + sep + "collide_b/T\nfloat64 y\n", "two different types become ROS 2 type collide_a/msg/T"},
+		{"collide/Deeper", "collide_a/T a\ncollide/Y y" + sep + "collide_a/T\nint32 x\n" + sep + "collide/Y\ncollide_b/T b\n" + sep + "collide_b/T\nfloat64 y\n", "two types become ROS 2 type collide_a/msg/T, in two layouts"},
 		{"collide_b/Own", "collide_a/Own own" + sep + "collide_a/Own\nint32 x\n", "collide_b/Own and collide_a/Own both become ROS 2 type collide_a/msg/Own"},
 	} {
 		t1, err := msgdef.ParseBundle(c.name, c.bundle, msgdef.ROS1, nil)
@@ -301,8 +303,35 @@ func TestROS2NameCollision(t *testing.T) {
 			if a, b := t2.Fields[0].Msg, t2.Fields[1].Msg; a != b || a.FullName != "collide_a/msg/T" {
 				t.Errorf("%s: fields of %+v and %+v", c.name, a, b)
 			}
-		case !errors.Is(err, record.ErrFormat) || !strings.Contains(err.Error(), c.says):
+		case !errors.Is(err, ErrRules) || !strings.Contains(err.Error(), c.says):
 			t.Errorf("%s: %v, want an error saying %q", c.name, err, c.says)
+		}
+	}
+}
+
+// TestRulesUnfit: rules that do not fit a type are ErrRules naming the
+// rule, whether or not the ROS 2 definition is known: a field selection
+// naming no field of the ROS1 type, or of its ROS 2 definition, and a
+// rename onto another field's name.
+func TestRulesUnfit(t *testing.T) {
+	jazzy := jazzyRegistry(t)
+	for _, c := range []struct{ t1, rule, says string }{
+		{"lama_msgs/Crossing", "{radios: r}", "rule for lama_msgs/Crossing: fields_1_to_2 radios: no field radios in lama_msgs/Crossing"},
+		{"lama_msgs/Crossing", "{radius: max_range}", "rule for lama_msgs/Crossing: fields_1_to_2: radius and max_range both become field max_range"},
+		{"geometry_msgs/Point", "{x: w}", "rule for geometry_msgs/Point: fields_1_to_2 x: w: no field w in geometry_msgs/Point"},
+	} {
+		pkg, name, _ := strings.Cut(c.t1, "/")
+		rn, err := ParseMappingRules([]byte("- {ros1_package_name: " + pkg + ", ros1_message_name: " + name +
+			", ros2_package_name: " + pkg + ", ros2_message_name: " + name + ", fields_1_to_2: " + c.rule + "}"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t1, err := jazzy.Lookup(c.t1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := rn.mappedTypes(t1, jazzy, nil); !errors.Is(err, ErrRules) || !strings.Contains(err.Error(), c.says) {
+			t.Errorf("%s %s: %v, want an error saying %q", c.t1, c.rule, err, c.says)
 		}
 	}
 }

@@ -151,6 +151,11 @@ func (rn *Renames) pair(d *msgdef.Type, reg *msgdef.Registry) (pairing, error) {
 	if len(manual) == 0 && (!rn.native || d.Name == ros1.HeaderType) {
 		return pairing{}, nil
 	}
+	for _, r := range manual {
+		if err := checkSelection(d, r.from); err != nil {
+			return pairing{}, fmt.Errorf("%w: rule for %s: fields_1_to_2 %s: %v", ErrRules, d.Name, strings.Join(r.from, "."), err)
+		}
+	}
 	target := ros2Name(rn.ros2Name(d.Name))
 	t2, err := reg.Lookup(target)
 	if err != nil || t2.Dialect != msgdef.ROS2 {
@@ -160,14 +165,23 @@ func (rn *Renames) pair(d *msgdef.Type, reg *msgdef.Registry) (pairing, error) {
 					record.ErrUnsupported, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), target)
 			}
 		}
+		// The ROS1 fields, renamed, must keep names of their own.
+		renames, names := rn.renamesOf(d.Name), map[string]string{}
+		for i := range d.Fields {
+			name := d.Fields[i].Name
+			if n, ok := renames[name]; ok {
+				name = n
+			}
+			if other, taken := names[name]; taken {
+				return pairing{}, fmt.Errorf("%w: rule for %s: fields_1_to_2: %s and %s both become field %s", ErrRules, d.Name, other, d.Fields[i].Name, name)
+			}
+			names[name] = d.Fields[i].Name
+		}
 		return pairing{}, nil
 	}
 	for _, r := range manual {
-		if err := checkSelection(d, r.from); err != nil {
-			return pairing{}, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), err)
-		}
 		if err := checkSelection(t2, r.to); err != nil {
-			return pairing{}, fmt.Errorf("%w: mapping rule for %s: fields_1_to_2 %s: %s: %v", record.ErrFormat, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), err)
+			return pairing{}, fmt.Errorf("%w: rule for %s: fields_1_to_2 %s: %s: %v", ErrRules, d.Name, strings.Join(r.from, "."), strings.Join(r.to, "."), err)
 		}
 	}
 	p := pairing{t2: t2, rules: manual}

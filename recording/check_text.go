@@ -56,11 +56,12 @@ func (p FileProblem) String() string {
 // is about: check it, repair it (reindex for bags, recover for MCAP) or
 // read past the damage; for a message that does not decode with its
 // definition (MessageError), which a repair would copy as it is, list such
-// messages or read past them. It is "" for other errors, an unknown type
-// or an unsupported feature, and other formats.
+// messages or read past them. It is "" for other errors, an unknown type,
+// an unsupported feature or renames that do not fit (decode.ErrRules), and
+// other formats.
 func RepairHint(err error) string {
 	var re *record.Error
-	if !errors.As(err, &re) || re.File == "" || errors.Is(err, record.ErrUnknownType) || errors.Is(err, record.ErrUnsupported) {
+	if !errors.As(err, &re) || re.File == "" || errors.Is(err, record.ErrUnknownType) || errors.Is(err, record.ErrUnsupported) || errors.Is(err, decode.ErrRules) {
 		return ""
 	}
 	if b := new(decode.BuiltinMismatch); errors.As(err, &b) {

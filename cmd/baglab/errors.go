@@ -9,6 +9,7 @@ import (
 	"os"
 	"syscall"
 
+	"github.com/baglab/baglab/decode"
 	"github.com/baglab/baglab/internal/fserr"
 	"github.com/baglab/baglab/internal/termtext"
 	"github.com/baglab/baglab/record"
@@ -129,7 +130,7 @@ func exitCode(err error) int {
 		return exitBrokenPipe
 	case errors.As(err, &oe), errors.Is(err, syscall.ENOSPC):
 		return exitOutput
-	case errors.Is(err, sel):
+	case errors.Is(err, sel), errors.Is(err, decode.ErrRules):
 		return exitUsage
 	case errors.As(err, &ie), errors.As(err, &rm):
 		return exitNoInput

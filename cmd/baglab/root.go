@@ -76,8 +76,8 @@ Exit codes:
   0    ok
   1    a problem was found (doctor, baseline drift), or another failure
   2    usage error (flags, arguments, a --topics pattern matching no topic,
-       a time that does not parse; a window outside the recording is a
-       warning)
+       a time that does not parse, --rules that do not fit the recording's
+       types; a window outside the recording is a warning)
   3    bad input data (the message names the file, byte offset and field)
   4    an input cannot be opened (missing, not readable, a folder where a
        file is expected, a folder without recordings)

@@ -484,6 +484,22 @@ func TestConvertToROS2Modes(t *testing.T) {
 	if _, _, code := run(t, "convert", src, o, "--to", "ros2"); code != exitOutput {
 		t.Errorf("existing output: exit %d, want %d", code, exitOutput)
 	}
+	// Rules that do not fit the recording's types are the rules' fault,
+	// not the recording's: a usage error naming them, no repair hint. An
+	// Item renamed to Surface meets the Surface of Placement's own fields,
+	// in another layout.
+	for i, c := range []struct{ rules, says string }{
+		{"- {ros1_package_name: interactive_world_msgs, ros1_message_name: Placement, ros2_package_name: iw_msgs, ros2_message_name: Place, fields_1_to_2: {positon: p}}",
+			"mapping rules do not fit the recording: rule for interactive_world_msgs/Placement: fields_1_to_2 positon: no field positon in interactive_world_msgs/Placement"},
+		{"- {ros1_package_name: interactive_world_msgs, ros1_message_name: Item, ros2_package_name: interactive_world_msgs, ros2_message_name: Surface}",
+			"become ROS 2 type interactive_world_msgs/msg/Surface, in two layouts"},
+	} {
+		os.WriteFile(rules, []byte(c.rules), 0o644)
+		_, stderr, code := run(t, "convert", src, filepath.Join(dir, "unfit"+strconv.Itoa(i)), "--to", "ros2", "--rules", rules)
+		if code != exitUsage || !strings.Contains(stderr, "mapping rules do not fit the recording: ") || !strings.Contains(stderr, c.says) || strings.Contains(stderr, "damaged") {
+			t.Errorf("%s: exit %d: %s", c.rules, code, stderr)
+		}
+	}
 }
 
 // BenchmarkConvertToROS2 compares convert --to ros2 (both storages) with cat
