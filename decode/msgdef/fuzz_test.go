@@ -4,14 +4,16 @@ import (
 	"errors"
 	"io/fs"
 	"path"
+	"reflect"
 	"strings"
 	"testing"
 )
 
 // FuzzParseBundle feeds arbitrary bundles to ParseBundle. It must never
 // panic; failures must be *Error values; a successful parse must satisfy
-// the tree invariants, and its FullText must parse back (without a
-// registry) to a type with the same MD5 and full text.
+// the tree invariants, its FullText must parse back (without a registry)
+// to a type with the same MD5 and full text, and ParseWithTypes must make
+// the same type of its own text and the types of its fields.
 func FuzzParseBundle(f *testing.F) {
 	err := fs.WalkDir(embedded, "defs", func(p string, e fs.DirEntry, err error) error {
 		if err != nil || e.IsDir() {
@@ -56,6 +58,16 @@ func FuzzParseBundle(f *testing.F) {
 		}
 		if MD5(back) != sum || FullText(back) != full {
 			t.Fatalf("round trip changed the type:\n%q\n%q", full, FullText(back))
+		}
+		deps := map[string]*Type{}
+		for i := range typ.Fields {
+			if m := typ.Fields[i].Msg; m != nil {
+				deps[m.Name] = m
+			}
+		}
+		with, err := ParseWithTypes(name, typ.Text, d, deps)
+		if err != nil || !reflect.DeepEqual(with, typ) {
+			t.Fatalf("ParseWithTypes: %v\n%+v\n%+v", err, with, typ)
 		}
 	})
 }
