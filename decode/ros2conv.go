@@ -323,15 +323,21 @@ func (mk *ros2Maker) of(t *msgdef.Type, s *ros2Scope) (*msgdef.Type, error) {
 			}
 		}
 	}
-	t2, err := msgdef.ParseWithTypes(name, text, msgdef.ROS2, deps)
+	return mk.parse(key, name, text, deps)
+}
+
+// parse makes the ROS 2 type of text, named name, whose nested fields
+// take the types of deps, and keeps it under key.
+func (mk *ros2Maker) parse(key ros2TypeKey, name, text string, deps map[string]*msgdef.Type) (*msgdef.Type, error) {
+	t, err := msgdef.ParseWithTypes(name, text, msgdef.ROS2, deps)
 	if err != nil {
 		return nil, err
 	}
 	if mk.types == nil {
 		mk.types = map[ros2TypeKey]*msgdef.Type{}
 	}
-	mk.types[key] = t2
-	return t2, nil
+	mk.types[key] = t
+	return t, nil
 }
 
 // builtinsOf lists the builtin_interfaces types ROS1 type t's own ROS 2
@@ -365,15 +371,7 @@ func (mk *ros2Maker) builtin(name string) (*msgdef.Type, error) {
 	if t := mk.types[key]; t != nil {
 		return t, nil
 	}
-	t, err := msgdef.ParseWithTypes(ros2Name(name), strings.TrimSuffix(ros2Builtin[name], "\n"), msgdef.ROS2, nil)
-	if err != nil {
-		return nil, err
-	}
-	if mk.types == nil {
-		mk.types = map[ros2TypeKey]*msgdef.Type{}
-	}
-	mk.types[key] = t
-	return t, nil
+	return mk.parse(key, ros2Name(name), strings.TrimSuffix(ros2Builtin[name], "\n"), nil)
 }
 
 // namesOf returns the ROS 2 names (as rn renames them) of t and every

@@ -65,19 +65,13 @@ func TestInternedTypesBounded(t *testing.T) {
 	internedTypes.types, internedTypes.ids, internedTypes.descs, internedTypes.bytes = nil, nil, nil, 0
 	maxInternedBytes = 256 << 10
 	internedTypes.Unlock()
-	parsedDefs.Lock()
-	savedDefs, savedDefBytes := parsedDefs.defs, parsedDefs.bytes
-	parsedDefs.defs, parsedDefs.bytes = nil, 0
-	parsedDefs.Unlock()
 	t.Cleanup(func() {
 		internedTypes.Lock()
 		internedTypes.types, internedTypes.ids, internedTypes.descs, internedTypes.bytes = saved, savedIDs, savedDescs, savedBytes
 		maxInternedBytes = savedMax
 		internedTypes.Unlock()
-		parsedDefs.Lock()
-		parsedDefs.defs, parsedDefs.bytes = savedDefs, savedDefBytes
-		parsedDefs.Unlock()
 	})
+	freshParsedDefs(t)
 	sep := "\n" + strings.Repeat("=", 80) + "\nMSG: boundtest/In\n"
 	text := func(i int) string { return "boundtest/In in\nint32 n" + strconv.Itoa(i) + sep + "float64 x\n" }
 	n := 0

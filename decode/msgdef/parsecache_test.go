@@ -68,15 +68,7 @@ func TestParsedDefsKeptAndCopied(t *testing.T) {
 // TestParsedDefsBounded: the kept definitions stop at maxCachedBytes, by
 // defCost; past it a definition parses as before and is not kept.
 func TestParsedDefsBounded(t *testing.T) {
-	parsedDefs.Lock()
-	saved, savedBytes := parsedDefs.defs, parsedDefs.bytes
-	parsedDefs.defs, parsedDefs.bytes = nil, 0
-	parsedDefs.Unlock()
-	t.Cleanup(func() {
-		parsedDefs.Lock()
-		parsedDefs.defs, parsedDefs.bytes = saved, savedBytes
-		parsedDefs.Unlock()
-	})
+	freshParsedDefs(t)
 	text := func(i int) string { return "float64 x\nint32 n" + strconv.Itoa(i) + "\n" }
 	n := 0
 	for ; n < 100000; n++ {
@@ -101,4 +93,18 @@ func TestParsedDefsBounded(t *testing.T) {
 	if err != nil || ty.Fields[1].Name != "n"+strconv.Itoa(n+1) {
 		t.Errorf("past the bound: %v, %v", ty, err)
 	}
+}
+
+// freshParsedDefs empties parsedDefs for t, and gives back what it held
+// when t ends.
+func freshParsedDefs(t *testing.T) {
+	parsedDefs.Lock()
+	saved, savedBytes := parsedDefs.defs, parsedDefs.bytes
+	parsedDefs.defs, parsedDefs.bytes = nil, 0
+	parsedDefs.Unlock()
+	t.Cleanup(func() {
+		parsedDefs.Lock()
+		parsedDefs.defs, parsedDefs.bytes = saved, savedBytes
+		parsedDefs.Unlock()
+	})
 }
