@@ -143,9 +143,10 @@ func (ps *pairings) of(d *msgdef.Type, rn *Renames, reg *msgdef.Registry) (pairi
 
 // pair is the pairing of ROS1 type d under rn: a type a rule gives
 // fields_1_to_2, or any with Native renames (std_msgs/Header aside),
-// whose ROS 2 definition reg knows is written as that definition. A rule
-// with a nested selection for a type whose ROS 2 definition is unknown
-// is an error.
+// whose ROS 2 definition reg knows is written as that definition. Rules
+// that do not fit d are ErrRules: a selection of a field d (or its ROS 2
+// definition) lacks, a rename onto another field's name. A nested
+// selection for a type whose ROS 2 definition is unknown is unsupported.
 func (rn *Renames) pair(d *msgdef.Type, reg *msgdef.Registry) (pairing, error) {
 	manual := rn.fields[d.Name]
 	if len(manual) == 0 && (!rn.native || d.Name == ros1.HeaderType) {
