@@ -13,7 +13,6 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/baglab/baglab/internal/termtext"
@@ -700,11 +699,10 @@ func (r *Recorder) pruneSplits(closed *[]string) {
 
 // checkSpace stops below MinSpace free and warns below five times that.
 func (r *Recorder) checkSpace(path string) {
-	var st syscall.Statfs_t
-	if err := syscall.Statfs(filepath.Dir(path), &st); err != nil {
+	free, ok := freeBytes(filepath.Dir(path))
+	if !ok {
 		return
 	}
-	free := int64(st.Bavail) * st.Bsize
 	switch {
 	case free < r.o.MinSpace:
 		r.logf(rosnode.LevelError, "less than %d MB free on the disk of %s: recording stopped (--min-space)", r.o.MinSpace>>20, path)
