@@ -97,6 +97,11 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 	$(GO) run $(STATICCHECK) -tests=false -tags baglab_lean ./cmd/baglab ./recording/remote
+	# a laptop's baglab: both builds compile for macOS and Windows too
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/baglab
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null -tags baglab_lean ./cmd/baglab
+	GOOS=windows $(GO) build -o /dev/null ./cmd/baglab
+	GOOS=windows $(GO) build -o /dev/null -tags baglab_lean ./cmd/baglab
 
 # Go before 1.27 can end a fuzz run that found nothing with "context deadline
 # exceeded" at the -fuzztime boundary (golang/go#75804, a race in its fuzz
