@@ -188,6 +188,7 @@ var peers = map[string]peer{
 	"weka":        {what: "Debian weka and default-jdk-headless (make deps-apt)", files: []string{"/usr/share/java/weka.jar"}, progs: []string{"java"}},
 	"roscore":     {what: "Debian ros-core (make deps-apt)", progs: []string{"roscore"}, py: []string{"rosmaster"}},
 	"sha256sum":   {what: "Debian coreutils", progs: []string{"sha256sum"}},
+	"df":          {what: "Debian coreutils", progs: []string{"df"}},
 	"devfull":     {what: "a Linux /dev/full device", files: []string{"/dev/full"}},
 }
 
