@@ -617,35 +617,45 @@ type ros2Target struct {
 	note   string
 }
 
-// sections memoizes the bundle sections of the types that many ROS 2
-// equivalents of a recording share (std_msgs/Header,
-// geometry_msgs/Point...), by type: ros2Maker makes each type once. A nil
-// *sections makes each section anew.
-type sections struct {
+// memo keeps a value per key, made by the first of that key; an error is
+// not kept. A nil *memo makes each value anew. It is safe for concurrent
+// use (two callers may both make a value; the first kept wins).
+type memo[K comparable, V any] struct {
 	mu sync.Mutex
-	m  map[*msgdef.Type]string
+	m  map[K]V
 }
 
-// of is the section of t, made by make the first time.
-func (s *sections) of(t *msgdef.Type, make func() string) string {
-	if s == nil {
+// of is the value of k, made by make the first time.
+func (c *memo[K, V]) of(k K, make func() (V, error)) (V, error) {
+	if c == nil {
 		return make()
 	}
-	s.mu.Lock()
-	v, ok := s.m[t]
-	s.mu.Unlock()
+	c.mu.Lock()
+	v, ok := c.m[k]
+	c.mu.Unlock()
 	if ok {
-		return v
+		return v, nil
 	}
-	v = make()
-	s.mu.Lock()
-	if s.m == nil {
-		s.m = map[*msgdef.Type]string{}
+	v, err := make()
+	if err != nil {
+		return v, err
 	}
-	s.m[t] = v
-	s.mu.Unlock()
-	return v
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kept, ok := c.m[k]; ok {
+		return kept, nil
+	}
+	if c.m == nil {
+		c.m = map[K]V{}
+	}
+	c.m[k] = v
+	return v, nil
 }
+
+// sections memoizes the bundle sections of the types that many ROS 2
+// equivalents of a recording share (std_msgs/Header,
+// geometry_msgs/Point...), by type: ros2Maker makes each type once.
+type sections = memo[*msgdef.Type, string]
 
 // ros2Key names a ros2Target: the ROS1 type (one per compiled schema) and
 // the renames.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/baglab/baglab/decode/cdr"
 	"github.com/baglab/baglab/decode/msgdef"
@@ -57,15 +56,16 @@ type mapping struct {
 // its fields paired as ros1_bridge pairs them (nativeRules). When a
 // field of any of them has no place of its shape in the ROS 2
 // definition, none is (the rules alone apply) and note says why: no
-// field is ever left out.
-func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry, memo *pairings) (m *mapping, note string, err error) {
+// field is ever left out. Each type's pairing (pair) is kept in pairs,
+// which may be nil.
+func (rn *Renames) mappedTypes(t *msgdef.Type, reg *msgdef.Registry, pairs *pairings) (m *mapping, note string, err error) {
 	if rn == nil || (len(rn.fields) == 0 && !rn.native) {
 		return nil, "", nil
 	}
 	m = &mapping{types: map[string]*msgdef.Type{}, rules: map[string][]fieldRule{}, positional: true}
 	var unfit []string
 	for _, d := range append([]*msgdef.Type{t}, dependencies(t)...) {
-		p, err := memo.of(d, rn, reg)
+		p, err := pairs.of(typeRenames{d, rn}, func() (pairing, error) { return rn.pair(d, reg) })
 		if err != nil {
 			return nil, "", err
 		}
@@ -108,38 +108,8 @@ type pairing struct {
 }
 
 // pairings memoizes the pairing of each ROS1 type under renames: the
-// connections of a recording share their types. A nil *pairings pairs
-// each anew. It is safe for concurrent use.
-type pairings struct {
-	mu sync.Mutex
-	m  map[typeRenames]pairing
-}
-
-// of returns the pairing of ROS1 type d under rn with its ROS 2
-// definition in reg.
-func (ps *pairings) of(d *msgdef.Type, rn *Renames, reg *msgdef.Registry) (pairing, error) {
-	if ps == nil {
-		return rn.pair(d, reg)
-	}
-	key := typeRenames{d, rn}
-	ps.mu.Lock()
-	p, ok := ps.m[key]
-	ps.mu.Unlock()
-	if ok {
-		return p, nil
-	}
-	p, err := rn.pair(d, reg)
-	if err != nil {
-		return p, err
-	}
-	ps.mu.Lock()
-	if ps.m == nil {
-		ps.m = map[typeRenames]pairing{}
-	}
-	ps.m[key] = p
-	ps.mu.Unlock()
-	return p, nil
-}
+// connections of a recording share their types.
+type pairings = memo[typeRenames, pairing]
 
 // pair is the pairing of ROS1 type d under rn: a type a rule gives
 // fields_1_to_2, or any with Native renames (std_msgs/Header aside),

@@ -48,9 +48,10 @@ func ros2Bundle(t *msgdef.Type, sec *sections) []byte {
 	parts := []string{longRefs(t.Text)}
 	size := len(parts[0])
 	for _, d := range dependencies(t) {
-		parts = append(parts, sec.of(d, func() string {
-			return "\n" + bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text)
-		}))
+		part, _ := sec.of(d, func() (string, error) {
+			return "\n" + bundleSeparator + "\nMSG: " + ros2Name(d.Name) + "\n" + longRefs(d.Text), nil
+		})
+		parts = append(parts, part)
 		size += len(parts[len(parts)-1])
 	}
 	out := make([]byte, 0, size) // one allocation of the bundle
