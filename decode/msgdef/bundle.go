@@ -197,21 +197,13 @@ func (r *resolver) resolve(src *source) (*Type, error) {
 // intern returns the type of d whose nested fields are kids, in order:
 // one kept in internedTypes when there is one.
 func (r *resolver) intern(d *def, distro string, kids []*Type) *Type {
-	k, keep := typeKey{def: d, distro: distro}, d.kept // a def not kept is never met again
-	r.key = r.key[:0]
-	for _, m := range kids {
-		if !keep {
-			break
-		}
-		r.key, keep = internID(r.key, m)
+	var k typeKey
+	var t *Type
+	k, r.key, t = internedKey(d, distro, kids, r.key)
+	if t != nil {
+		return t
 	}
-	if keep {
-		k.kids = string(r.key)
-		if t := interned(k); t != nil {
-			return t
-		}
-	}
-	t := &Type{Name: d.name, FullName: d.fullName, Dialect: d.dialect, Text: d.text, Constants: d.consts, Fields: make([]Field, len(d.fields)), Distro: distro}
+	t = &Type{Name: d.name, FullName: d.fullName, Dialect: d.dialect, Text: d.text, Constants: d.consts, Fields: make([]Field, len(d.fields)), Distro: distro}
 	next := 0
 	for i := range d.fields {
 		t.Fields[i] = d.fields[i].Field
@@ -220,7 +212,7 @@ func (r *resolver) intern(d *def, distro string, kids []*Type) *Type {
 			next++
 		}
 	}
-	if keep {
+	if k.def != nil {
 		return intern(k, t)
 	}
 	return t

@@ -41,20 +41,27 @@ var maxInternedBytes = 8 << 20
 // (description) take: 128 bytes and 224 per field.
 func typeCost(t *Type) int { return 128 + 224*len(t.Fields) }
 
-// internID appends the number of kept type t to key, and reports false
-// when t is not kept.
-func internID(key []byte, t *Type) ([]byte, bool) {
-	internedTypes.Lock()
-	id, ok := internedTypes.ids[t]
-	internedTypes.Unlock()
-	return binary.LittleEndian.AppendUint32(key, id), ok
-}
-
-// interned returns the kept type of key, or nil.
-func interned(k typeKey) *Type {
+// internedKey returns the key of the type of d, distro and kids (its
+// nested fields' types, in order), built in buf (returned for reuse), and
+// the type kept under it, nil when there is none. The key's def is nil
+// when such a type cannot be kept: d is not kept by parsedDefs (it is
+// never met again), or a kid is not kept.
+func internedKey(d *def, distro string, kids []*Type, buf []byte) (typeKey, []byte, *Type) {
+	buf = buf[:0]
+	if !d.kept {
+		return typeKey{}, buf, nil
+	}
 	internedTypes.Lock()
 	defer internedTypes.Unlock()
-	return internedTypes.types[k]
+	for _, m := range kids {
+		id, ok := internedTypes.ids[m]
+		if !ok {
+			return typeKey{}, buf, nil
+		}
+		buf = binary.LittleEndian.AppendUint32(buf, id)
+	}
+	k := typeKey{def: d, distro: distro, kids: string(buf)}
+	return k, buf, internedTypes.types[k]
 }
 
 // intern keeps t under k while the bound allows, and returns the type kept
